@@ -1,0 +1,34 @@
+//! The PTX ABI, as NVIDIA's *PTX Writer's Guide to Interoperability* defines it, written once as
+//! `const` tables and rules.
+//!
+//! Both halves of the project use this crate: `ptx-macros` consults it while it expands
+//! `#[kernel]`, `#[device_fn]` and `#[derive(DeviceRepr)]`, and `ptx-runtime` re-exports it so the
+//! code those macros generate can evaluate the same rules at compile time, on types only rustc
+//! can resolve (aliases, generics, types from other crates).
+//!
+//! | module      | guide section                                                   |
+//! |-------------|-----------------------------------------------------------------|
+//! | [`scalar`]  | §1.1 fundamental types                                          |
+//! | [`layout`]  | §1.2 aggregates, unions and native vectors                      |
+//! | [`param`]   | §2.3 parameter passing, notes A–E                               |
+//! | [`target`]  | `.target` / `.version`: the lowest PTX ISA a module needs       |
+//! | [`symbol`]  | symbol names (chapter 7: Itanium-style mangling)                |
+//! | [`text`]    | assembling PTX text at compile time from literal and const parts |
+#![no_std]
+#![forbid(unsafe_code)]
+
+pub mod layout;
+pub mod param;
+pub mod scalar;
+pub mod symbol;
+pub mod target;
+pub mod text;
+
+pub use layout::Layout;
+pub use param::{ParamAbi, Site};
+pub use scalar::Scalar;
+pub use target::{Isa, Target};
+
+/// `.address_size` of every module: pointers are 64-bit generic addresses on every host CUDA
+/// still supports (§1.1).
+pub const ADDRESS_SIZE: u32 = 64;

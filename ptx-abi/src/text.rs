@@ -1,0 +1,393 @@
+//! PTX text assembled at compile time.
+//!
+//! `#[kernel]` and `#[device_fn]` expand to a list of [`Piece`]s: literal text the macro wrote,
+//! plus parts only rustc can supply — the module path of the item (its symbol), the ABI of a
+//! parameter type resolved through aliases and other crates, the device functions a kernel
+//! reaches. [`ptx_text!`](crate::ptx_text) renders the pieces into a `&'static str` during
+//! constant evaluation, so every `PTX` constant is complete text in the binary with no work at
+//! run time.
+
+use crate::layout::Layout;
+use crate::param::{Decl, ParamAbi, Site};
+use crate::scalar::bit_type;
+use crate::symbol::write_mangled;
+use crate::target::{Isa, Target};
+
+/// One part of a PTX text.
+#[derive(Clone, Copy, Debug)]
+pub enum Piece<'a> {
+    /// Literal text.
+    Str(&'a str),
+    /// A decimal number.
+    Dec(u64),
+    /// The mangled symbol of the item at this path (a `module_path!()`).
+    Mangled(&'a str),
+    /// The `.version` / `.target` / `.address_size` header: the version is the lowest that has
+    /// the target, `isa` (what the code itself uses) and everything `funcs` reaches.
+    Header { target: Target, isa: Isa, funcs: &'a [&'a FnNode] },
+    /// One parameter declaration, `.param <type> <name>`, per §2.3. `symbol` names the function
+    /// (`<symbol>_param_<index>`); a [`Site::Return`] is always `func_retval0`.
+    Param { abi: ParamAbi, site: Site, symbol: &'a str, index: usize },
+    /// The name of a parameter, `<symbol>_param_<index>`.
+    ParamName { symbol: &'a str, index: usize },
+    /// Copies an aggregate between two `.param` locations in chunks of its alignment (at most 8
+    /// bytes), inside its own `{ }` scope with its own registers.
+    Copy { layout: Layout, from: &'a [Piece<'a>], to: &'a [Piece<'a>] },
+    /// Prototypes, then definitions, of every device function reachable from these roots, each
+    /// exactly once.
+    Funcs(&'a [&'a FnNode]),
+    /// Several pieces.
+    Seq(&'a [Piece<'a>]),
+}
+
+/// A device function as a node of the static call graph. Every `#[device_fn]` defines one as a
+/// `static`, so recursive and mutually recursive functions can name each other.
+#[derive(Debug)]
+pub struct FnNode {
+    /// The function's symbol; two nodes with the same symbol are the same function.
+    pub symbol: &'static str,
+    /// `.visible .func (...) name(...)`, without a body or semicolon.
+    pub prototype: &'static str,
+    /// `{ ... }`
+    pub body: &'static str,
+    /// Functions this one calls.
+    pub callees: &'static [&'static FnNode],
+    /// The lowest ISA the body needs.
+    pub isa: Isa,
+}
+
+/// Most device functions one kernel can reach.
+pub const MAX_REACHABLE: usize = 512;
+
+/// The set of functions reachable from `roots`, in depth-first pre-order, each once.
+struct Reachable<'a> {
+    nodes: [Option<&'a FnNode>; MAX_REACHABLE],
+    len: usize,
+}
+
+impl<'a> Reachable<'a> {
+    const fn of(roots: &'a [&'a FnNode]) -> Reachable<'a> {
+        let mut r = Reachable { nodes: [None; MAX_REACHABLE], len: 0 };
+        // Iterative DFS: an explicit stack of (node, next callee index).
+        let mut stack: [(Option<&'a FnNode>, usize); MAX_REACHABLE] = [(None, 0); MAX_REACHABLE];
+        let mut i = 0;
+        while i < roots.len() {
+            if !r.contains(roots[i]) {
+                r.push(roots[i]);
+                let mut sp = 1;
+                stack[0] = (Some(roots[i]), 0);
+                while sp > 0 {
+                    let (node, next) = stack[sp - 1];
+                    let node = match node {
+                        Some(n) => n,
+                        None => panic!(),
+                    };
+                    if next < node.callees.len() {
+                        stack[sp - 1].1 = next + 1;
+                        let callee = node.callees[next];
+                        if !r.contains(callee) {
+                            r.push(callee);
+                            stack[sp] = (Some(callee), 0);
+                            sp += 1;
+                        }
+                    } else {
+                        sp -= 1;
+                    }
+                }
+            }
+            i += 1;
+        }
+        r
+    }
+
+    const fn contains(&self, n: &FnNode) -> bool {
+        let mut i = 0;
+        while i < self.len {
+            if let Some(m) = self.nodes[i] {
+                if str_eq(m.symbol, n.symbol) {
+                    return true;
+                }
+            }
+            i += 1;
+        }
+        false
+    }
+
+    const fn push(&mut self, n: &'a FnNode) {
+        assert!(self.len < MAX_REACHABLE, "a kernel reaches more than 512 device functions");
+        self.nodes[self.len] = Some(n);
+        self.len += 1;
+    }
+
+    const fn get(&self, i: usize) -> &'a FnNode {
+        match self.nodes[i] {
+            Some(n) => n,
+            None => panic!(),
+        }
+    }
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Where rendered text goes: counts only when the buffer is empty, writes otherwise.
+pub struct Sink<'b> {
+    buf: &'b mut [u8],
+    pos: usize,
+}
+
+impl<'b> Sink<'b> {
+    pub const fn byte(&mut self, b: u8) {
+        if self.pos < self.buf.len() {
+            self.buf[self.pos] = b;
+        }
+        self.pos += 1;
+    }
+
+    pub const fn str(&mut self, s: &str) {
+        let b = s.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            self.byte(b[i]);
+            i += 1;
+        }
+    }
+
+    pub const fn dec(&mut self, v: u64) {
+        let mut digits = 1;
+        let mut x = v;
+        while x >= 10 {
+            x /= 10;
+            digits *= 10;
+        }
+        let mut x = v;
+        while digits > 0 {
+            self.byte(b'0' + (x / digits) as u8);
+            x %= digits;
+            digits /= 10;
+        }
+    }
+
+    const fn pieces(&mut self, pieces: &[Piece]) {
+        let mut i = 0;
+        while i < pieces.len() {
+            self.piece(&pieces[i]);
+            i += 1;
+        }
+    }
+
+    const fn piece(&mut self, p: &Piece) {
+        match *p {
+            Piece::Str(s) => self.str(s),
+            Piece::Dec(v) => self.dec(v),
+            Piece::Mangled(path) => write_mangled(path, self),
+            Piece::Header { target, isa, funcs } => {
+                let mut v = target.min_isa().max(isa);
+                let r = Reachable::of(funcs);
+                let mut i = 0;
+                while i < r.len {
+                    v = v.max(r.get(i).isa);
+                    i += 1;
+                }
+                self.str(".version ");
+                self.dec(v.major as u64);
+                self.byte(b'.');
+                self.dec(v.minor as u64);
+                self.str("\n.target sm_");
+                self.dec(target.sm as u64);
+                if let Some(c) = target.suffix {
+                    self.byte(c as u8);
+                }
+                self.str("\n.address_size 64\n");
+            }
+            Piece::Param { abi, site, symbol, index } => {
+                self.str(".param ");
+                let decl = abi.decl(site);
+                if let Decl::Bytes { align, .. } = decl {
+                    self.str(".align ");
+                    self.dec(align as u64);
+                    self.str(" .b8 ");
+                } else if let Decl::Typed(t) = decl {
+                    self.str(t);
+                    self.byte(b' ');
+                }
+                match site {
+                    Site::Return => self.str("func_retval0"),
+                    _ => self.piece(&Piece::ParamName { symbol, index }),
+                }
+                if let Decl::Bytes { size, .. } = decl {
+                    self.byte(b'[');
+                    self.dec(size as u64);
+                    self.byte(b']');
+                }
+            }
+            Piece::ParamName { symbol, index } => {
+                self.str(symbol);
+                self.str("_param_");
+                self.dec(index as u64);
+            }
+            Piece::Copy { layout, from, to } => {
+                let chunk = if layout.align < 8 { layout.align } else { 8 };
+                let reg = match chunk {
+                    1 | 2 => "%cp16",
+                    4 => "%cp32",
+                    _ => "%cp64",
+                };
+                self.str("\t{\n\t.reg ");
+                self.str(bit_type(if chunk == 1 { 2 } else { chunk }));
+                self.byte(b' ');
+                self.str(reg);
+                self.str(";\n");
+                let mut off = 0;
+                while off < layout.size {
+                    self.str("\tld.param");
+                    self.str(bit_type(chunk));
+                    self.byte(b' ');
+                    self.str(reg);
+                    self.str(", [");
+                    self.pieces(from);
+                    self.byte(b'+');
+                    self.dec(off as u64);
+                    self.str("];\n\tst.param");
+                    self.str(bit_type(chunk));
+                    self.str(" [");
+                    self.pieces(to);
+                    self.byte(b'+');
+                    self.dec(off as u64);
+                    self.str("], ");
+                    self.str(reg);
+                    self.str(";\n");
+                    off += chunk;
+                }
+                self.str("\t}\n");
+            }
+            Piece::Funcs(roots) => {
+                let r = Reachable::of(roots);
+                let mut i = 0;
+                while i < r.len {
+                    self.str(r.get(i).prototype);
+                    self.str(";\n");
+                    i += 1;
+                }
+                i = 0;
+                while i < r.len {
+                    self.byte(b'\n');
+                    self.str(r.get(i).prototype);
+                    self.byte(b'\n');
+                    self.str(r.get(i).body);
+                    self.byte(b'\n');
+                    i += 1;
+                }
+            }
+            Piece::Seq(ps) => self.pieces(ps),
+        }
+    }
+}
+
+/// Length in bytes of the rendered pieces.
+pub const fn render_len(pieces: &[Piece]) -> usize {
+    let mut sink = Sink { buf: &mut [], pos: 0 };
+    sink.pieces(pieces);
+    sink.pos
+}
+
+/// Renders the pieces into `buf`, which must be [`render_len`] bytes long.
+pub const fn render_to(pieces: &[Piece], buf: &mut [u8]) {
+    let mut sink = Sink { buf, pos: 0 };
+    sink.pieces(pieces);
+    assert!(sink.pos == sink.buf.len(), "render_to: buffer length differs from render_len");
+}
+
+/// Renders the pieces into an array of exactly `N` = [`render_len`] bytes.
+pub const fn render_array<const N: usize>(pieces: &[Piece]) -> [u8; N] {
+    let mut out = [0u8; N];
+    render_to(pieces, &mut out);
+    out
+}
+
+/// The rendered bytes as text. Every piece writes ASCII or text that already was `str`.
+pub const fn as_str(bytes: &[u8]) -> &str {
+    match core::str::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(_) => panic!("rendered PTX is not UTF-8"),
+    }
+}
+
+/// Renders [`Piece`]s to a `&'static str` at compile time. Usable as a `const` initializer.
+///
+/// ```
+/// use ptx_abi::text::Piece;
+/// const SYM: &str = ptx_abi::ptx_text![Piece::Mangled("demo::k")];
+/// const DECL: &str = ptx_abi::ptx_text![Piece::Str(".entry "), Piece::Str(SYM), Piece::Str("()")];
+/// assert_eq!(DECL, ".entry _ZN4demo1kE()");
+/// ```
+#[macro_export]
+macro_rules! ptx_text {
+    ($($piece:expr),* $(,)?) => {{
+        const __PIECES: &[$crate::text::Piece<'static>] = &[$($piece),*];
+        const __LEN: usize = $crate::text::render_len(__PIECES);
+        const __BYTES: [u8; __LEN] = $crate::text::render_array::<__LEN>(__PIECES);
+        $crate::text::as_str(&__BYTES)
+    }};
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scalar::Scalar;
+    extern crate std;
+    use std::string::String;
+
+    fn render(p: &[Piece]) -> String {
+        let mut buf = std::vec![0u8; render_len(p)];
+        render_to(p, &mut buf);
+        String::from_utf8(buf).unwrap()
+    }
+
+    #[test]
+    fn numbers_and_params() {
+        assert_eq!(render(&[Piece::Dec(0), Piece::Str(" "), Piece::Dec(1200)]), "0 1200");
+        let p = Piece::Param { abi: ParamAbi::Aggregate(Layout::new(24, 8)), site: Site::Entry, symbol: "k", index: 3 };
+        assert_eq!(render(&[p]), ".param .align 8 .b8 k_param_3[24]");
+        let r = Piece::Param { abi: ParamAbi::Scalar(Scalar::I8), site: Site::Return, symbol: "f", index: 0 };
+        assert_eq!(render(&[r]), ".param .b32 func_retval0");
+    }
+
+    static A: FnNode = FnNode { symbol: "a", prototype: ".func a()", body: "{ ret; }", callees: &[&B, &A], isa: Isa::new(6, 3) };
+    static B: FnNode = FnNode { symbol: "b", prototype: ".func b()", body: "{ ret; }", callees: &[&A, &C], isa: Isa::new(7, 8) };
+    static C: FnNode = FnNode { symbol: "c", prototype: ".func c()", body: "{ ret; }", callees: &[], isa: Isa::new(6, 3) };
+
+    #[test]
+    fn every_reachable_function_exactly_once_despite_cycles() {
+        let text = render(&[Piece::Funcs(&[&A, &C])]);
+        for f in ["a", "b", "c"] {
+            assert_eq!(text.matches(&std::format!(".func {f}();")).count(), 1, "{text}");
+            assert_eq!(text.matches(&std::format!(".func {f}()\n{{")).count(), 1, "{text}");
+        }
+    }
+
+    #[test]
+    fn header_takes_the_highest_version_reached() {
+        let h = render(&[Piece::Header { target: Target::DEFAULT, isa: Isa::new(6, 3), funcs: &[&A] }]);
+        assert_eq!(h, ".version 7.8\n.target sm_75\n.address_size 64\n");
+    }
+
+    const CONST_TEXT: &str = crate::ptx_text![Piece::Mangled("x::y"), Piece::Str(" "), Piece::Dec(42)];
+
+    #[test]
+    fn renders_in_const_context() {
+        assert_eq!(CONST_TEXT, "_ZN1x1yE 42");
+    }
+}

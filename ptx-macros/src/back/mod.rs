@@ -1,0 +1,3 @@
+//! Back ends. PTX is the only one.
+
+pub mod writer;

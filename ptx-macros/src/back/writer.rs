@@ -1,0 +1,82 @@
+//! The PTX writer: an [`ir::Body`] and its signature to PTX [`Text`].
+//!
+//! Declarations follow §2.3 through `Piece::Param`, whose ABI class rustc supplies from the
+//! parameter's type (`<T as ParamType>::ABI`), so aliases and types from other crates are
+//! declared by the same rules as primitives. The function's symbol is the constant `__SYMBOL`
+//! in the generated module.
+
+use crate::ir::{Body, Inst};
+use crate::syntax::signature::FnKind;
+use crate::text::Text;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// Parameter and return types as they can be named inside the generated module.
+pub struct SigTypes {
+    pub params: Vec<syn::Type>,
+    pub ret: Option<syn::Type>,
+}
+
+fn abi_of(ty: &syn::Type) -> TokenStream {
+    quote!(<#ty as ::ptx_runtime::__private::ParamType>::ABI)
+}
+
+fn param_decl(ty: &syn::Type, site: TokenStream, index: usize) -> TokenStream {
+    let abi = abi_of(ty);
+    quote!(::ptx_runtime::__private::Piece::Param {
+        abi: #abi,
+        site: ::ptx_runtime::__private::Site::#site,
+        symbol: __SYMBOL,
+        index: #index,
+    })
+}
+
+/// `.visible .entry sym(params)` or `.visible .func (ret) sym(params)`, without a body.
+pub fn prototype(kind: FnKind, types: &SigTypes) -> Text {
+    let mut t = Text::new();
+    match kind {
+        FnKind::Kernel => {
+            t.str(".visible .entry ");
+        }
+        FnKind::Device => {
+            t.str(".visible .func ");
+            if let Some(ret) = &types.ret {
+                t.str("(").piece(param_decl(ret, quote!(Return), 0)).str(") ");
+            }
+        }
+    }
+    let site = match kind {
+        FnKind::Kernel => quote!(Entry),
+        FnKind::Device => quote!(Func),
+    };
+    t.piece(quote!(::ptx_runtime::__private::Piece::Str(__SYMBOL))).str("(");
+    for (i, ty) in types.params.iter().enumerate() {
+        t.str(if i == 0 { "\n\t" } else { ",\n\t" });
+        t.piece(param_decl(ty, site.clone(), i));
+    }
+    t.str(if types.params.is_empty() { ")" } else { "\n)" });
+    t
+}
+
+/// `{ ... }`
+pub fn body(body: &Body, types: &SigTypes) -> Text {
+    let mut t = Text::new();
+    t.str("{\n");
+    for inst in &body.insts {
+        match inst {
+            Inst::ReturnParam { index } => {
+                let abi = abi_of(&types.params[*index]);
+                t.piece(quote!(::ptx_runtime::__private::Piece::Copy {
+                    layout: #abi.layout(::ptx_runtime::__private::Site::Func),
+                    from: &[::ptx_runtime::__private::Piece::ParamName { symbol: __SYMBOL, index: #index }],
+                    to: &[::ptx_runtime::__private::Piece::Str("func_retval0")],
+                }));
+            }
+            Inst::Ret => {
+                t.str("\tret;\n");
+            }
+        }
+    }
+    t.str("}");
+    t
+}

@@ -1,0 +1,191 @@
+//! `#[derive(DeviceRepr)]` on a `#[repr(C)]` struct or union.
+//!
+//! The layout is computed by the guide's rules (`ptx_abi::layout`) from the fields' own layouts
+//! and checked, during constant evaluation, against rustc's `size_of`, `align_of` and
+//! `offset_of!` of every field: if the two ever disagreed, host and device would read different
+//! bytes, so that is a compile error.
+
+use crate::report::Errors;
+use crate::syntax::types::{classify, Position};
+use proc_macro2::TokenStream;
+use ptx_abi::layout::MAX_AGGREGATE_ALIGN;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+/// What `#[repr(...)]` says.
+#[derive(Default)]
+struct Repr {
+    c: bool,
+    transparent: bool,
+    align: Option<usize>,
+}
+
+fn parse_repr(attrs: &[syn::Attribute], errors: &mut Errors) -> Repr {
+    let mut repr = Repr::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("repr")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("C") {
+                repr.c = true;
+            } else if meta.path.is_ident("transparent") {
+                repr.transparent = true;
+            } else if meta.path.is_ident("align") {
+                let content;
+                syn::parenthesized!(content in meta.input);
+                let lit: syn::LitInt = content.parse()?;
+                let n: usize = lit.base10_parse()?;
+                if !n.is_power_of_two() || n > MAX_AGGREGATE_ALIGN {
+                    errors.error(&lit, "aggregate alignment must be 1, 2, 4, 8, 16, 32, 64 or 128 bytes (PTX Interoperability §2.3 note D); use `align(128)` or less");
+                }
+                repr.align = Some(n);
+            } else if meta.path.is_ident("packed") {
+                if meta.input.peek(syn::token::Paren) {
+                    let content;
+                    syn::parenthesized!(content in meta.input);
+                    let _: TokenStream = content.parse()?;
+                }
+                errors.error(&meta.path, "`repr(packed)` is not supported: the PTX ABI places every member at its natural alignment (§1.2); remove `packed` and let `repr(C)` insert the padding");
+            } else {
+                errors.error(&meta.path, "this `repr` has no PTX ABI layout; use `#[repr(C)]`, optionally with `align(N)`");
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            errors.push(e);
+        }
+    }
+    repr
+}
+
+pub fn derive_device_repr(input: TokenStream) -> TokenStream {
+    let input: syn::DeriveInput = match syn::parse2(input) {
+        Ok(i) => i,
+        Err(e) => return e.to_compile_error(),
+    };
+    let mut errors = Errors::new();
+    let repr = parse_repr(&input.attrs, &mut errors);
+    if !repr.c && !repr.transparent {
+        errors.error(
+            &input.ident,
+            "`DeviceRepr` requires `#[repr(C)]`: Rust's default layout is unspecified, while the PTX ABI places fields in declaration order at their natural alignment (PTX Interoperability §1.2); add `#[repr(C)]`",
+        );
+    }
+    let (fields, is_union) = match &input.data {
+        syn::Data::Struct(s) => (s.fields.iter().collect::<Vec<_>>(), false),
+        syn::Data::Union(u) => (u.fields.named.iter().collect(), true),
+        syn::Data::Enum(e) => {
+            errors.error(
+                e.enum_token,
+                "enums have no layout in the PTX ABI; use a `#[repr(C)]` struct, or an integer field with named constants",
+            );
+            return errors.to_compile_errors();
+        }
+    };
+    if fields.is_empty() {
+        errors.error(&input.ident, "an empty struct has no PTX ABI layout (C has no empty structs); add a field or remove the derive");
+    }
+    for f in &fields {
+        classify(&f.ty, Position::Data, &mut errors);
+    }
+    if !errors.is_empty() {
+        return errors.to_compile_errors();
+    }
+
+    let name = &input.ident;
+    let mut generics = input.generics.clone();
+    for tp in generics.type_params_mut() {
+        tp.bounds.push(syn::parse_quote!(::ptx_runtime::DeviceRepr));
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let p = quote!(::ptx_runtime::__private);
+
+    let members: Vec<syn::Member> = fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match &f.ident {
+            Some(id) => syn::Member::Named(id.clone()),
+            None => syn::Member::Unnamed(syn::Index::from(i)),
+        })
+        .collect();
+    // `<F as DeviceRepr>::LAYOUT`, spanned at the field's type so a field that is not
+    // `DeviceRepr` is reported there.
+    let field_layouts: Vec<TokenStream> = fields
+        .iter()
+        .map(|f| {
+            let ty = &f.ty;
+            quote_spanned!(ty.span()=> <#ty as ::ptx_runtime::DeviceRepr>::LAYOUT)
+        })
+        .collect();
+    let align = repr.align.unwrap_or(0);
+    let self_ty = quote!(#name #ty_generics);
+
+    let (layout, write) = if is_union {
+        (
+            quote!(#p::union_layout(&[#(#field_layouts),*], #align)),
+            // A union's active member is unknown: its bytes are copied as they are.
+            quote! {
+                let size = <Self as ::ptx_runtime::DeviceRepr>::LAYOUT.size;
+                // SAFETY: `self` is `size` bytes long (checked against `size_of` at compile time).
+                let bytes = unsafe { ::core::slice::from_raw_parts(self as *const Self as *const u8, size) };
+                out[..size].copy_from_slice(bytes);
+            },
+        )
+    } else {
+        let offsets = field_layouts.iter().zip(&members).enumerate().map(|(i, (layout, member))| {
+            let message = format!("DeviceRepr: rustc's offset of field `{}` of `{}` differs from the PTX ABI's (§1.2)", quote!(#member), name);
+            quote! {
+                assert!(::core::mem::offset_of!(#self_ty, #member) == #p::field_offset(&fields, #i), #message);
+                let _ = #layout;
+            }
+        });
+        let layout = quote! {{
+            let fields = [#(#field_layouts),*];
+            let layout = #p::struct_layout(&fields, #align);
+            #(#offsets)*
+            layout
+        }};
+        let writes = field_layouts.iter().zip(&members).map(|(layout, member)| {
+            quote! {
+                let s = s.field(#layout);
+                ::ptx_runtime::DeviceRepr::write_bytes(&self.#member, &mut out[s.last_offset..]);
+            }
+        });
+        let write = quote! {
+            let s = #p::StructLayout::new(#align);
+            #(#writes)*
+            let _ = s;
+        };
+        (layout, write)
+    };
+
+    let size_msg = format!("DeviceRepr: rustc's size of `{name}` differs from the PTX ABI's (§1.2)");
+    let align_msg = format!("DeviceRepr: rustc's alignment of `{name}` differs from the PTX ABI's (§1.2)");
+    // Types without generic parameters are checked where they are defined; generic ones on first
+    // use of their layout.
+    let force = if input.generics.params.is_empty() {
+        let check = format_ident!("_");
+        quote!(const #check: () = { let _ = <#name as ::ptx_runtime::DeviceRepr>::LAYOUT; };)
+    } else {
+        quote!()
+    };
+
+    quote! {
+        unsafe impl #impl_generics ::ptx_runtime::DeviceRepr for #name #ty_generics #where_clause {
+            const LAYOUT: #p::Layout = {
+                let layout: #p::Layout = #layout;
+                assert!(::core::mem::size_of::<Self>() == layout.size, #size_msg);
+                assert!(::core::mem::align_of::<Self>() == layout.align, #align_msg);
+                layout
+            };
+            const PARAM: #p::ParamAbi = #p::ParamAbi::Aggregate(<Self as ::ptx_runtime::DeviceRepr>::LAYOUT);
+            fn write_bytes(&self, out: &mut [u8]) {
+                #write
+            }
+        }
+
+        impl #impl_generics ::ptx_runtime::ParamType for #name #ty_generics #where_clause {
+            const ABI: #p::ParamAbi = <Self as ::ptx_runtime::DeviceRepr>::PARAM;
+        }
+
+        #force
+    }
+}

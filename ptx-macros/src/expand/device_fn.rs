@@ -1,0 +1,60 @@
+//! `#[device_fn] fn f(...)` expands to the function and
+//!
+//! ```text
+//! mod f {
+//!     pub const PTX: &str;     // a module holding the `.visible .func` and what it reaches
+//!     pub const SYMBOL: &str;  // the `.func` symbol
+//!     pub static NODE: FnNode; // its node in the static call graph, for kernels that call it
+//! }
+//! ```
+
+use super::{abi_checks, symbol_const, target_tokens, Compiled};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+pub fn expand(c: Compiled) -> TokenStream {
+    let item = &c.item;
+    let vis = &item.vis;
+    let ident = &item.sig.ident;
+    let symbol = symbol_const(&c);
+    let checks = abi_checks(&c.types);
+    let target = target_tokens(&c.args);
+    let prototype = &c.prototype;
+    let body = &c.body;
+    let doc = format!("PTX for the device function [`{ident}`](fn@{ident}).");
+    quote! {
+        #item
+
+        #[doc = #doc]
+        #[allow(unused_imports, non_snake_case)]
+        #vis mod #ident {
+            use super::*;
+            #symbol
+
+            /// The `.func` symbol.
+            pub const SYMBOL: &str = __SYMBOL;
+
+            #[doc(hidden)]
+            pub static NODE: ::ptx_runtime::__private::FnNode = ::ptx_runtime::__private::FnNode {
+                symbol: __SYMBOL,
+                prototype: #prototype,
+                body: #body,
+                callees: &[],
+                isa: ::ptx_runtime::__private::Isa::ABI_CALLS,
+            };
+
+            /// A PTX module holding this function's `.visible .func` and every device function it
+            /// reaches.
+            pub const PTX: &str = ::ptx_runtime::__private::ptx_text![
+                ::ptx_runtime::__private::Piece::Header {
+                    target: #target,
+                    isa: ::ptx_runtime::__private::Isa::ABI_CALLS,
+                    funcs: &[&NODE],
+                },
+                ::ptx_runtime::__private::Piece::Funcs(&[&NODE]),
+            ];
+
+            #checks
+        }
+    }
+}

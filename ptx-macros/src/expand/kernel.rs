@@ -1,0 +1,56 @@
+//! `#[kernel] fn k(...)` expands to the function and
+//!
+//! ```text
+//! mod k {
+//!     pub const PTX: &str;    // complete module: header, reachable device functions, `.entry`
+//!     pub const ENTRY: &str;  // the `.entry` symbol
+//! }
+//! ```
+
+use super::{abi_checks, symbol_const, target_tokens, Compiled};
+use proc_macro2::TokenStream;
+use quote::quote;
+
+pub fn expand(c: Compiled) -> TokenStream {
+    let item = &c.item;
+    let vis = &item.vis;
+    let ident = &item.sig.ident;
+    let symbol = symbol_const(&c);
+    let checks = abi_checks(&c.types);
+    let target = target_tokens(&c.args);
+    let prototype = c.prototype.pieces();
+    let body = c.body.pieces();
+    let doc = format!("PTX for the kernel [`{ident}`](fn@{ident}).");
+    quote! {
+        #[allow(dead_code)]
+        #item
+
+        #[doc = #doc]
+        #[allow(unused_imports, non_snake_case)]
+        #vis mod #ident {
+            use super::*;
+            #symbol
+
+            /// The kernel's `.entry` symbol.
+            pub const ENTRY: &str = __SYMBOL;
+
+            /// The complete PTX module: header, every device function the kernel reaches, and the
+            /// `.entry`.
+            pub const PTX: &str = ::ptx_runtime::__private::ptx_text![
+                ::ptx_runtime::__private::Piece::Header {
+                    target: #target,
+                    isa: ::ptx_runtime::__private::Isa::ABI_CALLS,
+                    funcs: &[],
+                },
+                ::ptx_runtime::__private::Piece::Funcs(&[]),
+                ::ptx_runtime::__private::Piece::Str("\n"),
+                #(#prototype,)*
+                ::ptx_runtime::__private::Piece::Str("\n"),
+                #(#body,)*
+                ::ptx_runtime::__private::Piece::Str("\n"),
+            ];
+
+            #checks
+        }
+    }
+}

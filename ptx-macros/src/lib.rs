@@ -1,0 +1,57 @@
+//! `#[kernel]`, `#[device_fn]` and `#[derive(DeviceRepr)]`.
+//!
+//! Each attribute compiles the function it annotates to PTX while the crate builds:
+//!
+//! ```text
+//! syn::ItemFn ─ syntax ─▶ Signature, Ty ─ check ─▶ ABI rules ─ lower ─▶ ir::Body ─ back ─▶ Text
+//! ```
+//!
+//! - [`syntax`]: the attribute arguments, the signature and the types, as this crate models them;
+//! - [`check`]: the ABI and language rules a signature must follow, reported as spanned errors;
+//! - [`lower`] and [`ir`]: the body, lowered to an IR;
+//! - [`back`]: the PTX writer, producing [`text::Text`] — literal PTX plus the parts only rustc
+//!   can evaluate (symbols from `module_path!()`, the ABI of types resolved through aliases);
+//! - [`expand`]: the items each macro expands to.
+//!
+//! Every error goes into a [`report::Errors`], so one build shows all of them; no input panics.
+//! The ABI's tables and rules come from `ptx-abi`, which the runtime shares.
+
+use proc_macro::TokenStream;
+
+mod back;
+mod check;
+mod expand;
+mod ir;
+mod lower;
+mod report;
+mod syntax;
+mod text;
+
+/// Compiles a function to a PTX kernel (`.entry`).
+///
+/// Expands to the function itself (so the body runs on the host too) and a module of the same
+/// name holding `PTX`, the complete PTX module, and `ENTRY`, the kernel's symbol.
+///
+/// Arguments: `sm = 90` (or `sm = "90a"`) selects the target; the default is `sm_75`.
+/// `#[no_mangle]` on the function gives the kernel its plain name.
+#[proc_macro_attribute]
+pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::kernel(args.into(), item.into()).into()
+}
+
+/// Compiles a function to a PTX device function (`.func`) callable from kernels and other
+/// device functions; the function stays callable from host code.
+///
+/// Adds a module of the same name holding `PTX` (a module with its `.visible .func`) and
+/// `SYMBOL`.
+#[proc_macro_attribute]
+pub fn device_fn(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::device_fn(args.into(), item.into()).into()
+}
+
+/// Gives a `#[repr(C)]` struct or union its PTX layout (`ptx_runtime::DeviceRepr`), computed by
+/// the guide's rules and checked against rustc's layout at compile time.
+#[proc_macro_derive(DeviceRepr)]
+pub fn derive_device_repr(item: TokenStream) -> TokenStream {
+    expand::derive_device_repr(item.into()).into()
+}

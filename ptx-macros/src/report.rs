@@ -1,0 +1,42 @@
+//! Error accumulation: every rule a macro input breaks is collected with its span, and all of
+//! them are reported together as `compile_error!`s.
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use std::fmt::Display;
+
+#[derive(Default)]
+pub struct Errors {
+    errors: Vec<syn::Error>,
+}
+
+impl Errors {
+    pub fn new() -> Errors {
+        Errors::default()
+    }
+
+    /// An error spanning all of `tokens`.
+    pub fn error(&mut self, tokens: impl ToTokens, message: impl Display) {
+        self.errors.push(syn::Error::new_spanned(tokens, message));
+    }
+
+    pub fn push(&mut self, error: syn::Error) {
+        self.errors.push(error);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+
+    /// The errors as `compile_error!` invocations, each at its span.
+    pub fn to_compile_errors(&self) -> TokenStream {
+        self.errors.iter().map(syn::Error::to_compile_error).collect()
+    }
+}
+
+impl ToTokens for Errors {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        tokens.extend(self.to_compile_errors());
+    }
+}

@@ -1,0 +1,6 @@
+//! The macro inputs as this crate models them.
+
+pub mod attrs;
+pub mod rewrite;
+pub mod signature;
+pub mod types;

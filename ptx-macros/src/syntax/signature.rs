@@ -1,0 +1,119 @@
+//! A kernel's or device function's signature, and the rules a signature must follow.
+
+use super::types::{classify, Position, Ty};
+use crate::report::Errors;
+
+/// Which macro is compiling the function.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum FnKind {
+    /// `#[kernel]`: a `.entry`.
+    Kernel,
+    /// `#[device_fn]`: a `.func`.
+    Device,
+}
+
+impl FnKind {
+    pub fn attr(self) -> &'static str {
+        match self {
+            FnKind::Kernel => "#[kernel]",
+            FnKind::Device => "#[device_fn]",
+        }
+    }
+}
+
+pub struct Param {
+    /// The binding; `None` for `_`.
+    pub ident: Option<syn::Ident>,
+    /// The classified type, `None` when it broke a rule (already reported).
+    pub ty: Option<Ty>,
+    /// The type as written.
+    pub syn_ty: syn::Type,
+}
+
+pub struct Signature {
+    pub ident: syn::Ident,
+    pub params: Vec<Param>,
+    /// The return type as written and classified; `None` for `()`.
+    pub ret: Option<(syn::Type, Option<Ty>)>,
+}
+
+impl Signature {
+    /// Parses `sig`, reporting every rule it breaks.
+    pub fn parse(sig: &syn::Signature, kind: FnKind, errors: &mut Errors) -> Signature {
+        let attr = kind.attr();
+        if let Some(a) = &sig.asyncness {
+            errors.error(a, format!("{attr} functions cannot be `async`: device code has no executor; write a plain `fn`"));
+        }
+        if let Some(c) = &sig.constness {
+            errors.error(c, format!("{attr} functions cannot be `const fn`; remove `const`"));
+        }
+        if let Some(abi) = &sig.abi {
+            errors.error(abi, format!("{attr} functions take no `extern` ABI: the PTX calling convention is applied for you; remove `{}`", quote::quote!(#abi)));
+        }
+        if let Some(v) = &sig.variadic {
+            errors.error(v, format!("{attr} functions cannot be variadic: PTX parameters are fixed; take a slice `&[T]` instead"));
+        }
+        if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+            let generics = &sig.generics;
+            // Lifetimes alone are harmless: they do not change the ABI.
+            let only_lifetimes = generics.params.iter().all(|p| matches!(p, syn::GenericParam::Lifetime(_)))
+                && generics.where_clause.is_none();
+            if !only_lifetimes {
+                errors.error(
+                    generics,
+                    format!("{attr} functions cannot be generic: each one is compiled to a single PTX function; write concrete types (a `macro_rules!` can stamp out one function per type)"),
+                );
+            }
+        }
+
+        let mut params = Vec::new();
+        for input in &sig.inputs {
+            match input {
+                syn::FnArg::Receiver(r) => errors.error(
+                    r,
+                    format!("{attr} functions cannot be methods: `self` has no PTX counterpart; make it a free function and pass the value as a parameter"),
+                ),
+                syn::FnArg::Typed(pt) => {
+                    let ident = match &*pt.pat {
+                        syn::Pat::Ident(pi) if pi.subpat.is_none() && pi.by_ref.is_none() => Some(pi.ident.clone()),
+                        syn::Pat::Wild(_) => None,
+                        other => {
+                            errors.error(other, "parameter patterns are not supported in device signatures; bind a plain name (`x: T`) and destructure in the body");
+                            None
+                        }
+                    };
+                    let ty = classify(&pt.ty, Position::Param, errors);
+                    params.push(Param { ident, ty, syn_ty: (*pt.ty).clone() });
+                }
+            }
+        }
+
+        let ret = match &sig.output {
+            syn::ReturnType::Default => None,
+            syn::ReturnType::Type(_, ty) if is_unit(ty) => None,
+            syn::ReturnType::Type(arrow, ty) => {
+                if kind == FnKind::Kernel {
+                    errors.push(syn::Error::new_spanned(
+                        quote::quote!(#arrow #ty),
+                        "kernels cannot return a value: a PTX `.entry` has no return parameter; write the result through a `&mut [T]` or pointer parameter",
+                    ));
+                    None
+                } else {
+                    let classified = classify(ty, Position::Return, errors);
+                    Some(((**ty).clone(), classified))
+                }
+            }
+        };
+
+        Signature { ident: sig.ident.clone(), params, ret }
+    }
+
+    /// The index of the parameter bound to `name`.
+    pub fn param_index(&self, name: &syn::Ident) -> Option<usize> {
+        self.params.iter().position(|p| p.ident.as_ref() == Some(name))
+    }
+}
+
+fn is_unit(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Tuple(t) if t.elems.is_empty())
+}

@@ -1,0 +1,42 @@
+//! Write NVIDIA GPU kernels in Rust.
+//!
+//! `#[kernel]` and `#[device_fn]` compile the annotated function to PTX while `cargo build`
+//! runs, following NVIDIA's *PTX Writer's Guide to Interoperability*; `#[derive(DeviceRepr)]`
+//! gives a `#[repr(C)]` type its device layout. This crate holds what those macros expand
+//! against:
+//!
+//! - [`DeviceRepr`] and [`ParamType`]: how a type is laid out in device memory and passed as a
+//!   parameter, computed by the ABI rules in [`abi`] and checked against rustc's own layout;
+//! - [`vector`]: the native vector types (`f32x4` is CUDA's `float4`);
+//! - [`handle`]: texture, sampler and surface handles.
+//!
+//! ```
+//! use ptx_runtime::{kernel, DeviceRepr};
+//!
+//! #[derive(Clone, Copy, DeviceRepr)]
+//! #[repr(C)]
+//! pub struct Particle { pub pos: [f32; 3], pub mass: f64 }
+//!
+//! #[kernel]
+//! pub fn touch(_p: Particle, _out: &mut [f32]) {}
+//!
+//! assert!(touch::PTX.contains(".param .align 8 .b8 _ZN"));
+//! assert!(touch::ENTRY.ends_with("5touchE"));
+//! ```
+
+pub use ptx_macros::{device_fn, kernel, DeviceRepr};
+
+/// The `half` crate, for `f16` and `bf16` storage types.
+pub use half;
+
+/// The PTX ABI tables and layout rules (re-exported from `ptx-abi`).
+pub use ptx_abi as abi;
+
+mod repr;
+pub use repr::{DeviceRepr, ParamType};
+
+pub mod handle;
+pub mod vector;
+
+#[doc(hidden)]
+pub mod __private;
