@@ -1,1 +1,73 @@
-fn main() {}
+//! `cargo xtask <command>`: the project's own automation.
+//!
+//! - `test`: finds `ptxas`/`nvcc` (PATH, then `$CUDA_PATH/bin`, then `target/cuda-tools`),
+//!   installs NVIDIA's PyPI wheels into `target/cuda-tools` when none is found, and runs the
+//!   whole test suite with them. With `CI=true` a missing tool fails the run.
+//! - `tools`: installs the tools if needed and prints where they are, as shell exports.
+
+mod tools;
+
+use std::process::{Command, ExitCode};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("test") => test(&args[1..]),
+        Some("tools") => tools::ensure().map(|t| {
+            for (var, path) in t.env() {
+                println!("export {var}={}", path.display());
+            }
+        }),
+        _ => Err("usage: cargo xtask <test [cargo test args] | tools>".to_owned()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn ci() -> bool {
+    std::env::var("CI").map(|v| v == "true" || v == "1").unwrap_or(false)
+}
+
+/// `cargo test` over the workspace with the tools in the environment.
+fn test(extra: &[String]) -> Result<(), String> {
+    let tools = match tools::ensure() {
+        Ok(t) => Some(t),
+        Err(e) if !ci() => {
+            eprintln!("xtask: WARNING: {e}\nxtask: WARNING: tests that need ptxas/nvcc will say that they skipped");
+            None
+        }
+        Err(e) => return Err(e),
+    };
+    let mut cmd = Command::new(cargo());
+    cmd.args(["test", "--workspace"]).args(extra);
+    if let Some(t) = &tools {
+        eprintln!("xtask: ptxas {}", t.ptxas.display());
+        for (var, path) in t.env() {
+            cmd.env(var, path);
+        }
+        cmd.env("PATH", t.path_with_bin_dir());
+    }
+    if ci() {
+        // Tests fail rather than skip when a tool they need is missing.
+        cmd.env("PTX_TOOLS_REQUIRED", "1");
+    }
+    run(&mut cmd)
+}
+
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
+}
+
+fn run(cmd: &mut Command) -> Result<(), String> {
+    let status = cmd.status().map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{cmd:?} failed: {status}"))
+    }
+}

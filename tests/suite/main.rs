@@ -1,0 +1,6 @@
+//! The integration suite: one test binary (link time matters on small machines), one module
+//! per concern.
+
+mod tools;
+
+mod expansion;

@@ -1,0 +1,119 @@
+//! NVIDIA's tools, as the tests use them: every PTX module a test produces goes through
+//! [`assemble`] (ptxas for sm_75 and sm_90), and the ABI oracle compiles CUDA C with [`nvcc_ptx`].
+//!
+//! Tools are found through `$PTXAS`/`$NVCC` (set by `cargo xtask test`), then PATH, then
+//! `$CUDA_PATH/bin`, then `target/cuda-tools` (where `cargo xtask tools` installs them). When one
+//! is missing, the test fails if `PTX_TOOLS_REQUIRED` is set (CI) and otherwise says loudly, on
+//! the terminal, that it skipped.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The architectures every module is assembled for (raised to the module's own `.target` when
+/// that is newer).
+pub const ARCHS: [u32; 2] = [75, 90];
+
+fn find(var: &str, name: &str) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(var) {
+        return Some(PathBuf::from(p));
+    }
+    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
+    if let Some(cuda) = std::env::var_os("CUDA_PATH") {
+        dirs.push(PathBuf::from(cuda).join("bin"));
+    }
+    dirs.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("target/cuda-tools/nvidia/cu13/bin"));
+    dirs.into_iter().map(|d| d.join(name)).find(|p| p.is_file())
+}
+
+/// The tool, or `None` after announcing the skip (or panicking, under `PTX_TOOLS_REQUIRED`).
+pub fn tool(var: &str, name: &str, what: &str) -> Option<PathBuf> {
+    let found = find(var, name);
+    if found.is_none() {
+        if std::env::var_os("PTX_TOOLS_REQUIRED").is_some() {
+            panic!("{name} is required (PTX_TOOLS_REQUIRED is set) but was not found; run `cargo xtask test`");
+        }
+        // Written straight to the terminal: the test harness captures only print!/eprint!.
+        let _ = writeln!(std::io::stderr(), "SKIPPED ({name} not found; run `cargo xtask test` to install it): {what}");
+    }
+    found
+}
+
+static SCRATCH: AtomicUsize = AtomicUsize::new(0);
+
+/// A fresh scratch directory under `target/`.
+pub fn scratch_dir(tag: &str) -> PathBuf {
+    let n = SCRATCH.fetch_add(1, Ordering::Relaxed);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/test-scratch")
+        .join(format!("{tag}-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+/// The `sm_NN` number of a module's `.target`.
+pub fn target_sm(ptx: &str) -> u32 {
+    ptx.lines()
+        .find_map(|l| l.trim().strip_prefix(".target sm_"))
+        .map(|t| t.chars().take_while(char::is_ascii_digit).collect::<String>())
+        .and_then(|d| d.parse().ok())
+        .expect("PTX module without `.target sm_NN`")
+}
+
+/// Assembles `ptx` with ptxas for each of [`ARCHS`] and panics with ptxas's log if it is
+/// rejected. Returns `false` when ptxas is unavailable (and the skip was announced).
+pub fn assemble(name: &str, ptx: &str) -> bool {
+    let Some(ptxas) = tool("PTXAS", "ptxas", name) else { return false };
+    let dir = scratch_dir("ptxas");
+    let file = dir.join(format!("{}.ptx", sanitize(name)));
+    std::fs::write(&file, ptx).expect("write ptx");
+    let own = target_sm(ptx);
+    let mut archs: Vec<u32> = ARCHS.iter().map(|&a| a.max(own)).collect();
+    archs.dedup();
+    for sm in archs {
+        let out = Command::new(&ptxas)
+            .arg(format!("-arch=sm_{sm}"))
+            .arg(&file)
+            .arg("-o")
+            .arg(dir.join(format!("{}.sm_{sm}.cubin", sanitize(name))))
+            .output()
+            .expect("run ptxas");
+        assert!(
+            out.status.success(),
+            "ptxas -arch=sm_{sm} rejected `{name}`:\n{}{}\n--- PTX ---\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+            numbered(ptx)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    true
+}
+
+/// Compiles CUDA C to PTX with `nvcc -ptx -rdc=true` for sm_75. `None` when nvcc is missing.
+pub fn nvcc_ptx(name: &str, cuda: &str) -> Option<String> {
+    let nvcc = tool("NVCC", "nvcc", name)?;
+    let dir = scratch_dir("nvcc");
+    let src = dir.join(format!("{}.cu", sanitize(name)));
+    let out_file = dir.join(format!("{}.ptx", sanitize(name)));
+    std::fs::write(&src, cuda).expect("write .cu");
+    let out = Command::new(&nvcc)
+        .args(["-ptx", "-rdc=true", "-arch=sm_75", "-o"])
+        .arg(&out_file)
+        .arg(&src)
+        .output()
+        .expect("run nvcc");
+    assert!(out.status.success(), "nvcc failed on `{name}`:\n{}\n--- source ---\n{cuda}", String::from_utf8_lossy(&out.stderr));
+    let ptx = std::fs::read_to_string(&out_file).expect("read nvcc output");
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(ptx)
+}
+
+fn sanitize(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+}
+
+fn numbered(text: &str) -> String {
+    text.lines().enumerate().map(|(i, l)| format!("{:4} {l}\n", i + 1)).collect()
+}
