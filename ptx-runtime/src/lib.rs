@@ -32,8 +32,12 @@ pub use half;
 /// The PTX ABI tables and layout rules (re-exported from `ptx-abi`).
 pub use ptx_abi as abi;
 
+mod error;
 mod repr;
+pub use error::{Error, Fault, FaultKind, Result};
 pub use repr::{DeviceRepr, ParamType};
+
+pub mod cpu;
 
 pub mod handle;
 pub mod vector;

@@ -1,0 +1,122 @@
+//! The runtime's one error type. Every failure — no driver, no device, out of memory, a bad
+//! launch configuration, PTX that does not load, a kernel that faults — is an `Err`, never a
+//! panic.
+
+use std::fmt;
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong on the host side of a launch or a transfer.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Error {
+    /// No CUDA driver library could be loaded (`libcuda.so` / `nvcuda.dll`).
+    NoDriver { detail: String },
+    /// The driver has no device with this ordinal.
+    NoDevice { ordinal: usize, count: usize },
+    /// Device memory is exhausted.
+    OutOfMemory { requested: usize },
+    /// The launch configuration was rejected before launching (e.g. more than 1024 threads per
+    /// block, a zero dimension, too much shared memory).
+    InvalidConfig { reason: String },
+    /// A buffer operation does not fit (lengths differ, range out of bounds).
+    InvalidBuffer { reason: String },
+    /// The PTX module did not load: the JIT's error log (CUDA) or the parser's message (CPU).
+    PtxLoad { log: String },
+    /// An instruction the CPU backend does not implement; never executed wrongly instead.
+    Unsupported { instruction: String, line: usize },
+    /// A kernel faulted while running.
+    Fault(Fault),
+    /// A device-side assertion failed (`__assertfail`).
+    Assert { message: String, file: String, line: u32, function: String },
+    /// Any other CUDA driver error: the call, CUDA's error name and message.
+    Cuda { call: &'static str, name: String, message: String },
+}
+
+/// Where and how a kernel faulted. The CPU backend fills in every field it knows; CUDA reports
+/// only the error name, in `detail`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fault {
+    pub kind: FaultKind,
+    /// The `.entry` symbol.
+    pub kernel: String,
+    pub block: [u32; 3],
+    pub thread: [u32; 3],
+    /// The faulting address, for memory faults.
+    pub address: Option<u64>,
+    /// 1-based line in the PTX text.
+    pub line: Option<usize>,
+    /// Extra explanation (the access size and space, the allocation it missed, ...).
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FaultKind {
+    /// An access outside every allocation (or outside shared/local memory).
+    OutOfBounds,
+    /// An access not aligned to its size.
+    Misaligned,
+    /// `bar.sync` not reached by every thread of the block.
+    BarrierDivergence,
+    /// Threads wait on each other forever.
+    Deadlock,
+    /// `trap` executed.
+    Trap,
+    /// Use of memory after `free`, or `free` of something not allocated.
+    InvalidFree,
+}
+
+impl fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FaultKind::OutOfBounds => "out-of-bounds access",
+            FaultKind::Misaligned => "misaligned access",
+            FaultKind::BarrierDivergence => "barrier not reached by every thread of the block",
+            FaultKind::Deadlock => "deadlock",
+            FaultKind::Trap => "trap",
+            FaultKind::InvalidFree => "invalid free",
+        })
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [bx, by, bz] = self.block;
+        let [tx, ty, tz] = self.thread;
+        write!(f, "{} in kernel `{}`, block ({bx}, {by}, {bz}), thread ({tx}, {ty}, {tz})", self.kind, self.kernel)?;
+        if let Some(a) = self.address {
+            write!(f, ", address {a:#x}")?;
+        }
+        if let Some(l) = self.line {
+            write!(f, ", PTX line {l}")?;
+        }
+        if !self.detail.is_empty() {
+            write!(f, ": {}", self.detail)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NoDriver { detail } => write!(f, "no CUDA driver: {detail}"),
+            Error::NoDevice { ordinal, count } => write!(f, "no CUDA device {ordinal} (the driver reports {count})"),
+            Error::OutOfMemory { requested } => write!(f, "out of device memory allocating {requested} bytes"),
+            Error::InvalidConfig { reason } => write!(f, "invalid launch configuration: {reason}"),
+            Error::InvalidBuffer { reason } => write!(f, "invalid buffer operation: {reason}"),
+            Error::PtxLoad { log } => write!(f, "PTX failed to load:\n{log}"),
+            Error::Unsupported { instruction, line } => {
+                write!(f, "the CPU backend does not implement `{instruction}` (PTX line {line})")
+            }
+            Error::Fault(fault) => fault.fmt(f),
+            Error::Assert { message, file, line, function } => {
+                write!(f, "device assertion failed at {file}:{line} in {function}: {message}")
+            }
+            Error::Cuda { call, name, message } => write!(f, "{call} failed: {name}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
