@@ -20,8 +20,10 @@
 //! #[kernel]
 //! pub fn touch(_p: Particle, _out: &mut [f32]) {}
 //!
-//! assert!(touch::PTX.contains(".param .align 8 .b8 _ZN"));
-//! assert!(touch::ENTRY.ends_with("5touchE"));
+//! fn main() {
+//!     assert!(touch::PTX.contains(".param .align 8 .b8 _ZN"));
+//!     assert!(touch::ENTRY.ends_with("5touchE"));
+//! }
 //! ```
 
 pub use ptx_macros::{device_fn, kernel, DeviceRepr};
