@@ -3,4 +3,5 @@
 
 mod tools;
 
+mod abi_oracle;
 mod expansion;

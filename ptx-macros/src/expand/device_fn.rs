@@ -23,6 +23,8 @@ pub fn expand(c: Compiled) -> TokenStream {
     let body = &c.body;
     let doc = format!("PTX for the device function [`{ident}`](fn@{ident}).");
     quote! {
+        // Used by the PTX even when no host code calls it.
+        #[allow(dead_code)]
         #item
 
         #[doc = #doc]
