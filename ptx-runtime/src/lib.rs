@@ -28,6 +28,10 @@
 
 pub use ptx_macros::{device_fn, kernel, DeviceRepr};
 
+// The macros' expansions name `::ptx_runtime`, also inside this crate (the device API and the
+// math library are compiled by them).
+extern crate self as ptx_runtime;
+
 /// The `half` crate, for `f16` and `bf16` storage types.
 pub use half;
 
@@ -40,6 +44,7 @@ pub use error::{Error, Fault, FaultKind, Result};
 pub use repr::{DeviceRepr, ParamType};
 
 pub mod cpu;
+pub mod device;
 
 pub mod handle;
 pub mod vector;

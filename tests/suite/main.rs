@@ -4,4 +4,5 @@
 mod tools;
 
 mod abi_oracle;
+mod body_smoke;
 mod expansion;

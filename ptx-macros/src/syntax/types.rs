@@ -164,7 +164,7 @@ fn classify_path(p: &syn::TypePath, pos: Position, errors: &mut Errors) -> Optio
 }
 
 /// Standard-library types that own host memory or have no ABI layout.
-fn heap_type_message(name: &str) -> Option<&'static str> {
+pub fn heap_type_message(name: &str) -> Option<&'static str> {
     Some(match name {
         "Vec" | "VecDeque" => "`Vec` owns host heap memory and cannot cross to the device; take a slice `&[T]` / `&mut [T]` and pass a device buffer",
         "String" => "`String` owns host heap memory and cannot cross to the device; pass the bytes as `&[u8]`",
