@@ -53,7 +53,9 @@ fn function(kind: FnKind, args: TokenStream, item: TokenStream) -> TokenStream {
     let sig = Signature::parse(&item.sig, kind, &mut errors);
     let body = lower::body(&item.block, &sig, &mut errors);
     if !errors.is_empty() {
-        // Keep the function so rustc goes on checking the rest of the crate against it.
+        // Keep the function so rustc goes on checking the rest of the crate against it, less
+        // what rustc would report a second time.
+        item.sig.variadic = None;
         return quote!(#errors #item);
     }
     let types = SigTypes {
