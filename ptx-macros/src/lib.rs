@@ -55,3 +55,6 @@ pub fn device_fn(args: TokenStream, item: TokenStream) -> TokenStream {
 pub fn derive_device_repr(item: TokenStream) -> TokenStream {
     expand::derive_device_repr(item.into()).into()
 }
+
+#[cfg(test)]
+mod no_panic;
