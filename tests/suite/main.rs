@@ -5,3 +5,4 @@ mod tools;
 
 mod abi_oracle;
 mod expansion;
+mod runtime;

@@ -4,10 +4,12 @@
 //! mod k {
 //!     pub const PTX: &str;    // complete module: header, reachable device functions, `.entry`
 //!     pub const ENTRY: &str;  // the `.entry` symbol
+//!     pub static KERNEL: Kernel;
+//!     pub fn launch(stream, config, args...) -> Result<()>;  // `unsafe` with raw pointers
 //! }
 //! ```
 
-use super::{abi_checks, symbol_const, target_tokens, Compiled};
+use super::{abi_checks, launch, symbol_const, target_tokens, Compiled};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -20,7 +22,8 @@ pub fn expand(c: Compiled) -> TokenStream {
     let target = target_tokens(&c.args);
     let prototype = c.prototype.pieces();
     let body = c.body.pieces();
-    let doc = format!("PTX for the kernel [`{ident}`](fn@{ident}).");
+    let launcher = launch::launcher(&c);
+    let doc = format!("PTX and launcher for the kernel [`{ident}`](fn@{ident}).");
     quote! {
         #[allow(dead_code)]
         #item
@@ -49,6 +52,11 @@ pub fn expand(c: Compiled) -> TokenStream {
                 #(#body,)*
                 ::ptx_runtime::__private::Piece::Str("\n"),
             ];
+
+            /// The kernel as the runtime sees it: its module is loaded once per device.
+            pub static KERNEL: ::ptx_runtime::Kernel = ::ptx_runtime::Kernel::new(PTX, ENTRY);
+
+            #launcher
 
             #checks
         }

@@ -8,6 +8,7 @@
 mod derive;
 mod device_fn;
 mod kernel;
+mod launch;
 
 pub use derive::derive_device_repr;
 
@@ -31,6 +32,7 @@ pub fn device_fn(args: TokenStream, item: TokenStream) -> TokenStream {
 /// Everything the item-specific expansions need.
 pub struct Compiled {
     pub item: syn::ItemFn,
+    pub sig: Signature,
     pub args: Args,
     pub no_mangle: bool,
     pub types: SigTypes,
@@ -66,6 +68,7 @@ fn function(kind: FnKind, args: TokenStream, item: TokenStream) -> TokenStream {
         prototype: crate::back::writer::prototype(kind, &types),
         body: crate::back::writer::body(&body, &types),
         item,
+        sig,
         args,
         no_mangle,
         types,
