@@ -4,5 +4,6 @@
 mod tools;
 
 mod abi_oracle;
+mod atomics_oracle;
 mod expansion;
 mod runtime;
