@@ -11,16 +11,20 @@
 //! | [`scalar`]  | §1.1 fundamental types                                          |
 //! | [`layout`]  | §1.2 aggregates, unions and native vectors                      |
 //! | [`param`]   | §2.3 parameter passing, notes A–E                               |
+//! | [`syscall`] | chapter 3 system calls: vprintf, malloc, free, __assertfail      |
+//! | [`atomic`]  | chapter 4 atomics: (operation, order, scope) → PTX              |
 //! | [`target`]  | `.target` / `.version`: the lowest PTX ISA a module needs       |
 //! | [`symbol`]  | symbol names (chapter 7: Itanium-style mangling)                |
 //! | [`text`]    | assembling PTX text at compile time from literal and const parts |
 #![no_std]
 #![forbid(unsafe_code)]
 
+pub mod atomic;
 pub mod layout;
 pub mod param;
 pub mod scalar;
 pub mod symbol;
+pub mod syscall;
 pub mod target;
 pub mod text;
 

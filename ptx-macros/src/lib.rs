@@ -74,3 +74,6 @@ pub fn __device_api(args: TokenStream, item: TokenStream) -> TokenStream {
 pub fn derive_device_repr(item: TokenStream) -> TokenStream {
     expand::derive_device_repr(item.into()).into()
 }
+
+#[cfg(test)]
+mod no_panic;

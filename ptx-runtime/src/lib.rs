@@ -38,10 +38,27 @@ pub use half;
 /// The PTX ABI tables and layout rules (re-exported from `ptx-abi`).
 pub use ptx_abi as abi;
 
+mod arg;
+mod buffer;
+mod config;
+mod cuda;
+mod devices;
 mod error;
+mod kernel;
 mod repr;
+mod stream;
+
+pub use arg::{Args, KernelArg};
+pub use buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
+pub use config::{limits, Dim3, LaunchConfig};
+pub use devices::{BackendKind, Device, DEVICE_ENV};
 pub use error::{Error, Fault, FaultKind, Result};
+pub use kernel::Kernel;
 pub use repr::{DeviceRepr, ParamType};
+pub use stream::Stream;
+
+/// cudarc, whose `CudaSlice` and `CudaStream` interoperate with this crate's launches.
+pub use cudarc;
 
 pub mod cpu;
 pub mod device;

@@ -4,5 +4,7 @@
 mod tools;
 
 mod abi_oracle;
+mod atomics_oracle;
 mod body_smoke;
 mod expansion;
+mod runtime;

@@ -4,7 +4,9 @@
 //!   installs NVIDIA's PyPI wheels into `target/cuda-tools` when none is found, and runs the
 //!   whole test suite with them. With `CI=true` a missing tool fails the run.
 //! - `tools`: installs the tools if needed and prints where they are, as shell exports.
+//! - `gpu-pack`: release test binaries and examples plus a `run.sh`, to carry to a GPU machine.
 
+mod gpu_pack;
 mod tools;
 
 use std::process::{Command, ExitCode};
@@ -13,12 +15,13 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("test") => test(&args[1..]),
+        Some("gpu-pack") => gpu_pack::pack(),
         Some("tools") => tools::ensure().map(|t| {
             for (var, path) in t.env() {
                 println!("export {var}={}", path.display());
             }
         }),
-        _ => Err("usage: cargo xtask <test [cargo test args] | tools>".to_owned()),
+        _ => Err("usage: cargo xtask <test [cargo test args] | tools | gpu-pack>".to_owned()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -59,7 +62,7 @@ fn test(extra: &[String]) -> Result<(), String> {
     run(&mut cmd)
 }
 
-fn cargo() -> String {
+pub fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
 }
 

@@ -143,10 +143,12 @@ pub fn derive_device_repr(input: TokenStream) -> TokenStream {
             #(#offsets)*
             layout
         }};
-        let writes = field_layouts.iter().zip(&members).map(|(layout, member)| {
+        let writes = fields.iter().zip(&field_layouts).zip(&members).map(|((field, layout), member)| {
+            let ty = &field.ty;
+            let write = quote_spanned!(ty.span()=> <#ty as ::ptx_runtime::DeviceRepr>::write_bytes);
             quote! {
                 let s = s.field(#layout);
-                ::ptx_runtime::DeviceRepr::write_bytes(&self.#member, &mut out[s.last_offset..]);
+                #write(&self.#member, &mut out[s.last_offset..]);
             }
         });
         let write = quote! {

@@ -4,12 +4,12 @@
 //! mod k {
 //!     pub const PTX: &str;    // complete module: header, reachable device functions, `.entry`
 //!     pub const ENTRY: &str;  // the `.entry` symbol
+//!     pub static KERNEL: Kernel;
+//!     pub fn launch(stream, config, args...) -> Result<()>;  // `unsafe` with raw pointers
 //! }
 //! ```
-//!
-//! (The runtime adds its launcher to this module here.)
 
-use super::{abi_checks, dyn_smem_decl, isa_tokens, node_list, symbol_const, target_tokens, Compiled};
+use super::{abi_checks, dyn_smem_decl, isa_tokens, launch, node_list, symbol_const, target_tokens, Compiled};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -26,7 +26,8 @@ pub fn expand(c: Compiled) -> TokenStream {
     let dyn_smem = dyn_smem_decl();
     let prototype = c.prototype.pieces();
     let body = c.body.pieces();
-    let doc = format!("PTX for the kernel [`{ident}`](fn@{ident}).");
+    let launcher = launch::launcher(&c);
+    let doc = format!("PTX and launcher for the kernel [`{ident}`](fn@{ident}).");
     quote! {
         #[doc = #doc]
         #[allow(unused_imports, non_snake_case, non_upper_case_globals)]
@@ -49,6 +50,11 @@ pub fn expand(c: Compiled) -> TokenStream {
                 #(#body,)*
                 ::ptx_runtime::__private::Piece::Str("\n"),
             ];
+
+            /// The kernel as the runtime sees it: its module is loaded once per device.
+            pub static KERNEL: ::ptx_runtime::Kernel = ::ptx_runtime::Kernel::new(PTX, ENTRY);
+
+            #launcher
 
             #abi
             #(#checks)*

@@ -12,6 +12,7 @@
 mod derive;
 mod device_fn;
 mod kernel;
+mod launch;
 
 pub use derive::derive_device_repr;
 
@@ -51,6 +52,7 @@ pub fn device_api(args: TokenStream, item_tokens: TokenStream) -> TokenStream {
 /// Everything the item-specific expansions need.
 pub struct Compiled {
     pub item: syn::ItemFn,
+    pub sig: Signature,
     pub args: Args,
     pub no_mangle: bool,
     pub types: SigTypes,
@@ -82,6 +84,9 @@ fn first_round(kind: FnKind, args: TokenStream, item_tokens: TokenStream) -> Tok
         }
     };
     attrs::take_no_mangle(&mut item.attrs);
+    // Keep the function so rustc goes on checking the rest of the crate against it, less what
+    // rustc would report a second time (a variadic signature is an error of ours already).
+    item.sig.variadic = None;
     let replay = match kind {
         FnKind::Device => {
             let info = Info::Fn(FnInfo {
@@ -141,13 +146,18 @@ fn round(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_tokens
     let no_mangle = attrs::take_no_mangle(&mut item.attrs);
     check::ascii_name(&item.sig.ident, &mut errors);
     let sig = Signature::parse(&item.sig, kind, &mut errors);
-    if !errors.is_empty() {
-        // Signature errors are reported by the first round only.
-        return if first { errors.to_compile_errors() } else { quote!() };
-    }
     let env = Env::new(found);
     let mut needs = Needs::default();
-    let checked = front::check(&item.block, &sig, &item.sig, kind, &env, &mut needs, &mut errors);
+    if !errors.is_empty() {
+        // Signature errors are reported by the first round, with the body's own errors (those
+        // that do not wait for a fetch).
+        if first {
+            front::check(&item.block, &sig, &item.sig, kind, &env, &mut needs, &mut errors, true);
+            return errors.to_compile_errors();
+        }
+        return quote!();
+    }
+    let checked = front::check(&item.block, &sig, &item.sig, kind, &env, &mut needs, &mut errors, false);
     if !needs.is_empty() {
         let state = chain::state(kind_name(kind), &args, &item_tokens);
         return chain::fetch(&needs.paths, state, found_tokens);
@@ -165,6 +175,7 @@ fn round(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_tokens
         prototype: crate::back::ptx::prototype(kind, &types),
         body: crate::back::ptx::body(&lowered.func),
         item,
+        sig,
         args: parsed_args,
         no_mangle,
         types,

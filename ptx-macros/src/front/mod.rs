@@ -80,6 +80,7 @@ pub fn check(
     env: &Env,
     needs: &mut Needs,
     errors: &mut Errors,
+    signature_reported: bool,
 ) -> Option<Checked> {
     let mut c = Checker {
         errors,
@@ -115,6 +116,10 @@ pub fn check(
         }
         let mutable = matches!(&*pt.pat, syn::Pat::Ident(pi) if pi.mutability.is_some());
         params.push(p.ident.as_ref().map(|id| c.declare(&id.to_string(), ty, mutable, id.span())));
+    }
+    if signature_reported {
+        // The signature's errors are reported already (`syntax::signature`).
+        c.errors.truncate(before);
     }
     let ret = c.ret.clone();
     let block = c.block(block, &ret);

@@ -15,8 +15,8 @@ use ptx_abi::Scalar;
 #[derive(Clone, Debug)]
 pub enum Ty {
     Scalar(Scalar),
-    /// `*const T`, `*mut T`, `&T`, `&mut T`: a 64-bit generic address (§2.3 note B).
-    Pointer { mutable: bool, pointee: Box<Ty> },
+    /// `*const T`, `*mut T` (`raw`), `&T`, `&mut T`: a 64-bit generic address (§2.3 note B).
+    Pointer { mutable: bool, raw: bool, pointee: Box<Ty> },
     /// `&[T]` / `&mut [T]`: the aggregate `{ T *ptr; size_t len; }`.
     Slice { mutable: bool, elem: Box<Ty> },
     /// `[T; N]` by value: an aggregate.
@@ -48,7 +48,7 @@ pub fn classify(ty: &syn::Type, pos: Position, errors: &mut Errors) -> Option<Ty
                 return None;
             }
             let pointee = classify(&p.elem, Position::Data, errors)?;
-            Some(Ty::Pointer { mutable: p.mutability.is_some(), pointee: Box::new(pointee) })
+            Some(Ty::Pointer { mutable: p.mutability.is_some(), raw: true, pointee: Box::new(pointee) })
         }
         syn::Type::Reference(r) => {
             if pos == Position::Data {
@@ -74,7 +74,7 @@ pub fn classify(ty: &syn::Type, pos: Position, errors: &mut Errors) -> Option<Ty
                 }
                 elem => {
                     let pointee = classify(elem, Position::Data, errors)?;
-                    Some(Ty::Pointer { mutable: r.mutability.is_some(), pointee: Box::new(pointee) })
+                    Some(Ty::Pointer { mutable: r.mutability.is_some(), raw: false, pointee: Box::new(pointee) })
                 }
             }
         }

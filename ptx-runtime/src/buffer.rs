@@ -1,0 +1,298 @@
+//! Typed device memory: [`DeviceBuffer`] owns an allocation; [`DeviceSlice`] and
+//! [`DeviceSliceMut`] view part of one.
+//!
+//! Elements are `DeviceRepr` types, laid out as the ABI says (which rustc's layout is checked
+//! to match). Uploads serialise each element with `DeviceRepr::write_bytes`, so padding bytes
+//! are zeros rather than whatever the host had there.
+
+use crate::cuda::{driver_error, CudaDevice};
+use crate::devices::CpuBackend;
+use crate::error::{Error, Result};
+use crate::repr::DeviceRepr;
+use crate::stream::{Stream, StreamInner};
+use cudarc::driver::{CudaSlice, CudaStream};
+use std::fmt;
+use std::marker::PhantomData;
+use std::ops::{Bound, RangeBounds};
+use std::sync::Arc;
+
+/// An allocation of `len` elements of `T` in device memory.
+///
+/// ```
+/// # fn main() -> ptx_runtime::Result<()> {
+/// use ptx_runtime::{Device, DeviceBuffer};
+/// let stream = Device::cpu().stream();
+/// let mut buf = DeviceBuffer::from_slice(&stream, &[1.0f32, 2.0, 3.0, 4.0])?;
+/// buf.slice_mut(1..3)?.copy_from_slice(&[20.0, 30.0])?;
+/// assert_eq!(buf.to_vec()?, [1.0, 20.0, 30.0, 4.0]);
+/// assert_eq!(buf.slice(2..)?.to_vec()?, [30.0, 4.0]);
+/// # Ok(())
+/// # }
+/// ```
+pub struct DeviceBuffer<T: DeviceRepr> {
+    pub(crate) mem: Memory,
+    len: usize,
+    _elem: PhantomData<T>,
+}
+
+pub(crate) enum Memory {
+    Cuda { device: Arc<CudaDevice>, stream: Arc<CudaStream>, slice: CudaSlice<u8> },
+    Cpu { backend: Arc<CpuBackend>, addr: u64 },
+}
+
+fn elem_size<T: DeviceRepr>() -> usize {
+    T::LAYOUT.size
+}
+
+impl<T: DeviceRepr> DeviceBuffer<T> {
+    /// `len` zeroed elements.
+    pub fn zeroed(stream: &Stream, len: usize) -> Result<DeviceBuffer<T>> {
+        let bytes = len.checked_mul(elem_size::<T>()).ok_or(Error::OutOfMemory { requested: usize::MAX })?;
+        // A zero-byte allocation is invalid in CUDA; keep one byte so every buffer has an address.
+        let alloc = bytes.max(1);
+        let mem = match &stream.inner {
+            StreamInner::Cuda(device, s) => {
+                let slice = s.alloc_zeros::<u8>(alloc).map_err(|e| match driver_error("cuMemAlloc", e) {
+                    Error::OutOfMemory { .. } => Error::OutOfMemory { requested: bytes },
+                    other => other,
+                })?;
+                Memory::Cuda { device: device.clone(), stream: s.clone(), slice }
+            }
+            StreamInner::Cpu(backend) => Memory::Cpu { backend: backend.clone(), addr: backend.device.alloc(alloc)? },
+        };
+        Ok(DeviceBuffer { mem, len, _elem: PhantomData })
+    }
+
+    /// A copy of `data` in device memory.
+    pub fn from_slice(stream: &Stream, data: &[T]) -> Result<DeviceBuffer<T>> {
+        let mut buf = DeviceBuffer::zeroed(stream, data.len())?;
+        buf.copy_from_slice(data)?;
+        Ok(buf)
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Copies `data` (exactly `len()` elements) into the buffer.
+    pub fn copy_from_slice(&mut self, data: &[T]) -> Result<()> {
+        self.as_slice_mut().copy_from_slice(data)
+    }
+
+    /// Copies the buffer into `out` (exactly `len()` elements), waiting for queued work.
+    pub fn copy_to_slice(&self, out: &mut [T]) -> Result<()> {
+        self.as_slice().copy_to_slice(out)
+    }
+
+    /// The contents, after everything queued before has finished.
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        self.as_slice().to_vec()
+    }
+
+    /// A view of the whole buffer.
+    pub fn as_slice(&self) -> DeviceSlice<'_, T> {
+        DeviceSlice { buf: self, start: 0, len: self.len }
+    }
+
+    /// A mutable view of the whole buffer.
+    pub fn as_slice_mut(&mut self) -> DeviceSliceMut<'_, T> {
+        let len = self.len;
+        DeviceSliceMut { buf: self, start: 0, len }
+    }
+
+    /// A view of `range`; `Err` when it is out of bounds.
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'_, T>> {
+        self.as_slice().into_slice(range)
+    }
+
+    /// A mutable view of `range`; `Err` when it is out of bounds.
+    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceSliceMut<'_, T>> {
+        self.as_slice_mut().into_slice_mut(range)
+    }
+
+    /// The device address of the first element (for kernels taking raw pointers).
+    pub fn device_address(&self) -> u64 {
+        match &self.mem {
+            Memory::Cuda { slice, stream, .. } => {
+                use cudarc::driver::DevicePtr;
+                let (ptr, _sync) = slice.device_ptr(stream);
+                ptr
+            }
+            Memory::Cpu { addr, .. } => *addr,
+        }
+    }
+
+    pub(crate) fn write_bytes(&mut self, byte_offset: usize, bytes: &[u8]) -> Result<()> {
+        match &mut self.mem {
+            Memory::Cuda { stream, slice, .. } => {
+                let mut dst = slice.slice_mut(byte_offset..byte_offset + bytes.len());
+                stream.memcpy_htod(bytes, &mut dst).map_err(|e| driver_error("cuMemcpyHtoD", e))
+            }
+            Memory::Cpu { backend, addr } => backend.device.write(*addr + byte_offset as u64, bytes),
+        }
+    }
+
+    pub(crate) fn read_bytes(&self, byte_offset: usize, out: &mut [u8]) -> Result<()> {
+        match &self.mem {
+            Memory::Cuda { stream, slice, .. } => {
+                let src = slice.slice(byte_offset..byte_offset + out.len());
+                stream.memcpy_dtoh(&src, out).map_err(|e| driver_error("cuMemcpyDtoH", e))?;
+                stream.synchronize().map_err(|e| driver_error("cuStreamSynchronize", e))
+            }
+            Memory::Cpu { backend, addr } => backend.device.read(*addr + byte_offset as u64, out),
+        }
+    }
+
+    /// Whether this buffer lives on the stream's device.
+    pub(crate) fn on_device_of(&self, stream: &Stream) -> bool {
+        match (&self.mem, &stream.inner) {
+            (Memory::Cuda { device, .. }, StreamInner::Cuda(d, _)) => device.ctx.cu_ctx() == d.ctx.cu_ctx(),
+            (Memory::Cpu { backend, .. }, StreamInner::Cpu(b)) => Arc::ptr_eq(backend, b),
+            _ => false,
+        }
+    }
+}
+
+impl<T: DeviceRepr> Drop for DeviceBuffer<T> {
+    fn drop(&mut self) {
+        // CUDA memory is freed by cudarc, ordered on its stream after the work that uses it.
+        if let Memory::Cpu { backend, addr } = &self.mem {
+            let _ = backend.device.free(*addr);
+        }
+    }
+}
+
+impl<T: DeviceRepr> fmt::Debug for DeviceBuffer<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "DeviceBuffer<{}>[{}]", std::any::type_name::<T>(), self.len)
+    }
+}
+
+fn bounds(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize)> {
+    let start = match range.start_bound() {
+        Bound::Included(&s) => s,
+        Bound::Excluded(&s) => s.saturating_add(1),
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e.saturating_add(1),
+        Bound::Excluded(&e) => e,
+        Bound::Unbounded => len,
+    };
+    if start > end || end > len {
+        return Err(Error::InvalidBuffer { reason: format!("range {start}..{end} out of bounds for a view of {len} elements") });
+    }
+    Ok((start, end - start))
+}
+
+fn check_len(what: &str, expected: usize, got: usize) -> Result<()> {
+    if expected != got {
+        return Err(Error::InvalidBuffer { reason: format!("{what}: the device view has {expected} elements, the host slice {got}") });
+    }
+    Ok(())
+}
+
+/// A view of elements `start..start + len` of a [`DeviceBuffer`].
+#[derive(Clone, Copy)]
+pub struct DeviceSlice<'a, T: DeviceRepr> {
+    pub(crate) buf: &'a DeviceBuffer<T>,
+    pub(crate) start: usize,
+    len: usize,
+}
+
+/// A mutable view of elements `start..start + len` of a [`DeviceBuffer`].
+pub struct DeviceSliceMut<'a, T: DeviceRepr> {
+    pub(crate) buf: &'a mut DeviceBuffer<T>,
+    pub(crate) start: usize,
+    len: usize,
+}
+
+impl<'a, T: DeviceRepr> DeviceSlice<'a, T> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// A narrower view; `range` is relative to this view.
+    pub fn into_slice(self, range: impl RangeBounds<usize>) -> Result<DeviceSlice<'a, T>> {
+        let (start, len) = bounds(range, self.len)?;
+        Ok(DeviceSlice { buf: self.buf, start: self.start + start, len })
+    }
+
+    pub fn copy_to_slice(&self, out: &mut [T]) -> Result<()> {
+        check_len("copy_to_slice", self.len, out.len())?;
+        let size = elem_size::<T>();
+        let mut bytes = vec![0u8; self.len * size];
+        self.buf.read_bytes(self.start * size, &mut bytes)?;
+        for (i, slot) in out.iter_mut().enumerate() {
+            // SAFETY: `bytes` holds `len` elements laid out as T (the ABI layout, checked equal to
+            // rustc's); the device writes only values of T.
+            *slot = unsafe { std::ptr::read_unaligned(bytes.as_ptr().add(i * size) as *const T) };
+        }
+        Ok(())
+    }
+
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        let size = elem_size::<T>();
+        let mut bytes = vec![0u8; self.len * size];
+        self.buf.read_bytes(self.start * size, &mut bytes)?;
+        // SAFETY: as in `copy_to_slice`.
+        Ok((0..self.len).map(|i| unsafe { std::ptr::read_unaligned(bytes.as_ptr().add(i * size) as *const T) }).collect())
+    }
+
+    /// The device address of the view's first element.
+    pub fn device_address(&self) -> u64 {
+        self.buf.device_address() + (self.start * elem_size::<T>()) as u64
+    }
+}
+
+impl<'a, T: DeviceRepr> DeviceSliceMut<'a, T> {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// A narrower mutable view; `range` is relative to this view.
+    pub fn into_slice_mut(self, range: impl RangeBounds<usize>) -> Result<DeviceSliceMut<'a, T>> {
+        let (start, len) = bounds(range, self.len)?;
+        Ok(DeviceSliceMut { buf: self.buf, start: self.start + start, len })
+    }
+
+    /// A shared view of the same elements.
+    pub fn as_slice(&self) -> DeviceSlice<'_, T> {
+        DeviceSlice { buf: self.buf, start: self.start, len: self.len }
+    }
+
+    /// A shorter-lived mutable view of the same elements.
+    pub fn reborrow(&mut self) -> DeviceSliceMut<'_, T> {
+        DeviceSliceMut { buf: self.buf, start: self.start, len: self.len }
+    }
+
+    pub fn copy_from_slice(&mut self, data: &[T]) -> Result<()> {
+        check_len("copy_from_slice", self.len, data.len())?;
+        let size = elem_size::<T>();
+        let mut bytes = vec![0u8; data.len() * size];
+        for (i, v) in data.iter().enumerate() {
+            v.write_bytes(&mut bytes[i * size..(i + 1) * size]);
+        }
+        self.buf.write_bytes(self.start * size, &bytes)
+    }
+
+    pub fn copy_to_slice(&self, out: &mut [T]) -> Result<()> {
+        self.as_slice().copy_to_slice(out)
+    }
+
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        self.as_slice().to_vec()
+    }
+}

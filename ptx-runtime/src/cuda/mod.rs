@@ -1,0 +1,109 @@
+//! The CUDA backend: the driver API through cudarc, loaded at run time.
+//!
+//! The crate builds and runs on machines without CUDA: before touching the driver we probe for
+//! the library (`is_culib_present`), since cudarc panics when a driver call finds none.
+//! Contexts, streams and memory use cudarc's safe layer (the device's primary context,
+//! stream-ordered allocation, event tracking across streams); modules are loaded with
+//! `cuModuleLoadDataEx` to capture the JIT's logs, and kernels launched with `cuLaunchKernel`.
+
+mod error;
+mod module;
+
+pub(crate) use error::driver_error;
+pub(crate) use module::LoadedModule;
+
+use crate::config::LaunchConfig;
+use crate::error::{Error, Result};
+use crate::kernel::{Kernel, ModuleCache};
+use cudarc::driver::{result, sys, CudaContext, CudaStream};
+use std::ffi::c_void;
+use std::sync::Arc;
+
+/// One CUDA device: its primary context and the modules loaded into it.
+pub(crate) struct CudaDevice {
+    pub ctx: Arc<CudaContext>,
+    modules: ModuleCache<LoadedModule>,
+}
+
+/// Whether a CUDA driver library can be loaded at all.
+pub(crate) fn driver_present() -> bool {
+    // SAFETY: only tries to dlopen the library.
+    unsafe { sys::is_culib_present() }
+}
+
+/// Number of CUDA devices, or why there are none to ask.
+pub(crate) fn device_count() -> Result<usize> {
+    if !driver_present() {
+        return Err(Error::NoDriver {
+            detail: "libcuda could not be loaded (no NVIDIA driver on this machine); use `Device::cpu()` to run on the CPU backend".into(),
+        });
+    }
+    result::init().map_err(|e| driver_error("cuInit", e))?;
+    let n = result::device::get_count().map_err(|e| driver_error("cuDeviceGetCount", e))?;
+    Ok(n.max(0) as usize)
+}
+
+impl CudaDevice {
+    pub fn open(ordinal: usize) -> Result<CudaDevice> {
+        let count = device_count()?;
+        if ordinal >= count {
+            return Err(Error::NoDevice { ordinal, count });
+        }
+        let ctx = CudaContext::new(ordinal).map_err(|e| driver_error("cuDevicePrimaryCtxRetain", e))?;
+        Ok(CudaDevice { ctx, modules: ModuleCache::default() })
+    }
+
+    /// A device around an existing context (cudarc interop).
+    pub fn from_context(ctx: Arc<CudaContext>) -> CudaDevice {
+        CudaDevice { ctx, modules: ModuleCache::default() }
+    }
+
+    pub fn name(&self) -> String {
+        let cc = self.ctx.compute_capability().map(|(a, b)| format!(" (sm_{a}{b})")).unwrap_or_default();
+        format!("{}{cc}", self.ctx.name().unwrap_or_else(|_| format!("CUDA device {}", self.ctx.ordinal())))
+    }
+
+    /// Loads the kernel's module into this context, once.
+    pub fn module(&self, kernel: &'static Kernel) -> Result<Arc<LoadedModule>> {
+        self.modules.get_or_load(kernel, || LoadedModule::load(&self.ctx, kernel))
+    }
+
+    pub fn modules_loaded(&self) -> usize {
+        self.modules.len()
+    }
+
+    /// Enqueues a launch on `stream`. `params` are the kernel's parameters, each exactly as the
+    /// ABI lays it out.
+    pub fn launch(&self, stream: &CudaStream, kernel: &'static Kernel, config: &LaunchConfig, params: &[Vec<u8>]) -> Result<()> {
+        let module = self.module(kernel)?;
+        self.ctx.bind_to_thread().map_err(|e| driver_error("cuCtxSetCurrent", e))?;
+        let mut pointers: Vec<*mut c_void> = params.iter().map(|p| p.as_ptr() as *mut c_void).collect();
+        let (g, b) = (config.grid, config.block);
+        // SAFETY: the function belongs to this context; `pointers` holds one pointer per
+        // parameter to bytes laid out as the `.entry` declares them, alive until the call
+        // returns (the driver copies them).
+        let status = unsafe {
+            sys::cuLaunchKernel(
+                module.function,
+                g.x,
+                g.y,
+                g.z,
+                b.x,
+                b.y,
+                b.z,
+                config.shared_bytes,
+                stream.cu_stream(),
+                pointers.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        };
+        status.result().map_err(|e| driver_error("cuLaunchKernel", e))
+    }
+}
+
+impl Drop for CudaDevice {
+    fn drop(&mut self) {
+        // Modules unload through their own Drop, with the context bound.
+        drop(self.modules.drain());
+    }
+}

@@ -1,0 +1,83 @@
+//! PTX modules JIT-compiled by the driver, with the JIT's logs.
+
+use super::error::driver_error;
+use crate::error::{Error, Result};
+use crate::kernel::Kernel;
+use cudarc::driver::{sys, CudaContext};
+use std::ffi::{c_void, CString};
+use std::sync::Arc;
+
+const LOG_BYTES: usize = 16 * 1024;
+
+/// A loaded module and the kernel's function in it.
+pub(crate) struct LoadedModule {
+    ctx: Arc<CudaContext>,
+    module: sys::CUmodule,
+    pub function: sys::CUfunction,
+    /// The JIT's informational log (ptxas's report of registers and spills, when verbose).
+    pub info_log: String,
+}
+
+// SAFETY: CUDA module and function handles may be used from any thread once the owning context
+// is current; every use binds the context first.
+unsafe impl Send for LoadedModule {}
+unsafe impl Sync for LoadedModule {}
+
+impl LoadedModule {
+    /// `cuModuleLoadDataEx` with error and info log buffers, then `cuModuleGetFunction`.
+    pub fn load(ctx: &Arc<CudaContext>, kernel: &'static Kernel) -> Result<LoadedModule> {
+        ctx.bind_to_thread().map_err(|e| driver_error("cuCtxSetCurrent", e))?;
+        let image = CString::new(kernel.ptx).map_err(|_| Error::PtxLoad { log: "the PTX text contains a NUL byte".into() })?;
+        let mut error_log = vec![0u8; LOG_BYTES];
+        let mut info_log = vec![0u8; LOG_BYTES];
+        let mut options = [
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+            sys::CUjit_option::CU_JIT_INFO_LOG_BUFFER,
+            sys::CUjit_option::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+            sys::CUjit_option::CU_JIT_LOG_VERBOSE,
+        ];
+        // The driver reads sizes and flags as pointer-sized integers stored in the value slots.
+        let mut values: [*mut c_void; 5] = [
+            error_log.as_mut_ptr() as *mut c_void,
+            LOG_BYTES as *mut c_void,
+            info_log.as_mut_ptr() as *mut c_void,
+            LOG_BYTES as *mut c_void,
+            1usize as *mut c_void,
+        ];
+        let mut module = std::ptr::null_mut();
+        // SAFETY: `image` is NUL-terminated PTX; the log buffers outlive the call and their sizes
+        // are given; the context is current.
+        let status = unsafe {
+            sys::cuModuleLoadDataEx(&mut module, image.as_ptr() as *const c_void, options.len() as u32, options.as_mut_ptr(), values.as_mut_ptr())
+        };
+        if let Err(e) = status.result() {
+            let log = c_text(&error_log);
+            let cuda = driver_error("cuModuleLoadDataEx", e);
+            return Err(Error::PtxLoad { log: if log.is_empty() { cuda.to_string() } else { format!("{cuda}\n{log}") } });
+        }
+        let name = CString::new(kernel.entry).map_err(|_| Error::PtxLoad { log: "the entry name contains a NUL byte".into() })?;
+        let mut function = std::ptr::null_mut();
+        // SAFETY: `module` was just loaded; `name` is NUL-terminated.
+        let status = unsafe { sys::cuModuleGetFunction(&mut function, module, name.as_ptr()) };
+        let loaded = LoadedModule { ctx: ctx.clone(), module, function, info_log: c_text(&info_log) };
+        status.result().map_err(|e| driver_error("cuModuleGetFunction", e))?;
+        Ok(loaded)
+    }
+}
+
+impl Drop for LoadedModule {
+    fn drop(&mut self) {
+        if self.ctx.bind_to_thread().is_ok() {
+            // SAFETY: the module was loaded in this context and is unloaded once.
+            unsafe {
+                let _ = sys::cuModuleUnload(self.module);
+            }
+        }
+    }
+}
+
+fn c_text(buf: &[u8]) -> String {
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).trim().to_owned()
+}

@@ -1,0 +1,56 @@
+//! Kernels as the runtime sees them, and the per-device cache of loaded modules.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// A kernel's PTX module and entry symbol. Each `#[kernel]` defines one as a `static`, whose
+/// address identifies the kernel: its module is loaded once per device on first launch.
+#[derive(Debug)]
+pub struct Kernel {
+    pub ptx: &'static str,
+    pub entry: &'static str,
+}
+
+impl Kernel {
+    pub const fn new(ptx: &'static str, entry: &'static str) -> Kernel {
+        Kernel { ptx, entry }
+    }
+
+    fn key(&'static self) -> usize {
+        self as *const Kernel as usize
+    }
+}
+
+/// Loaded modules of one device, by kernel.
+pub(crate) struct ModuleCache<M> {
+    loaded: Mutex<HashMap<usize, Arc<M>>>,
+}
+
+impl<M> Default for ModuleCache<M> {
+    fn default() -> Self {
+        ModuleCache { loaded: Mutex::new(HashMap::new()) }
+    }
+}
+
+impl<M> ModuleCache<M> {
+    /// The kernel's loaded module, loading it with `load` the first time.
+    pub fn get_or_load<E>(&self, kernel: &'static Kernel, load: impl FnOnce() -> Result<M, E>) -> Result<Arc<M>, E> {
+        let mut map = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = map.get(&kernel.key()) {
+            return Ok(m.clone());
+        }
+        let m = Arc::new(load()?);
+        map.insert(kernel.key(), m.clone());
+        Ok(m)
+    }
+
+    /// How many modules are loaded.
+    pub fn len(&self) -> usize {
+        self.loaded.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Every loaded module, for cleanup.
+    pub fn drain(&self) -> Vec<Arc<M>> {
+        self.loaded.lock().unwrap_or_else(|e| e.into_inner()).drain().map(|(_, m)| m).collect()
+    }
+}

@@ -1,0 +1,8 @@
+#![allow(unused)]
+
+use ptx_runtime::kernel;
+
+#[kernel]
+pub fn map(f: fn(f32) -> f32, out: &mut [f32]) {}
+
+fn main() {}

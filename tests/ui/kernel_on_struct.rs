@@ -1,0 +1,8 @@
+#![allow(unused)]
+
+use ptx_runtime::kernel;
+
+#[kernel]
+pub struct NotAFunction;
+
+fn main() {}
