@@ -5,6 +5,9 @@ mod tools;
 
 mod abi_oracle;
 mod atomics_oracle;
+mod body_corpus;
+mod body_exec;
 mod body_smoke;
+mod corpus;
 mod expansion;
 mod runtime;

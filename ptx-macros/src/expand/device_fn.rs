@@ -30,7 +30,10 @@ pub fn expand(c: Compiled) -> TokenStream {
         #[doc = #doc]
         #[allow(unused_imports, non_snake_case, non_upper_case_globals)]
         #vis mod #ident {
-            use super::*;
+            // Re-exported (each name at most as visible as it is) so callers elsewhere can
+            // name this function's signature types as `#ident::T`.
+            #[doc(no_inline)]
+            pub use super::*;
             #symbol
 
             /// The `.func` symbol.

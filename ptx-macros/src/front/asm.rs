@@ -23,7 +23,7 @@ struct OperandSyntax {
 
 impl Parse for OperandSyntax {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let dir: syn::Ident = input.parse()?;
+        let dir: syn::Ident = syn::ext::IdentExt::parse_any(input)?;
         let content;
         syn::parenthesized!(content in input);
         let ty: syn::Type = content.parse()?;

@@ -12,6 +12,7 @@ use ptx_abi::Scalar;
 use quote::{quote, ToTokens};
 use std::rc::Rc;
 use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
 
 impl<'a> Checker<'a> {
     pub fn call(&mut self, c: &syn::ExprCall) -> Expr {
@@ -61,10 +62,10 @@ impl<'a> Checker<'a> {
             Some(Info::Fn(info)) => {
                 let mut params = Vec::new();
                 for t in &info.params {
-                    params.push(self.callee_type(t, false));
+                    params.push(self.callee_type(t, &fetch_path, false));
                 }
                 let ret = match &info.ret {
-                    Some(t) => self.callee_type(t, true),
+                    Some(t) => self.callee_type(t, &fetch_path, true),
                     None => Ty::Unit,
                 };
                 let mut args = Vec::new();
@@ -111,10 +112,13 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// A type from a callee's signature (written in the callee's scope). Results are
-    /// described (fetched in this item's scope) because the caller will use them.
-    fn callee_type(&mut self, tokens: &TokenStream, describe: bool) -> Ty {
-        let Ok(t) = syn::parse2::<syn::Type>(tokens.clone()) else { return Ty::Error };
+    /// A type from a callee's signature, written in the callee's scope. A relative path is
+    /// named through the callee's generated module (`callee::T`), which re-exports the callee's
+    /// scope; results are described (fetched) because the caller will use them.
+    fn callee_type(&mut self, tokens: &TokenStream, callee: &TokenStream, describe: bool) -> Ty {
+        let Ok(mut t) = syn::parse2::<syn::Type>(tokens.clone()) else { return Ty::Error };
+        let Ok(callee) = syn::parse2::<syn::Path>(callee.clone()) else { return Ty::Error };
+        ThroughCallee(&callee).visit_type_mut(&mut t);
         let ty = self.resolve_type(&t, super::Position::Signature);
         if describe {
             self.describe(&ty, t.span())
@@ -272,4 +276,27 @@ pub fn strip_generics(path: &syn::Path) -> TokenStream {
         s.arguments = syn::PathArguments::None;
     }
     p.to_token_stream()
+}
+
+/// Rewrites relative named types (`T`, `m::T`) as `callee::T`: the generated module of a
+/// device function re-exports its parent module's names.
+struct ThroughCallee<'p>(&'p syn::Path);
+
+impl syn::visit_mut::VisitMut for ThroughCallee<'_> {
+    fn visit_type_path_mut(&mut self, tp: &mut syn::TypePath) {
+        let first = tp.path.segments.first().map(|s| s.ident.to_string()).unwrap_or_default();
+        let primitive = tp.path.segments.len() == 1 && (Scalar::from_rust_name(&first).is_some() || first == "str");
+        let relative = tp.qself.is_none()
+            && tp.path.leading_colon.is_none()
+            && !matches!(first.as_str(), "crate" | "self" | "super" | "Self" | "$crate")
+            && !primitive;
+        if relative {
+            let mut p = self.0.clone();
+            for seg in &tp.path.segments {
+                p.segments.push(seg.clone());
+            }
+            tp.path = p;
+        }
+        syn::visit_mut::visit_type_path_mut(self, tp);
+    }
 }

@@ -197,11 +197,16 @@ impl<'a> Checker<'a> {
                 self.declare("_", Ty::Error, false, p.span())
             }
         };
+        let values = constant_range(&range);
+        if values.is_some() {
+            self.unroll_candidates.insert(var, false);
+        }
         let id = self.enter_loop(f.label.as_ref(), Ty::Unit, true);
         let body = self.block(&f.body, &Ty::Unit);
         self.exit_loop();
         self.pop_scope();
-        Expr { kind: ExprKind::For { var, range: Box::new(range), body, id }, ty: Ty::Unit, span }
+        let unroll = if self.unroll_candidates.remove(&var) == Some(true) { values } else { None };
+        Expr { kind: ExprKind::For { var, range: Box::new(range), body, id, unroll }, ty: Ty::Unit, span }
     }
 
     /// `a..b`, `a..=b`, `(a..b).rev()`, `(a..b).step_by(s)` and both, in either order.
@@ -355,4 +360,34 @@ impl<'a> Checker<'a> {
         let ty = if all_never { Ty::Never } else { ty };
         Expr { kind: ExprKind::Match { scrut: Box::new(scrut), arms }, ty, span }
     }
+}
+
+/// The values of a range with literal bounds and step, when there are at most 16.
+fn constant_range(r: &ForRange) -> Option<Vec<i128>> {
+    let lit = |e: &Expr| match e.kind {
+        ExprKind::Int(v) => Some(v as i128),
+        _ => None,
+    };
+    let (a, b) = (lit(&r.start)?, lit(&r.end)?);
+    let step = match &r.step {
+        Some(s) => lit(s)?,
+        None => 1,
+    };
+    if step <= 0 {
+        return None;
+    }
+    let last = if r.inclusive { b } else { b - 1 };
+    if last < a || (last - a) / step >= 16 {
+        return if last < a { Some(Vec::new()) } else { None };
+    }
+    let mut v: Vec<i128> = if r.rev && r.step_first {
+        let top = a + (last - a) / step * step;
+        (0..).map(|k| top - k * step).take_while(|x| *x >= a).collect()
+    } else if r.rev {
+        (0..).map(|k| last - k * step).take_while(|x| *x >= a).collect()
+    } else {
+        (0..).map(|k| a + k * step).take_while(|x| *x <= last).collect()
+    };
+    v.truncate(16);
+    Some(v)
 }

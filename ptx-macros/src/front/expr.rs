@@ -51,7 +51,11 @@ impl<'a> Checker<'a> {
             syn::Expr::Repeat(r) => self.repeat(r),
             syn::Expr::Macro(m) => self.macro_expr(&m.mac),
             syn::Expr::Tuple(t) if t.elems.is_empty() => Expr { kind: ExprKind::Unit, ty: Ty::Unit, span },
-            syn::Expr::Tuple(_) => self.error(span, unsupported::TUPLE),
+            syn::Expr::Tuple(t) => {
+                let elems: Vec<Expr> = t.elems.iter().map(|e| self.expr(e)).collect();
+                let ty = Ty::Tuple(elems.iter().map(|e| e.ty.clone()).collect());
+                Expr { kind: ExprKind::Tuple(elems), ty, span }
+            }
             syn::Expr::Closure(_) => self.error(span, unsupported::CLOSURE),
             syn::Expr::Async(_) | syn::Expr::Await(_) => self.error(span, unsupported::ASYNC),
             syn::Expr::Try(_) | syn::Expr::TryBlock(_) => self.error(span, unsupported::TRY),
@@ -66,6 +70,13 @@ impl<'a> Checker<'a> {
     fn lit(&mut self, lit: &syn::Lit) -> Expr {
         let span = lit.span();
         match lit {
+            syn::Lit::Int(i) if i.base10_digits().starts_with('-') => {
+                // A negative literal (in a pattern, or from a macro): the negation of its value.
+                let positive = syn::LitInt::new(&format!("{}{}", &i.base10_digits()[1..], i.suffix()), span);
+                let x = self.lit(&syn::Lit::Int(positive));
+                let ty = x.ty.clone();
+                Expr { kind: ExprKind::Unary(super::hir::UnOp::Neg, Box::new(x)), ty, span }
+            }
             syn::Lit::Int(i) => {
                 let ty = match i.suffix() {
                     "" => self.var(VarKind::Int),
@@ -287,9 +298,20 @@ impl<'a> Checker<'a> {
             let rhs = self.expr(&a.right);
             return Expr { kind: ExprKind::Block(super::hir::Block { stmts: vec![super::hir::Stmt::Expr(rhs)], tail: None }), ty: Ty::Unit, span };
         }
+        let rhs = self.expr(&a.right);
+        if let syn::Expr::Tuple(t) = strip(&a.left) {
+            // `(a, b) = (x, y);`: a tuple of places, assigned together.
+            let places: Vec<Expr> = t.elems.iter().map(|e| self.expr(e)).collect();
+            for p in &places {
+                self.check_place(p, true);
+            }
+            let ty = Ty::Tuple(places.iter().map(|p| p.ty.clone()).collect());
+            self.expect(rhs.span, &ty, &rhs.ty);
+            let lhs = Expr { kind: ExprKind::Tuple(places), ty, span: a.left.span() };
+            return Expr { kind: ExprKind::Assign(Box::new(lhs), Box::new(rhs)), ty: Ty::Unit, span };
+        }
         let lhs = self.expr(&a.left);
         self.check_place(&lhs, true);
-        let rhs = self.expr(&a.right);
         self.expect(rhs.span, &lhs.ty, &rhs.ty);
         Expr { kind: ExprKind::Assign(Box::new(lhs), Box::new(rhs)), ty: Ty::Unit, span }
     }
@@ -310,6 +332,7 @@ impl<'a> Checker<'a> {
                 _ => self.check_place(base, write),
             },
             ExprKind::Deref(_) => true,
+            ExprKind::Tuple(xs) => xs.iter().all(|x| self.check_place(x, write)),
             _ if matches!(e.ty, Ty::Error) => true,
             _ => {
                 self.errors.at(e.span, "this expression is not a place that can be assigned");
@@ -396,6 +419,13 @@ impl<'a> Checker<'a> {
                 }
                 None => self.error(span, format!("`{}` has no field `{name}`", def.name)),
             },
+            Ty::Tuple(ts) => match name.parse::<usize>().ok().filter(|i| *i < ts.len()) {
+                Some(i) => {
+                    let ty = ts[i].clone();
+                    Expr { kind: ExprKind::Field(Box::new(base), i), ty, span }
+                }
+                None => self.error(span, format!("this tuple has no field `{name}`")),
+            },
             Ty::Vector { elem, lanes } => match VECTOR_LANES.iter().take(*lanes as usize).position(|l| *l == name) {
                 Some(i) => Expr { kind: ExprKind::Field(Box::new(base), i), ty: Ty::Scalar(*elem), span },
                 None => self.error(span, format!("this vector has no lane `{name}`")),
@@ -422,7 +452,17 @@ impl<'a> Checker<'a> {
         let elem = match self.shallow(&base.ty) {
             Ty::Slice { elem, .. } | Ty::Shared { elem, .. } => elem,
             Ty::Array { elem, .. } => {
-                if !matches!(index.kind, ExprKind::Int(_)) {
+                let unrolled = match index.kind {
+                    ExprKind::Local(v) => match self.unroll_candidates.get_mut(&v) {
+                        Some(used) => {
+                            *used = true;
+                            true
+                        }
+                        None => false,
+                    },
+                    _ => false,
+                };
+                if !matches!(index.kind, ExprKind::Int(_)) && !unrolled {
                     if let Some(local) = root_local(&base) {
                         self.mark_dynamic_index(local);
                     }

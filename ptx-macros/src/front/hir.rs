@@ -101,7 +101,9 @@ pub enum ExprKind {
     If { cond: Box<Expr>, then: Block, els: Option<Box<Expr>> },
     Loop { body: Block, id: LoopId },
     While { cond: Box<Expr>, body: Block, id: LoopId },
-    For { var: LocalId, range: Box<ForRange>, body: Block, id: LoopId },
+    /// `unroll`: the values of a short constant range whose variable indexes a local array
+    /// (unrolled, so the array stays in registers).
+    For { var: LocalId, range: Box<ForRange>, body: Block, id: LoopId, unroll: Option<Vec<i128>> },
     /// A labelled block (`'a: { ... break 'a v; }`).
     Labeled { body: Block, id: LoopId },
     Break { id: LoopId, value: Option<Box<Expr>> },
@@ -111,6 +113,8 @@ pub enum ExprKind {
     Struct { def: Rc<StructDef>, fields: Vec<(usize, Expr)>, base: Option<Box<Expr>> },
     /// A native vector built from its lanes.
     Vector(Vec<Expr>),
+    /// A tuple (in registers only).
+    Tuple(Vec<Expr>),
     Array(Vec<Expr>),
     Repeat(Box<Expr>, Len),
     Asm(Asm),

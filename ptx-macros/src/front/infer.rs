@@ -77,6 +77,7 @@ impl Infer {
             Ty::Array { elem, len } => Ty::Array { elem: Rc::new(self.resolve(&elem)), len },
             Ty::Shared { elem, len } => Ty::Shared { elem: Rc::new(self.resolve(&elem)), len },
             Ty::Range(e) => Ty::Range(Rc::new(self.resolve(&e))),
+            Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| self.resolve(t)).collect()),
             t => t,
         }
     }
@@ -132,6 +133,12 @@ impl Infer {
             }
             (Ty::Shared { elem: p, .. }, Ty::Shared { elem: q, .. }) => self.unify(p, q),
             (Ty::Range(p), Ty::Range(q)) => self.unify(p, q),
+            (Ty::Tuple(p), Ty::Tuple(q)) if p.len() == q.len() => {
+                for (a, b) in p.iter().zip(q) {
+                    self.unify(a, b)?;
+                }
+                Ok(())
+            }
             (Ty::Struct(x), Ty::Struct(y)) if x.name == y.name && x.fields.len() == y.fields.len() => Ok(()),
             (Ty::Vector { elem: e, lanes: l }, Ty::Vector { elem: f, lanes: m }) if e == f && l == m => Ok(()),
             _ => Err(Mismatch),

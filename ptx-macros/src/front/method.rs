@@ -80,6 +80,7 @@ impl<'a> Checker<'a> {
             Ty::Ptr { reference: false, mutable, pointee } => self.ptr_method(recv, mutable, &pointee, name, args, span, name_span),
             Ty::Slice { .. } | Ty::Array { .. } | Ty::Shared { .. } => self.seq_method(recv, name, args, span, name_span),
             Ty::Struct(_) | Ty::Named(_) | Ty::Vector { .. } => self.error(name_span, unsupported::METHOD_CALL_ON_USER_TYPE),
+            Ty::Var(_) if mentions_const(&recv) => self.error(name_span, format!("can't call method `{name}` here: the type of a constant defined outside the body is not known to the device compiler until the context fixes it; bind it with a type (`let v: f32 = ...`) or cast it (`NAME as f32`)")),
             Ty::Var(_) => self.error(name_span, format!("can't call method `{name}` on a value whose type is not known yet; annotate it (`let x: u32 = ...` or a literal suffix `1u32`)")),
             Ty::Error => self.error_expr(span),
             t => self.error(name_span, format!("no method `{name}` on `{}` in device code", self.infer.resolve(&t))),
@@ -305,4 +306,11 @@ impl<'a> Checker<'a> {
             _ => self.error(name_span, format!("no method `{name}` here in device code; supported: len, is_empty, get_unchecked, get_unchecked_mut, as_ptr, as_mut_ptr (not on arrays)")),
         }
     }
+}
+
+/// Whether the expression reads a constant defined outside the body.
+fn mentions_const(e: &Expr) -> bool {
+    let mut found = false;
+    crate::lower::visit(e, &mut |x| found |= matches!(x.kind, ExprKind::Const(_)));
+    found
 }

@@ -69,6 +69,8 @@ pub struct Checker<'a> {
     pub opaque_ok: bool,
     /// `const N: T = <integer literal>;` items in the body, usable as array lengths.
     pub local_consts: HashMap<String, u64>,
+    /// Variables of short constant `for` ranges, and whether they index a local array.
+    pub unroll_candidates: HashMap<LocalId, bool>,
 }
 
 /// The checked body, or `None` when errors were reported (or knowledge must be fetched first).
@@ -99,6 +101,7 @@ pub fn check(
         in_unsafe: 0,
         opaque_ok: false,
         local_consts: HashMap::new(),
+        unroll_candidates: HashMap::new(),
     };
     let before = c.errors.len();
     c.ret = match &item_sig.output {

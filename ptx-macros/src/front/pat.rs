@@ -2,7 +2,7 @@
 
 use super::hir::{LetPat, LocalId, Pat};
 use super::ty::{Len, Ty};
-use super::{unsupported, Checker};
+use super::Checker;
 use syn::spanned::Spanned;
 
 impl<'a> Checker<'a> {
@@ -84,14 +84,45 @@ impl<'a> Checker<'a> {
                 let fields = ps.elems.iter().enumerate().map(|(i, p)| (i, self.let_pattern(p, &elem, uninit))).collect();
                 LetPat::Fields(fields)
             }
-            syn::Pat::Tuple(_) => {
-                self.errors.error(pat, unsupported::TUPLE);
-                LetPat::Wild
+            syn::Pat::Tuple(pt) => {
+                let elems = match self.shallow(ty) {
+                    Ty::Tuple(ts) if ts.len() == pt.elems.len() => ts,
+                    t @ (Ty::Var(_) | Ty::Tuple(_)) => {
+                        let ts: Vec<Ty> = pt.elems.iter().map(|_| self.var(super::infer::VarKind::General)).collect();
+                        self.expect(pt.span(), &t, &Ty::Tuple(ts.clone()));
+                        ts
+                    }
+                    Ty::Error => pt.elems.iter().map(|_| Ty::Error).collect(),
+                    _ => {
+                        self.errors.error(pat, "this tuple pattern needs a tuple value");
+                        pt.elems.iter().map(|_| Ty::Error).collect()
+                    }
+                };
+                let fields = pt.elems.iter().zip(&elems).enumerate().map(|(i, (p, t))| (i, self.let_pattern(p, t, uninit))).collect();
+                LetPat::Fields(fields)
             }
             _ => {
-                self.errors.error(pat, "this pattern is not supported in `let`; bind a name (`let x = ...`) or destructure a struct (`let S { a, b } = s;`)");
+                self.errors.error(pat, "this pattern is not supported in `let`; bind a name (`let x = ...`), a tuple (`let (a, b) = ...`) or destructure a struct (`let S { a, b } = s;`)");
+                self.declare_pattern_names(pat);
                 LetPat::Wild
             }
+        }
+    }
+
+    /// Declares every name a rejected pattern binds (as errors), so later uses do not add
+    /// errors of their own.
+    fn declare_pattern_names(&mut self, pat: &syn::Pat) {
+        struct Names(Vec<syn::Ident>);
+        impl<'ast> syn::visit::Visit<'ast> for Names {
+            fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+                self.0.push(p.ident.clone());
+                syn::visit::visit_pat_ident(self, p);
+            }
+        }
+        let mut n = Names(Vec::new());
+        syn::visit::Visit::visit_pat(&mut n, pat);
+        for id in n.0 {
+            self.declare(&id.to_string(), Ty::Error, true, id.span());
         }
     }
 

@@ -110,6 +110,7 @@ impl<'a> Checker<'a> {
                 Ty::Array { elem: Rc::new(elem), len }
             }
             syn::Type::Tuple(t) if t.elems.is_empty() => Ty::Unit,
+            syn::Type::Tuple(t) if pos == Position::Body && !in_pointer => Ty::Tuple(t.elems.iter().map(|e| self.resolve(e, pos, false)).collect()),
             syn::Type::Tuple(_) => {
                 self.errors.error(ty, unsupported::TUPLE);
                 Ty::Error

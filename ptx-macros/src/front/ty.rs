@@ -42,6 +42,9 @@ pub enum Ty {
     Shared { elem: Rc<Ty>, len: Option<Len> },
     /// A range: only as what `for` iterates over.
     Range(Rc<Ty>),
+    /// A tuple held in registers: built, destructured and read field by field inside a body,
+    /// never passed to a function or stored in memory (it has no ABI layout).
+    Tuple(Vec<Ty>),
     /// An inference variable (see `infer`).
     Var(u32),
     /// A named type whose description has not been fetched (see `link`): it can be passed
@@ -176,6 +179,16 @@ impl fmt::Display for Ty {
             Ty::Shared { elem, len: Some(_) } => write!(f, "SharedArray<{elem}>"),
             Ty::Shared { elem, len: None } => write!(f, "SharedSlice<{elem}>"),
             Ty::Range(e) => write!(f, "Range<{e}>"),
+            Ty::Tuple(ts) => {
+                f.write_str("(")?;
+                for (i, t) in ts.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                f.write_str(if ts.len() == 1 { ",)" } else { ")" })
+            }
             Ty::Var(_) => f.write_str("_"),
             Ty::Named(n) => write!(f, "{}", n.path),
             Ty::Error => f.write_str("{error}"),

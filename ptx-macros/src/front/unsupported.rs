@@ -1,7 +1,7 @@
 //! Messages for what is outside the subset: what is not supported and what to write instead.
 
 pub const STR: &str = "`&str` is not supported in device code: PTX has no string type; pass the bytes as `&[u8]`";
-pub const TUPLE: &str = "tuples are not supported in device code: they have no defined layout in the PTX ABI; use a `#[repr(C)]` struct with `#[derive(DeviceRepr)]`, or separate variables";
+pub const TUPLE: &str = "tuples have no layout in the PTX ABI: they cannot be parameters, return values or data in memory; use a `#[repr(C)]` struct with `#[derive(DeviceRepr)]` (tuples inside a body, `let (a, b) = (x, y);`, are fine)";
 pub const DYN: &str = "trait objects (`dyn Trait`) are not supported in device code: there is no dynamic dispatch on the device; use a concrete type and call a `#[device_fn]` directly";
 pub const IMPL_TRAIT: &str = "`impl Trait` is not supported in device code: there is no generic dispatch on the device; use a concrete type";
 pub const FN_POINTER: &str = "function pointers are not supported in device code; call a `#[device_fn]` directly";

@@ -106,7 +106,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             };
             let r = self.b.op1(format!("cvt.rzi{dst}{}", int_type(from)), tc, vec![a.clone()]);
             if from == Scalar::F64 || to.bits() == 64 {
-                let nan = self.b.op1(format!("testp.nan{}", int_type(from)), RegClass::Pred, vec![a]);
+                let nan = self.b.op1(format!("testp.notanumber{}", int_type(from)), RegClass::Pred, vec![a]);
                 let t = format!(".b{}", super::value::reg_width(to));
                 self.b.op1(format!("selp{t}"), tc, vec![Arg::imm(0), Arg::Reg(r), Arg::Reg(nan)])
             } else {
@@ -126,7 +126,11 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             // Widen by the source's signedness (8-bit values are already extended to 16).
             let src = if from.is_signed() { format!(".s{}", super::value::reg_width(from)) } else { format!(".u{}", super::value::reg_width(from)) };
             let dst = if from.is_signed() { format!(".s{}", to.bits()) } else { format!(".u{}", to.bits()) };
-            self.b.op1(format!("cvt{dst}{src}"), tc, vec![a])
+            let r = self.b.op1(format!("cvt{dst}{src}"), tc, vec![a.clone()]);
+            if let (RegClass::B32, RegClass::B64, Arg::Reg(n)) = (fc, tc, &a) {
+                self.widened.insert(r, (*n, from.is_signed()));
+            }
+            r
         } else {
             // Truncate.
             let dst = match to {
@@ -149,7 +153,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let bias = self.b.op1("add.s32", RegClass::B32, vec![Arg::Reg(lsb), Arg::imm(0x7fff)]);
         let rounded = self.b.op1("add.s32", RegClass::B32, vec![Arg::Reg(bits), Arg::Reg(bias)]);
         let hi = self.b.op1("shr.u32", RegClass::B32, vec![Arg::Reg(rounded), Arg::imm(16)]);
-        let nan = self.b.op1("testp.nan.f32", RegClass::Pred, vec![f]);
+        let nan = self.b.op1("testp.notanumber.f32", RegClass::Pred, vec![f]);
         let sel = self.b.op1("selp.b32", RegClass::B32, vec![Arg::imm(0x7fc0), Arg::Reg(hi), Arg::Reg(nan)]);
         self.b.op1("cvt.u16.u32", RegClass::B16, vec![Arg::Reg(sel)])
     }

@@ -313,6 +313,22 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         Val::Unit
     }
 
+    /// A short constant range, unrolled: the body once per value, the variable a constant.
+    pub fn unrolled_for(&mut self, var: LocalId, ty: &Ty, values: &[i128], body: &Block, id: LoopId, span: Span) -> Val {
+        let Ty::Scalar(s) = self.ty(ty) else { return Val::Unit };
+        let exit = self.b.new_block();
+        for v in values {
+            let next = self.b.new_block();
+            self.loops.insert(id, LoopTarget { brk: exit, cont: Some(next), result: None });
+            self.bind_local(var, Some(Val::S(int_imm(*v as u128, s))), span);
+            self.block(body);
+            self.b.terminate(Term::Jump(next));
+            self.b.switch_to(next);
+        }
+        self.b.jump_to(exit);
+        Val::Unit
+    }
+
     pub fn match_expr(&mut self, scrut: &Expr, arms: &[Arm], ty: &Ty) -> Val {
         let sv = self.expr(scrut);
         if matches!(sv, Val::Never) {

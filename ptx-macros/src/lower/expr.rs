@@ -38,7 +38,14 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             ExprKind::Assign(place, value) => {
                 let v = self.expr(value);
                 let v = self.stabilize(v);
-                self.assign(place, v);
+                match &place.kind {
+                    ExprKind::Tuple(places) => {
+                        for (i, p) in places.iter().enumerate() {
+                            self.assign(p, v.field(i));
+                        }
+                    }
+                    _ => self.assign(place, v),
+                }
                 Val::Unit
             }
             ExprKind::OpAssign(op, place, value) => self.op_assign(*op, place, value, e.span),
@@ -55,7 +62,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             ExprKind::If { cond, then, els } => self.if_expr(cond, then, els.as_deref(), &e.ty),
             ExprKind::Loop { body, id } => self.loop_expr(body, *id, &e.ty),
             ExprKind::While { cond, body, id } => self.while_expr(cond, body, *id),
-            ExprKind::For { var, range, body, id } => self.for_expr(*var, range, body, *id, e.span),
+            ExprKind::For { var, body, id, unroll: Some(values), range } => self.unrolled_for(*var, &range.start.ty, values, body, *id, e.span),
+            ExprKind::For { var, range, body, id, unroll: None } => self.for_expr(*var, range, body, *id, e.span),
             ExprKind::Labeled { body, id } => self.labeled(body, *id, &e.ty),
             ExprKind::Break { id, value } => self.break_expr(*id, value.as_deref()),
             ExprKind::Continue { id } => self.continue_expr(*id),
@@ -81,7 +89,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 let vals = vals.into_iter().enumerate().map(|(i, v)| v.unwrap_or_else(|| base.as_ref().map(|b| b.field(i)).unwrap_or(Val::Unit))).collect();
                 Val::Agg(vals)
             }
-            ExprKind::Vector(xs) | ExprKind::Array(xs) => {
+            ExprKind::Vector(xs) | ExprKind::Array(xs) | ExprKind::Tuple(xs) => {
                 let mut vals = Vec::new();
                 for x in xs {
                     let v = self.expr(x);
@@ -132,7 +140,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             }
         };
         let piece = quote_spanned_const(span, quote!({
-            const __V: #t = #tokens;
+            const __V: #t = (#tokens) as #t;
             ::ptx_runtime::__private::Piece::Dec(#bits)
         }));
         let c = super::value::class_of(s);

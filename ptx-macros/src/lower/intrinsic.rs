@@ -521,10 +521,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             FloatOp::Copysign => reg(self.b.op1(format!("copysign{t}"), c, vec![v[1].arg(), a])),
             FloatOp::Signum => {
                 let sg = self.b.op1(format!("copysign{t}"), c, vec![a.clone(), one]);
-                let nan = self.b.op1(format!("testp.nan{t}"), RegClass::Pred, vec![a.clone()]);
+                let nan = self.b.op1(format!("testp.notanumber{t}"), RegClass::Pred, vec![a.clone()]);
                 reg(self.b.op1(format!("selp{t}"), c, vec![a, Arg::Reg(sg), Arg::Reg(nan)]))
             }
-            FloatOp::IsNan => reg(self.b.op1(format!("testp.nan{t}"), RegClass::Pred, vec![a])),
+            FloatOp::IsNan => reg(self.b.op1(format!("testp.notanumber{t}"), RegClass::Pred, vec![a])),
             FloatOp::IsInfinite => reg(self.b.op1(format!("testp.infinite{t}"), RegClass::Pred, vec![a])),
             FloatOp::IsFinite => reg(self.b.op1(format!("testp.finite{t}"), RegClass::Pred, vec![a])),
             FloatOp::IsSignNegative | FloatOp::IsSignPositive => {

@@ -22,6 +22,7 @@ mod place;
 pub mod value;
 
 pub use intrinsic::DYN_SMEM;
+pub use place::visit;
 
 use crate::front::hir::{Body, LocalId, LoopId};
 use crate::front::infer::Infer;
@@ -110,6 +111,9 @@ pub struct Lowerer<'a, 'e> {
     const_ptrs_nc: bool,
     /// The function's return registers are stored at `return`.
     ret_ty: Ty,
+    /// 64-bit registers made by widening a 32-bit one (`cvt.u64.u32`), for `mul.wide`
+    /// address arithmetic: the narrow register and whether it was signed.
+    widened: HashMap<Reg, (Reg, bool)>,
 }
 
 impl<'a, 'e> Lowerer<'a, 'e> {
@@ -129,6 +133,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             restart: Facts::default(),
             const_ptrs_nc,
             ret_ty: cx.body.ret.clone(),
+            widened: HashMap::new(),
         }
     }
 

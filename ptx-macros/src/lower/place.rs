@@ -197,23 +197,15 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         (Arg::Reg(a), 0)
     }
 
-    /// The 32-bit register a 64-bit register was widened from by the instruction just before
-    /// (in the current block), and whether it was sign-extended.
+    /// The 32-bit register a 64-bit register was widened from (`cvt.u64.u32`), if that
+    /// register still holds the value (it is not a mutable local's), and whether it was signed.
     fn widened_from(&self, a: &Arg) -> Option<(crate::ir::Reg, bool)> {
         let Arg::Reg(r) = a else { return None };
-        let block = &self.b.func.blocks[self.b.current().0 as usize];
-        for inst in block.insts.iter().rev() {
-            if let crate::ir::InstKind::Op { opcode, args, .. } = &inst.kind {
-                if matches!(args.first(), Some(Arg::Reg(d)) if d == r) {
-                    return match (opcode.as_str(), args.get(1)) {
-                        ("cvt.u64.u32", Some(Arg::Reg(n))) => Some((*n, false)),
-                        ("cvt.s64.s32", Some(Arg::Reg(n))) => Some((*n, true)),
-                        _ => None,
-                    };
-                }
-            }
+        let (narrow, signed) = *self.widened.get(r)?;
+        if self.mutable_regs.contains(&narrow) || self.mutable_regs.contains(r) {
+            return None;
         }
-        None
+        Some((narrow, signed))
     }
 
     pub fn read(&mut self, p: &Place, ty: &Ty, span: Span) -> Val {
@@ -338,6 +330,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             }
             Ty::Shared { len: None, .. } => Val::Agg(vec![Val::Ptr(Arg::Reg(self.reg(RegClass::B32)), Space::Shared), Val::S(Arg::Reg(self.reg(RegClass::B64)))]),
             Ty::Vector { elem, lanes } => Val::Agg((0..lanes).map(|_| Val::S(Arg::Reg(self.reg(class_of(elem))))).collect()),
+            Ty::Tuple(ts) => Val::Agg(ts.iter().enumerate().map(|(i, t)| {
+                let h = space_hint.map(|h| h.field(i));
+                self.fresh(t, h.as_ref())
+            }).collect()),
             Ty::Array { elem, len: Len::Known(n) } => {
                 let hints: Vec<Option<Val>> = (0..n as usize).map(|i| space_hint.map(|h| h.field(i))).collect();
                 Val::Agg(hints.iter().map(|h| self.fresh(&elem, h.as_ref())).collect())
@@ -561,7 +557,7 @@ pub fn writes_memory(block: &Block) -> bool {
     let mut found = false;
     visit_block(block, &mut |e| {
         found |= match &e.kind {
-            ExprKind::Assign(p, _) | ExprKind::OpAssign(_, p, _) => is_memory(p),
+            ExprKind::Assign(p, _) | ExprKind::OpAssign(_, p, _) => is_memory(p) || matches!(&p.kind, ExprKind::Tuple(ps) if ps.iter().any(is_memory)),
             ExprKind::Intrinsic { op: Intrinsic::Ptr(PtrOp::Write), .. } => true,
             ExprKind::Call { .. } | ExprKind::Asm(_) => true,
             _ => false,
@@ -617,7 +613,7 @@ pub fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
                 visit(s, f);
             }
         }
-        ExprKind::Call { args, .. } | ExprKind::Intrinsic { args, .. } | ExprKind::Vector(args) | ExprKind::Array(args) => args.iter().for_each(|a| visit(a, f)),
+        ExprKind::Call { args, .. } | ExprKind::Intrinsic { args, .. } | ExprKind::Vector(args) | ExprKind::Array(args) | ExprKind::Tuple(args) => args.iter().for_each(|a| visit(a, f)),
         ExprKind::Block(b) | ExprKind::Loop { body: b, .. } | ExprKind::Labeled { body: b, .. } => visit_block(b, f),
         ExprKind::If { cond, then, els } => {
             visit(cond, f);

@@ -16,20 +16,20 @@ pub fn body(func: &Func) -> Text {
     }
     t.str("\n");
     let reachable = func.reachable();
-    // Cold blocks (a failed check's `trap`) go last, out of the way of the code that
-    // continues.
-    let cold = |b: usize| b != 0 && func.blocks[b].insts.is_empty() && matches!(func.blocks[b].term, Term::Trap);
-    let mut order: Vec<usize> = (0..func.blocks.len()).filter(|&b| reachable[b] && !cold(b)).collect();
-    order.extend((0..func.blocks.len()).filter(|&b| reachable[b] && cold(b)));
-    // Blocks that something jumps to get a label.
+    let order = layout(func, &reachable);
+    // Blocks that an emitted branch names get a label (not those only fallen into).
     let mut targeted = vec![false; func.blocks.len()];
     for (pos, &b) in order.iter().enumerate() {
-        let next = order.get(pos + 1).copied();
+        let next = order.get(pos + 1).map(|&n| BlockId(n as u32));
         match &func.blocks[b].term {
-            Term::Jump(t) if Some(t.0 as usize) != next => targeted[t.0 as usize] = true,
+            Term::Jump(t) if Some(*t) != next => targeted[t.0 as usize] = true,
             Term::Branch { if_true, if_false, .. } => {
-                targeted[if_true.0 as usize] = true;
-                targeted[if_false.0 as usize] = true;
+                if Some(*if_true) != next {
+                    targeted[if_true.0 as usize] = true;
+                }
+                if Some(*if_false) != next {
+                    targeted[if_false.0 as usize] = true;
+                }
             }
             _ => {}
         }
@@ -212,4 +212,29 @@ fn asm(t: &mut Text, template: &str, operands: &[Arg], names: &Names) {
         }
     }
     t.str(&lit);
+}
+
+/// Block order: traces that fall through to the earliest-created successor not placed yet
+/// (the `then` of an `if`, the body of a loop, the code after a passed check), and cold blocks
+/// (a failed check's `trap`) last.
+fn layout(func: &Func, reachable: &[bool]) -> Vec<usize> {
+    let n = func.blocks.len();
+    let cold = |b: usize| b != 0 && func.blocks[b].insts.is_empty() && matches!(func.blocks[b].term, Term::Trap);
+    let mut placed = vec![false; n];
+    let mut order = Vec::new();
+    let mut start = Some(0);
+    while let Some(mut b) = start {
+        loop {
+            placed[b] = true;
+            order.push(b);
+            let next = func.blocks[b].term.successors().into_iter().map(|s| s.0 as usize).filter(|&s| !placed[s] && !cold(s)).min();
+            match next {
+                Some(s) => b = s,
+                None => break,
+            }
+        }
+        start = (0..n).find(|&b| reachable[b] && !placed[b] && !cold(b));
+    }
+    order.extend((0..n).filter(|&b| reachable[b] && cold(b)));
+    order
 }

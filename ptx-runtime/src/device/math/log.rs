@@ -1,0 +1,257 @@
+//! Logarithms: `ln`, `log2`, `log10`, `ln_1p`.
+//!
+//! `x = 2^e · m` with `m` in [√½, √2); with `f = m − 1` and `s = f / (2 + f)`,
+//! `ln m = f − f²/2 + s·(f²/2 + R)`, `R = 2s²/3 + 2s⁴/5 + …` (the series of `2·atanh s`,
+//! `|s| ≤ 0.172`, to a quarter ulp), and `ln x = e·ln 2 + ln m` with a two-part `ln 2`.
+//! `f64` logarithms keep the result as a double-double (`log_dd`), which `powf` uses too.
+
+use ptx_runtime::{device_fn, DeviceRepr};
+
+const SQRT2_F32: f32 = 1.414_213_5;
+const LN2_HI_F32: f32 = 0.693_145_751_953_125;
+const LN2_LO_F32: f32 = 1.428_606_765_330_187e-6;
+const LOG2_E_F32: f32 = 1.442_695;
+const LOG10_E_F32: f32 = 0.434_294_48;
+const LOG10_2_F32: f32 = 0.301_030_01;
+const SQRT2_F64: f64 = 1.414_213_562_373_095_1;
+const LN2_HI_F64: f64 = 0.693_147_180_559_945_3;
+const LN2_LO_F64: f64 = 2.319_046_813_846_299_6e-17;
+const LOG2_E_HI: f64 = 1.442_695_040_888_963_4;
+const LOG2_E_LO: f64 = 2.035_527_374_093_103_3e-17;
+const LOG10_E_HI: f64 = 0.434_294_481_903_251_8;
+const LOG10_E_LO: f64 = 1.098_319_650_216_765e-17;
+
+/// A double-double: `hi + lo` with `|lo| ≤ ulp(hi) / 2`.
+#[derive(Clone, Copy, Debug, DeviceRepr)]
+#[repr(C)]
+pub struct DoubleF64 {
+    pub hi: f64,
+    pub lo: f64,
+}
+
+/// `ln m` for `m` in [√½, √2], `f32`.
+#[device_fn]
+pub(crate) fn ln_reduced_f32(m: f32) -> f32 {
+    let f = m - 1.0;
+    let s = f / (2.0 + f);
+    let z = s * s;
+    let r = z * z.mul_add(z.mul_add(z.mul_add(0.222_222_22, 0.285_714_3), 0.4), 0.666_666_7);
+    let hfsq = 0.5 * f * f;
+    s.mul_add(hfsq + r, f - hfsq)
+}
+
+/// `x = 2^e · m`, `m` in [√½, √2): returns `m` and sets `e` through the result of
+/// [`exponent_f32`].
+#[device_fn]
+pub(crate) fn mantissa_f32(x: f32) -> f32 {
+    let mut bits = x.to_bits();
+    if bits < 0x0080_0000 {
+        bits = (x * 16_777_216.0).to_bits();
+    }
+    let m = f32::from_bits((bits & 0x007f_ffff) | 0x3f80_0000);
+    if m > SQRT2_F32 {
+        m * 0.5
+    } else {
+        m
+    }
+}
+
+/// The `e` that goes with [`mantissa_f32`].
+#[device_fn]
+pub(crate) fn exponent_f32(x: f32) -> i32 {
+    let mut bits = x.to_bits();
+    let mut e = -127;
+    if bits < 0x0080_0000 {
+        bits = (x * 16_777_216.0).to_bits();
+        e -= 24;
+    }
+    e += (bits >> 23) as i32;
+    if f32::from_bits((bits & 0x007f_ffff) | 0x3f80_0000) > SQRT2_F32 {
+        e += 1;
+    }
+    e
+}
+
+/// `ln x` (`f32::ln`).
+#[device_fn]
+pub fn ln_f32(x: f32) -> f32 {
+    if x.is_nan() || x < 0.0 {
+        return f32::NAN;
+    }
+    if x == 0.0 {
+        return f32::NEG_INFINITY;
+    }
+    if x.is_infinite() {
+        return x;
+    }
+    let e = exponent_f32(x) as f32;
+    let lm = ln_reduced_f32(mantissa_f32(x));
+    e.mul_add(LN2_HI_F32, e.mul_add(LN2_LO_F32, lm))
+}
+
+/// `log₂ x` (`f32::log2`); exact for powers of two.
+#[device_fn]
+pub fn log2_f32(x: f32) -> f32 {
+    if x.is_nan() || x < 0.0 {
+        return f32::NAN;
+    }
+    if x == 0.0 {
+        return f32::NEG_INFINITY;
+    }
+    if x.is_infinite() {
+        return x;
+    }
+    let e = exponent_f32(x) as f32;
+    let lm = ln_reduced_f32(mantissa_f32(x));
+    lm.mul_add(LOG2_E_F32, e)
+}
+
+/// `log₁₀ x` (`f32::log10`).
+#[device_fn]
+pub fn log10_f32(x: f32) -> f32 {
+    if x.is_nan() || x < 0.0 {
+        return f32::NAN;
+    }
+    if x == 0.0 {
+        return f32::NEG_INFINITY;
+    }
+    if x.is_infinite() {
+        return x;
+    }
+    let e = exponent_f32(x) as f32;
+    let lm = ln_reduced_f32(mantissa_f32(x));
+    e.mul_add(LOG10_2_F32, lm * LOG10_E_F32)
+}
+
+/// `ln(1 + x)` (`f32::ln_1p`), through `f64`.
+#[device_fn]
+pub fn ln_1p_f32(x: f32) -> f32 {
+    ln_1p_f64(x as f64) as f32
+}
+
+/// `ln x` as a double-double, for finite `x > 0`.
+#[device_fn]
+pub(crate) fn log_dd(x: f64) -> DoubleF64 {
+    let mut bits = x.to_bits();
+    let mut e: i64 = -1023;
+    if bits < 0x0010_0000_0000_0000 {
+        bits = (x * 18_014_398_509_481_984.0).to_bits();
+        e -= 54;
+    }
+    e += (bits >> 52) as i64;
+    let mut m = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000);
+    if m > SQRT2_F64 {
+        m *= 0.5;
+        e += 1;
+    }
+    let f = m - 1.0;
+    let s = f / (2.0 + f);
+    let z = s * s;
+    let mut p = z.mul_add(0.086_956_521_739_130_43, 0.095_238_095_238_095_23);
+    p = z.mul_add(p, 0.105_263_157_894_736_84);
+    p = z.mul_add(p, 0.117_647_058_823_529_41);
+    p = z.mul_add(p, 0.133_333_333_333_333_33);
+    p = z.mul_add(p, 0.153_846_153_846_153_85);
+    p = z.mul_add(p, 0.181_818_181_818_181_82);
+    p = z.mul_add(p, 0.222_222_222_222_222_22);
+    p = z.mul_add(p, 0.285_714_285_714_285_7);
+    p = z.mul_add(p, 0.4);
+    p = z.mul_add(p, 0.666_666_666_666_666_6);
+    let r = z * p;
+    // ln m = f − hfsq + s·(hfsq + r), hfsq = f²/2 split exactly into hi + lo.
+    let hf = 0.5 * f;
+    let hfsq = hf * f;
+    let hfsq_lo = hf.mul_add(f, -hfsq);
+    let v = s * (hfsq + r);
+    // (f − hfsq) exactly as a sum of two doubles.
+    let a = f - hfsq;
+    let bb = a - f;
+    let a_err = (f - (a - bb)) + (-hfsq - bb);
+    let lm_lo = a_err - hfsq_lo + v;
+    let lm_hi = a + lm_lo;
+    let lm_lo = lm_lo - (lm_hi - a);
+    // e·ln 2 as a double-double, then the sum.
+    let ef = e as f64;
+    let t_hi = ef * LN2_HI_F64;
+    let t_lo = ef.mul_add(LN2_HI_F64, -t_hi) + ef * LN2_LO_F64;
+    let hi = t_hi + lm_hi;
+    let bv = hi - t_hi;
+    let err = (t_hi - (hi - bv)) + (lm_hi - bv);
+    let lo = err + t_lo + lm_lo;
+    let h = hi + lo;
+    DoubleF64 { hi: h, lo: lo - (h - hi) }
+}
+
+/// `ln x` (`f64::ln`).
+#[device_fn]
+pub fn ln_f64(x: f64) -> f64 {
+    if x.is_nan() || x < 0.0 {
+        return f64::NAN;
+    }
+    if x == 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    if x.is_infinite() {
+        return x;
+    }
+    let l = log_dd(x);
+    l.hi + l.lo
+}
+
+/// `log₂ x` (`f64::log2`); exact for powers of two.
+#[device_fn]
+pub fn log2_f64(x: f64) -> f64 {
+    if x.is_nan() || x < 0.0 {
+        return f64::NAN;
+    }
+    if x == 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    if x.is_infinite() {
+        return x;
+    }
+    let l = log_dd(x);
+    let hi = l.hi * LOG2_E_HI;
+    let lo = l.hi.mul_add(LOG2_E_HI, -hi) + l.hi.mul_add(LOG2_E_LO, l.lo * LOG2_E_HI);
+    hi + lo
+}
+
+/// `log₁₀ x` (`f64::log10`).
+#[device_fn]
+pub fn log10_f64(x: f64) -> f64 {
+    if x.is_nan() || x < 0.0 {
+        return f64::NAN;
+    }
+    if x == 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    if x.is_infinite() {
+        return x;
+    }
+    let l = log_dd(x);
+    let hi = l.hi * LOG10_E_HI;
+    let lo = l.hi.mul_add(LOG10_E_HI, -hi) + l.hi.mul_add(LOG10_E_LO, l.lo * LOG10_E_HI);
+    hi + lo
+}
+
+/// `ln(1 + x)` (`f64::ln_1p`), accurate near 0.
+#[device_fn]
+pub fn ln_1p_f64(x: f64) -> f64 {
+    if x.is_nan() || x < -1.0 {
+        return f64::NAN;
+    }
+    if x == -1.0 {
+        return f64::NEG_INFINITY;
+    }
+    if x.is_infinite() {
+        return x;
+    }
+    let u = 1.0 + x;
+    if u == 1.0 {
+        return x;
+    }
+    // ln(u) · x / (u − 1) corrects for the rounding of 1 + x.
+    let l = log_dd(u);
+    let d = u - 1.0;
+    (l.hi + l.lo) * (x / d)
+}
