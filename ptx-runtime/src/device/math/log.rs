@@ -24,7 +24,7 @@ const LOG10_E_LO: f64 = 1.098_319_650_216_765e-17;
 /// A double-double: `hi + lo` with `|lo| ≤ ulp(hi) / 2`.
 #[derive(Clone, Copy, Debug, DeviceRepr)]
 #[repr(C)]
-pub struct DoubleF64 {
+pub(crate) struct DoubleF64 {
     pub hi: f64,
     pub lo: f64,
 }

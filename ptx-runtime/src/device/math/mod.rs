@@ -28,7 +28,7 @@ pub mod exp;
 pub mod hyper;
 pub mod log;
 pub mod pow;
-pub mod reduce;
+pub(crate) mod reduce;
 pub mod trig;
 
 pub use atan::{acos_f32, acos_f64, asin_f32, asin_f64, atan2_f32, atan2_f64, atan_f32, atan_f64};

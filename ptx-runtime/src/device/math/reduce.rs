@@ -18,7 +18,7 @@ const PIO2_LO: f64 = 6.123_233_995_736_766e-17;
 /// `x ≈ (4k + q)·π/2 + hi + lo`.
 #[derive(Clone, Copy, Debug, DeviceRepr)]
 #[repr(C)]
-pub struct Reduced {
+pub(crate) struct Reduced {
     pub q: u32,
     pub hi: f64,
     pub lo: f64,
@@ -74,7 +74,7 @@ pub(crate) fn two_over_pi_word(i: u32) -> u32 {
 
 /// Reduces a finite `x`; exact quadrant, `r` to about 2^-100 relative.
 #[device_fn]
-pub fn rem_pio2(x: f64) -> Reduced {
+pub(crate) fn rem_pio2(x: f64) -> Reduced {
     let ax = x.abs();
     if ax < 5_000_000.0 {
         // Cody–Waite: k < 2^22, each k·PIO2_i exact; the first difference exact by Sterbenz.
