@@ -8,6 +8,7 @@ mod atomics_oracle;
 mod body_corpus;
 mod body_exec;
 mod body_smoke;
+mod body_subset;
 mod corpus;
 mod expansion;
 mod runtime;

@@ -79,6 +79,9 @@ pub enum IntOp {
     WrappingSub,
     WrappingMul,
     WrappingNeg,
+    /// `wrapping_div` / `wrapping_rem`: `MIN / -1` wraps instead of stopping the kernel.
+    WrappingDiv,
+    WrappingRem,
     SaturatingAdd,
     SaturatingSub,
     Min,

@@ -124,6 +124,9 @@ impl<'a> Checker<'a> {
             "wrapping_sub" => (IntOp::WrappingSub, vec![t.clone()], t.clone()),
             "wrapping_mul" => (IntOp::WrappingMul, vec![t.clone()], t.clone()),
             "wrapping_neg" => (IntOp::WrappingNeg, vec![], t.clone()),
+            "wrapping_abs" if s.is_signed() => (IntOp::Abs, vec![], t.clone()),
+            "wrapping_div" => (IntOp::WrappingDiv, vec![t.clone()], t.clone()),
+            "wrapping_rem" => (IntOp::WrappingRem, vec![t.clone()], t.clone()),
             "saturating_add" => (IntOp::SaturatingAdd, vec![t.clone()], t.clone()),
             "saturating_sub" => (IntOp::SaturatingSub, vec![t.clone()], t.clone()),
             "min" => (IntOp::Min, vec![t.clone()], t.clone()),
@@ -151,7 +154,7 @@ impl<'a> Checker<'a> {
                 let rhs = a.remove(0);
                 return Expr { kind: ExprKind::Binary(op, Box::new(recv), Box::new(rhs)), ty: t, span };
             }
-            _ => return self.error(name_span, format!("no method `{name}` on `{t}` in device code; supported integer methods: wrapping_*, saturating_add/sub, min, max, clamp, abs, abs_diff, signum, pow, leading_zeros, trailing_zeros, count_ones, count_zeros, rotate_left/right, swap_bytes, reverse_bits, is_power_of_two, rem_euclid, div_euclid")),
+            _ => return self.error(name_span, format!("no method `{name}` on `{t}` in device code; supported integer methods: wrapping_add/sub/mul/neg/abs/div/rem/shl/shr/pow, saturating_add/sub, min, max, clamp, abs, abs_diff, signum, pow, leading_zeros, trailing_zeros, count_ones, count_zeros, rotate_left/right, swap_bytes, reverse_bits, is_power_of_two, rem_euclid, div_euclid")),
         };
         let rest = self.args_of(args, &params, name_span);
         self.intrinsic(Intrinsic::Int(op), recv, rest, ret, span)

@@ -179,6 +179,33 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         Arg::Reg(self.b.op1("and.b32", RegClass::B32, vec![n32, Arg::imm(bits as i64 - 1)]))
     }
 
+    /// `wrapping_div` / `wrapping_rem`: only division by zero stops the kernel; `MIN / -1` is
+    /// `MIN` (remainder 0).
+    pub fn wrapping_division(&mut self, rem: bool, s: Scalar, lv: &Val, rv: &Val) -> Val {
+        let t = int_type(s);
+        let c = class_of(s);
+        let (a, b) = (lv.arg(), rv.arg());
+        if !matches!(rv, Val::S(Arg::Imm(Imm::Int(n))) if *n != 0) {
+            let p = self.b.op1(format!("setp.eq{t}"), RegClass::Pred, vec![b.clone(), Arg::imm(0)]);
+            self.check_fails_if(p, Check::DivideByZero);
+        }
+        let o = if rem { "rem" } else { "div" };
+        if !s.is_signed() {
+            return Val::S(Arg::Reg(self.b.op1(format!("{o}{t}"), c, vec![a, b])));
+        }
+        // Divide by 1 instead of -1 and negate: no overflowing instruction runs.
+        let w = super::value::reg_width(s);
+        let m1 = self.b.op1(format!("setp.eq{t}"), RegClass::Pred, vec![b.clone(), Arg::imm(-1)]);
+        let safe_b = self.b.op1(format!("selp.b{w}"), c, vec![Arg::imm(1), b, Arg::Reg(m1)]);
+        let q = self.b.op1(format!("{o}{t}"), c, vec![a, Arg::Reg(safe_b)]);
+        if rem {
+            return Val::S(Arg::Reg(q));
+        }
+        let n = self.b.op1(format!("neg.s{w}"), c, vec![Arg::Reg(q)]);
+        let n = self.normalize(n, s);
+        Val::S(Arg::Reg(self.b.op1(format!("selp.b{w}"), c, vec![Arg::Reg(n), Arg::Reg(q), Arg::Reg(m1)])))
+    }
+
     /// Division by zero, and `MIN / -1` for signed types, panic in Rust: stop the kernel.
     fn division_checks(&mut self, s: Scalar, lv: &Val, rv: &Val) {
         let t = int_type(s);

@@ -227,6 +227,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             IntOp::WrappingAdd => self.binop(BinOp::Add, s, s, &v[0], &v[1], span),
             IntOp::WrappingSub => self.binop(BinOp::Sub, s, s, &v[0], &v[1], span),
             IntOp::WrappingMul => self.binop(BinOp::Mul, s, s, &v[0], &v[1], span),
+            IntOp::WrappingDiv => self.wrapping_division(false, s, &v[0], &v[1]),
+            IntOp::WrappingRem => self.wrapping_division(true, s, &v[0], &v[1]),
             IntOp::WrappingNeg => {
                 let n = self.b.op1(format!("neg.s{w}"), c, vec![a]);
                 reg(self.normalize(n, s))
