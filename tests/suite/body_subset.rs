@@ -6,14 +6,41 @@ use crate::tools::assemble;
 use ptx_runtime::device::*;
 use ptx_runtime::{kernel, DeviceBuffer, DeviceRepr, LaunchConfig, Result, Stream};
 
-/// The bytes of values, for bitwise comparison (floats and NaNs included).
-fn bytes<T: DeviceRepr>(v: &[T]) -> Vec<u8> {
-    let size = T::LAYOUT.size;
-    let mut out = vec![0u8; v.len() * size];
-    for (i, x) in v.iter().enumerate() {
-        x.write_bytes(&mut out[i * size..]);
+/// Equality for comparing device and host results: bit for bit, except that any two NaNs
+/// are the same (Rust leaves NaN payloads unspecified, and PTX produces canonical NaNs).
+pub trait Same {
+    fn same(&self, other: &Self) -> bool;
+}
+
+macro_rules! same_by_eq {
+    ($($t:ty),*) => {$(
+        impl Same for $t {
+            fn same(&self, other: &Self) -> bool {
+                self == other
+            }
+        }
+    )*};
+}
+same_by_eq!(i8, u8, i16, u16, i32, u32, i64, u64, bool);
+
+impl Same for f32 {
+    fn same(&self, other: &Self) -> bool {
+        self.to_bits() == other.to_bits() || (self.is_nan() && other.is_nan())
     }
-    out
+}
+
+impl Same for f64 {
+    fn same(&self, other: &Self) -> bool {
+        self.to_bits() == other.to_bits() || (self.is_nan() && other.is_nan())
+    }
+}
+
+impl Same for Casts {
+    fn same(&self, o: &Self) -> bool {
+        (self.i8_, self.u8_, self.i16_, self.u16_, self.i32_, self.u32_, self.i64_, self.u64_, self.flag) == (o.i8_, o.u8_, o.i16_, o.u16_, o.i32_, o.u32_, o.i64_, o.u64_, o.flag)
+            && self.f32_.same(&o.f32_)
+            && self.f64_.same(&o.f64_)
+    }
 }
 
 /// Runs a map kernel on the host (`body`) and, when the CPU backend can, on the device
@@ -27,7 +54,7 @@ fn check_map<I, O>(
 ) -> Vec<O>
 where
     I: DeviceRepr + Sync,
-    O: DeviceRepr + Default + Send + std::fmt::Debug,
+    O: DeviceRepr + Default + Send + std::fmt::Debug + Same,
 {
     assemble(name, ptx);
     let n = inputs.len();
@@ -41,10 +68,8 @@ where
         let mut out = DeviceBuffer::<O>::zeroed(&stream, n).expect("alloc");
         launch(&stream, LaunchConfig::new(blocks, 64), &inp, &mut out).unwrap_or_else(|e| panic!("{name}: {e}"));
         let dev = out.to_vec().expect("download");
-        let (d, h) = (bytes(&dev), bytes(&host_out));
-        if d != h {
-            let first = d.iter().zip(&h).position(|(a, b)| a != b).unwrap_or(0) / O::LAYOUT.size;
-            panic!("{name}: device and host differ first at element {first}: input {:?}… device {:?}, host {:?}", first, dev[first], host_out[first]);
+        if let Some(first) = dev.iter().zip(&host_out).position(|(d, h)| !d.same(h)) {
+            panic!("{name}: device and host differ first at element {first}: device {:?}, host {:?}", dev[first], host_out[first]);
         }
     }
     host_out
@@ -313,4 +338,217 @@ int_tests! {
     signed_methods_i16 => signed_i16: i16;
     signed_methods_i32 => signed_i32: i32;
     signed_methods_i64 => signed_i64: i64;
+}
+
+// ---- floats ----
+
+macro_rules! float_ops {
+    ($($name:ident: $t:ident;)*) => {$(
+        #[kernel]
+        pub fn $name(x: &[$t], out: &mut [$t]) {
+            let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+            if i >= x.len() {
+                return;
+            }
+            let a = x[i];
+            let b = x[(i * 5 + 1) % x.len()];
+            let c = x[(i * 3 + 2) % x.len()];
+            let mut r = [0.0 as $t; 16];
+            r[0] = a + b;
+            r[1] = a - b * c;
+            r[2] = a / b;
+            r[3] = a % b;
+            r[4] = -a;
+            r[5] = a.mul_add(b, c);
+            r[6] = a.sqrt() + b.abs();
+            r[7] = a.min(b) - a.max(c);
+            r[8] = a.floor() + b.ceil() * 2.0 + c.trunc() * 4.0;
+            r[9] = a.round() + b.round_ties_even() * 8.0 + c.fract();
+            r[10] = a.recip() + b.copysign(c) + a.signum();
+            r[11] = a.clamp(-1.5, 2.5) + a.to_degrees() + b.to_radians();
+            r[12] = ((a < b) as u32 + (a <= b) as u32 * 2 + (a == b) as u32 * 4 + (a != b) as u32 * 8 + (a > b) as u32 * 16 + (a >= b) as u32 * 32) as $t;
+            r[13] = (a.is_nan() as u32 + a.is_infinite() as u32 * 2 + a.is_finite() as u32 * 4 + a.is_sign_negative() as u32 * 8 + a.is_sign_positive() as u32 * 16) as $t;
+            r[14] = $t::from_bits(a.to_bits() ^ 1) + a.powi(3) + b.powi(-2);
+            let mut m = a;
+            m += b;
+            m *= c;
+            m -= 1.0;
+            m /= 3.0;
+            m %= 2.0;
+            r[15] = m;
+            for k in 0..16 {
+                out[i * 16 + k] = r[k];
+            }
+        }
+    )*};
+}
+
+float_ops! {
+    ops_f32: f32;
+    ops_f64: f64;
+}
+
+fn float_inputs() -> Vec<f64> {
+    let mut v = vec![
+        0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.7, -3.7, 1e-30, -1e-30, 1e30, 1e300, -1e300, 5e-324, 1e-310,
+        f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 0.49999999999999994, 4503599627370497.0, 123.456, -7.0,
+    ];
+    let mut s = 12345u64;
+    for _ in 0..60 {
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        v.push(f64::from_bits(s >> 2) * if s & 1 == 0 { 1.0 } else { -1.0 });
+        v.push(((s >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 20.0);
+    }
+    v
+}
+
+macro_rules! float_tests {
+    ($($test:ident => $k:ident: $t:ident;)*) => {$(
+        #[test]
+        fn $test() {
+            let inputs: Vec<$t> = float_inputs().into_iter().map(|v| v as $t).collect();
+            let n = inputs.len();
+            assemble(stringify!($k), $k::PTX);
+            let mut host_out = vec![0.0 as $t; n * 16];
+            let o = host::Disjoint::new(&mut host_out);
+            // SAFETY: each thread writes its own 16 elements.
+            host::run([n.div_ceil(64) as u32, 1, 1], [64, 1, 1], 0, || $k(&inputs, unsafe { o.get() }));
+            let Some(stream) = crate::body_exec::cpu_stream() else { return };
+            let inp = DeviceBuffer::from_slice(&stream, &inputs).unwrap();
+            let mut out = DeviceBuffer::<$t>::zeroed(&stream, n * 16).unwrap();
+            $k::launch(&stream, LaunchConfig::new(n.div_ceil(64) as u32, 64), &inp, &mut out).unwrap();
+            let dev = out.to_vec().unwrap();
+            for (j, (d, h)) in dev.iter().zip(&host_out).enumerate() {
+                // `min(0.0, -0.0) - max(..)` (result 7): Rust leaves the sign of a zero from
+                // min/max unspecified; PTX orders −0 below +0.
+                let zero_sign_free = j % 16 == 7 && *d == 0.0 && *h == 0.0;
+                assert!(d.same(h) || zero_sign_free, "{}: result {} of input {}: device {d:e}, host {h:e}", stringify!($k), j % 16, inputs[j / 16]);
+            }
+        }
+    )*};
+}
+
+float_tests! {
+    float_ops_f32 => ops_f32: f32;
+    float_ops_f64 => ops_f64: f64;
+}
+
+#[test]
+fn float_arithmetic_is_rounded_per_operation() {
+    // `a * b + c` is two roundings; only `mul_add` fuses.
+    let ptx = ops_f32::PTX;
+    assert!(ptx.contains("mul.rn.f32") && ptx.contains("add.rn.f32") && ptx.contains("sub.rn.f32") && ptx.contains("div.rn.f32"), "{ptx}");
+    assert_eq!(ptx.matches("fma.rn.f32").count(), 1, "one fma, for the one mul_add");
+    assert!(ptx.contains("sqrt.rn.f32") && ptx.contains("rcp.rn.f32"), "{ptx}");
+}
+
+// ---- casts ----
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, ptx_runtime::DeviceRepr)]
+#[repr(C)]
+pub struct Casts {
+    pub i8_: i8,
+    pub u8_: u8,
+    pub i16_: i16,
+    pub u16_: u16,
+    pub i32_: i32,
+    pub u32_: u32,
+    pub i64_: i64,
+    pub u64_: u64,
+    pub f32_: f32,
+    pub f64_: f64,
+    pub flag: bool,
+}
+
+macro_rules! cast_kernels {
+    ($($name:ident: $t:ident;)*) => {$(
+        #[kernel]
+        pub fn $name(x: &[$t], out: &mut [Casts]) {
+            let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+            if i < x.len() {
+                let v = x[i];
+                out[i] = Casts {
+                    i8_: v as i8,
+                    u8_: v as u8,
+                    i16_: v as i16,
+                    u16_: v as u16,
+                    i32_: v as i32,
+                    u32_: v as u32,
+                    i64_: v as i64,
+                    u64_: v as u64,
+                    f32_: v as f32,
+                    f64_: v as f64,
+                    flag: v as i32 > 0,
+                };
+            }
+        }
+    )*};
+}
+
+cast_kernels! {
+    casts_from_i8: i8;
+    casts_from_u8: u8;
+    casts_from_i16: i16;
+    casts_from_u16: u16;
+    casts_from_i32: i32;
+    casts_from_u32: u32;
+    casts_from_i64: i64;
+    casts_from_u64: u64;
+    casts_from_f32: f32;
+    casts_from_f64: f64;
+}
+
+#[kernel]
+pub fn casts_from_bool(x: &[u8], out: &mut [Casts]) {
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i < x.len() {
+        let b = x[i] != 0;
+        out[i] = Casts { i8_: b as i8, u8_: b as u8, i16_: b as i16, u16_: b as u16, i32_: b as i32, u32_: b as u32, i64_: b as i64, u64_: b as u64, f32_: b as u8 as f32, f64_: b as u8 as f64, flag: !b };
+    }
+}
+
+macro_rules! cast_tests {
+    ($($test:ident => $k:ident: $t:ident, $inputs:expr;)*) => {$(
+        #[test]
+        fn $test() {
+            let inputs: Vec<$t> = $inputs;
+            let got = check_map(stringify!($k), $k::PTX, &inputs, |x, o| $k(x, o), |s, c, i, o| $k::launch(s, c, i, o));
+            // The host run is Rust's `as`; spot-check the saturating float casts too.
+            for (v, c) in inputs.iter().zip(&got) {
+                assert_eq!(c.i32_, *v as i32);
+            }
+        }
+    )*};
+}
+
+cast_tests! {
+    casts_i8 => casts_from_i8: i8, edge_values(|v| v as i8, 8);
+    casts_u8 => casts_from_u8: u8, edge_values(|v| v as u8, 8);
+    casts_i16 => casts_from_i16: i16, edge_values(|v| v as i16, 16);
+    casts_u16 => casts_from_u16: u16, edge_values(|v| v as u16, 16);
+    casts_i32 => casts_from_i32: i32, edge_values(|v| v as i32, 32);
+    casts_u32 => casts_from_u32: u32, edge_values(|v| v as u32, 32);
+    casts_i64 => casts_from_i64: i64, edge_values(|v| v as i64, 64);
+    casts_u64 => casts_from_u64: u64, edge_values(|v| v as u64, 64);
+    casts_f32 => casts_from_f32: f32, float_inputs().into_iter().map(|v| v as f32).chain([3e9, -3e9, 1e19, -1e19, 255.9, 256.0, -128.9, -129.0, 65535.5, 2147483520.0, f32::NAN]).collect();
+    casts_f64 => casts_from_f64: f64, float_inputs().into_iter().chain([3e9, -3e9, 1e19, -1e19, 255.9, 256.0, -128.9, -129.0, 65535.5, 2147483647.9, 2147483648.0, -2147483648.9, 18446744073709551615.0, f64::NAN]).collect();
+}
+
+#[test]
+fn casts_bool() {
+    let got = check_map("casts_from_bool", casts_from_bool::PTX, &[0u8, 1, 2, 255, 0], |x, o| casts_from_bool(x, o), |s, c, i, o| casts_from_bool::launch(s, c, i, o));
+    let ones: Vec<(i64, f64, bool)> = got.iter().map(|c| (c.i64_, c.f64_, c.flag)).collect();
+    assert_eq!(ones, [(0, 0.0, true), (1, 1.0, false), (1, 1.0, false), (1, 1.0, false), (0, 0.0, true)]);
+}
+
+#[test]
+fn nan_casts_to_zero_whatever_the_widths() {
+    // PTX's `cvt` gives 0 for NaN only from a non-f64 source to a non-64-bit integer; the
+    // others take an explicit select.
+    let c = casts_from_f64::PTX;
+    assert!(c.contains("testp.notanumber.f64"), "{c}");
+    let got = check_map("casts_nan", casts_from_f64::PTX, &[f64::NAN, -f64::NAN], |x, o| casts_from_f64(x, o), |s, c, i, o| casts_from_f64::launch(s, c, i, o));
+    for c in got {
+        assert_eq!((c.i8_, c.u8_, c.i16_, c.u16_, c.i32_, c.u32_, c.i64_, c.u64_), (0, 0, 0, 0, 0, 0, 0, 0));
+    }
 }
