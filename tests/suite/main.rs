@@ -8,6 +8,8 @@ mod atomics_oracle;
 mod body_corpus;
 mod body_exec;
 mod body_smoke;
+mod body_memory;
+mod body_parallel;
 mod body_subset;
 mod corpus;
 mod expansion;
