@@ -5,6 +5,7 @@ mod tools;
 
 mod abi_oracle;
 mod atomics_oracle;
+mod body_calls;
 mod body_corpus;
 mod body_exec;
 mod body_smoke;

@@ -112,13 +112,14 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// A type from a callee's signature, written in the callee's scope. A relative path is
-    /// named through the callee's generated module (`callee::T`), which re-exports the callee's
-    /// scope; results are described (fetched) because the caller will use them.
+    /// A type from a callee's signature, written in the callee's scope. A name this item
+    /// mentions itself is in its scope; another relative path is named through the callee's
+    /// generated module (`callee::T`), which re-exports the callee's scope. Results are
+    /// described (fetched) because the caller will use them.
     fn callee_type(&mut self, tokens: &TokenStream, callee: &TokenStream, describe: bool) -> Ty {
         let Ok(mut t) = syn::parse2::<syn::Type>(tokens.clone()) else { return Ty::Error };
         let Ok(callee) = syn::parse2::<syn::Path>(callee.clone()) else { return Ty::Error };
-        ThroughCallee(&callee).visit_type_mut(&mut t);
+        ThroughCallee { callee: &callee, known: &self.mentioned }.visit_type_mut(&mut t);
         let ty = self.resolve_type(&t, super::Position::Signature);
         if describe {
             self.describe(&ty, t.span())
@@ -278,9 +279,12 @@ pub fn strip_generics(path: &syn::Path) -> TokenStream {
     p.to_token_stream()
 }
 
-/// Rewrites relative named types (`T`, `m::T`) as `callee::T`: the generated module of a
-/// device function re-exports its parent module's names.
-struct ThroughCallee<'p>(&'p syn::Path);
+/// Rewrites relative named types (`T`, `m::T`) as `callee::T` (the generated module of a
+/// device function re-exports its parent module's names), except names in `known`.
+struct ThroughCallee<'p> {
+    callee: &'p syn::Path,
+    known: &'p std::collections::HashSet<String>,
+}
 
 impl syn::visit_mut::VisitMut for ThroughCallee<'_> {
     fn visit_type_path_mut(&mut self, tp: &mut syn::TypePath) {
@@ -289,9 +293,10 @@ impl syn::visit_mut::VisitMut for ThroughCallee<'_> {
         let relative = tp.qself.is_none()
             && tp.path.leading_colon.is_none()
             && !matches!(first.as_str(), "crate" | "self" | "super" | "Self" | "$crate")
-            && !primitive;
+            && !primitive
+            && !self.known.contains(&first);
         if relative {
-            let mut p = self.0.clone();
+            let mut p = self.callee.clone();
             for seg in &tp.path.segments {
                 p.segments.push(seg.clone());
             }

@@ -71,6 +71,8 @@ pub struct Checker<'a> {
     pub local_consts: HashMap<String, u64>,
     /// Variables of short constant `for` ranges, and whether they index a local array.
     pub unroll_candidates: HashMap<LocalId, bool>,
+    /// The first segments of the paths the item itself writes: names in its scope.
+    pub mentioned: std::collections::HashSet<String>,
 }
 
 /// The checked body, or `None` when errors were reported (or knowledge must be fetched first).
@@ -102,6 +104,7 @@ pub fn check(
         opaque_ok: false,
         local_consts: HashMap::new(),
         unroll_candidates: HashMap::new(),
+        mentioned: mentioned_names(item_sig, block),
     };
     let before = c.errors.len();
     c.ret = match &item_sig.output {
@@ -243,4 +246,21 @@ impl<'a> Checker<'a> {
     fn exit_loop(&mut self) -> bool {
         self.loops.pop().map(|l| l.broken).unwrap_or(false)
     }
+}
+
+/// The first segment of every path in the signature and body.
+fn mentioned_names(sig: &syn::Signature, block: &syn::Block) -> std::collections::HashSet<String> {
+    struct Names(std::collections::HashSet<String>);
+    impl<'ast> syn::visit::Visit<'ast> for Names {
+        fn visit_path(&mut self, p: &'ast syn::Path) {
+            if let Some(first) = p.segments.first() {
+                self.0.insert(first.ident.to_string());
+            }
+            syn::visit::visit_path(self, p);
+        }
+    }
+    let mut n = Names(std::collections::HashSet::new());
+    syn::visit::Visit::visit_signature(&mut n, sig);
+    syn::visit::Visit::visit_block(&mut n, block);
+    n.0
 }
