@@ -3,16 +3,11 @@
 //! `x = 2^e · m` with `m` in [√½, √2); with `f = m − 1` and `s = f / (2 + f)`,
 //! `ln m = f − f²/2 + s·(f²/2 + R)`, `R = 2s²/3 + 2s⁴/5 + …` (the series of `2·atanh s`,
 //! `|s| ≤ 0.172`, to a quarter ulp), and `ln x = e·ln 2 + ln m` with a two-part `ln 2`.
-//! `f64` logarithms keep the result as a double-double (`log_dd`), which `powf` uses too.
+//! The result is kept as a double-double (`log_dd`, which `powf` uses too) and rounded once;
+//! the `f32` logarithms compute in `f64`.
 
 use ptx_runtime::{device_fn, DeviceRepr};
 
-const SQRT2_F32: f32 = 1.414_213_5;
-const LN2_HI_F32: f32 = 0.693_145_751_953_125;
-const LN2_LO_F32: f32 = 1.428_606_765_330_187e-6;
-const LOG2_E_F32: f32 = 1.442_695;
-const LOG10_E_F32: f32 = 0.434_294_48;
-const LOG10_2_F32: f32 = 0.301_030_01;
 const SQRT2_F64: f64 = 1.414_213_562_373_095_1;
 const LN2_HI_F64: f64 = 0.693_147_180_559_945_3;
 const LN2_LO_F64: f64 = 2.319_046_813_846_299_6e-17;
@@ -29,98 +24,22 @@ pub(crate) struct DoubleF64 {
     pub lo: f64,
 }
 
-/// `ln m` for `m` in [√½, √2], `f32`.
-#[device_fn]
-pub(crate) fn ln_reduced_f32(m: f32) -> f32 {
-    let f = m - 1.0;
-    let s = f / (2.0 + f);
-    let z = s * s;
-    let r = z * z.mul_add(z.mul_add(z.mul_add(0.222_222_22, 0.285_714_3), 0.4), 0.666_666_7);
-    let hfsq = 0.5 * f * f;
-    s.mul_add(hfsq + r, f - hfsq)
-}
-
-/// `x = 2^e · m`, `m` in [√½, √2): returns `m` and sets `e` through the result of
-/// [`exponent_f32`].
-#[device_fn]
-pub(crate) fn mantissa_f32(x: f32) -> f32 {
-    let mut bits = x.to_bits();
-    if bits < 0x0080_0000 {
-        bits = (x * 16_777_216.0).to_bits();
-    }
-    let m = f32::from_bits((bits & 0x007f_ffff) | 0x3f80_0000);
-    if m > SQRT2_F32 {
-        m * 0.5
-    } else {
-        m
-    }
-}
-
-/// The `e` that goes with [`mantissa_f32`].
-#[device_fn]
-pub(crate) fn exponent_f32(x: f32) -> i32 {
-    let mut bits = x.to_bits();
-    let mut e = -127;
-    if bits < 0x0080_0000 {
-        bits = (x * 16_777_216.0).to_bits();
-        e -= 24;
-    }
-    e += (bits >> 23) as i32;
-    if f32::from_bits((bits & 0x007f_ffff) | 0x3f80_0000) > SQRT2_F32 {
-        e += 1;
-    }
-    e
-}
-
-/// `ln x` (`f32::ln`).
+/// `ln x` (`f32::ln`), through `f64`.
 #[device_fn]
 pub fn ln_f32(x: f32) -> f32 {
-    if x.is_nan() || x < 0.0 {
-        return f32::NAN;
-    }
-    if x == 0.0 {
-        return f32::NEG_INFINITY;
-    }
-    if x.is_infinite() {
-        return x;
-    }
-    let e = exponent_f32(x) as f32;
-    let lm = ln_reduced_f32(mantissa_f32(x));
-    e.mul_add(LN2_HI_F32, e.mul_add(LN2_LO_F32, lm))
+    ln_f64(x as f64) as f32
 }
 
-/// `log₂ x` (`f32::log2`); exact for powers of two.
+/// `log₂ x` (`f32::log2`), through `f64`; exact for powers of two.
 #[device_fn]
 pub fn log2_f32(x: f32) -> f32 {
-    if x.is_nan() || x < 0.0 {
-        return f32::NAN;
-    }
-    if x == 0.0 {
-        return f32::NEG_INFINITY;
-    }
-    if x.is_infinite() {
-        return x;
-    }
-    let e = exponent_f32(x) as f32;
-    let lm = ln_reduced_f32(mantissa_f32(x));
-    lm.mul_add(LOG2_E_F32, e)
+    log2_f64(x as f64) as f32
 }
 
-/// `log₁₀ x` (`f32::log10`).
+/// `log₁₀ x` (`f32::log10`), through `f64`.
 #[device_fn]
 pub fn log10_f32(x: f32) -> f32 {
-    if x.is_nan() || x < 0.0 {
-        return f32::NAN;
-    }
-    if x == 0.0 {
-        return f32::NEG_INFINITY;
-    }
-    if x.is_infinite() {
-        return x;
-    }
-    let e = exponent_f32(x) as f32;
-    let lm = ln_reduced_f32(mantissa_f32(x));
-    e.mul_add(LOG10_2_F32, lm * LOG10_E_F32)
+    log10_f64(x as f64) as f32
 }
 
 /// `ln(1 + x)` (`f32::ln_1p`), through `f64`.

@@ -2,8 +2,8 @@
 //!
 //! Moderate arguments use Cody–Waite: `π/2` in four 30-bit pieces, so `k·piece` is exact for
 //! `k < 2^23`. Larger ones use Payne–Hanek: the bits of `2/π` that matter for `x`'s exponent
-//! (a 1280-bit table, six 32-bit words at a time), multiplied out in 32-bit limbs, give
-//! `x·2/π mod 4` to 64 bits of fraction; `r` comes back as a double-double.
+//! (a 1280-bit table, seven 32-bit words at a time), multiplied out in 32-bit limbs, give
+//! `x·2/π mod 4` with 128 bits of fraction; `r` comes back as a double-double.
 
 use ptx_runtime::{device_fn, DeviceRepr};
 
@@ -109,50 +109,69 @@ pub(crate) fn rem_pio2_large(x: f64) -> Reduced {
     let s = e - 32 * (j + 1);
     let m_lo = m & 0xffff_ffff;
     let m_hi = m >> 32;
-    // acc = Σ m·W[j+k]·2^(32(5−k)), in 32-bit limbs (least significant first).
-    let mut acc = [0u64; 10];
-    for k in 0..6usize {
+    // acc = Σ m·W[j+k]·2^(32(6−k)), in 32-bit limbs (least significant first): seven words,
+    // enough for 128 exact bits of fraction.
+    let mut acc = [0u64; 11];
+    for k in 0..7usize {
         let w = two_over_pi_word(j as u32 + k as u32) as u64;
         let lo = m_lo * w;
         let hi = m_hi * w;
-        let base = 5 - k;
+        let base = 6 - k;
         acc[base] += lo & 0xffff_ffff;
         acc[base + 1] += (lo >> 32) + (hi & 0xffff_ffff);
         acc[base + 2] += hi >> 32;
     }
-    for i in 0..9usize {
+    for i in 0..10usize {
         acc[i + 1] += acc[i] >> 32;
         acc[i] &= 0xffff_ffff;
     }
-    // The binary point of x·2/π is at bit 160 − s of acc.
-    let bp = (160 - s) as u32;
+    // The binary point of x·2/π is at bit 192 − s of acc.
+    let bp = (192 - s) as u32;
     let ql = (bp / 32) as usize;
     let qo = bp % 32;
     let mut q = (((acc[ql] | (acc[ql + 1] << 32)) >> qo) & 3) as u32;
-    let fl = ((bp - 64) / 32) as usize;
-    let fo = (bp - 64) % 32;
-    let frac = if fo == 0 {
-        acc[fl] | (acc[fl + 1] << 32)
-    } else {
-        (acc[fl] >> fo) | (acc[fl + 1] << (32 - fo)) | (acc[fl + 2] << (64 - fo))
-    };
-    // A fraction of a half or more counts from the next quadrant down.
-    let f = frac as i64;
-    if f < 0 {
+    let mut frac_hi = bits64(acc, bp - 64);
+    let mut frac_lo = bits64(acc, bp - 128);
+    // A fraction of a half or more counts from the next quadrant down: negate it (128 bits).
+    let below = frac_hi >> 63 != 0;
+    if below {
         q = (q + 1) & 3;
+        frac_hi = !frac_hi;
+        frac_lo = (!frac_lo).wrapping_add(1);
+        if frac_lo == 0 {
+            frac_hi = frac_hi.wrapping_add(1);
+        }
     }
-    let f_hi = f as f64;
-    let f_lo = (f.wrapping_sub(f_hi as i64)) as f64;
+    // The fraction as a double-double, times π/2.
+    let f_hi = frac_hi as f64;
+    let rest = frac_hi.wrapping_sub(f_hi as u64) as i64;
+    let f_lo = rest as f64 + frac_lo as f64 * 5.421_010_862_427_522e-20;
     let scale = 5.421_010_862_427_522e-20;
     let a = f_hi * scale;
     let b = f_lo * scale;
     let hi = a * PIO2_HI;
     let lo = a.mul_add(PIO2_HI, -hi) + a.mul_add(PIO2_LO, b * PIO2_HI);
-    let h = hi + lo;
-    let l = lo - (h - hi);
+    let mut h = hi + lo;
+    let mut l = lo - (h - hi);
+    if below {
+        h = -h;
+        l = -l;
+    }
     if negative {
         Reduced { q: (4 - q) & 3, hi: -h, lo: -l }
     } else {
         Reduced { q, hi: h, lo: l }
+    }
+}
+
+/// The 64 bits of `acc` (32-bit limbs) from bit `at` up.
+#[device_fn]
+pub(crate) fn bits64(acc: [u64; 11], at: u32) -> u64 {
+    let l = (at / 32) as usize;
+    let o = at % 32;
+    if o == 0 {
+        acc[l] | (acc[l + 1] << 32)
+    } else {
+        (acc[l] >> o) | (acc[l + 1] << (32 - o)) | (acc[l + 2] << (64 - o))
     }
 }
