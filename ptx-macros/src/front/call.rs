@@ -28,8 +28,14 @@ impl<'a> Checker<'a> {
         }
         let path = &p.path;
         let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        if segs.len() == 1 && path.leading_colon.is_none() && self.lookup(&segs[0]).is_some() {
-            return self.error(span, unsupported::CLOSURE);
+        if segs.len() == 1 && path.leading_colon.is_none() {
+            if let Some(id) = self.lookup(&segs[0]) {
+                let t = self.local(id).ty.clone();
+                if matches!(self.shallow(&t), Ty::Error) {
+                    return self.error_expr(span);
+                }
+                return self.error(span, unsupported::CLOSURE);
+            }
         }
         let last = segs.last().cloned().unwrap_or_default();
         // Things that never reach the device.
@@ -106,8 +112,8 @@ impl<'a> Checker<'a> {
                     self.expr(a);
                 }
                 self.needs.need(&fetch_path);
-                let ty = self.var(VarKind::General);
-                Expr { kind: ExprKind::Unit, ty, span }
+                // Unknown until the fetch: an error type keeps later uses quiet.
+                self.error_expr(span)
             }
         }
     }

@@ -536,6 +536,9 @@ impl<'a> Checker<'a> {
         let span = r.span();
         let x = self.expr(&r.expr);
         let len = self.array_len(&r.len);
+        if let Len::Const(_) = len {
+            return self.error(span, "local arrays need a literal length (or a `const` defined in the function body): the device compiler keeps them in registers or `.local` memory of a size it must know; lengths from constants outside the body are supported for `shared_array::<T, N>()`");
+        }
         let ty = Ty::Array { elem: Rc::new(x.ty.clone()), len: len.clone() };
         Expr { kind: ExprKind::Repeat(Box::new(x), len), ty, span }
     }

@@ -90,6 +90,12 @@ impl Infer {
     pub fn unify(&mut self, a: &Ty, b: &Ty) -> Result<(), Mismatch> {
         let (a, b) = (self.shallow(a), self.shallow(b));
         match (&a, &b) {
+            // A variable meeting an error takes it on, so later uses stay quiet.
+            (Ty::Var(v), Ty::Error) | (Ty::Error, Ty::Var(v)) => {
+                let r = self.root(*v);
+                self.bound[r as usize] = Some(Ty::Error);
+                Ok(())
+            }
             (Ty::Error, _) | (_, Ty::Error) | (Ty::Never, _) | (_, Ty::Never) => Ok(()),
             (Ty::Var(x), Ty::Var(y)) => {
                 if x == y {

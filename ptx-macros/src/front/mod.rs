@@ -132,13 +132,13 @@ pub fn check(
     for id in std::mem::take(&mut c.dynamic_index) {
         c.locals[id].in_memory = true;
     }
-    // Errors found while knowledge was still missing may be artefacts of it: report them once
-    // the fetch is done.
-    if !c.needs.is_empty() {
-        c.errors.truncate(before);
+    // What is not known yet (until a fetch) has the error type, which no check reports on:
+    // errors found now are the body's own, reported now (and the fetch waits for the fix).
+    if c.errors.len() > before {
+        c.needs.paths.clear();
         return None;
     }
-    if c.errors.len() > before {
+    if !c.needs.is_empty() {
         return None;
     }
     // Every binding's type must be known by now, as rustc requires.

@@ -34,6 +34,7 @@ impl<'a> Checker<'a> {
                     if !matches!(t, Ty::Error) {
                         self.errors.error(ps, "this pattern needs a struct value");
                     }
+                    self.declare_pattern_names(pat);
                     return LetPat::Wild;
                 };
                 let mut fields = Vec::new();
@@ -55,6 +56,7 @@ impl<'a> Checker<'a> {
                     if !matches!(t, Ty::Error) {
                         self.errors.error(ps, "this pattern needs a tuple-struct value");
                     }
+                    self.declare_pattern_names(pat);
                     return LetPat::Wild;
                 };
                 let mut fields = Vec::new();
@@ -75,7 +77,10 @@ impl<'a> Checker<'a> {
             syn::Pat::Slice(ps) => {
                 let elem = match self.shallow(ty) {
                     Ty::Array { elem, len: Len::Known(n) } if n as usize == ps.elems.len() => elem,
-                    Ty::Error => return LetPat::Wild,
+                    Ty::Error => {
+                        self.declare_pattern_names(pat);
+                        return LetPat::Wild;
+                    }
                     _ => {
                         self.errors.error(ps, "array patterns need an array of exactly that many elements");
                         return LetPat::Wild;

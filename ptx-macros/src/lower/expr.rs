@@ -103,7 +103,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 match len {
                     Len::Known(n) if *n <= 4096 => Val::Agg(vec![v; *n as usize]),
                     Len::Known(_) => self.error(e.span, "arrays in device code hold at most 4096 elements; use shared memory or a buffer"),
-                    Len::Const(_) => self.error(e.span, "local arrays need a literal length (or a `const` defined in the function body); lengths from constants outside the body are supported for `shared_array`"),
+                    Len::Const(_) => self.error(e.span, "internal: local array of constant length"),
                 }
             }
             ExprKind::Asm(a) => {

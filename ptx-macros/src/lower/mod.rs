@@ -77,6 +77,8 @@ pub fn lower(cx: &Context, errors: &mut Errors) -> Option<Lowered> {
             continue;
         }
         if errors.len() > before {
+            // Lowering errors after the first are most likely consequences of it.
+            errors.truncate(before + 1);
             return None;
         }
         let mut func = b.finish();

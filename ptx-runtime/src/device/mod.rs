@@ -35,3 +35,5 @@ pub use time::*;
 pub use warp::*;
 
 pub use crate::ptx_asm;
+#[doc(hidden)]
+pub use asm::asm_on_host;

@@ -6,7 +6,7 @@ use ptx_runtime::device::*;
 use ptx_runtime::{kernel, ptx_asm, DeviceBuffer, LaunchConfig, Result, Stream};
 
 #[kernel]
-#[allow(unreachable_code, unused_variables, unused_mut)]
+
 pub fn madd_asm(a: &[i32], b: &[i32], c: &mut [i32]) {
     let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
     if i < c.len() {
