@@ -29,3 +29,9 @@ fn smoke() {
     println!("{}", test::PTX);
     assemble("test", test::PTX);
 }
+#[test]
+fn show_corpus() {
+    if std::env::var_os("SHOW").is_none() { return; }
+    let want = std::env::var("SHOW").unwrap();
+    for c in crate::corpus::CASES { for (n, p) in c.ptx { if *n == want { println!("{p}"); } } }
+}

@@ -5,6 +5,9 @@ use super::{Arg, Block, BlockId, Func, Inst, InstKind, Reg, RegClass, Term};
 pub struct Builder {
     pub func: Func,
     cur: BlockId,
+    /// Counts changes of the current block other than falling into the continuation of a
+    /// check: values computed in the same region dominate what follows in it.
+    pub region: u64,
     /// Names handed out for function-scope declarations and call parameters.
     next_name: u32,
 }
@@ -19,7 +22,7 @@ impl Builder {
     pub fn new() -> Builder {
         let mut func = Func::default();
         func.blocks.push(Block { insts: Vec::new(), term: Term::Open });
-        Builder { func, cur: BlockId(0), next_name: 0 }
+        Builder { func, cur: BlockId(0), region: 0, next_name: 0 }
     }
 
     pub fn reg(&mut self, class: RegClass) -> Reg {
@@ -48,6 +51,18 @@ impl Builder {
 
     pub fn switch_to(&mut self, b: BlockId) {
         self.cur = b;
+        self.region += 1;
+    }
+
+    /// Continues in `b`, which only the current block reaches (the rest of a check): the
+    /// region goes on.
+    pub fn continue_in(&mut self, b: BlockId) {
+        self.cur = b;
+    }
+
+    /// Appends an instruction to the entry block (which dominates every block).
+    pub fn push_to_entry(&mut self, inst: Inst) {
+        self.func.blocks[0].insts.push(inst);
     }
 
     /// Whether the current block still takes instructions (it has not jumped or returned).

@@ -30,8 +30,21 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             Val::S(Arg::Reg(reg))
         };
         match op {
-            Intrinsic::Sreg(name) => {
+            Intrinsic::Sreg(name) if *name == "%clock" => {
                 let d = self.b.op1("mov.u32", RegClass::B32, vec![Arg::named(*name)]);
+                r(self, d)
+            }
+            Intrinsic::Sreg(name) => {
+                // Constant for the thread: read once, at the entry.
+                let d = match self.sregs.get(name) {
+                    Some(d) => *d,
+                    None => {
+                        let d = self.reg(RegClass::B32);
+                        self.b.push_to_entry(Inst::op("mov.u32", 1, vec![Arg::Reg(d), Arg::named(*name)]));
+                        self.sregs.insert(name, d);
+                        d
+                    }
+                };
                 r(self, d)
             }
             Intrinsic::Sreg64(name) => {

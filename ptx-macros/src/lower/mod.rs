@@ -116,6 +116,11 @@ pub struct Lowerer<'a, 'e> {
     /// 64-bit registers made by widening a 32-bit one (`cvt.u64.u32`), for `mul.wide`
     /// address arithmetic: the narrow register and whether it was signed.
     widened: HashMap<Reg, (Reg, bool)>,
+    /// Values already computed in the current region (see `Builder::region`): bounds checks
+    /// passed and element addresses, by a key of their operands.
+    avail: HashMap<String, (u64, Option<Reg>, Vec<Reg>)>,
+    /// Special registers read once, at the entry.
+    sregs: HashMap<&'static str, Reg>,
 }
 
 impl<'a, 'e> Lowerer<'a, 'e> {
@@ -136,6 +141,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             const_ptrs_nc,
             ret_ty: cx.body.ret.clone(),
             widened: HashMap::new(),
+            avail: HashMap::new(),
+            sregs: HashMap::new(),
         }
     }
 
@@ -204,8 +211,25 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         }
     }
 
+    /// A value computed earlier in the current region under `key`.
+    pub fn available(&self, key: &str) -> Option<Option<Reg>> {
+        match self.avail.get(key) {
+            Some((region, r, _)) if *region == self.b.region => Some(*r),
+            _ => None,
+        }
+    }
+
+    /// Records a value (or a passed check, `None`) computed from `operands` under `key`.
+    pub fn remember(&mut self, key: String, value: Option<Reg>, operands: &[crate::ir::Arg]) {
+        let mut regs = Vec::new();
+        operands.iter().for_each(|a| a.regs(&mut regs));
+        self.avail.insert(key, (self.b.region, value, regs));
+    }
+
     /// `mov` with the register's own type.
     pub fn mov(&mut self, dst: Reg, src: crate::ir::Arg) {
+        // What was computed from `dst`'s old value no longer holds.
+        self.avail.retain(|_, (_, v, regs)| !regs.contains(&dst) && *v != Some(dst));
         let t = match self.b.class(dst) {
             RegClass::Pred => "mov.pred",
             RegClass::B16 => "mov.b16",

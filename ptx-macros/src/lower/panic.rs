@@ -43,9 +43,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             None => {
                 let cur = self.b.current();
                 let b = self.b.new_block();
-                self.b.switch_to(b);
+                self.b.continue_in(b);
                 self.b.terminate(Term::Trap);
-                self.b.switch_to(cur);
+                self.b.continue_in(cur);
                 self.panics.insert(check, b);
                 b
             }
@@ -53,6 +53,6 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let _ = check.message();
         let cont = self.b.new_block();
         self.b.terminate(Term::Branch { pred, negate: false, if_true: fail, if_false: cont });
-        self.b.switch_to(cont);
+        self.b.continue_in(cont);
     }
 }

@@ -152,22 +152,41 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         }
     }
 
-    /// Stops the kernel unless `idx < len` (both `usize`).
+    /// Stops the kernel unless `idx < len` (both `usize`); once per index and length in a
+    /// region.
     fn bounds_check(&mut self, idx: &Val, len: &Arg) {
         if let (Val::S(Arg::Imm(Imm::Int(i))), Arg::Imm(Imm::Int(n))) = (idx, len) {
             if (*i as u64) < *n as u64 {
                 return;
             }
         }
+        let key = format!("bounds {:?} {:?}", idx.arg(), len);
+        if self.available(&key).is_some() {
+            return;
+        }
         let p = self.b.op1("setp.ge.u64", RegClass::Pred, vec![idx.arg(), len.clone()]);
         self.check_fails_if(p, Check::Bounds);
+        self.remember(key, None, &[idx.arg(), len.clone()]);
     }
 
-    /// `base + idx * size` in `space`: the address and a constant offset.
+    /// `base + idx * size` in `space`: the address and a constant offset (computed once per
+    /// region).
     pub fn element_addr(&mut self, base: &Arg, space: Space, idx: &Val, size: u64) -> (Arg, i64) {
         if let Val::S(Arg::Imm(Imm::Int(i))) = idx {
             return (base.clone(), i * size as i64);
         }
+        let key = format!("addr {base:?} {:?} {size} {space:?}", idx.arg());
+        if let Some(Some(r)) = self.available(&key) {
+            return (Arg::Reg(r), 0);
+        }
+        let (a, off) = self.element_addr_uncached(base, space, idx, size);
+        if let Arg::Reg(r) = a {
+            self.remember(key, Some(r), &[base.clone(), idx.arg()]);
+        }
+        (a, off)
+    }
+
+    fn element_addr_uncached(&mut self, base: &Arg, space: Space, idx: &Val, size: u64) -> (Arg, i64) {
         let idx = idx.arg();
         let shift = if size.is_power_of_two() { Some(size.trailing_zeros() as i64) } else { None };
         if space == Space::Shared {
