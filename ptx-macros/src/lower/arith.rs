@@ -273,6 +273,14 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         if matches!(l, Val::Never) {
             return Val::Never;
         }
+        if is_cheap_and_safe(rhs) {
+            // Nothing to skip: both sides, combined.
+            let lp = self.pred(&l);
+            let r = self.expr(rhs);
+            let rp = self.pred(&r);
+            let o = if and { "and.pred" } else { "or.pred" };
+            return Val::S(Arg::Reg(self.b.op1(o, RegClass::Pred, vec![Arg::Reg(lp), Arg::Reg(rp)])));
+        }
         let result = self.reg(RegClass::Pred);
         let lp = self.pred(&l);
         self.mov(result, Arg::Reg(lp));
@@ -303,9 +311,23 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 }
 
+/// An expression that cannot fail or have effects, and is cheap: evaluating it when its
+/// value is not needed (both sides of `&&`) changes nothing.
+fn is_cheap_and_safe(e: &Expr) -> bool {
+    use crate::front::hir::ExprKind as K;
+    match &e.kind {
+        K::Int(_) | K::Float(..) | K::Bool(_) | K::Local(_) | K::Const(_) => true,
+        K::Unary(_, x) | K::Cast(x) => is_cheap_and_safe(x),
+        K::Binary(op, a, b) => !matches!(op, BinOp::Div | BinOp::Rem) && is_cheap_and_safe(a) && is_cheap_and_safe(b),
+        K::Logic { lhs, rhs, .. } => is_cheap_and_safe(lhs) && is_cheap_and_safe(rhs),
+        K::Intrinsic { op: crate::front::intrinsic::Intrinsic::Sreg(_), .. } => true,
+        _ => false,
+    }
+}
+
 /// An expression without side effects or control flow, whose evaluation cannot change a
 /// local.
-fn is_simple(e: &Expr) -> bool {
+pub fn is_simple(e: &Expr) -> bool {
     use crate::front::hir::ExprKind as K;
     match &e.kind {
         K::Unit | K::Int(_) | K::Float(..) | K::Bool(_) | K::Const(_) | K::Local(_) => true,

@@ -37,7 +37,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             ExprKind::Logic { and, lhs, rhs } => self.logic(*and, lhs, rhs),
             ExprKind::Assign(place, value) => {
                 let v = self.expr(value);
-                let v = self.stabilize(v);
+                // The value is stored right away unless evaluating the place could change it.
+                let v = if super::arith::is_simple(place) { v } else { self.stabilize(v) };
                 match &place.kind {
                     ExprKind::Tuple(places) => {
                         for (i, p) in places.iter().enumerate() {
@@ -143,14 +144,20 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             const __V: #t = (#tokens) as #t;
             ::ptx_runtime::__private::Piece::Dec(#bits)
         }));
-        let c = super::value::class_of(s);
-        if c == crate::ir::RegClass::Pred {
-            let r = self.b.op1("setp.ne.u64", c, vec![Arg::Sym(Sym::Piece(piece)), Arg::imm(0)]);
-            return Val::S(Arg::Reg(r));
+        // A constant is the same everywhere: materialised once, at the entry.
+        let key = format!("const {s:?} {tokens}");
+        if let Some(r) = self.consts.get(&key) {
+            return Val::S(Arg::Reg(*r));
         }
+        let c = super::value::class_of(s);
         let r = self.reg(c);
-        let op = format!("mov{}", super::value::reg_bits(s));
-        self.b.op_into(op, r, vec![Arg::Sym(Sym::Piece(piece))]);
+        let inst = if c == crate::ir::RegClass::Pred {
+            crate::ir::Inst::op("setp.ne.u64", 1, vec![Arg::Reg(r), Arg::Sym(Sym::Piece(piece)), Arg::imm(0)])
+        } else {
+            crate::ir::Inst::op(format!("mov{}", super::value::reg_bits(s)), 1, vec![Arg::Reg(r), Arg::Sym(Sym::Piece(piece))])
+        };
+        self.b.push_to_entry(inst);
+        self.consts.insert(key, r);
         Val::S(Arg::Reg(r))
     }
 

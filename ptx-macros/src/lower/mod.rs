@@ -121,6 +121,8 @@ pub struct Lowerer<'a, 'e> {
     avail: HashMap<String, (u64, Option<Reg>, Vec<Reg>)>,
     /// Special registers read once, at the entry.
     sregs: HashMap<&'static str, Reg>,
+    /// Constants rustc evaluates, materialised once at the entry.
+    consts: HashMap<String, Reg>,
 }
 
 impl<'a, 'e> Lowerer<'a, 'e> {
@@ -143,6 +145,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             widened: HashMap::new(),
             avail: HashMap::new(),
             sregs: HashMap::new(),
+            consts: HashMap::new(),
         }
     }
 
