@@ -12,6 +12,7 @@ mod body_math;
 mod body_smoke;
 mod body_memory;
 mod body_parallel;
+mod body_quality;
 mod body_subset;
 mod corpus;
 mod expansion;
