@@ -9,7 +9,6 @@ mod body_calls;
 mod body_corpus;
 mod body_exec;
 mod body_math;
-mod body_smoke;
 mod body_memory;
 mod body_parallel;
 mod body_quality;

@@ -152,12 +152,12 @@ fn round(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_tokens
         // Signature errors are reported by the first round, with the body's own errors (those
         // that do not wait for a fetch).
         if first {
-            front::check(&item.block, &sig, &item.sig, kind, &env, &mut needs, &mut errors, true);
+            front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors, true);
             return errors.to_compile_errors();
         }
         return quote!();
     }
-    let checked = front::check(&item.block, &sig, &item.sig, kind, &env, &mut needs, &mut errors, false);
+    let checked = front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors, false);
     if !needs.is_empty() {
         let state = chain::state(kind_name(kind), &args, &item_tokens);
         return chain::fetch(&needs.paths, state, found_tokens);

@@ -84,7 +84,7 @@ impl<'a> Checker<'a> {
                     self.expect(x.span, pt, &x.ty);
                     args.push(x);
                 }
-                let callee = Rc::new(Callee { path: fetch_path, name: info.name.clone(), params, ret: ret.clone() });
+                let callee = Rc::new(Callee { path: fetch_path, ret: ret.clone() });
                 Expr { kind: ExprKind::Call { callee, args }, ty: ret, span }
             }
             Some(Info::Api(name)) => {

@@ -174,8 +174,6 @@ pub enum LetPat {
 pub struct Callee {
     /// The function's path as the caller wrote it: `<path>::NODE`, `<path>::SYMBOL`.
     pub path: TokenStream,
-    pub name: String,
-    pub params: Vec<Ty>,
     pub ret: Ty,
 }
 

@@ -76,15 +76,9 @@ impl Infer {
             Ty::Slice { mutable, elem } => Ty::Slice { mutable, elem: Rc::new(self.resolve(&elem)) },
             Ty::Array { elem, len } => Ty::Array { elem: Rc::new(self.resolve(&elem)), len },
             Ty::Shared { elem, len } => Ty::Shared { elem: Rc::new(self.resolve(&elem)), len },
-            Ty::Range(e) => Ty::Range(Rc::new(self.resolve(&e))),
             Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| self.resolve(t)).collect()),
             t => t,
         }
-    }
-
-    /// Whether the type is still an unbound variable of kind `General` (unknown so far).
-    pub fn is_unknown(&self, ty: &Ty) -> bool {
-        matches!(self.shallow(ty), Ty::Var(v) if self.kind_of(v) == VarKind::General)
     }
 
     pub fn unify(&mut self, a: &Ty, b: &Ty) -> Result<(), Mismatch> {
@@ -138,7 +132,6 @@ impl Infer {
                 self.unify(p, q)
             }
             (Ty::Shared { elem: p, .. }, Ty::Shared { elem: q, .. }) => self.unify(p, q),
-            (Ty::Range(p), Ty::Range(q)) => self.unify(p, q),
             (Ty::Tuple(p), Ty::Tuple(q)) if p.len() == q.len() => {
                 for (a, b) in p.iter().zip(q) {
                     self.unify(a, b)?;

@@ -101,8 +101,6 @@ pub enum IntOp {
     SwapBytes,
     ReverseBits,
     IsPowerOfTwo,
-    /// `mul.hi`: the high half of the full product (CUDA `__umulhi`).
-    MulHi,
     RemEuclid,
     DivEuclid,
 }
@@ -163,6 +161,4 @@ pub enum PtrOp {
     /// `write(v)`.
     Write,
     IsNull,
-    /// `cast::<U>()`: the same address, another pointee.
-    Cast,
 }

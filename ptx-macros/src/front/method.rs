@@ -168,12 +168,7 @@ impl<'a> Checker<'a> {
         if name == "powi" {
             let Some(rest) = self.args_of(args, &[Ty::Scalar(Scalar::I32)], name_span) else { return self.error_expr(span) };
             let f = format_ident!("powi_{}", if s == Scalar::F32 { "f32" } else { "f64" });
-            let callee = Rc::new(Callee {
-                path: quote!(::ptx_runtime::device::math::#f),
-                name: f.to_string(),
-                params: vec![t.clone(), Ty::Scalar(Scalar::I32)],
-                ret: t.clone(),
-            });
+            let callee = Rc::new(Callee { path: quote!(::ptx_runtime::device::math::#f), ret: t.clone() });
             let mut all = vec![recv];
             all.extend(rest);
             return Expr { kind: ExprKind::Call { callee, args: all }, ty: t, span };
@@ -222,12 +217,7 @@ impl<'a> Checker<'a> {
         let t = Ty::Scalar(s);
         let Some(rest) = self.args_of(args, &vec![t.clone(); n], name_span) else { return self.error_expr(span) };
         let f = format_ident!("{}_{}", name, if s == Scalar::F32 { "f32" } else { "f64" });
-        let callee = Rc::new(Callee {
-            path: quote!(::ptx_runtime::device::math::#f),
-            name: f.to_string(),
-            params: vec![t.clone(); n + 1],
-            ret: t.clone(),
-        });
+        let callee = Rc::new(Callee { path: quote!(::ptx_runtime::device::math::#f), ret: t.clone() });
         let mut all = vec![recv];
         all.extend(rest);
         Expr { kind: ExprKind::Call { callee, args: all }, ty: t, span }

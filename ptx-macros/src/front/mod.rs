@@ -26,7 +26,7 @@ pub mod unsupported;
 
 use crate::link::{Env, Needs};
 use crate::report::Errors;
-use crate::syntax::signature::{FnKind, Signature};
+use crate::syntax::signature::Signature;
 use hir::{Body, Expr, ExprKind, Local, LocalId, LoopId};
 use infer::{Infer, VarKind};
 use proc_macro2::Span;
@@ -51,7 +51,6 @@ pub struct Checker<'a> {
     pub infer: Infer,
     pub env: &'a Env,
     pub needs: &'a mut Needs,
-    pub kind: FnKind,
     locals: Vec<Local>,
     scopes: Vec<HashMap<String, LocalId>>,
     loops: Vec<LoopScope>,
@@ -80,7 +79,6 @@ pub fn check(
     block: &syn::Block,
     sig: &Signature,
     item_sig: &syn::Signature,
-    kind: FnKind,
     env: &Env,
     needs: &mut Needs,
     errors: &mut Errors,
@@ -91,7 +89,6 @@ pub fn check(
         infer: Infer::default(),
         env,
         needs,
-        kind,
         locals: Vec::new(),
         scopes: vec![HashMap::new()],
         loops: Vec::new(),

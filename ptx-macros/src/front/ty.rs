@@ -40,8 +40,6 @@ pub enum Ty {
     Handle,
     /// Shared memory: `SharedArray<T, N>` (a length) or `SharedSlice<T>` (dynamic, none).
     Shared { elem: Rc<Ty>, len: Option<Len> },
-    /// A range: only as what `for` iterates over.
-    Range(Rc<Ty>),
     /// A tuple held in registers: built, destructured and read field by field inside a body,
     /// never passed to a function or stored in memory (it has no ABI layout).
     Tuple(Vec<Ty>),
@@ -78,8 +76,6 @@ pub enum StructKind {
 pub struct StructDef {
     /// The type's name, for messages.
     pub name: String,
-    /// The path the item being compiled names it by.
-    pub path: TokenStream,
     pub kind: StructKind,
     pub fields: Vec<Field>,
     pub layout: Layout,
@@ -119,10 +115,6 @@ impl Ty {
         matches!(self, Ty::Scalar(Scalar::Bool))
     }
 
-    pub fn is_unit(&self) -> bool {
-        matches!(self, Ty::Unit)
-    }
-
     pub fn usize() -> Ty {
         Ty::Scalar(Scalar::U64)
     }
@@ -154,10 +146,6 @@ impl Ty {
         })
     }
 
-    /// Whether values of this type are several registers (structs, arrays, vectors, slices).
-    pub fn is_aggregate(&self) -> bool {
-        matches!(self, Ty::Struct(_) | Ty::Array { .. } | Ty::Vector { .. } | Ty::Slice { .. })
-    }
 }
 
 pub const VECTOR_LANES: [&str; 4] = ["x", "y", "z", "w"];
@@ -178,7 +166,6 @@ impl fmt::Display for Ty {
             Ty::Handle => f.write_str("handle"),
             Ty::Shared { elem, len: Some(_) } => write!(f, "SharedArray<{elem}>"),
             Ty::Shared { elem, len: None } => write!(f, "SharedSlice<{elem}>"),
-            Ty::Range(e) => write!(f, "Range<{e}>"),
             Ty::Tuple(ts) => {
                 f.write_str("(")?;
                 for (i, t) in ts.iter().enumerate() {

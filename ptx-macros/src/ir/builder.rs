@@ -115,13 +115,6 @@ impl Builder {
         self.push(Inst::op(opcode, 0, args));
     }
 
-    /// A predicated instruction without results (`@%p trap;`).
-    pub fn guarded(&mut self, pred: Reg, negate: bool, opcode: impl Into<String>, args: Vec<Arg>) {
-        let mut i = Inst::op(opcode, 0, args);
-        i.guard = Some((pred, negate));
-        self.push(i);
-    }
-
     pub fn decl(&mut self, text: crate::text::Text) {
         self.func.decls.push(text);
     }

@@ -78,10 +78,6 @@ pub enum Arg {
     Mem { base: Box<Arg>, offset: i64 },
     /// `{a, b, c, d}` for vector loads and stores.
     Vec(Vec<Arg>),
-    /// `d|p`: a result and a predicate result (`shfl.sync`).
-    Pair(Reg, Reg),
-    /// `_`: a sink for an unused result.
-    Sink,
 }
 
 impl Arg {
@@ -103,31 +99,10 @@ impl Arg {
             Arg::Reg(r) => out.push(*r),
             Arg::Mem { base, .. } => base.regs(out),
             Arg::Vec(v) => v.iter().for_each(|a| a.regs(out)),
-            Arg::Pair(a, b) => {
-                out.push(*a);
-                out.push(*b);
-            }
-            Arg::Imm(_) | Arg::Sym(_) | Arg::Sink => {}
+            Arg::Imm(_) | Arg::Sym(_) => {}
         }
     }
 
-    /// Replaces register `from` by `to` wherever it appears.
-    pub fn rename(&mut self, from: Reg, to: Reg) {
-        match self {
-            Arg::Reg(r) if *r == from => *r = to,
-            Arg::Mem { base, .. } => base.rename(from, to),
-            Arg::Vec(v) => v.iter_mut().for_each(|a| a.rename(from, to)),
-            Arg::Pair(a, b) => {
-                if *a == from {
-                    *a = to;
-                }
-                if *b == from {
-                    *b = to;
-                }
-            }
-            _ => {}
-        }
-    }
 }
 
 /// One instruction, optionally predicated (`@%p` / `@!%p`).

@@ -35,10 +35,6 @@ impl Env {
     pub fn get(&self, path: &TokenStream) -> Option<&Info> {
         self.found.get(&key(path))
     }
-
-    pub fn len(&self) -> usize {
-        self.found.len()
-    }
 }
 
 /// Paths whose replays the compiler asked for.

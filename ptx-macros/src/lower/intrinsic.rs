@@ -369,7 +369,6 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 };
                 reg(self.b.op1("setp.eq.u32", RegClass::Pred, vec![Arg::Reg(n), Arg::imm(1)]))
             }
-            IntOp::MulHi => reg(self.b.op1(format!("mul.hi{t}"), c, vec![a, v[1].arg()])),
             IntOp::RemEuclid | IntOp::DivEuclid => {
                 let r = self.binop(BinOp::Rem, s, s, &v[0], &v[1], span);
                 if !s.is_signed() {
@@ -638,7 +637,6 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 };
                 Val::S(Arg::Reg(self.b.op1("setp.eq.u64", RegClass::Pred, vec![a, Arg::imm(0)])))
             }
-            PtrOp::Cast => v[0].clone(),
         }
     }
 }

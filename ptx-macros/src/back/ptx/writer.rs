@@ -169,12 +169,6 @@ fn arg(t: &mut Text, a: &Arg, names: &Names) {
             }
             t.str("}");
         }
-        Arg::Pair(d, p) => {
-            t.str(names.name(*d)).str("|").str(names.name(*p));
-        }
-        Arg::Sink => {
-            t.str("_");
-        }
     }
 }
 
