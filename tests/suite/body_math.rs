@@ -321,3 +321,55 @@ fn device_code_computes_what_the_host_computes() {
         }
     }
 }
+
+// ---- fast approximations, by explicit choice ----
+
+#[kernel]
+pub fn fast_math(x: &[f32], out: &mut [f32]) {
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i >= x.len() {
+        return;
+    }
+    let v = x[i];
+    let r = [
+        fast::sin(v), fast::cos(v), fast::tan(v * 0.4), fast::exp2(v), fast::exp(v), fast::log2(v.abs() + 0.5), fast::ln(v.abs() + 0.5),
+        fast::rsqrt(v.abs() + 0.5), fast::sqrt(v.abs()), fast::recip(v + 10.0), fast::div(v, 3.0), fast::tanh(v), fast::powf(v.abs() + 0.5, 1.7),
+    ];
+    for k in 0..13 {
+        out[i * 13 + k] = r[k];
+    }
+}
+
+#[test]
+fn fast_functions_are_single_approximate_instructions_within_ptxs_bounds() {
+    let ptx = fast_math::PTX;
+    assemble("fast_math", ptx);
+    for inst in ["sin.approx.f32", "cos.approx.f32", "ex2.approx.f32", "lg2.approx.f32", "rsqrt.approx.f32", "sqrt.approx.f32", "rcp.approx.f32", "div.full.f32", "tanh.approx.f32"] {
+        assert!(ptx.contains(inst), "{inst} missing:\n{ptx}");
+    }
+    // `tanh.approx` needs PTX ISA 7.0: the module says so.
+    assert!(ptx.starts_with(".version 7.0\n"), "{}", &ptx[..40]);
+    // And they are not what `x.sin()` is.
+    assert!(!math_f32::PTX.contains(".approx"), "the accurate functions use no approximate instruction");
+    let xs: Vec<f32> = (0..256).map(|i| (i as f32 - 128.0) * 0.0245).collect();
+    let Some(stream) = crate::body_exec::cpu_stream() else { return };
+    let xb = DeviceBuffer::from_slice(&stream, &xs).unwrap();
+    let mut ob = DeviceBuffer::<f32>::zeroed(&stream, 256 * 13).unwrap();
+    fast_math::launch(&stream, LaunchConfig::new(4, 64), &xb, &mut ob).unwrap();
+    let out = ob.to_vec().unwrap();
+    for (i, &v) in xs.iter().enumerate() {
+        let v64 = v as f64;
+        let want = [
+            v64.sin(), v64.cos(), ((v * 0.4) as f64).tan(), v64.exp2(), v64.exp(), ((v.abs() + 0.5) as f64).log2(), ((v.abs() + 0.5) as f64).ln(),
+            1.0 / ((v.abs() + 0.5) as f64).sqrt(), (v.abs() as f64).sqrt(), 1.0 / (v + 10.0) as f64, v64 / 3.0, v64.tanh(), ((v.abs() + 0.5) as f64).powf(1.7),
+        ];
+        // The PTX ISA's error bounds: sin/cos 2^-20.9 absolute in [-π, π]; ex2 and lg2 2 ulp
+        // (plus the rounding of the argument's scaling); tanh 2^-10.987 relative.
+        let tol = [2e-6, 2e-6, 1e-5, 1e-6, 5e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 6e-4, 1e-5];
+        for k in 0..13 {
+            let got = out[i * 13 + k] as f64;
+            let err = (got - want[k]).abs() / want[k].abs().max(1.0);
+            assert!(err <= tol[k], "fast function {k} of {v}: {got} vs {}", want[k]);
+        }
+    }
+}
