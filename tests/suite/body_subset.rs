@@ -246,6 +246,8 @@ macro_rules! int_ops {
                 r ^= a.rem_euclid(b).wrapping_add(a.div_euclid(b));
             }
             r ^= (a & b) | (a ^ !b);
+            // Division by constants: powers of two are a shift and a mask when unsigned.
+            r ^= (a / 8).wrapping_add(a % 16) ^ (a / 1).wrapping_add(a % 1) ^ (a / 3).wrapping_add(a % 5);
             r ^= a << (b & 7);
             r = r.wrapping_add(a >> ((b as u32) % 8));
             r ^= ((a < b) as $t) | (((a <= b) as $t) << 1) | (((a == b) as $t) << 2) | (((a != b) as $t) << 3) | (((a > b) as $t) << 4) | (((a >= b) as $t) << 5);

@@ -144,6 +144,15 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 self.normalize(r, s)
             }
             BinOp::Div | BinOp::Rem => {
+                if let Some(k) = unsigned_power_of_two(s, rv) {
+                    // What ptxas would make of it; written out so the PTX reads as it runs.
+                    return Val::S(Arg::Reg(if op == BinOp::Div {
+                        self.b.op1(format!("shr{t}"), c, vec![a, Arg::Imm(Imm::Int(k))])
+                    } else {
+                        let mask = super::value::int_imm((1u128 << k) - 1, s);
+                        self.b.op1(format!("and{bits}"), c, vec![a, mask])
+                    }));
+                }
                 self.division_checks(s, lv, rv);
                 let o = if op == BinOp::Div { "div" } else { "rem" };
                 self.b.op1(format!("{o}{t}"), c, vec![a, b])
@@ -337,6 +346,14 @@ pub fn is_simple(e: &Expr) -> bool {
         K::Intrinsic { args, .. } => args.iter().all(is_simple),
         _ => false,
     }
+}
+
+/// `log2(d)` when `d` is an immediate power of two and the type unsigned: `x / d` is a
+/// shift and `x % d` a mask.
+fn unsigned_power_of_two(s: Scalar, d: &Val) -> Option<i64> {
+    let Val::S(Arg::Imm(Imm::Int(d))) = d else { return None };
+    let bits = (*d as u64) & (u64::MAX >> (64 - s.bits() as u32));
+    (!s.is_signed() && !s.is_float() && s != Scalar::Bool && bits.is_power_of_two()).then(|| bits.trailing_zeros() as i64)
 }
 
 /// Integer constant folding (wrapping, as the instructions would).
