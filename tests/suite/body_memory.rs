@@ -79,6 +79,43 @@ fn raw_pointers() {
     assert_eq!(d.to_vec().unwrap(), want);
 }
 
+/// `read_volatile` / `write_volatile` are `ld.volatile` / `st.volatile` (never merged, hoisted
+/// or removed by ptxas, and never `.nc`), in global and shared memory alike.
+#[kernel]
+pub fn volatile_access(src: *const u32, dst: *mut u32) {
+    let mut stage = unsafe { shared_array::<u32, 64>() };
+    let t = thread_idx_x() as usize;
+    unsafe {
+        let v = src.add(t).read_volatile();
+        stage.as_mut_ptr().add(t).write_volatile(v + 1);
+        sync_threads();
+        let w = stage.as_ptr().add(63 - t).read_volatile();
+        dst.add(t).write_volatile(w * 2);
+    }
+}
+
+#[test]
+fn volatile_loads_and_stores() {
+    let ptx = volatile_access::PTX;
+    assemble("volatile_access", ptx);
+    for op in ["ld.volatile.global.u32", "st.volatile.shared.u32", "ld.volatile.shared.u32", "st.volatile.global.u32"] {
+        assert!(ptx.contains(op), "no {op} in\n{ptx}");
+    }
+    assert!(!ptx.contains(".nc"), "a volatile read must not use the non-coherent path:\n{ptx}");
+    let src: Vec<u32> = (0..64).map(|i| i * 5).collect();
+    let want: Vec<u32> = (0..64).map(|i| (src[63 - i] + 1) * 2).collect();
+    let mut out = vec![0u32; 64];
+    let (sp, dp) = (src.as_ptr() as usize, out.as_mut_ptr() as usize);
+    host::run([1, 1, 1], [64, 1, 1], 0, || volatile_access(sp as *const u32, dp as *mut u32));
+    assert_eq!(out, want);
+    let Some(stream) = crate::body_exec::cpu_stream() else { return };
+    let s = DeviceBuffer::from_slice(&stream, &src).unwrap();
+    let mut d = DeviceBuffer::<u32>::zeroed(&stream, 64).unwrap();
+    // SAFETY: the pointers are the buffers' addresses; 64 threads touch 64 elements.
+    unsafe { volatile_access::launch(&stream, LaunchConfig::new(1, 64), &s, &mut d).unwrap() };
+    assert_eq!(d.to_vec().unwrap(), want);
+}
+
 #[kernel]
 pub fn slices(x: &[i32], out: &mut [i32]) {
     let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;

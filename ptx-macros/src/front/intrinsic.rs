@@ -156,9 +156,9 @@ pub enum PtrOp {
     Sub,
     /// `offset(n)` / `wrapping_offset(n)` (elements, `isize`).
     Offset,
-    /// `read()` / `read_volatile()` / `*p`.
-    Read,
-    /// `write(v)`.
-    Write,
+    /// `read()` / `*p`; `read_volatile()` (`ld.volatile`: never merged, hoisted or removed).
+    Read { volatile: bool },
+    /// `write(v)`; `write_volatile(v)` (`st.volatile`).
+    Write { volatile: bool },
     IsNull,
 }

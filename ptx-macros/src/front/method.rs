@@ -249,12 +249,13 @@ impl<'a> Checker<'a> {
             "add" | "wrapping_add" => (PtrOp::Add, vec![usize_t], pty),
             "sub" | "wrapping_sub" => (PtrOp::Sub, vec![usize_t], pty),
             "offset" | "wrapping_offset" => (PtrOp::Offset, vec![isize_t], pty),
-            "read" | "read_volatile" | "read_unaligned" => (PtrOp::Read, vec![], value.clone()),
-            "write" | "write_volatile" | "write_unaligned" if mutable => (PtrOp::Write, vec![value.clone()], Ty::Unit),
+            "read" | "read_volatile" => (PtrOp::Read { volatile: name == "read_volatile" }, vec![], value.clone()),
+            "write" | "write_volatile" if mutable => (PtrOp::Write { volatile: name == "write_volatile" }, vec![value.clone()], Ty::Unit),
+            "read_unaligned" | "write_unaligned" => return self.error(name_span, format!("`{name}` is not supported in device code: PTX loads and stores need naturally aligned addresses; copy the bytes through a `*const u8` / `*mut u8` and assemble the value")),
             "is_null" => (PtrOp::IsNull, vec![], Ty::bool()),
             _ => return self.error(name_span, format!("no method `{name}` on raw pointers in device code; supported: add, sub, offset, wrapping_add/sub/offset, read, write, is_null")),
         };
-        if matches!(value, Ty::Error) && matches!(op, PtrOp::Read | PtrOp::Write | PtrOp::Add | PtrOp::Sub | PtrOp::Offset) {
+        if matches!(value, Ty::Error) && matches!(op, PtrOp::Read { .. } | PtrOp::Write { .. } | PtrOp::Add | PtrOp::Sub | PtrOp::Offset) {
             return self.error_expr(span);
         }
         let rest = self.args_of(args, &params, name_span);

@@ -625,9 +625,16 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 let (c, o) = if space == Space::Shared { (RegClass::B32, "add.s32") } else { (RegClass::B64, "add.s64") };
                 Val::Ptr(Arg::Reg(self.b.op1(o, c, vec![a, Arg::imm(off)])), space)
             }
-            PtrOp::Read => self.load(&addr, space, 0, &pointee, span),
-            PtrOp::Write => {
+            PtrOp::Read { volatile } => {
+                self.volatile = volatile;
+                let r = self.load(&addr, space, 0, &pointee, span);
+                self.volatile = false;
+                r
+            }
+            PtrOp::Write { volatile } => {
+                self.volatile = volatile;
                 self.store(&addr, space, 0, &pointee, &v[1], span);
+                self.volatile = false;
                 Val::Unit
             }
             PtrOp::IsNull => {

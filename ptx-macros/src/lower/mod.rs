@@ -123,6 +123,8 @@ pub struct Lowerer<'a, 'e> {
     sregs: HashMap<&'static str, Reg>,
     /// Constants rustc evaluates, materialised once at the entry.
     consts: HashMap<String, Reg>,
+    /// The load or store being emitted is `read_volatile` / `write_volatile`.
+    volatile: bool,
 }
 
 impl<'a, 'e> Lowerer<'a, 'e> {
@@ -146,6 +148,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             avail: HashMap::new(),
             sregs: HashMap::new(),
             consts: HashMap::new(),
+            volatile: false,
         }
     }
 

@@ -368,8 +368,17 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         }
     }
 
+    /// The qualifiers of a load or store in `space`: `.volatile` for `read_volatile` /
+    /// `write_volatile` (global, shared and generic addresses; never `.nc`), then the space.
+    fn access(&self, space: Space, load: bool) -> String {
+        match space {
+            Space::Generic | Space::Global { .. } | Space::Shared if self.volatile => format!(".volatile{}", space.suffix(false)),
+            _ => space.suffix(load).to_string(),
+        }
+    }
+
     pub fn load(&mut self, addr: &Arg, space: Space, offset: i64, ty: &Ty, span: Span) -> Val {
-        let ld = format!("ld{}", space.suffix(true));
+        let ld = format!("ld{}", self.access(space, true));
         let mem = |o: i64| Arg::mem(addr.clone(), offset + o);
         match ty {
             Ty::Scalar(Scalar::Bool) => {
@@ -413,7 +422,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 
     pub fn store(&mut self, addr: &Arg, space: Space, offset: i64, ty: &Ty, v: &Val, span: Span) {
-        let st = format!("st{}", space.suffix(false));
+        let st = format!("st{}", self.access(space, false));
         let mem = |o: i64| Arg::mem(addr.clone(), offset + o);
         match ty {
             Ty::Scalar(Scalar::Bool) => {
@@ -577,7 +586,7 @@ pub fn writes_memory(block: &Block) -> bool {
     visit_block(block, &mut |e| {
         found |= match &e.kind {
             ExprKind::Assign(p, _) | ExprKind::OpAssign(_, p, _) => is_memory(p) || matches!(&p.kind, ExprKind::Tuple(ps) if ps.iter().any(is_memory)),
-            ExprKind::Intrinsic { op: Intrinsic::Ptr(PtrOp::Write), .. } => true,
+            ExprKind::Intrinsic { op: Intrinsic::Ptr(PtrOp::Write { .. }), .. } => true,
             ExprKind::Call { .. } | ExprKind::Asm(_) => true,
             _ => false,
         };
