@@ -4,6 +4,7 @@
 
 use crate::tools::assemble;
 use ptx_runtime::device::*;
+use ptx_runtime::half::{bf16, f16};
 use ptx_runtime::{kernel, DeviceBuffer, DeviceRepr, LaunchConfig, Result, Stream};
 
 /// Equality for comparing device and host results: bit for bit, except that any two NaNs
@@ -541,6 +542,77 @@ fn casts_bool() {
     let got = check_map("casts_from_bool", casts_from_bool::PTX, &[0u8, 1, 2, 255, 0], |x, o| casts_from_bool(x, o), |s, c, i, o| casts_from_bool::launch(s, c, i, o));
     let ones: Vec<(i64, f64, bool)> = got.iter().map(|c| (c.i64_, c.f64_, c.flag)).collect();
     assert_eq!(ones, [(0, 0.0, true), (1, 1.0, false), (1, 1.0, false), (1, 1.0, false), (0, 0.0, true)]);
+}
+
+/// 16-bit floats made from `f32` and `f64`, as bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, ptx_runtime::DeviceRepr)]
+#[repr(C)]
+pub struct Halves {
+    pub h_from_f32: u16,
+    pub h_from_f64: u16,
+    pub b_from_f32: u16,
+    pub b_from_f64: u16,
+}
+
+impl Same for Halves {
+    fn same(&self, o: &Self) -> bool {
+        let h_nan = |b: u16| b & 0x7c00 == 0x7c00 && b & 0x03ff != 0;
+        let b_nan = |b: u16| b & 0x7f80 == 0x7f80 && b & 0x007f != 0;
+        let eq = |a: u16, b: u16, nan: &dyn Fn(u16) -> bool| a == b || (nan(a) && nan(b));
+        eq(self.h_from_f32, o.h_from_f32, &h_nan) && eq(self.h_from_f64, o.h_from_f64, &h_nan) && eq(self.b_from_f32, o.b_from_f32, &b_nan) && eq(self.b_from_f64, o.b_from_f64, &b_nan)
+    }
+}
+
+#[kernel]
+pub fn halves_from(x: &[f64], out: &mut [Halves]) {
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i < x.len() {
+        let v = x[i];
+        out[i] = Halves {
+            h_from_f32: f16::from_f32(v as f32).to_bits(),
+            h_from_f64: f16::from_f64(v).to_bits(),
+            b_from_f32: bf16::from_f32(v as f32).to_bits(),
+            b_from_f64: bf16::from_f64(v).to_bits(),
+        };
+    }
+}
+
+/// `from_f64` means what the `half` crate computes on the host (rounding from the f64's
+/// high word); the device matches it, also where a rounded `f32` in between would round twice
+/// (bf16 subnormals) and where the low word would break a tie.
+#[test]
+fn half_conversions_match_the_host() {
+    let mut inputs = float_inputs();
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    for _ in 0..2000 {
+        inputs.push(f64::from_bits(next()));
+    }
+    // Exponents around f16's and bf16's subnormal and overflow ranges, random mantissas.
+    for e in (-160i64..-110).chain(-30..-8).chain(12..18).chain(124..130) {
+        for _ in 0..20 {
+            let m = next() >> 12;
+            let sign = next() & (1 << 63);
+            inputs.push(f64::from_bits(sign | (((e + 1023) as u64) << 52) | m));
+        }
+    }
+    // Ties in the high word with the low word set (f16 rounds at mantissa bit 42, bf16 at 45).
+    for e in [-140i64, -134, -126, -20, -15, 0, 7, 15] {
+        for _ in 0..10 {
+            let m = next() >> 12;
+            for cut in [42u32, 45] {
+                let tie = (m & !((1u64 << cut) - 1)) | (1 << (cut - 1)) | (next() & 0xffff_ffff);
+                inputs.push(f64::from_bits((((e + 1023) as u64) << 52) | tie));
+            }
+        }
+    }
+    inputs.extend([65504.0, 65519.99, 65520.0, 6e-8, 2.98e-8, 3.0e-8, f64::MAX, f64::MIN_POSITIVE, 5e-324, -0.0, f64::INFINITY, f64::NAN]);
+    check_map("halves_from", halves_from::PTX, &inputs, |x, o| halves_from(x, o), |s, c, i, o| halves_from::launch(s, c, i, o));
 }
 
 #[test]

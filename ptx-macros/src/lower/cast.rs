@@ -8,8 +8,8 @@
 //!   (PTX ISA, `cvt`): the other cases select 0 explicitly.
 //! - float → float: `cvt.rn.f32.f64` / exact `cvt.f64.f32`.
 //! - `bool` → integer: 0 or 1; pointer ↔ `u64`/`usize`: the generic address.
-//! - `f16`/`bf16` ↔ `f32`/`f64` (`to_f32`, `from_f32`): `cvt` (bf16 by bits on sm_75, where
-//!   `cvt` has no `bf16`).
+//! - `f16`/`bf16` ↔ `f32`/`f64` (`to_f32`, `from_f32`): `cvt` (bf16 by bits: sm_75's `cvt`
+//!   has no `bf16`). `from_f64` rounds from the f64's high word, as the `half` crate does.
 
 use super::value::{class_of, int_type, Space, Val};
 use super::Lowerer;
@@ -74,6 +74,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 return Val::S(Arg::Reg(r));
             }
             (Scalar::F32 | Scalar::F64, Scalar::F16) => {
+                let a = if from == Scalar::F64 { self.f64_high_word(a) } else { a };
                 let r = self.b.op1(format!("cvt.rn.f16{}", int_type(from)), tc, vec![a]);
                 return Val::S(Arg::Reg(r));
             }
@@ -85,7 +86,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 return if to == Scalar::F64 { Val::S(Arg::Reg(self.b.op1("cvt.f64.f32", RegClass::F64, vec![Arg::Reg(f)]))) } else { Val::S(Arg::Reg(f)) };
             }
             (Scalar::F32 | Scalar::F64, Scalar::BF16) => {
-                let f = if from == Scalar::F64 { Arg::Reg(self.b.op1("cvt.rn.f32.f64", RegClass::F32, vec![a])) } else { a };
+                let f = if from == Scalar::F64 { self.f64_to_bf16_exact_f32(a) } else { a };
                 return Val::S(Arg::Reg(self.f32_to_bf16(f)));
             }
             _ => {}
@@ -144,6 +145,31 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             self.normalize(r, to)
         };
         Val::S(Arg::Reg(r))
+    }
+
+    /// `f16::from_f64` / `bf16::from_f64` as the `half` crate computes them: rounded from the
+    /// f64's upper 32 bits (sign, exponent, 20 mantissa bits), the lower word ignored. This is
+    /// the host's meaning, so the device reproduces it: the value truncated to its high word.
+    fn f64_high_word(&mut self, a: Arg) -> Arg {
+        let bits = self.b.op1("mov.b64", RegClass::B64, vec![a]);
+        let hi = self.b.op1("and.b64", RegClass::B64, vec![Arg::Reg(bits), Arg::imm(0xffff_ffff_0000_0000u64 as i64)]);
+        Arg::Reg(self.b.op1("mov.b64", RegClass::F64, vec![Arg::Reg(hi)]))
+    }
+
+    /// An f32 holding exactly the bf16 that `half` makes of an f64 in bf16's subnormal range,
+    /// and the f64's high word (exact in f32: 21 significant bits) elsewhere. Converting
+    /// through a rounded f32 would round twice below 2^-126.
+    fn f64_to_bf16_exact_f32(&mut self, a: Arg) -> Arg {
+        let t = self.f64_high_word(a);
+        let f64imm = |v: f64| Arg::Imm(Imm::F64(v.to_bits()));
+        let abs = self.b.op1("abs.f64", RegClass::F64, vec![t.clone()]);
+        let tiny = self.b.op1("setp.lt.f64", RegClass::Pred, vec![Arg::Reg(abs), f64imm(2f64.powi(-126))]);
+        // Round to a multiple of 2^-133 (bf16's smallest subnormal): scaling is exact.
+        let up = self.b.op1("mul.rn.f64", RegClass::F64, vec![t.clone(), f64imm(2f64.powi(133))]);
+        let rounded = self.b.op1("cvt.rni.f64.f64", RegClass::F64, vec![Arg::Reg(up)]);
+        let down = self.b.op1("mul.rn.f64", RegClass::F64, vec![Arg::Reg(rounded), f64imm(2f64.powi(-133))]);
+        let v = self.b.op1("selp.f64", RegClass::F64, vec![Arg::Reg(down), t, Arg::Reg(tiny)]);
+        Arg::Reg(self.b.op1("cvt.rn.f32.f64", RegClass::F32, vec![Arg::Reg(v)]))
     }
 
     /// Round-to-nearest-even f32 → bf16 by bits (NaN stays a quiet NaN).
