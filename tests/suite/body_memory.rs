@@ -29,6 +29,11 @@ pub mod shapes {
         pub id: i8,
     }
 
+    /// A tuple struct.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, DeviceRepr)]
+    #[repr(C)]
+    pub struct Pair(pub u32, pub i16);
+
     #[derive(Clone, Copy, DeviceRepr)]
     #[repr(C)]
     pub union Bits {
@@ -37,7 +42,7 @@ pub mod shapes {
     }
 }
 
-use shapes::{Bits, Point, Segment};
+use shapes::{Bits, Pair, Point, Segment};
 
 impl Same for Segment {
     fn same(&self, o: &Self) -> bool {
@@ -316,6 +321,47 @@ fn local_arrays_in_registers_and_local_memory() {
     let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 70).unwrap();
     local_arrays::launch(&stream, LaunchConfig::new(2, 64), &xb, &mut ob).unwrap();
     assert_eq!(ob.to_vec().unwrap(), out);
+}
+
+/// Struct update syntax, tuple structs, array patterns and whole-array copies.
+#[kernel]
+pub fn struct_forms(x: &[Segment], out: &mut [Segment], pairs: &mut [Pair]) {
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i >= x.len() {
+        return;
+    }
+    let s = x[i];
+    let moved = Segment { a: Point { y: s.a.y + 1.0, ..s.a }, id: s.id.wrapping_add(1), ..s };
+    let [w0, _, w2] = moved.weights;
+    let mut copy = moved.weights;
+    copy[1] = w0 ^ w2;
+    let mut seg = moved;
+    seg.weights = copy;
+    out[i] = seg;
+    let p = Pair(w0 as u32 * 3, s.id as i16 - 2);
+    let Pair(a, b) = p;
+    pairs[i] = Pair(a + 1, b);
+    pairs[i].0 += p.0;
+}
+
+#[test]
+fn struct_update_tuple_structs_and_array_patterns() {
+    assemble("struct_forms", struct_forms::PTX);
+    let x: Vec<Segment> = (0..40).map(|k| Segment { a: Point { x: k as f32, y: -(k as f32) }, b: Point { x: 0.5, y: k as f32 * 2.0 }, weights: [k as u16, 7 * k as u16, 300 + k as u16], id: k as i8 - 20 }).collect();
+    let want: Vec<Segment> = x.iter().map(|s| Segment { a: Point { x: s.a.x, y: s.a.y + 1.0 }, b: s.b, weights: [s.weights[0], s.weights[0] ^ s.weights[2], s.weights[2]], id: s.id + 1 }).collect();
+    let want_pairs: Vec<Pair> = x.iter().map(|s| Pair(s.weights[0] as u32 * 6 + 1, s.id as i16 - 2)).collect();
+    let mut out = vec![Segment::default(); 40];
+    let mut pairs = vec![Pair::default(); 40];
+    let (o, p) = (host::Disjoint::new(&mut out), host::Disjoint::new(&mut pairs));
+    // SAFETY: one element of each output per thread.
+    host::run([1, 1, 1], [64, 1, 1], 0, || struct_forms(&x, unsafe { o.get() }, unsafe { p.get() }));
+    assert_eq!((&out, &pairs), (&want, &want_pairs));
+    let Some(stream) = crate::body_exec::cpu_stream() else { return };
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut ob = DeviceBuffer::<Segment>::zeroed(&stream, 40).unwrap();
+    let mut pb = DeviceBuffer::<Pair>::zeroed(&stream, 40).unwrap();
+    struct_forms::launch(&stream, LaunchConfig::new(1, 64), &xb, &mut ob, &mut pb).unwrap();
+    assert_eq!((ob.to_vec().unwrap(), pb.to_vec().unwrap()), (want, want_pairs));
 }
 
 #[kernel]
