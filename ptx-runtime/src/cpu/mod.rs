@@ -11,6 +11,10 @@
 //! launch(&module, entry, grid, block, dynamic_shared_bytes, params: &[&[u8]])
 //! ```
 
+mod exec;
+mod parse;
+mod program;
+
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
