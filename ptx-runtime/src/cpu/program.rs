@@ -13,6 +13,9 @@ pub type Lanes = [u64; 32];
 /// is a second result (a carry flag, a complementary predicate) when the instruction has one.
 pub type AluFn = fn(&Lanes, &Lanes, &Lanes, u32, &mut Lanes, &mut Lanes);
 
+/// Like [`AluFn`] with a fourth source (`bfi`'s length, `madc`'s carry flag).
+pub type Alu4Fn = fn(&Lanes, &Lanes, &Lanes, &Lanes, u32, &mut Lanes, &mut Lanes);
+
 /// A register index in the current function's register file.
 pub type Reg = u32;
 /// "No register" (an absent second destination, a sink `_`).
@@ -200,6 +203,7 @@ pub enum Syscall {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Op {
     Alu { f: AluFn, k: u32, d: Reg, d2: Reg, a: Src, b: Src, c: Src },
+    Alu4 { f: Alu4Fn, k: u32, d: Reg, d2: Reg, a: Src, b: Src, c: Src, e: Src },
     /// `setp`: `f` compares into 0/1; the result is combined with `c` (negated if `cneg`);
     /// `d2` gets the complement combined the same way.
     Setp { f: AluFn, k: u32, d: Reg, d2: Reg, a: Src, b: Src, comb: Comb, c: Src, cneg: bool },

@@ -1,1 +1,5 @@
+pub mod cvt;
+pub mod fp;
+pub mod int;
+pub mod lanes;
 pub mod softfloat;
