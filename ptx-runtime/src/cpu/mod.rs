@@ -12,6 +12,8 @@
 //! ```
 
 mod exec;
+mod heap;
+mod memory;
 mod parse;
 mod program;
 

@@ -200,13 +200,14 @@ pub enum Syscall {
     AssertFail,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Op {
     Alu { f: AluFn, k: u32, d: Reg, d2: Reg, a: Src, b: Src, c: Src },
     Alu4 { f: Alu4Fn, k: u32, d: Reg, d2: Reg, a: Src, b: Src, c: Src, e: Src },
-    /// `setp`: `f` compares into 0/1; the result is combined with `c` (negated if `cneg`);
-    /// `d2` gets the complement combined the same way.
-    Setp { f: AluFn, k: u32, d: Reg, d2: Reg, a: Src, b: Src, comb: Comb, c: Src, cneg: bool },
+    /// `setp`/`set`: `f` compares into 0/1; the result is combined with `c` (negated if
+    /// `cneg`) and written as `t` (true) or 0; `d2` gets the complement combined the same way,
+    /// or with `x2` (packed-half comparisons) the high half's result.
+    Setp { f: AluFn, k: u32, d: Reg, d2: Reg, a: Src, b: Src, comb: Comb, c: Src, cneg: bool, x2: bool, t: u64 },
     /// `mov.b64 d, {a, b}`: packs `n` parts of `bits` each, lowest first.
     Pack { d: Reg, parts: [Src; 4], n: u8, bits: u8 },
     /// `mov.b64 {a, b}, d`: the inverse.
@@ -238,7 +239,7 @@ pub enum Op {
     Unsupported { what: String },
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Inst {
     pub op: Op,
     /// `@p` / `@!p`: (predicate register, negated).
@@ -317,3 +318,11 @@ pub struct Program {
     /// Per entry: the first unsupported instruction reachable from it (name, line).
     pub unsupported: HashMap<u32, (String, u32)>,
 }
+
+/// Windows of the generic address space (each 4 GiB), as on a GPU: a generic address in one of
+/// them is a shared, local or kernel-parameter address; any other generic address is global.
+/// `cvta` adds or subtracts the window base.
+pub const SHARED_WINDOW: u64 = 0x0000_1000_0000_0000;
+pub const LOCAL_WINDOW: u64 = 0x0000_2000_0000_0000;
+pub const PARAM_WINDOW: u64 = 0x0000_3000_0000_0000;
+pub const WINDOW_SIZE: u64 = 1 << 32;

@@ -555,6 +555,33 @@ pub fn slct(a: &L, b: &L, c: &L, k: u32, o: &mut L, _: &mut L) {
     });
 }
 
+/// `cvta{.to}.space.size`: adds (or with bit 2, subtracts) the generic-address window of the
+/// space in bits 0–1 (0 global/const: none, 1 shared, 2 local, 3 param); width in bits 8–15.
+pub fn cvta(a: &L, _: &L, _: &L, k: u32, o: &mut L, _: &mut L) {
+    use crate::cpu::program::{LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW};
+    let win = [0, SHARED_WINDOW, LOCAL_WINDOW, PARAM_WINDOW][(k & 3) as usize];
+    let m = mask((k >> 8) & 0xff);
+    if k & 4 != 0 {
+        map1(a, o, |x| x.wrapping_sub(win) & m);
+    } else {
+        map1(a, o, |x| x.wrapping_add(win) & m);
+    }
+}
+
+/// `isspacep.space p, a`: is the generic address in that space's window (global: in none)?
+pub fn isspacep(a: &L, _: &L, _: &L, k: u32, o: &mut L, _: &mut L) {
+    use crate::cpu::program::{LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
+    let inside = |x: u64, w: u64| x >= w && x - w < WINDOW_SIZE;
+    map1(a, o, |x| {
+        (match k & 3 {
+            0 => !inside(x, SHARED_WINDOW) && !inside(x, LOCAL_WINDOW) && !inside(x, PARAM_WINDOW),
+            1 => inside(x, SHARED_WINDOW),
+            2 => inside(x, LOCAL_WINDOW),
+            _ => inside(x, PARAM_WINDOW),
+        }) as u64
+    });
+}
+
 /// Integer comparisons into 0/1; `k` = width | [`SIGNED`] | op << 16 (see [`CmpOp`]).
 pub fn cmp(a: &L, b: &L, _: &L, k: u32, o: &mut L, _: &mut L) {
     let bits = w(k);

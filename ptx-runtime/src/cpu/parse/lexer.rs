@@ -73,15 +73,16 @@ pub fn lex(text: &str) -> Result<Vec<Token>, ParseError> {
         } else if c == b'.' && i + 1 < s.len() && (s[i + 1].is_ascii_alphabetic() || s[i + 1] == b'_') {
             let start = i;
             i += 1;
-            while i < s.len() && (s[i].is_ascii_alphanumeric() || s[i] == b'_') {
-                i += 1;
+            while i < s.len() && (s[i].is_ascii_alphanumeric() || s[i] == b'_' || (s[i] == b':' && s.get(i + 1) == Some(&b':'))) {
+                i += if s[i] == b':' { 2 } else { 1 };
             }
             out.push(Token { tok: Tok::Word(text[start..i].to_owned()), line });
         } else if is_word_start(c) {
             let start = i;
             i += 1;
-            while i < s.len() && is_word_char(s[i]) {
-                i += 1;
+            // `::` continues a word (`.shared::cta`, `.L2::cache_hint`); a single `:` ends a label.
+            while i < s.len() && (is_word_char(s[i]) || (s[i] == b':' && s.get(i + 1) == Some(&b':'))) {
+                i += if s[i] == b':' { 2 } else { 1 };
             }
             out.push(Token { tok: Tok::Word(text[start..i].to_owned()), line });
         } else if c.is_ascii_digit() || (c == b'.' && i + 1 < s.len() && s[i + 1].is_ascii_digit()) {
@@ -163,6 +164,10 @@ mod tests {
         assert_eq!(t[7], Tok::Int(4));
         assert!(t.contains(&Tok::F32(0x3f80_0000)));
         assert!(t.contains(&Tok::Word("$L__BB0_2".into())));
+        let t: Vec<Tok> = lex("atom.shared::cta.add.u32 %r1, [x], 1; L: bra L;").unwrap().into_iter().map(|t| t.tok).collect();
+        assert_eq!(t[0], Tok::Word("atom.shared::cta.add.u32".into()));
+        assert_eq!(t[8], Tok::Word("L".into()));
+        assert_eq!(t[9], Tok::Punct(':'));
         assert_eq!(lex("0x10 010 0b101 1.5 7U").unwrap().into_iter().map(|t| t.tok).collect::<Vec<_>>(), vec![
             Tok::Int(16),
             Tok::Int(8),
