@@ -3,4 +3,7 @@
 
 mod tools;
 
+mod cpu_harness;
+mod cpu_nvcc;
+
 mod expansion;

@@ -10,7 +10,7 @@
 //! (tighter than) the error bounds the PTX ISA documents for them.
 
 use super::lanes::{map1, map2, map3};
-use super::softfloat::{self as sf, Fmt, Num, Rnd};
+use super::softfloat::{self as sf, Fmt, Rnd};
 use crate::cpu::program::Lanes;
 
 type L = Lanes;

@@ -1,6 +1,12 @@
+pub mod block;
 pub mod cvt;
 pub mod fp;
 pub mod int;
 pub mod lanes;
+pub mod launch;
+pub mod memops;
 pub mod printf;
 pub mod softfloat;
+pub mod step;
+pub mod syscall;
+pub mod warp;

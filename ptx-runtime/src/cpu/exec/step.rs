@@ -1,0 +1,745 @@
+//! The interpreter loop: runs one group of lanes (see `warp.rs`) instruction by instruction,
+//! each instruction once for all the group's lanes.
+
+use super::block::Block;
+use super::lanes::mask as bits_mask;
+use super::warp::{key, lanes, Frame, Group, Warp, BAR, EXITED, ROTATE_AFTER, RUN, WSYNC};
+use crate::cpu::program::*;
+use crate::error::{Error, FaultKind};
+
+const FULL: u32 = u32::MAX;
+
+/// Copies `src` into `dst` for the lanes in `mask`.
+#[inline(always)]
+pub fn blend(dst: &mut Lanes, src: &Lanes, mask: u32) {
+    if mask == FULL {
+        *dst = *src;
+    } else {
+        for l in lanes(mask) {
+            dst[l] = src[l];
+        }
+    }
+}
+
+impl<'l> Block<'l> {
+    /// The per-lane values of an operand.
+    pub fn fetch(&self, w: &Warp, depth: usize, s: Src, out: &mut Lanes) {
+        match s {
+            Src::None => {}
+            Src::Reg(r) => *out = w.levels[depth][r as usize],
+            Src::Imm(v) => *out = [v; 32],
+            Src::LocalAddr(o) => {
+                for l in 0..32 {
+                    out[l] = (w.local_base[l] + o) as u64;
+                }
+            }
+            Src::ParamAddr(o) => {
+                for l in 0..32 {
+                    out[l] = (w.param_base[l] + o) as u64;
+                }
+            }
+            Src::Special(sr) => self.special(w, sr, out),
+        }
+    }
+
+    fn special(&self, w: &Warp, sr: Sreg, out: &mut Lanes) {
+        let l = self.l;
+        let v: u64 = match sr {
+            Sreg::Tid(d) => {
+                *out = w.tid[d as usize];
+                return;
+            }
+            Sreg::LaneId => {
+                for (i, x) in out.iter_mut().enumerate() {
+                    *x = i as u64;
+                }
+                return;
+            }
+            Sreg::LanemaskEq | Sreg::LanemaskLe | Sreg::LanemaskLt | Sreg::LanemaskGe | Sreg::LanemaskGt => {
+                for (i, x) in out.iter_mut().enumerate() {
+                    let eq = 1u64 << i;
+                    let lt = eq - 1;
+                    *x = match sr {
+                        Sreg::LanemaskEq => eq,
+                        Sreg::LanemaskLe => lt | eq,
+                        Sreg::LanemaskLt => lt,
+                        Sreg::LanemaskGe => !lt & 0xffff_ffff,
+                        _ => !(lt | eq) & 0xffff_ffff,
+                    };
+                }
+                return;
+            }
+            Sreg::Ntid(d) => l.block[d as usize] as u64,
+            Sreg::Ctaid(d) => self.ctaid[d as usize] as u64,
+            Sreg::Nctaid(d) => l.grid[d as usize] as u64,
+            Sreg::WarpId => w.index as u64,
+            Sreg::NWarpId => 64,
+            Sreg::SmId => self.worker as u64,
+            Sreg::NSmId => l.workers as u64,
+            Sreg::GridId => l.grid_id,
+            Sreg::Clock => self.clock & 0xffff_ffff,
+            Sreg::ClockHi => self.clock >> 32,
+            Sreg::Clock64 => self.clock,
+            Sreg::GlobalTimer | Sreg::GlobalTimerLo | Sreg::GlobalTimerHi => {
+                let ns = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+                match sr {
+                    Sreg::GlobalTimerLo => ns & 0xffff_ffff,
+                    Sreg::GlobalTimerHi => ns >> 32,
+                    _ => ns,
+                }
+            }
+            Sreg::DynamicSmemSize => l.dyn_shared as u64,
+            Sreg::TotalSmemSize => l.shared_size as u64,
+            Sreg::Const(c) => c as u64,
+        };
+        *out = [v; 32];
+    }
+
+    /// The line of the instruction at `pc`.
+    pub fn line(&self, pc: u32) -> Option<usize> {
+        self.l.prog.insts.get(pc as usize).map(|i| i.line as usize)
+    }
+
+    /// Runs `g` until it ends (diverges, blocks, yields) or the budget is spent; every lane's
+    /// position is written back to the warp before returning.
+    pub fn run_group(&mut self, w: &mut Warp, g: Group, budget: &mut i64) -> Result<(), Error> {
+        let prog = self.l.prog;
+        let mut mask = g.mask;
+        let mut pc = g.pc;
+        let mut depth = g.depth;
+        let mut sticky = g.sticky;
+        let mut next_key = g.next_key;
+        loop {
+            let inst = &prog.insts[pc as usize];
+            let exec = match inst.guard {
+                None => mask,
+                Some((r, neg)) => {
+                    let p = &w.levels[depth as usize][r as usize];
+                    let mut e = 0u32;
+                    for (l, v) in p.iter().enumerate() {
+                        e |= ((*v as u32 & 1) ^ neg as u32) << l;
+                    }
+                    e & mask
+                }
+            };
+            self.clock += 1;
+            *budget -= 1;
+            let d = depth as usize;
+            match &inst.op {
+                Op::Alu { f, k, d: dst, d2, a, b, c } => {
+                    if exec != 0 {
+                        let (mut ta, mut tb, mut tc) = ([0u64; 32], [0u64; 32], [0u64; 32]);
+                        let (mut out, mut out2) = ([0u64; 32], [0u64; 32]);
+                        self.fetch(w, d, *a, &mut ta);
+                        self.fetch(w, d, *b, &mut tb);
+                        self.fetch(w, d, *c, &mut tc);
+                        f(&ta, &tb, &tc, *k, &mut out, &mut out2);
+                        let regs = &mut w.levels[d];
+                        if *dst != NOREG {
+                            blend(&mut regs[*dst as usize], &out, exec);
+                        }
+                        if *d2 != NOREG {
+                            blend(&mut regs[*d2 as usize], &out2, exec);
+                        }
+                    }
+                    pc += 1;
+                }
+                Op::Alu4 { f, k, d: dst, d2, a, b, c, e } => {
+                    if exec != 0 {
+                        let (mut ta, mut tb, mut tc, mut te) = ([0u64; 32], [0u64; 32], [0u64; 32], [0u64; 32]);
+                        let (mut out, mut out2) = ([0u64; 32], [0u64; 32]);
+                        self.fetch(w, d, *a, &mut ta);
+                        self.fetch(w, d, *b, &mut tb);
+                        self.fetch(w, d, *c, &mut tc);
+                        self.fetch(w, d, *e, &mut te);
+                        f(&ta, &tb, &tc, &te, *k, &mut out, &mut out2);
+                        let regs = &mut w.levels[d];
+                        if *dst != NOREG {
+                            blend(&mut regs[*dst as usize], &out, exec);
+                        }
+                        if *d2 != NOREG {
+                            blend(&mut regs[*d2 as usize], &out2, exec);
+                        }
+                    }
+                    pc += 1;
+                }
+                Op::Setp { f, k, d: dst, d2, a, b, comb, c, cneg, x2, t } => {
+                    if exec != 0 {
+                        let (mut ta, mut tb, mut tc) = ([0u64; 32], [0u64; 32], [0u64; 32]);
+                        let (mut out, mut out2) = ([0u64; 32], [0u64; 32]);
+                        self.fetch(w, d, *a, &mut ta);
+                        self.fetch(w, d, *b, &mut tb);
+                        self.fetch(w, d, *c, &mut tc);
+                        f(&ta, &tb, &tc, *k, &mut out, &mut out2);
+                        let mut r1 = [0u64; 32];
+                        let mut r2 = [0u64; 32];
+                        for l in 0..32 {
+                            let (x, y) = if *x2 { (out[l] & 1, out[l] >> 1 & 1) } else { (out[l] & 1, (out[l] & 1) ^ 1) };
+                            let cb = (tc[l] & 1) ^ *cneg as u64;
+                            let (x, y) = match comb {
+                                Comb::None => (x, y),
+                                Comb::And => (x & cb, y & cb),
+                                Comb::Or => (x | cb, y | cb),
+                                Comb::Xor => (x ^ cb, y ^ cb),
+                            };
+                            r1[l] = if x != 0 { *t } else { 0 };
+                            r2[l] = y;
+                        }
+                        let regs = &mut w.levels[d];
+                        if *dst != NOREG {
+                            blend(&mut regs[*dst as usize], &r1, exec);
+                        }
+                        if *d2 != NOREG {
+                            blend(&mut regs[*d2 as usize], &r2, exec);
+                        }
+                    }
+                    pc += 1;
+                }
+                Op::Pack { d: dst, parts, n, bits } => {
+                    if exec != 0 {
+                        let mut out = [0u64; 32];
+                        let m = bits_mask(*bits as u32);
+                        for (i, p) in parts[..*n as usize].iter().enumerate() {
+                            let mut t = [0u64; 32];
+                            self.fetch(w, d, *p, &mut t);
+                            for l in 0..32 {
+                                out[l] |= (t[l] & m) << (i as u32 * *bits as u32);
+                            }
+                        }
+                        if *dst != NOREG {
+                            blend(&mut w.levels[d][*dst as usize], &out, exec);
+                        }
+                    }
+                    pc += 1;
+                }
+                Op::Unpack { ds, a, n, bits } => {
+                    if exec != 0 {
+                        let mut t = [0u64; 32];
+                        self.fetch(w, d, *a, &mut t);
+                        let m = bits_mask(*bits as u32);
+                        for (i, r) in ds[..*n as usize].iter().enumerate() {
+                            if *r == NOREG {
+                                continue;
+                            }
+                            let mut out = [0u64; 32];
+                            for l in 0..32 {
+                                out[l] = (t[l] >> (i as u32 * *bits as u32)) & m;
+                            }
+                            blend(&mut w.levels[d][*r as usize], &out, exec);
+                        }
+                    }
+                    pc += 1;
+                }
+                Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } => {
+                    if exec != 0 {
+                        self.memory_op(w, d, exec, inst)?;
+                    }
+                    pc += 1;
+                }
+                Op::Bra { target } => {
+                    if exec == mask {
+                        pc = *target;
+                    } else if exec == 0 {
+                        pc += 1;
+                    } else {
+                        w.writeback(exec, *target, depth);
+                        w.writeback(mask & !exec, pc + 1, depth);
+                        return Ok(());
+                    }
+                }
+                Op::Brx { .. } => return Err(Error::Unsupported { instruction: "brx.idx".into(), line: inst.line as usize }),
+                Op::Call { target, args, rets: _ } => {
+                    if exec == 0 {
+                        pc += 1;
+                    } else {
+                        let mut targets = [0u32; 32];
+                        match target {
+                            CallTarget::Direct(f) => targets = [*f; 32],
+                            CallTarget::Indirect(s) => {
+                                let mut t = [0u64; 32];
+                                self.fetch(w, d, *s, &mut t);
+                                for l in lanes(exec) {
+                                    let a = t[l];
+                                    let idx = a.wrapping_sub(FUNC_BASE) / 16;
+                                    let ok = a >= FUNC_BASE
+                                        && (a - FUNC_BASE) % 16 == 0
+                                        && (idx as usize) < prog.funcs.len()
+                                        && matches!(prog.funcs[idx as usize].kind, FuncKind::Func);
+                                    if !ok {
+                                        return Err(self.fault_at(
+                                            w,
+                                            l,
+                                            FaultKind::OutOfBounds,
+                                            Some(a),
+                                            Some(inst.line as usize),
+                                            "indirect call through an address that is no function of this module".into(),
+                                        ));
+                                    }
+                                    targets[l] = idx as u32;
+                                }
+                            }
+                        }
+                        for l in lanes(exec) {
+                            self.push_frame(w, l, targets[l], pc + 1, args, inst.line)?;
+                        }
+                        let first = targets[exec.trailing_zeros() as usize];
+                        let uniform = lanes(exec).all(|l| targets[l] == first);
+                        let nd = depth + 1;
+                        for l in lanes(exec) {
+                            let f = &prog.funcs[targets[l] as usize];
+                            w.pc[l] = f.pc;
+                            w.depth[l] = nd;
+                        }
+                        let maxregs = lanes(exec).map(|l| prog.funcs[targets[l] as usize].nregs).max().unwrap_or(0);
+                        w.ensure_level(nd as usize, maxregs);
+                        if exec == mask && uniform {
+                            pc = prog.funcs[first as usize].pc;
+                            depth = nd;
+                        } else {
+                            w.writeback(mask & !exec, pc + 1, depth);
+                            return Ok(());
+                        }
+                    }
+                }
+                Op::Syscall { which, args, rets } => {
+                    if exec != 0 {
+                        self.syscall(w, d, exec, *which, args, rets, inst.line)?;
+                    }
+                    pc += 1;
+                }
+                Op::Ret => {
+                    if exec == 0 {
+                        pc += 1;
+                    } else if depth == 0 {
+                        self.exit_lanes(w, exec);
+                        mask &= !exec;
+                        if mask == 0 {
+                            return Ok(());
+                        }
+                        pc += 1;
+                    } else {
+                        for l in lanes(exec) {
+                            self.pop_frame(w, l);
+                        }
+                        let first = w.pc[exec.trailing_zeros() as usize];
+                        if exec == mask && lanes(exec).all(|l| w.pc[l] == first) {
+                            pc = first;
+                            depth -= 1;
+                        } else {
+                            w.writeback(mask & !exec, pc + 1, depth);
+                            return Ok(());
+                        }
+                    }
+                }
+                Op::Exit => {
+                    if exec != 0 {
+                        self.exit_lanes(w, exec);
+                        mask &= !exec;
+                        if mask == 0 {
+                            return Ok(());
+                        }
+                    }
+                    pc += 1;
+                }
+                Op::Trap | Op::Brkpt => {
+                    if exec != 0 {
+                        let l = exec.trailing_zeros() as usize;
+                        let detail = if matches!(inst.op, Op::Trap) { "trap executed" } else { "brkpt executed with no debugger attached" };
+                        return Err(self.fault_at(w, l, FaultKind::Trap, None, Some(inst.line as usize), detail.into()));
+                    }
+                    pc += 1;
+                }
+                Op::Bar { kind, id, count, aligned, d: _, p, pneg } => {
+                    if exec == 0 {
+                        pc += 1;
+                    } else {
+                        let (mut ti, mut tn, mut tp) = ([0u64; 32], [0u64; 32], [0u64; 32]);
+                        self.fetch(w, d, *id, &mut ti);
+                        self.fetch(w, d, *count, &mut tn);
+                        self.fetch(w, d, *p, &mut tp);
+                        let l0 = exec.trailing_zeros() as usize;
+                        let bid = ti[l0];
+                        if bid >= super::block::NBARRIERS as u64 || lanes(exec).any(|l| ti[l] != bid) {
+                            return Err(self.fault_at(
+                                w,
+                                l0,
+                                FaultKind::BarrierDivergence,
+                                None,
+                                Some(inst.line as usize),
+                                format!("barrier number {bid} is out of range 0..16 or differs between the threads of a warp"),
+                            ));
+                        }
+                        let bar = &mut self.bars[bid as usize];
+                        if *aligned && bar.first_pc != u32::MAX && bar.first_pc != pc {
+                            let other = prog.insts[bar.first_pc as usize].line;
+                            return Err(self.fault_at(
+                                w,
+                                l0,
+                                FaultKind::BarrierDivergence,
+                                None,
+                                Some(inst.line as usize),
+                                format!(
+                                    "threads of the block wait at different barrier instructions for barrier {bid} (PTX lines {other} and {}); `bar.sync` must be reached by every thread at the same instruction",
+                                    inst.line
+                                ),
+                            ));
+                        }
+                        if bar.arrived == 0 {
+                            bar.first_pc = pc;
+                        }
+                        bar.arrived += exec.count_ones();
+                        if *count != Src::None {
+                            bar.expected = tn[l0] as u32;
+                        }
+                        for l in lanes(exec) {
+                            let v = (tp[l] & 1 != 0) != *pneg;
+                            bar.popc += v as u32;
+                            bar.all &= v;
+                            bar.any |= v;
+                        }
+                        pc += 1;
+                        if *kind != BarKind::Arrive {
+                            for l in lanes(exec) {
+                                w.state[l] = BAR;
+                                w.bar_id[l] = bid as u8;
+                            }
+                            w.runnable &= !exec;
+                            w.writeback(mask, pc, depth);
+                            return Ok(());
+                        }
+                    }
+                }
+                Op::BarWarp { .. } | Op::Shfl { .. } | Op::Vote { .. } | Op::Redux { .. } | Op::Match { .. } => {
+                    if exec == 0 {
+                        pc += 1;
+                    } else {
+                        match self.warp_sync(w, d, pc, exec, inst)? {
+                            None => {
+                                // Blocked until the rest of the member mask arrives.
+                                for l in lanes(exec) {
+                                    w.state[l] = WSYNC;
+                                }
+                                w.runnable &= !exec;
+                                w.writeback(mask, pc, depth);
+                                if mask & !exec != 0 {
+                                    w.writeback(mask & !exec, pc + 1, depth);
+                                }
+                                return Ok(());
+                            }
+                            Some((joined, elsewhere)) => {
+                                mask |= joined;
+                                pc += 1;
+                                if elsewhere {
+                                    w.writeback(mask, pc, depth);
+                                    return Ok(());
+                                }
+                                next_key = recompute_next(w, mask);
+                            }
+                        }
+                    }
+                }
+                Op::Activemask { d: dst } => {
+                    if exec != 0 && *dst != NOREG {
+                        blend(&mut w.levels[d][*dst as usize], &[exec as u64; 32], exec);
+                    }
+                    pc += 1;
+                }
+                Op::Fence { order } => {
+                    if exec != 0 {
+                        std::sync::atomic::fence(match order {
+                            Order::Acquire => std::sync::atomic::Ordering::Acquire,
+                            Order::Release => std::sync::atomic::Ordering::Release,
+                            Order::AcqRel => std::sync::atomic::Ordering::AcqRel,
+                            _ => std::sync::atomic::Ordering::SeqCst,
+                        });
+                    }
+                    pc += 1;
+                }
+                Op::Yield => {
+                    pc += 1;
+                    w.writeback(mask, pc, depth);
+                    *budget = 0;
+                    return Ok(());
+                }
+                Op::Nop => pc += 1,
+                Op::Unsupported { what } => {
+                    return Err(Error::Unsupported { instruction: what.clone(), line: inst.line as usize });
+                }
+            }
+            if next_key != u64::MAX {
+                if sticky > 0 {
+                    sticky -= 1;
+                } else if key(depth, pc) >= next_key {
+                    w.writeback(mask, pc, depth);
+                    return Ok(());
+                }
+                w.since_rotate += 1;
+                if w.since_rotate >= ROTATE_AFTER {
+                    w.since_rotate = 0;
+                    w.rotate = true;
+                    w.last_key = key(depth, pc);
+                    w.writeback(mask, pc, depth);
+                    return Ok(());
+                }
+            }
+            if *budget <= 0 {
+                w.writeback(mask, pc, depth);
+                return Ok(());
+            }
+        }
+    }
+
+    fn exit_lanes(&mut self, w: &mut Warp, exec: u32) {
+        for l in lanes(exec) {
+            w.state[l] = EXITED;
+        }
+        w.live &= !exec;
+        w.runnable &= !exec;
+        self.live -= exec.count_ones();
+    }
+
+    fn push_frame(&mut self, w: &mut Warp, l: usize, callee: u32, ret_pc: u32, args: &[u32], line: u32) -> Result<(), Error> {
+        let f = &self.l.prog.funcs[callee as usize];
+        let limit = self.l.stack_bytes;
+        let pbase = w.param_sp[l].div_ceil(16) * 16;
+        let psp = pbase as u64 + f.param_frame as u64;
+        let lbase = w.local_sp[l].div_ceil(f.local_align.max(1)) * f.local_align.max(1);
+        let lsp = lbase as u64 + f.local_frame as u64;
+        if psp > limit as u64 || lsp > limit as u64 || w.frames[l].len() >= 0xfff0 {
+            return Err(self.fault_at(
+                w,
+                l,
+                FaultKind::OutOfBounds,
+                None,
+                Some(line as usize),
+                format!(
+                    "stack overflow calling `{}` at depth {}: the thread needs more than its {limit} bytes of local memory (CpuDevice::set_stack_size)",
+                    f.name,
+                    w.frames[l].len() + 1
+                ),
+            ));
+        }
+        w.frames[l].push(Frame {
+            ret_pc,
+            func: callee,
+            local_base: w.local_base[l],
+            local_sp: w.local_sp[l],
+            param_base: w.param_base[l],
+            param_sp: w.param_sp[l],
+        });
+        let p = &mut w.params[l];
+        if p.len() < psp as usize {
+            p.resize(psp as usize, 0);
+        }
+        let caller = w.param_base[l] as usize;
+        for (slot, &from) in f.params.iter().zip(args) {
+            let src = caller + from as usize;
+            p.copy_within(src..src + slot.size as usize, pbase as usize + slot.offset as usize);
+        }
+        let loc = &mut w.local[l];
+        if loc.len() < lsp as usize {
+            loc.resize(lsp as usize, 0);
+        }
+        w.param_base[l] = pbase;
+        w.param_sp[l] = psp as u32;
+        w.local_base[l] = lbase;
+        w.local_sp[l] = lsp as u32;
+        Ok(())
+    }
+
+    fn pop_frame(&mut self, w: &mut Warp, l: usize) {
+        let Some(fr) = w.frames[l].pop() else { return };
+        let prog = self.l.prog;
+        let f = &prog.funcs[fr.func as usize];
+        if let Some(Inst { op: Op::Call { rets, .. }, .. }) = prog.insts.get(fr.ret_pc as usize - 1) {
+            let p = &mut w.params[l];
+            for (slot, &to) in f.rets.iter().zip(rets.iter()) {
+                let src = w.param_base[l] as usize + slot.offset as usize;
+                p.copy_within(src..src + slot.size as usize, fr.param_base as usize + to as usize);
+            }
+        }
+        w.local_base[l] = fr.local_base;
+        w.local_sp[l] = fr.local_sp;
+        w.param_base[l] = fr.param_base;
+        w.param_sp[l] = fr.param_sp;
+        w.pc[l] = fr.ret_pc;
+        w.depth[l] -= 1;
+    }
+
+    /// The rendezvous of a warp-synchronous instruction: `None` when the lanes of `exec` must
+    /// wait for more of their member mask; otherwise the instruction has executed for every
+    /// lane that had arrived and the result is (lanes that were waiting here and now join the
+    /// group, whether lanes waiting at other instructions were released).
+    fn warp_sync(&mut self, w: &mut Warp, d: usize, pc: u32, exec: u32, inst: &Inst) -> Result<Option<(u32, bool)>, Error> {
+        let mask_src = match &inst.op {
+            Op::BarWarp { mask } | Op::Shfl { mask, .. } | Op::Vote { mask, .. } | Op::Redux { mask, .. } | Op::Match { mask, .. } => *mask,
+            _ => Src::None,
+        };
+        let any_pc = matches!(inst.op, Op::BarWarp { .. });
+        let mut tm = [0u64; 32];
+        self.fetch(w, d, mask_src, &mut tm);
+        let l0 = exec.trailing_zeros() as usize;
+        let m = tm[l0] as u32;
+        for l in lanes(exec) {
+            let ml = tm[l] as u32;
+            if ml >> l & 1 == 0 || ml != m {
+                return Err(self.fault_at(
+                    w,
+                    l,
+                    FaultKind::InvalidWarpSync,
+                    None,
+                    Some(inst.line as usize),
+                    if ml >> l & 1 == 0 {
+                        format!("member mask {ml:#010x} does not include the executing lane {l}")
+                    } else {
+                        format!("lanes of the warp use different member masks ({m:#010x} and {ml:#010x})")
+                    },
+                ));
+            }
+        }
+        let mut here = 0u32;
+        let mut other = 0u32;
+        for l in lanes(w.live & !exec) {
+            if w.state[l] != WSYNC || w.wsync_mask[l] != m {
+                continue;
+            }
+            if w.pc[l] == pc && w.depth[l] as usize == d {
+                here |= 1 << l;
+            } else if any_pc && matches!(self.l.prog.insts[w.pc[l] as usize].op, Op::BarWarp { .. }) {
+                other |= 1 << l;
+            }
+        }
+        let arrived = exec | here | other;
+        if m & w.live & !arrived != 0 {
+            for l in lanes(exec) {
+                w.wsync_mask[l] = m;
+            }
+            return Ok(None);
+        }
+        let part = (exec | here) & m;
+        self.warp_op(w, d, exec | here, part, inst);
+        for l in lanes(here | other) {
+            w.state[l] = RUN;
+            w.runnable |= 1 << l;
+        }
+        for l in lanes(other) {
+            w.pc[l] += 1;
+        }
+        Ok(Some((here, other != 0)))
+    }
+
+    /// Executes a warp-synchronous instruction for `lanes_` (participants `part`).
+    fn warp_op(&mut self, w: &mut Warp, d: usize, lanes_: u32, part: u32, inst: &Inst) {
+        match &inst.op {
+            Op::Shfl { mode, d: dst, p, a, b, c, .. } => {
+                let (mut ta, mut tb, mut tc) = ([0u64; 32], [0u64; 32], [0u64; 32]);
+                self.fetch(w, d, *a, &mut ta);
+                self.fetch(w, d, *b, &mut tb);
+                self.fetch(w, d, *c, &mut tc);
+                let (mut out, mut pv) = ([0u64; 32], [0u64; 32]);
+                for l in lanes(lanes_) {
+                    let lane = l as i32;
+                    let bval = (tb[l] & 31) as i32;
+                    let cval = (tc[l] & 31) as i32;
+                    let seg = ((tc[l] >> 8) & 31) as i32;
+                    let max_lane = (lane & seg) | (cval & !seg);
+                    let min_lane = lane & seg;
+                    let (j, ok) = match mode {
+                        ShflMode::Up => {
+                            let j = lane - bval;
+                            (j, j >= max_lane)
+                        }
+                        ShflMode::Down => {
+                            let j = lane + bval;
+                            (j, j <= max_lane)
+                        }
+                        ShflMode::Bfly => {
+                            let j = lane ^ bval;
+                            (j, j <= max_lane)
+                        }
+                        ShflMode::Idx => {
+                            let j = min_lane | (bval & !seg);
+                            (j, j <= max_lane)
+                        }
+                    };
+                    let j = if ok { j } else { lane };
+                    out[l] = ta[(j & 31) as usize] & 0xffff_ffff;
+                    pv[l] = ok as u64;
+                }
+                let regs = &mut w.levels[d];
+                if *dst != NOREG {
+                    blend(&mut regs[*dst as usize], &out, lanes_);
+                }
+                if *p != NOREG {
+                    blend(&mut regs[*p as usize], &pv, lanes_);
+                }
+            }
+            Op::Vote { mode, d: dst, a, neg, .. } => {
+                let mut ta = [0u64; 32];
+                self.fetch(w, d, *a, &mut ta);
+                let mut ballot = 0u32;
+                for l in lanes(part) {
+                    if (ta[l] & 1 != 0) != *neg {
+                        ballot |= 1 << l;
+                    }
+                }
+                let v = match mode {
+                    VoteMode::Ballot => ballot as u64,
+                    VoteMode::All => (ballot == part) as u64,
+                    VoteMode::Any => (ballot != 0) as u64,
+                    VoteMode::Uni => (ballot == 0 || ballot == part) as u64,
+                };
+                if *dst != NOREG {
+                    blend(&mut w.levels[d][*dst as usize], &[v; 32], lanes_);
+                }
+            }
+            Op::Redux { op, d: dst, a, .. } => {
+                let mut ta = [0u64; 32];
+                self.fetch(w, d, *a, &mut ta);
+                let vals = lanes(part).map(|l| ta[l] as u32);
+                let v = match op {
+                    ReduxOp::Add => vals.fold(0u32, |x, y| x.wrapping_add(y)),
+                    ReduxOp::And => vals.fold(!0u32, |x, y| x & y),
+                    ReduxOp::Or => vals.fold(0u32, |x, y| x | y),
+                    ReduxOp::Xor => vals.fold(0u32, |x, y| x ^ y),
+                    ReduxOp::UMin => vals.min().unwrap_or(0),
+                    ReduxOp::UMax => vals.max().unwrap_or(0),
+                    ReduxOp::Min => vals.map(|x| x as i32).min().unwrap_or(0) as u32,
+                    ReduxOp::Max => vals.map(|x| x as i32).max().unwrap_or(0) as u32,
+                };
+                if *dst != NOREG {
+                    blend(&mut w.levels[d][*dst as usize], &[v as u64; 32], lanes_);
+                }
+            }
+            Op::Match { all, wide, d: dst, p, a, .. } => {
+                let mut ta = [0u64; 32];
+                self.fetch(w, d, *a, &mut ta);
+                let val = |l: usize| if *wide { ta[l] } else { ta[l] & 0xffff_ffff };
+                let (mut out, mut pv) = ([0u64; 32], [0u64; 32]);
+                let first = part.trailing_zeros() as usize;
+                let same = lanes(part).all(|l| val(l) == val(first));
+                for l in lanes(lanes_) {
+                    if *all {
+                        out[l] = if same { part as u64 } else { 0 };
+                        pv[l] = same as u64;
+                    } else {
+                        out[l] = lanes(part).filter(|&k| val(k) == val(l)).fold(0u64, |acc, k| acc | 1 << k);
+                    }
+                }
+                let regs = &mut w.levels[d];
+                if *dst != NOREG {
+                    blend(&mut regs[*dst as usize], &out, lanes_);
+                }
+                if *p != NOREG {
+                    blend(&mut regs[*p as usize], &pv, lanes_);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The smallest key among runnable lanes outside `mask`.
+fn recompute_next(w: &Warp, mask: u32) -> u64 {
+    lanes(w.runnable & !mask).map(|l| key(w.depth[l], w.pc[l])).min().unwrap_or(u64::MAX)
+}
