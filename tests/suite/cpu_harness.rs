@@ -117,6 +117,32 @@ pub fn nvcc(name: &str, src: &str) -> Option<String> {
     Some(ptx)
 }
 
+/// nvcc's PTX for `src` at `-O3` for each of `archs` (e.g. `["sm_80", "sm_90"]`), each also
+/// assembled by ptxas; empty when nvcc is absent. Newer targets get different instruction
+/// selections (`redux`, `max.relu`, …), so tests run every variant.
+pub fn nvcc_archs(name: &str, src: &str, archs: &[&str]) -> Vec<String> {
+    let Some(nvcc) = crate::tools::tool("NVCC", "nvcc", name) else { return Vec::new() };
+    let mut out = Vec::new();
+    for arch in archs {
+        let dir = crate::tools::scratch_dir("nvcc");
+        let cu = dir.join(format!("{name}.cu"));
+        let ptx = dir.join(format!("{name}.{arch}.ptx"));
+        std::fs::write(&cu, src).expect("write .cu");
+        let o = std::process::Command::new(&nvcc)
+            .args(["-ptx", "-rdc=true", "-O3", &format!("-arch={arch}"), "-o"])
+            .arg(&ptx)
+            .arg(&cu)
+            .output()
+            .expect("run nvcc");
+        assert!(o.status.success(), "nvcc -arch={arch} failed on `{name}`:\n{}", String::from_utf8_lossy(&o.stderr));
+        let text = std::fs::read_to_string(&ptx).expect("read ptx");
+        let _ = std::fs::remove_dir_all(&dir);
+        crate::tools::assemble(&format!("{name}_{arch}"), &text);
+        out.push(text);
+    }
+    out
+}
+
 /// The fault inside an `Error::Fault`, or a panic naming what came instead.
 pub fn fault(r: Result<(), Error>) -> ptx_runtime::Fault {
     match r {

@@ -3,7 +3,10 @@
 
 mod tools;
 
+mod cpu_atomics;
 mod cpu_harness;
 mod cpu_nvcc;
+mod cpu_syscalls;
+mod cpu_warp;
 
 mod expansion;
