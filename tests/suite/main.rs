@@ -5,6 +5,7 @@ mod tools;
 
 mod cpu_atomics;
 mod cpu_harness;
+mod cpu_math;
 mod cpu_memcheck;
 mod cpu_nvcc;
 mod cpu_syscalls;
