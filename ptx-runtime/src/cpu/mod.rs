@@ -51,6 +51,19 @@ pub struct CpuDevice {
     heap: Mutex<Option<Arc<DeviceHeap>>>,
     captured: Mutex<Vec<u8>>,
     launches: AtomicU64,
+    stats: Mutex<LaunchStats>,
+}
+
+/// Counts from the most recent launch on a device.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LaunchStats {
+    /// Instructions executed, counted once per thread that executed them (a warp-wide add with
+    /// 32 active lanes counts 32; a predicated-off lane counts nothing).
+    pub thread_instructions: u64,
+    /// Instructions executed, counted once per group of lanes stepping together.
+    pub warp_instructions: u64,
+    /// Wall-clock time of the launch.
+    pub elapsed: Duration,
 }
 
 #[derive(Clone)]
@@ -122,6 +135,7 @@ impl CpuDevice {
             heap: Mutex::new(None),
             captured: Mutex::new(Vec::new()),
             launches: AtomicU64::new(0),
+            stats: Mutex::new(LaunchStats::default()),
         }
     }
 
@@ -324,7 +338,13 @@ impl CpuDevice {
             grid_id: self.launches.fetch_add(1, Ordering::Relaxed) + 1,
             abort: AtomicBool::new(false),
         };
+        let start = Instant::now();
         let outcome = exec::launch::run(&l);
+        *self.stats.lock().unwrap_or_else(|e| e.into_inner()) = LaunchStats {
+            thread_instructions: outcome.thread_insts,
+            warp_instructions: outcome.warp_insts,
+            elapsed: start.elapsed(),
+        };
         if !outcome.output.is_empty() {
             if settings.capture_printf {
                 self.captured.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(&outcome.output);
@@ -335,6 +355,11 @@ impl CpuDevice {
             }
         }
         outcome.error.map_or(Ok(()), Err)
+    }
+
+    /// Counts from the most recent launch (instruction totals for throughput measurements).
+    pub fn last_launch_stats(&self) -> LaunchStats {
+        *self.stats.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn heap(&self, s: &Settings) -> Result<Arc<DeviceHeap>> {

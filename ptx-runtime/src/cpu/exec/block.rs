@@ -40,6 +40,10 @@ pub struct Block<'l> {
     /// Threads that have not exited.
     pub live: u32,
     pub clock: u64,
+    /// Thread-instructions executed (lanes that ran each instruction), for statistics.
+    pub thread_insts: u64,
+    /// Warp-instructions executed by all blocks this worker ran.
+    pub warp_insts: u64,
     pub out: Vec<u8>,
     pub warps: Vec<Warp>,
     pub nwarps: usize,
@@ -57,6 +61,8 @@ impl<'l> Block<'l> {
             bars: [Barrier::IDLE; NBARRIERS],
             live: 0,
             clock: 0,
+            thread_insts: 0,
+            warp_insts: 0,
             out: Vec::new(),
             warps: Vec::new(),
             nwarps: 0,
@@ -80,7 +86,9 @@ impl<'l> Block<'l> {
             w.reset(i as u32, l.block, l.prog, l.entry);
         }
         let mut warps = std::mem::take(&mut self.warps);
+        let start = self.clock;
         let r = self.schedule(&mut warps);
+        self.warp_insts += self.clock - start;
         self.warps = warps;
         r
     }

@@ -586,11 +586,24 @@ pub fn isspacep(a: &L, _: &L, _: &L, k: u32, o: &mut L, _: &mut L) {
 pub fn cmp(a: &L, b: &L, _: &L, k: u32, o: &mut L, _: &mut L) {
     let bits = w(k);
     let m = mask(bits);
-    let op = k >> 16;
+    // One loop per operator, so each compiles to straight-line vector code.
+    macro_rules! by_op {
+        ($conv:expr) => {{
+            let cv = $conv;
+            match k >> 16 {
+                CMP_EQ => map2(a, b, o, |x, y| (cv(x) == cv(y)) as u64),
+                CMP_NE => map2(a, b, o, |x, y| (cv(x) != cv(y)) as u64),
+                CMP_LT => map2(a, b, o, |x, y| (cv(x) < cv(y)) as u64),
+                CMP_LE => map2(a, b, o, |x, y| (cv(x) <= cv(y)) as u64),
+                CMP_GT => map2(a, b, o, |x, y| (cv(x) > cv(y)) as u64),
+                _ => map2(a, b, o, |x, y| (cv(x) >= cv(y)) as u64),
+            }
+        }};
+    }
     if signed(k) {
-        map2(a, b, o, |x, y| cmp_ord(sext(x, bits).cmp(&sext(y, bits)), op));
+        by_op!(|x: u64| sext(x, bits))
     } else {
-        map2(a, b, o, |x, y| cmp_ord((x & m).cmp(&(y & m)), op));
+        by_op!(|x: u64| x & m)
     }
 }
 
@@ -602,18 +615,6 @@ pub const CMP_LE: u32 = 3;
 pub const CMP_GT: u32 = 4;
 pub const CMP_GE: u32 = 5;
 
-#[inline(always)]
-fn cmp_ord(o: std::cmp::Ordering, op: u32) -> u64 {
-    use std::cmp::Ordering::*;
-    (match op {
-        CMP_EQ => o == Equal,
-        CMP_NE => o != Equal,
-        CMP_LT => o == Less,
-        CMP_LE => o != Greater,
-        CMP_GT => o == Greater,
-        _ => o != Less,
-    }) as u64
-}
 
 #[cfg(test)]
 mod tests {

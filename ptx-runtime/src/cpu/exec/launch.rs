@@ -30,10 +30,12 @@ pub struct Launch<'a> {
     pub abort: AtomicBool,
 }
 
-/// What a launch produced: `printf` output (in block order) and the first error.
+/// What a launch produced: `printf` output (in block order), the first error, and counts.
 pub struct Outcome {
     pub output: Vec<u8>,
     pub error: Option<Error>,
+    pub thread_insts: u64,
+    pub warp_insts: u64,
 }
 
 pub fn run(l: &Launch) -> Outcome {
@@ -42,6 +44,8 @@ pub fn run(l: &Launch) -> Outcome {
     let next = AtomicU64::new(0);
     let outputs: Mutex<Vec<(u64, Vec<u8>)>> = Mutex::new(Vec::new());
     let error: Mutex<Option<(u64, Error)>> = Mutex::new(None);
+    let counts = AtomicU64::new(0);
+    let warp_counts = AtomicU64::new(0);
     let work = |worker: u32| {
         let mut block = Block::new(l, worker);
         loop {
@@ -67,6 +71,8 @@ pub fn run(l: &Launch) -> Outcome {
                 break;
             }
         }
+        counts.fetch_add(block.thread_insts, Ordering::Relaxed);
+        warp_counts.fetch_add(block.warp_insts, Ordering::Relaxed);
     };
     let workers = (l.workers as u64).min(total).max(1) as u32;
     if workers == 1 {
@@ -84,5 +90,7 @@ pub fn run(l: &Launch) -> Outcome {
     Outcome {
         output: outs.into_iter().flat_map(|(_, o)| o).collect(),
         error: error.into_inner().unwrap_or_else(|e| e.into_inner()).map(|(_, e)| e),
+        thread_insts: counts.into_inner(),
+        warp_insts: warp_counts.into_inner(),
     }
 }

@@ -60,9 +60,10 @@ fn in_window(a: u64, w: u64) -> bool {
 
 impl<'l> Block<'l> {
     /// Resolves and checks an access of `size` bytes (the whole vector) at `addr` by lane `l`.
-    pub fn resolve(&mut self, w: &Warp, l: usize, space: MemSpace, addr: u64, size: u64, kind: Kind, line: u32) -> Result<Loc<'l>, Error> {
+    #[inline]
+    pub fn resolve(&mut self, w: &Warp, l: usize, space: MemSpace, addr: u64, size: u64, kind: Kind, line: u32) -> Result<Loc<'l>, Box<Error>> {
         let fault = |b: &Self, k: FaultKind, detail: String| {
-            Err(b.fault_at(w, l, k, Some(addr), Some(line as usize), format!("{size}-byte {} ({} space): {detail}", kind.word(), space_name(space))))
+            Err(Box::new(b.fault_at(w, l, k, Some(addr), Some(line as usize), format!("{size}-byte {} ({} space): {detail}", kind.word(), space_name(space)))))
         };
         if addr % size.min(16) != 0 {
             return fault(self, FaultKind::Misaligned, format!("the address is not a multiple of {}", size.min(16)));
@@ -176,7 +177,7 @@ impl<'l> Block<'l> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn read(&self, w: &Warp, l: usize, loc: &Loc, at: usize, size: u32, order: Order) -> u64 {
         let bytes = |s: &[u8], at: usize| {
             let mut b = [0u8; 8];
@@ -209,7 +210,7 @@ impl<'l> Block<'l> {
         let mut out = Vec::new();
         let mut a = addr;
         loop {
-            let loc = self.resolve(w, l, MemSpace::Generic, a, 1, Kind::Load, line)?;
+            let loc = self.resolve(w, l, MemSpace::Generic, a, 1, Kind::Load, line).map_err(|e| *e)?;
             let b = self.read(w, l, &loc, 0, 1, Order::Weak) as u8;
             if b == 0 || out.len() >= 1 << 20 {
                 return Ok(out);
@@ -221,7 +222,7 @@ impl<'l> Block<'l> {
 
     /// Reads `size` bytes at a generic address.
     pub fn read_generic(&mut self, w: &Warp, l: usize, addr: u64, size: u32, line: u32) -> Result<u64, Error> {
-        let loc = self.resolve(w, l, MemSpace::Generic, addr, size as u64, Kind::Load, line)?;
+        let loc = self.resolve(w, l, MemSpace::Generic, addr, size as u64, Kind::Load, line).map_err(|e| *e)?;
         Ok(self.read(w, l, &loc, 0, size, Order::Weak))
     }
 
@@ -230,28 +231,33 @@ impl<'l> Block<'l> {
             Op::Ld { space, size, sext, vec, ds, dbits, addr, order } => {
                 let mut base = [0u64; 32];
                 self.fetch(w, d, addr.base, &mut base);
-                let mut vals = [[0u64; 32]; 8];
                 let total = *size as u64 * *vec as u64;
-                // Fast path: a whole warp reading consecutive 32-bit words of one allocation.
-                if exec == u32::MAX && *vec == 1 && *size == 4 && *space != MemSpace::Local && *space != MemSpace::FrameParam {
-                    let a0 = base[0].wrapping_add(addr.offset as u64);
-                    if a0 % 4 == 0 && (1..32).all(|l| base[l].wrapping_add(addr.offset as u64) == a0 + 4 * l as u64) {
-                        if let Some((r, off)) = self.fast_global(*space, a0, 128, false) {
-                            for l in 0..32 {
-                                vals[0][l] = r.load(off + 4 * l as u64, 4, *order);
-                            }
-                            return self.finish_load(w, d, exec, ds, *vec, *size, *sext, *dbits, &vals);
+                let per_thread = matches!(space, MemSpace::Local | MemSpace::FrameParam);
+                if *vec == 1 {
+                    let mut v = [0u64; 32];
+                    if !per_thread && matches!(addr.base, Src::Imm(_)) {
+                        // One address for every lane (a parameter, a variable): one check, one read.
+                        let l0 = exec.trailing_zeros() as usize;
+                        let loc = self.resolve(w, l0, *space, base[0].wrapping_add(addr.offset as u64), total, Kind::Load, inst.line).map_err(|e| *e)?;
+                        v = [self.read(w, l0, &loc, 0, *size as u32, *order); 32];
+                    } else if !self.load_fast(&base, addr.offset, exec, *size, *space, *order, &mut v) {
+                        for l in lanes(exec) {
+                            let a = base[l].wrapping_add(addr.offset as u64);
+                            let loc = self.resolve(w, l, *space, a, total, Kind::Load, inst.line).map_err(|e| *e)?;
+                            v[l] = self.read(w, l, &loc, 0, *size as u32, *order);
                         }
                     }
+                    return self.finish_load(w, d, exec, &ds[..1], *size, *sext, *dbits, std::slice::from_mut(&mut v));
                 }
+                let mut vals = [[0u64; 32]; 8];
                 for l in lanes(exec) {
                     let a = base[l].wrapping_add(addr.offset as u64);
-                    let loc = self.resolve(w, l, *space, a, total, Kind::Load, inst.line)?;
+                    let loc = self.resolve(w, l, *space, a, total, Kind::Load, inst.line).map_err(|e| *e)?;
                     for (e, v) in vals.iter_mut().enumerate().take(*vec as usize) {
                         v[l] = self.read(w, l, &loc, e * *size as usize, *size as u32, *order);
                     }
                 }
-                self.finish_load(w, d, exec, ds, *vec, *size, *sext, *dbits, &vals)
+                self.finish_load(w, d, exec, &ds[..*vec as usize], *size, *sext, *dbits, &mut vals[..*vec as usize])
             }
             Op::St { space, size, vec, srcs, addr, order } => {
                 let mut base = [0u64; 32];
@@ -276,7 +282,7 @@ impl<'l> Block<'l> {
                 }
                 for l in lanes(exec) {
                     let a = base[l].wrapping_add(addr.offset as u64);
-                    let loc = self.resolve(w, l, *space, a, total, Kind::Store, inst.line)?;
+                    let loc = self.resolve(w, l, *space, a, total, Kind::Store, inst.line).map_err(|e| *e)?;
                     for (e, v) in vals.iter().enumerate().take(*vec as usize) {
                         self.write(w, l, &loc, e * *size as usize, *size as u32, v[l], *order);
                     }
@@ -292,7 +298,7 @@ impl<'l> Block<'l> {
                 let mut out = [0u64; 32];
                 for l in lanes(exec) {
                     let a = base[l].wrapping_add(addr.offset as u64);
-                    let loc = self.resolve(w, l, *space, a, size as u64, Kind::Atomic, inst.line)?;
+                    let loc = self.resolve(w, l, *space, a, size as u64, Kind::Atomic, inst.line).map_err(|e| *e)?;
                     let f = |old: u64| atom_apply(*op, *ty, old, tb[l], tc[l], *ftz);
                     out[l] = match loc {
                         Loc::Global(r, off) => r.rmw(off, size, *order, f),
@@ -314,14 +320,30 @@ impl<'l> Block<'l> {
         }
     }
 
+    /// A whole warp reading consecutive 32-bit words of one allocation: no per-lane lookups.
     #[allow(clippy::too_many_arguments)]
-    fn finish_load(&mut self, w: &mut Warp, d: usize, exec: u32, ds: &[Reg; 8], vec: u8, size: u8, sext: bool, dbits: u8, vals: &[Lanes; 8]) -> Result<(), Error> {
+    fn load_fast(&mut self, base: &Lanes, offset: i64, exec: u32, size: u8, space: MemSpace, order: Order, v: &mut Lanes) -> bool {
+        if exec != u32::MAX || size != 4 {
+            return false;
+        }
+        let a0 = base[0].wrapping_add(offset as u64);
+        if a0 % 4 != 0 || !(1..32).all(|l| base[l].wrapping_add(offset as u64) == a0 + 4 * l as u64) {
+            return false;
+        }
+        let Some((r, off)) = self.fast_global(space, a0, 128, false) else { return false };
+        for (l, x) in v.iter_mut().enumerate() {
+            *x = r.load(off + 4 * l as u64, 4, order);
+        }
+        true
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn finish_load(&mut self, w: &mut Warp, d: usize, exec: u32, ds: &[Reg], size: u8, sext: bool, dbits: u8, vals: &mut [Lanes]) -> Result<(), Error> {
         let m = super::lanes::mask(dbits as u32);
-        for (e, &r) in ds.iter().enumerate().take(vec as usize) {
+        for (&r, v) in ds.iter().zip(vals.iter_mut()) {
             if r == NOREG {
                 continue;
             }
-            let mut v = vals[e];
             if sext {
                 for x in v.iter_mut() {
                     *x = super::lanes::sext(*x, size as u32 * 8) as u64 & m;
@@ -331,7 +353,7 @@ impl<'l> Block<'l> {
                     *x &= m;
                 }
             }
-            super::step::blend(&mut w.levels[d][r as usize], &v, exec);
+            super::step::blend(&mut w.levels[d][r as usize], v, exec);
         }
         Ok(())
     }

@@ -21,12 +21,44 @@ pub fn blend(dst: &mut Lanes, src: &Lanes, mask: u32) {
     }
 }
 
+/// What operands other than registers and immediates need from the warp.
+pub struct LaneCtx<'a> {
+    pub tid: &'a [Lanes; 3],
+    pub local_base: &'a [u32; 32],
+    pub param_base: &'a [u32; 32],
+    pub index: u32,
+}
+
+impl<'a> LaneCtx<'a> {
+    pub fn of(w: &'a Warp) -> LaneCtx<'a> {
+        LaneCtx { tid: &w.tid, local_base: &w.local_base, param_base: &w.param_base, index: w.index }
+    }
+}
+
+/// An operand's lanes without copying: a register is read in place; anything else is
+/// computed into `tmp`.
+#[inline(always)]
+pub fn operand<'a>(b: &Block, ctx: &LaneCtx, regs: &'a [Lanes], s: Src, tmp: &'a mut Lanes) -> &'a Lanes {
+    match s {
+        Src::Reg(r) => &regs[r as usize],
+        Src::None => tmp,
+        _ => {
+            b.fetch_ctx(ctx, regs, s, tmp);
+            tmp
+        }
+    }
+}
+
 impl<'l> Block<'l> {
-    /// The per-lane values of an operand.
+    /// The per-lane values of an operand, copied into `out`.
     pub fn fetch(&self, w: &Warp, depth: usize, s: Src, out: &mut Lanes) {
+        self.fetch_ctx(&LaneCtx::of(w), &w.levels[depth], s, out);
+    }
+
+    pub fn fetch_ctx(&self, w: &LaneCtx, regs: &[Lanes], s: Src, out: &mut Lanes) {
         match s {
             Src::None => {}
-            Src::Reg(r) => *out = w.levels[depth][r as usize],
+            Src::Reg(r) => *out = regs[r as usize],
             Src::Imm(v) => *out = [v; 32],
             Src::LocalAddr(o) => {
                 for l in 0..32 {
@@ -42,7 +74,7 @@ impl<'l> Block<'l> {
         }
     }
 
-    fn special(&self, w: &Warp, sr: Sreg, out: &mut Lanes) {
+    fn special(&self, w: &LaneCtx, sr: Sreg, out: &mut Lanes) {
         let l = self.l;
         let v: u64 = match sr {
             Sreg::Tid(d) => {
@@ -123,74 +155,81 @@ impl<'l> Block<'l> {
                 }
             };
             self.clock += 1;
+            self.thread_insts += exec.count_ones() as u64;
             *budget -= 1;
             let d = depth as usize;
             match &inst.op {
                 Op::Alu { f, k, d: dst, d2, a, b, c } => {
                     if exec != 0 {
-                        let (mut ta, mut tb, mut tc) = ([0u64; 32], [0u64; 32], [0u64; 32]);
-                        let (mut out, mut out2) = ([0u64; 32], [0u64; 32]);
-                        self.fetch(w, d, *a, &mut ta);
-                        self.fetch(w, d, *b, &mut tb);
-                        self.fetch(w, d, *c, &mut tc);
-                        f(&ta, &tb, &tc, *k, &mut out, &mut out2);
-                        let regs = &mut w.levels[d];
+                        let Warp { levels, scratch, tid, local_base, param_base, index, .. } = &mut *w;
+                        let [sa, sb, sc, _, so, so2] = &mut **scratch;
+                        let ctx = LaneCtx { tid, local_base, param_base, index: *index };
+                        let regs = &levels[d];
+                        let av = operand(self, &ctx, regs, *a, sa);
+                        let bv = operand(self, &ctx, regs, *b, sb);
+                        let cv = operand(self, &ctx, regs, *c, sc);
+                        f(av, bv, cv, *k, so, so2);
+                        let regs = &mut levels[d];
                         if *dst != NOREG {
-                            blend(&mut regs[*dst as usize], &out, exec);
+                            blend(&mut regs[*dst as usize], so, exec);
                         }
                         if *d2 != NOREG {
-                            blend(&mut regs[*d2 as usize], &out2, exec);
+                            blend(&mut regs[*d2 as usize], so2, exec);
                         }
                     }
                     pc += 1;
                 }
                 Op::Alu4 { f, k, d: dst, d2, a, b, c, e } => {
                     if exec != 0 {
-                        let (mut ta, mut tb, mut tc, mut te) = ([0u64; 32], [0u64; 32], [0u64; 32], [0u64; 32]);
-                        let (mut out, mut out2) = ([0u64; 32], [0u64; 32]);
-                        self.fetch(w, d, *a, &mut ta);
-                        self.fetch(w, d, *b, &mut tb);
-                        self.fetch(w, d, *c, &mut tc);
-                        self.fetch(w, d, *e, &mut te);
-                        f(&ta, &tb, &tc, &te, *k, &mut out, &mut out2);
-                        let regs = &mut w.levels[d];
+                        let Warp { levels, scratch, tid, local_base, param_base, index, .. } = &mut *w;
+                        let [sa, sb, sc, se, so, so2] = &mut **scratch;
+                        let ctx = LaneCtx { tid, local_base, param_base, index: *index };
+                        let regs = &levels[d];
+                        let av = operand(self, &ctx, regs, *a, sa);
+                        let bv = operand(self, &ctx, regs, *b, sb);
+                        let cv = operand(self, &ctx, regs, *c, sc);
+                        let ev = operand(self, &ctx, regs, *e, se);
+                        f(av, bv, cv, ev, *k, so, so2);
+                        let regs = &mut levels[d];
                         if *dst != NOREG {
-                            blend(&mut regs[*dst as usize], &out, exec);
+                            blend(&mut regs[*dst as usize], so, exec);
                         }
                         if *d2 != NOREG {
-                            blend(&mut regs[*d2 as usize], &out2, exec);
+                            blend(&mut regs[*d2 as usize], so2, exec);
                         }
                     }
                     pc += 1;
                 }
                 Op::Setp { f, k, d: dst, d2, a, b, comb, c, cneg, x2, t } => {
                     if exec != 0 {
-                        let (mut ta, mut tb, mut tc) = ([0u64; 32], [0u64; 32], [0u64; 32]);
-                        let (mut out, mut out2) = ([0u64; 32], [0u64; 32]);
-                        self.fetch(w, d, *a, &mut ta);
-                        self.fetch(w, d, *b, &mut tb);
-                        self.fetch(w, d, *c, &mut tc);
-                        f(&ta, &tb, &tc, *k, &mut out, &mut out2);
-                        let mut r1 = [0u64; 32];
-                        let mut r2 = [0u64; 32];
+                        let Warp { levels, scratch, tid, local_base, param_base, index, .. } = &mut *w;
+                        let [sa, sb, sc, sd, so, so2] = &mut **scratch;
+                        let ctx = LaneCtx { tid, local_base, param_base, index: *index };
+                        let regs = &levels[d];
+                        let av = operand(self, &ctx, regs, *a, sa);
+                        let bv = operand(self, &ctx, regs, *b, sb);
+                        f(av, bv, sc, *k, so, so2);
+                        let cv = operand(self, &ctx, regs, *c, sd);
+                        let cneg = *cneg as u64;
                         for l in 0..32 {
-                            let (x, y) = if *x2 { (out[l] & 1, out[l] >> 1 & 1) } else { (out[l] & 1, (out[l] & 1) ^ 1) };
-                            let cb = (tc[l] & 1) ^ *cneg as u64;
+                            let r = so[l];
+                            let (x, y) = if *x2 { (r & 1, r >> 1 & 1) } else { (r & 1, (r & 1) ^ 1) };
+                            let cb = (cv[l] & 1) ^ cneg;
                             let (x, y) = match comb {
                                 Comb::None => (x, y),
                                 Comb::And => (x & cb, y & cb),
                                 Comb::Or => (x | cb, y | cb),
                                 Comb::Xor => (x ^ cb, y ^ cb),
                             };
-                            r1[l] = if x != 0 { *t } else { 0 };
-                            r2[l] = y;
+                            so[l] = if x != 0 { *t } else { 0 };
+                            so2[l] = y;
                         }
-                        let regs = &mut w.levels[d];
+                        let regs = &mut levels[d];
                         if *dst != NOREG {
-                            blend(&mut regs[*dst as usize], &r1, exec);
+                            blend(&mut regs[*dst as usize], so, exec);
                         }
                         if *d2 != NOREG {
-                            blend(&mut regs[*d2 as usize], &r2, exec);
+                            blend(&mut regs[*d2 as usize], so2, exec);
                         }
                     }
                     pc += 1;

@@ -94,6 +94,8 @@ pub struct Warp {
     pub since_rotate: u32,
     pub rotate: bool,
     pub last_key: u64,
+    /// Operand and result buffers for one instruction (kept to avoid re-zeroing them).
+    pub scratch: Box<[Lanes; 6]>,
 }
 
 impl Warp {
@@ -119,6 +121,7 @@ impl Warp {
             since_rotate: 0,
             rotate: false,
             last_key: 0,
+            scratch: Box::new([[0; 32]; 6]),
         }
     }
 
@@ -138,10 +141,14 @@ impl Warp {
                 self.tid[0][l] = (t % dims[0]) as u64;
                 self.tid[1][l] = ((t / dims[0]) % dims[1]) as u64;
                 self.tid[2][l] = (t / (dims[0] * dims[1])) as u64;
-                self.local[l].clear();
-                self.local[l].resize(f.local_frame as usize, 0);
-                self.params[l].clear();
-                self.params[l].resize(f.param_frame as usize, 0);
+                if f.local_frame > 0 || !self.local[l].is_empty() {
+                    self.local[l].clear();
+                    self.local[l].resize(f.local_frame as usize, 0);
+                }
+                if f.param_frame > 0 || !self.params[l].is_empty() {
+                    self.params[l].clear();
+                    self.params[l].resize(f.param_frame as usize, 0);
+                }
             } else {
                 self.state[l] = EXITED;
             }
@@ -156,8 +163,11 @@ impl Warp {
         if self.levels.is_empty() {
             self.levels.push(Vec::new());
         }
-        self.levels[0].clear();
-        self.levels[0].resize(f.nregs as usize, [0; 32]);
+        // Registers hold no defined value before their first write (PTX), so the previous
+        // block's values are left where they are.
+        if self.levels[0].len() < f.nregs as usize {
+            self.levels[0].resize(f.nregs as usize, [0; 32]);
+        }
         self.since_rotate = 0;
         self.rotate = false;
     }
@@ -178,8 +188,16 @@ impl Warp {
             return None;
         }
         let mut best = u64::MAX;
+        let mut all_same = true;
+        let first = self.runnable.trailing_zeros() as usize;
+        let k0 = key(self.depth[first], self.pc[first]);
         for l in lanes(self.runnable) {
-            best = best.min(key(self.depth[l], self.pc[l]));
+            let k = key(self.depth[l], self.pc[l]);
+            all_same &= k == k0;
+            best = best.min(k);
+        }
+        if all_same && !self.rotate {
+            return Some(Group { mask: self.runnable, pc: self.pc[first], depth: self.depth[first], next_key: u64::MAX, sticky: 0 });
         }
         let mut sticky = 0;
         if self.rotate {

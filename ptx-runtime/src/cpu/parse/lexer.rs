@@ -166,8 +166,8 @@ mod tests {
         assert!(t.contains(&Tok::Word("$L__BB0_2".into())));
         let t: Vec<Tok> = lex("atom.shared::cta.add.u32 %r1, [x], 1; L: bra L;").unwrap().into_iter().map(|t| t.tok).collect();
         assert_eq!(t[0], Tok::Word("atom.shared::cta.add.u32".into()));
-        assert_eq!(t[8], Tok::Word("L".into()));
-        assert_eq!(t[9], Tok::Punct(':'));
+        assert_eq!(t[9], Tok::Word("L".into()));
+        assert_eq!(t[10], Tok::Punct(':'));
         assert_eq!(lex("0x10 010 0b101 1.5 7U").unwrap().into_iter().map(|t| t.tok).collect::<Vec<_>>(), vec![
             Tok::Int(16),
             Tok::Int(8),
