@@ -4,6 +4,8 @@
 //!   installs NVIDIA's PyPI wheels into `target/cuda-tools` when none is found, and runs the
 //!   whole test suite with them. With `CI=true` a missing tool fails the run.
 //! - `tools`: installs the tools if needed and prints where they are, as shell exports.
+//! - `bench-cpu`: the CPU backend's benchmark (`benches/cpu_interp.rs`) in release mode:
+//!   thread-instructions per second, and saxpy over 2^20 elements.
 
 mod tools;
 
@@ -13,12 +15,13 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("test") => test(&args[1..]),
+        Some("bench-cpu") => run(Command::new(cargo()).args(["bench", "-p", "ptx-suite", "--bench", "cpu_interp"]).args(&args[1..])),
         Some("tools") => tools::ensure().map(|t| {
             for (var, path) in t.env() {
                 println!("export {var}={}", path.display());
             }
         }),
-        _ => Err("usage: cargo xtask <test [cargo test args] | tools>".to_owned()),
+        _ => Err("usage: cargo xtask <test [cargo test args] | tools | bench-cpu>".to_owned()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
