@@ -25,9 +25,9 @@ extern "C" __global__ void misaligned(char* p, int* out) {
   out[threadIdx.x] = *(int*)(p + 1 + 4 * threadIdx.x);
 }
 
-// Threads of the first warp wait at one __syncthreads, the rest at another.
+// The two halves of each warp wait at different __syncthreads.
 extern "C" __global__ void split_barrier(int* out) {
-  if (threadIdx.x < 32) {
+  if (threadIdx.x % 32 < 16) {
     __syncthreads();
     out[threadIdx.x] = 1;
   } else {

@@ -4,10 +4,12 @@
 mod tools;
 
 mod cpu_atomics;
+mod cpu_features;
 mod cpu_harness;
 mod cpu_math;
 mod cpu_memcheck;
 mod cpu_nvcc;
+mod cpu_ptx;
 mod cpu_syscalls;
 mod cpu_warp;
 

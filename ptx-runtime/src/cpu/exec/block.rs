@@ -20,15 +20,15 @@ pub struct Barrier {
     pub arrived: u32,
     /// Threads expected (`bar.sync a, b`); 0: every thread of the block that has not exited.
     pub expected: u32,
-    /// The instruction the current phase's first thread arrived at (for `.aligned`).
-    pub first_pc: u32,
+    /// Per warp, the instruction its first thread arrived at in this phase (for `.aligned`).
+    pub first_pc: [u32; 32],
     pub popc: u32,
     pub all: bool,
     pub any: bool,
 }
 
 impl Barrier {
-    const IDLE: Barrier = Barrier { arrived: 0, expected: 0, first_pc: NO_PC, popc: 0, all: true, any: false };
+    const IDLE: Barrier = Barrier { arrived: 0, expected: 0, first_pc: [NO_PC; 32], popc: 0, all: true, any: false };
 }
 
 pub struct Block<'l> {

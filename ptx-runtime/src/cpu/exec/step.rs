@@ -39,9 +39,10 @@ impl<'a> LaneCtx<'a> {
 /// computed into `tmp`.
 #[inline(always)]
 pub fn operand<'a>(b: &Block, ctx: &LaneCtx, regs: &'a [Lanes], s: Src, tmp: &'a mut Lanes) -> &'a Lanes {
+    static ZERO: Lanes = [0; 32];
     match s {
         Src::Reg(r) => &regs[r as usize],
-        Src::None => tmp,
+        Src::None => &ZERO,
         _ => {
             b.fetch_ctx(ctx, regs, s, tmp);
             tmp
@@ -409,8 +410,9 @@ impl<'l> Block<'l> {
                             ));
                         }
                         let bar = &mut self.bars[bid as usize];
-                        if *aligned && bar.first_pc != u32::MAX && bar.first_pc != pc {
-                            let other = prog.insts[bar.first_pc as usize].line;
+                        let wi = w.index as usize;
+                        if *aligned && bar.first_pc[wi] != u32::MAX && bar.first_pc[wi] != pc {
+                            let other = prog.insts[bar.first_pc[wi] as usize].line;
                             return Err(self.fault_at(
                                 w,
                                 l0,
@@ -418,13 +420,13 @@ impl<'l> Block<'l> {
                                 None,
                                 Some(inst.line as usize),
                                 format!(
-                                    "threads of the block wait at different barrier instructions for barrier {bid} (PTX lines {other} and {}); `bar.sync` must be reached by every thread at the same instruction",
+                                    "threads of one warp wait at different barrier instructions for barrier {bid} (PTX lines {other} and {}); an aligned barrier (`bar.sync`, `__syncthreads`) must be reached by every thread of a warp at the same instruction",
                                     inst.line
                                 ),
                             ));
                         }
-                        if bar.arrived == 0 {
-                            bar.first_pc = pc;
+                        if bar.first_pc[wi] == u32::MAX {
+                            bar.first_pc[wi] = pc;
                         }
                         bar.arrived += exec.count_ones();
                         if *count != Src::None {

@@ -449,6 +449,15 @@ impl Parser {
                 }
                 _ => (None, self.int()? as i64),
             };
+            if self.is_punct(',') {
+                // `[tex, {coords}]` and similar multi-part operands (texture instructions).
+                let mut parts = vec![Operand::Addr { base, offset }];
+                while self.eat_punct(',') {
+                    parts.push(self.operand()?);
+                }
+                self.expect_punct(']')?;
+                return Ok(Operand::List(parts));
+            }
             self.expect_punct(']')?;
             return Ok(Operand::Addr { base, offset });
         }
