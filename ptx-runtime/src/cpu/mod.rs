@@ -240,7 +240,6 @@ impl CpuDevice {
                 entries: HashMap::new(),
                 func_by_name: HashMap::new(),
                 shared_static: 0,
-                shared_dyn_align: 16,
                 unsupported: HashMap::new(),
             },
             memory: self.memory.clone(),
@@ -249,6 +248,9 @@ impl CpuDevice {
         };
         let mut regions = HashMap::new();
         for v in &vars {
+            if v.align as u64 > memory::ALLOC_ALIGN {
+                return Err(Error::PtxLoad { log: format!("`{}`: alignment {} exceeds the {} bytes device memory guarantees", v.name, v.align, memory::ALLOC_ALIGN) });
+            }
             let r = self
                 .memory
                 .alloc(v.size, RegionKind::Var { name: v.name.clone(), constant: v.constant })

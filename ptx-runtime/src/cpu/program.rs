@@ -216,7 +216,6 @@ pub enum Op {
     St { space: MemSpace, size: u8, vec: u8, srcs: [Src; 8], addr: Addr, order: Order },
     Atom { space: MemSpace, op: AtomOp, ty: AtomTy, d: Reg, addr: Addr, b: Src, c: Src, order: Order, ftz: bool },
     Bra { target: u32 },
-    Brx { index: Src, targets: Box<[u32]> },
     Call { target: CallTarget, args: Box<[u32]>, rets: Box<[u32]> },
     Syscall { which: Syscall, args: Box<[u32]>, rets: Box<[u32]> },
     Ret,
@@ -311,10 +310,9 @@ pub struct Program {
     pub funcs: Vec<Function>,
     pub entries: HashMap<String, u32>,
     pub func_by_name: HashMap<String, u32>,
-    /// Bytes of static `.shared` memory (module and function scope together) and the
-    /// alignment of the dynamic (`.extern .shared`) region that follows.
+    /// Bytes of static `.shared` memory (module and function scope together), rounded up to
+    /// the alignment of the dynamic (`.extern .shared`) region that follows.
     pub shared_static: u32,
-    pub shared_dyn_align: u32,
     /// Per entry: the first unsupported instruction reachable from it (name, line).
     pub unsupported: HashMap<u32, (String, u32)>,
 }

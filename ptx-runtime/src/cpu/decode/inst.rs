@@ -240,6 +240,10 @@ impl<'a> FnDecoder<'a> {
         }
     }
 
+    fn syms_name(&self, f: u32) -> String {
+        self.syms.funcs.iter().find(|(_, &i)| i == f).map_or_else(String::new, |(n, _)| n.clone())
+    }
+
     fn cc_reg(&mut self) -> Reg {
         if let Some(r) = self.cc {
             return r;
@@ -1279,6 +1283,22 @@ impl<'a> FnDecoder<'a> {
         let rets: Box<[u32]> = ret_slots.iter().map(|s| s.0).collect();
         if let CallTarget::Direct(f) = ct {
             if let FuncKind::Syscall(which) = self.syms.kinds[f as usize] {
+                // The prototypes of the guide's chapter 3 (64-bit addresses).
+                let (want_args, want_rets): (&[u32], &[u32]) = match which {
+                    Syscall::Vprintf => (&[8, 8], &[4]),
+                    Syscall::Malloc => (&[8], &[8]),
+                    Syscall::Free => (&[8], &[]),
+                    Syscall::AssertFail => (&[8, 8, 4, 8, 8], &[]),
+                };
+                let sizes = |v: &[ParamSlot]| v.iter().map(|p| p.size).collect::<Vec<u32>>();
+                if sizes(&params) != want_args || (sizes(&ret_decl) != want_rets && !(ret_decl.is_empty() && which == Syscall::Vprintf)) {
+                    return self.error(format!(
+                        "`{}` is declared with parameter sizes {:?} and return sizes {:?}; the system call takes {want_args:?} and returns {want_rets:?} (PTX Interoperability chapter 3)",
+                        self.syms_name(f),
+                        sizes(&params),
+                        sizes(&ret_decl)
+                    ));
+                }
                 return Ok(Op::Syscall { which, args, rets });
             }
         }

@@ -303,7 +303,6 @@ pub fn decode(m: &ast::Module, var_addr: &HashMap<String, u64>) -> Result<Progra
         entries,
         func_by_name: func_idx,
         shared_static: dyn_base,
-        shared_dyn_align: dyn_align as u32,
         unsupported: HashMap::new(),
     };
     prog.unsupported = reachable_unsupported(&prog);

@@ -46,25 +46,6 @@ impl Ty {
         [U8, U16, U32, U64, S8, S16, S32, S64, F16, Bf16, F32, F64, Tf32][(i & 15).min(12) as usize]
     }
 
-    pub fn parse(s: &str) -> Option<Ty> {
-        Some(match s {
-            "u8" | "b8" => Ty::U8,
-            "u16" | "b16" => Ty::U16,
-            "u32" | "b32" => Ty::U32,
-            "u64" | "b64" => Ty::U64,
-            "s8" => Ty::S8,
-            "s16" => Ty::S16,
-            "s32" => Ty::S32,
-            "s64" => Ty::S64,
-            "f16" => Ty::F16,
-            "bf16" => Ty::Bf16,
-            "f32" => Ty::F32,
-            "f64" => Ty::F64,
-            "tf32" => Ty::Tf32,
-            _ => return None,
-        })
-    }
-
     pub fn bits(self) -> u32 {
         use Ty::*;
         match self {

@@ -16,6 +16,12 @@ use crate::cpu::program::*;
 use crate::error::{Error, FaultKind};
 use std::sync::Arc;
 
+/// A whole-warp contiguous range.
+enum Span<'l> {
+    Global(&'l Arc<Region>, u64),
+    Shared(usize),
+}
+
 /// Where an access lands.
 pub enum Loc<'l> {
     Global(&'l Arc<Region>, u64),
@@ -235,9 +241,9 @@ impl<'l> Block<'l> {
                 let per_thread = matches!(space, MemSpace::Local | MemSpace::FrameParam);
                 if *vec == 1 {
                     let mut v = [0u64; 32];
-                    if !per_thread && matches!(addr.base, Src::Imm(_)) {
-                        // One address for every lane (a parameter, a variable): one check, one read.
-                        let l0 = exec.trailing_zeros() as usize;
+                    let l0 = exec.trailing_zeros() as usize;
+                    if !per_thread && (matches!(addr.base, Src::Imm(_)) || lanes(exec).all(|l| base[l] == base[l0])) {
+                        // One address for every lane (a parameter, a broadcast): one check, one read.
                         let loc = self.resolve(w, l0, *space, base[0].wrapping_add(addr.offset as u64), total, Kind::Load, inst.line).map_err(|e| *e)?;
                         v = [self.read(w, l0, &loc, 0, *size as u32, *order); 32];
                     } else if !self.load_fast(&base, addr.offset, exec, *size, *space, *order, &mut v) {
@@ -267,18 +273,8 @@ impl<'l> Block<'l> {
                     self.fetch(w, d, *s, &mut vals[e]);
                 }
                 let total = *size as u64 * *vec as u64;
-                // Fast path: a whole warp writing consecutive 32-bit words: whole-word stores.
-                if exec == u32::MAX && *vec == 1 && *size == 4 && *space != MemSpace::Local && *space != MemSpace::FrameParam {
-                    let a0 = base[0].wrapping_add(addr.offset as u64);
-                    if a0 % 8 == 0 && (1..32).all(|l| base[l].wrapping_add(addr.offset as u64) == a0 + 4 * l as u64) {
-                        if let Some((r, off)) = self.fast_global(*space, a0, 128, true) {
-                            for p in 0..16 {
-                                let v = (vals[0][2 * p] & 0xffff_ffff) | (vals[0][2 * p + 1] << 32);
-                                r.store_word(off + 8 * p as u64, v, *order);
-                            }
-                            return Ok(());
-                        }
-                    }
+                if *vec == 1 && self.store_fast(&base, addr.offset, exec, *size, *space, *order, &vals[0]) {
+                    return Ok(());
                 }
                 for l in lanes(exec) {
                     let a = base[l].wrapping_add(addr.offset as u64);
@@ -320,19 +316,76 @@ impl<'l> Block<'l> {
         }
     }
 
-    /// A whole warp reading consecutive 32-bit words of one allocation: no per-lane lookups.
+    /// A whole warp accessing consecutive `size`-byte elements inside one global allocation or
+    /// the block's shared memory: checked once for all 32 lanes.
+    fn contiguous(&mut self, base: &Lanes, offset: i64, exec: u32, size: u8, space: MemSpace, store: bool) -> Option<Span<'l>> {
+        if exec != u32::MAX || !matches!(size, 1 | 2 | 4 | 8) || matches!(space, MemSpace::Local | MemSpace::FrameParam) {
+            return None;
+        }
+        let sz = size as u64;
+        let a0 = base[0].wrapping_add(offset as u64);
+        if a0 % sz != 0 || !(1..32).all(|l| base[l].wrapping_add(offset as u64) == a0.wrapping_add(sz * l as u64)) {
+            return None;
+        }
+        let shared = match space {
+            MemSpace::Shared => Some(a0),
+            MemSpace::Generic if in_window(a0, SHARED_WINDOW) => Some(a0 - SHARED_WINDOW),
+            _ => None,
+        };
+        if let Some(o) = shared {
+            return (o.checked_add(32 * sz)? <= self.shared.len() as u64).then_some(Span::Shared(o as usize));
+        }
+        if space == MemSpace::Const {
+            return None;
+        }
+        let (r, off) = self.fast_global(space, a0, 32 * sz, store)?;
+        Some(Span::Global(r, off))
+    }
+
+    /// Loads for a whole warp through [`contiguous`](Self::contiguous); `false` if it does not apply.
     #[allow(clippy::too_many_arguments)]
     fn load_fast(&mut self, base: &Lanes, offset: i64, exec: u32, size: u8, space: MemSpace, order: Order, v: &mut Lanes) -> bool {
-        if exec != u32::MAX || size != 4 {
-            return false;
+        let Some(span) = self.contiguous(base, offset, exec, size, space, false) else { return false };
+        let sz = size as usize;
+        match span {
+            Span::Global(r, off) => {
+                for (l, x) in v.iter_mut().enumerate() {
+                    *x = r.load(off + (sz * l) as u64, size as u32, order);
+                }
+            }
+            Span::Shared(o) => {
+                for (l, x) in v.iter_mut().enumerate() {
+                    let mut b = [0u8; 8];
+                    b[..sz].copy_from_slice(&self.shared[o + sz * l..o + sz * (l + 1)]);
+                    *x = u64::from_le_bytes(b);
+                }
+            }
         }
-        let a0 = base[0].wrapping_add(offset as u64);
-        if a0 % 4 != 0 || !(1..32).all(|l| base[l].wrapping_add(offset as u64) == a0 + 4 * l as u64) {
-            return false;
-        }
-        let Some((r, off)) = self.fast_global(space, a0, 128, false) else { return false };
-        for (l, x) in v.iter_mut().enumerate() {
-            *x = r.load(off + 4 * l as u64, 4, order);
+        true
+    }
+
+    /// Stores for a whole warp through [`contiguous`](Self::contiguous); `false` if it does not apply.
+    #[allow(clippy::too_many_arguments)]
+    fn store_fast(&mut self, base: &Lanes, offset: i64, exec: u32, size: u8, space: MemSpace, order: Order, v: &Lanes) -> bool {
+        let Some(span) = self.contiguous(base, offset, exec, size, space, true) else { return false };
+        let sz = size as usize;
+        match span {
+            Span::Global(r, off) if sz == 4 && off % 8 == 0 => {
+                // Two lanes' words at once: one 64-bit store per pair.
+                for p in 0..16 {
+                    r.store_word(off + 8 * p as u64, (v[2 * p] & 0xffff_ffff) | (v[2 * p + 1] << 32), order);
+                }
+            }
+            Span::Global(r, off) => {
+                for (l, x) in v.iter().enumerate() {
+                    r.store(off + (sz * l) as u64, size as u32, *x, order);
+                }
+            }
+            Span::Shared(o) => {
+                for (l, x) in v.iter().enumerate() {
+                    self.shared[o + sz * l..o + sz * (l + 1)].copy_from_slice(&x.to_le_bytes()[..sz]);
+                }
+            }
         }
         true
     }

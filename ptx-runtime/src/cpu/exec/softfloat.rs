@@ -27,6 +27,7 @@ pub enum Rnd {
 }
 
 impl Rnd {
+    #[cfg(test)]
     pub const ALL: [Rnd; 4] = [Rnd::Rn, Rnd::Rz, Rnd::Rm, Rnd::Rp];
 
     pub fn from_index(i: u32) -> Rnd {

@@ -63,12 +63,12 @@ impl<'l> Block<'l> {
             Src::Imm(v) => *out = [v; 32],
             Src::LocalAddr(o) => {
                 for l in 0..32 {
-                    out[l] = (w.local_base[l] + o) as u64;
+                    out[l] = w.local_base[l].wrapping_add(o) as u64;
                 }
             }
             Src::ParamAddr(o) => {
                 for l in 0..32 {
-                    out[l] = (w.param_base[l] + o) as u64;
+                    out[l] = w.param_base[l].wrapping_add(o) as u64;
                 }
             }
             Src::Special(sr) => self.special(w, sr, out),
@@ -126,11 +126,6 @@ impl<'l> Block<'l> {
             Sreg::Const(c) => c as u64,
         };
         *out = [v; 32];
-    }
-
-    /// The line of the instruction at `pc`.
-    pub fn line(&self, pc: u32) -> Option<usize> {
-        self.l.prog.insts.get(pc as usize).map(|i| i.line as usize)
     }
 
     /// Runs `g` until it ends (diverges, blocks, yields) or the budget is spent; every lane's
@@ -287,7 +282,6 @@ impl<'l> Block<'l> {
                         return Ok(());
                     }
                 }
-                Op::Brx { .. } => return Err(Error::Unsupported { instruction: "brx.idx".into(), line: inst.line as usize }),
                 Op::Call { target, args, rets: _ } => {
                     if exec == 0 {
                         pc += 1;

@@ -119,7 +119,7 @@ impl Args for ArgReader<'_, '_> {
     fn arg(&mut self, size: u32) -> Result<u64, String> {
         let at = self.at.div_ceil(size as u64) * size as u64;
         self.at = at + size as u64;
-        match self.block.read_generic(self.warp, self.lane, self.base + at, size, self.line) {
+        match self.block.read_generic(self.warp, self.lane, self.base.wrapping_add(at), size, self.line) {
             Ok(v) => Ok(v),
             Err(e) => {
                 self.err = Some(e);

@@ -61,7 +61,6 @@ pub enum FuncKind {
 pub struct FuncDecl {
     pub line: u32,
     pub kind: FuncKind,
-    pub linkage: Linkage,
     pub name: String,
     pub rets: Vec<VarDecl>,
     pub params: Vec<VarDecl>,

@@ -176,7 +176,7 @@ impl Parser {
                 _ => {
                     let linkage = self.linkage();
                     if self.is_word(".entry") || self.is_word(".func") {
-                        m.funcs.push(self.function(linkage)?);
+                        m.funcs.push(self.function()?);
                     } else {
                         let decls = self.var_decls(linkage)?;
                         self.expect_punct(';')?;
@@ -205,7 +205,7 @@ impl Parser {
         }
     }
 
-    fn function(&mut self, linkage: Linkage) -> R<FuncDecl> {
+    fn function(&mut self) -> R<FuncDecl> {
         let line = self.line();
         let kind = if self.eat_word(".entry") {
             FuncKind::Entry
@@ -235,7 +235,7 @@ impl Parser {
             }
         }
         let body = if self.eat_punct(';') { None } else { Some(self.body()?) };
-        Ok(FuncDecl { line, kind, linkage, name, rets, params, body })
+        Ok(FuncDecl { line, kind, name, rets, params, body })
     }
 
     fn param_list(&mut self) -> R<Vec<VarDecl>> {
