@@ -349,7 +349,7 @@ fn integer_intrinsics() {
                 ffs(x as u64),
                 perm as u64,
                 (((x as i32 as i64) * (y as i32 as i64)) >> 32) as i32 as u32 as u64,
-                ((x as u64 * y as u64) >> 32) as u64,
+                (x as u64 * y as u64) >> 32,
                 ((xx as u128 * xx.wrapping_add(12345) as u128) >> 64) as u64,
                 (7u32).wrapping_add((x as i32).abs_diff(y as i32)) as u64,
                 (((y as u64) << 32 | x as u64) << (y & 31) >> 32) as u32 as u64,

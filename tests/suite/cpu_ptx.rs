@@ -101,7 +101,7 @@ fn less_common_instruction_forms() {
     assert_eq!((o[4], o[5]), (x, y), "mov.b64 pack (low part first)");
     assert_eq!(o[6], y, "mov.b64 unpack");
     let lt = x < y && x != 7;
-    assert_eq!((o[7], o[8]), (lt as u32, (!(x < y) && x != 7) as u32), "setp.lt.and p|q");
+    assert_eq!((o[7], o[8]), (lt as u32, (x >= y && x != 7) as u32), "setp.lt.and p|q");
     assert_eq!(o[9], if (x as i32) > (y as i32) { u32::MAX } else { 0 }, "set.gt.u32");
     assert_eq!(o[10], if (x as i32) > (y as i32) { 1.0f32.to_bits() } else { 0 }, "set.gt.f32");
     assert_eq!(o[12], (x >> 4) & 0xff, "bfe.u32");

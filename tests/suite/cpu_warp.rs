@@ -98,7 +98,7 @@ fn divergent_branches_see_their_own_lanes() {
         let mask = |r: u32| (0..32).filter(|t| t % 3 == r).fold(0u32, |m, t| m | 1 << t);
         for t in 0..32u32 {
             let want = match t % 3 {
-                0 => mask(0) ^ 0,
+                0 => mask(0), // lane 0 (thread 0) shuffles its own index, 0, into the xor
                 1 => mask(1) + (0..32).filter(|x| x % 3 == 1).sum::<u32>(),
                 _ => (0..32)
                     .filter(|x| x % 3 == 2 && *x > 16)

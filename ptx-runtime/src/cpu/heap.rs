@@ -89,7 +89,7 @@ mod tests {
         let h = DeviceHeap::new(&m, 256).unwrap();
         let a = h.malloc(100);
         let b = h.malloc(100);
-        assert!(a != 0 && b != 0 && a % 16 == 0);
+        assert!(a != 0 && b != 0 && a.is_multiple_of(16));
         assert_eq!(h.malloc(100), 0, "no room for a third");
         assert!(h.is_live(a + 99, 1) && !h.is_live(a + 100, 1));
         h.free(a).unwrap();

@@ -143,7 +143,7 @@ impl Region {
         let mut i = 0;
         while i < data.len() {
             let o = off + i as u64;
-            if o % 8 == 0 && data.len() - i >= 8 {
+            if o.is_multiple_of(8) && data.len() - i >= 8 {
                 let v = u64::from_le_bytes(data[i..i + 8].try_into().unwrap_or([0; 8]));
                 self.store_word(o, v, Order::Relaxed);
                 i += 8;

@@ -127,11 +127,10 @@ impl<'a> FnDecoder<'a> {
         for s in body {
             match s {
                 Stmt::Inst(_) => pc += 1,
-                Stmt::Label(name, line) => {
-                    if self.labels.insert(name.clone(), pc).is_some() {
+                Stmt::Label(name, line)
+                    if self.labels.insert(name.clone(), pc).is_some() => {
                         return err(*line, format!("label `{name}` defined twice"));
                     }
-                }
                 _ => {}
             }
         }

@@ -316,7 +316,7 @@ fn reachable_unsupported(p: &Program) -> HashMap<u32, (String, u32)> {
     for inst in &p.insts {
         let mut note = |s: &Src| {
             if let Src::Imm(v) = s {
-                if *v >= FUNC_BASE && *v < FUNC_BASE + (p.funcs.len() as u64) * 16 && (*v - FUNC_BASE) % 16 == 0 {
+                if *v >= FUNC_BASE && *v < FUNC_BASE + (p.funcs.len() as u64) * 16 && (*v - FUNC_BASE).is_multiple_of(16) {
                     address_taken.push(((*v - FUNC_BASE) / 16) as u32);
                 }
             }

@@ -171,14 +171,7 @@ pub fn div(a: &L, b: &L, _: &L, k: u32, o: &mut L, _: &mut L) {
             (if y == 0 { -1 } else { x.wrapping_div(y) }) as u64 & m
         });
     } else {
-        map2(a, b, o, |x, y| {
-            let (x, y) = (x & m, y & m);
-            if y == 0 {
-                m
-            } else {
-                x / y
-            }
-        });
+        map2(a, b, o, |x, y| (x & m).checked_div(y & m).unwrap_or(m));
     }
 }
 
@@ -409,7 +402,7 @@ pub fn bfe(a: &L, b: &L, c: &L, k: u32, o: &mut L, _: &mut L) {
         };
         let mut d = 0u64;
         for i in 0..bits {
-            let bit = if i < len && pos + i <= bits - 1 { x >> (pos + i) & 1 == 1 } else { sbit };
+            let bit = if i < len && pos + i < bits { x >> (pos + i) & 1 == 1 } else { sbit };
             d |= (bit as u64) << i;
         }
         d
@@ -519,7 +512,7 @@ pub fn bmsk(a: &L, b: &L, _: &L, k: u32, o: &mut L, _: &mut L) {
         if p >= 32 {
             return 0;
         }
-        ((mask(n) << p) & 0xffff_ffff) as u64
+        (mask(n) << p) & 0xffff_ffff
     });
 }
 

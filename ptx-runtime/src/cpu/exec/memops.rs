@@ -67,11 +67,12 @@ fn in_window(a: u64, w: u64) -> bool {
 impl<'l> Block<'l> {
     /// Resolves and checks an access of `size` bytes (the whole vector) at `addr` by lane `l`.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub fn resolve(&mut self, w: &Warp, l: usize, space: MemSpace, addr: u64, size: u64, kind: Kind, line: u32) -> Result<Loc<'l>, Box<Error>> {
         let fault = |b: &Self, k: FaultKind, detail: String| {
             Err(Box::new(b.fault_at(w, l, k, Some(addr), Some(line as usize), format!("{size}-byte {} ({} space): {detail}", kind.word(), space_name(space)))))
         };
-        if addr % size.min(16) != 0 {
+        if !addr.is_multiple_of(size.min(16)) {
             return fault(self, FaultKind::Misaligned, format!("the address is not a multiple of {}", size.min(16)));
         }
         let (space, a) = match space {
@@ -134,11 +135,10 @@ impl<'l> Block<'l> {
                     RegionKind::Var { constant: true, name } if kind != Kind::Load => {
                         return fault(self, FaultKind::OutOfBounds, format!("`{name}` is in constant memory, which is read-only"));
                     }
-                    RegionKind::Heap => {
-                        if !self.l.heap.as_ref().is_some_and(|h| h.is_live(a, size)) {
+                    RegionKind::Heap
+                        if !self.l.heap.as_ref().is_some_and(|h| h.is_live(a, size)) => {
                             return fault(self, FaultKind::OutOfBounds, "device-heap memory that no live malloc block holds (freed, or never allocated)".into());
                         }
-                    }
                     _ => {}
                 }
                 if space == MemSpace::Const && !matches!(r.kind, RegionKind::Var { constant: true, .. }) {
@@ -200,6 +200,7 @@ impl<'l> Block<'l> {
     }
 
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     fn write(&mut self, w: &mut Warp, l: usize, loc: &Loc, at: usize, size: u32, v: u64, order: Order) {
         let put = |s: &mut [u8], at: usize| s[at..at + size as usize].copy_from_slice(&v.to_le_bytes()[..size as usize]);
         match loc {
@@ -324,7 +325,7 @@ impl<'l> Block<'l> {
         }
         let sz = size as u64;
         let a0 = base[0].wrapping_add(offset as u64);
-        if a0 % sz != 0 || !(1..32).all(|l| base[l].wrapping_add(offset as u64) == a0.wrapping_add(sz * l as u64)) {
+        if !a0.is_multiple_of(sz) || !(1..32).all(|l| base[l].wrapping_add(offset as u64) == a0.wrapping_add(sz * l as u64)) {
             return None;
         }
         let shared = match space {

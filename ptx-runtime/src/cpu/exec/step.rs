@@ -62,13 +62,13 @@ impl<'l> Block<'l> {
             Src::Reg(r) => *out = regs[r as usize],
             Src::Imm(v) => *out = [v; 32],
             Src::LocalAddr(o) => {
-                for l in 0..32 {
-                    out[l] = w.local_base[l].wrapping_add(o) as u64;
+                for (x, b) in out.iter_mut().zip(w.local_base) {
+                    *x = b.wrapping_add(o) as u64;
                 }
             }
             Src::ParamAddr(o) => {
-                for l in 0..32 {
-                    out[l] = w.param_base[l].wrapping_add(o) as u64;
+                for (x, b) in out.iter_mut().zip(w.param_base) {
+                    *x = b.wrapping_add(o) as u64;
                 }
             }
             Src::Special(sr) => self.special(w, sr, out),
@@ -296,7 +296,7 @@ impl<'l> Block<'l> {
                                     let a = t[l];
                                     let idx = a.wrapping_sub(FUNC_BASE) / 16;
                                     let ok = a >= FUNC_BASE
-                                        && (a - FUNC_BASE) % 16 == 0
+                                        && (a - FUNC_BASE).is_multiple_of(16)
                                         && (idx as usize) < prog.funcs.len()
                                         && matches!(prog.funcs[idx as usize].kind, FuncKind::Func);
                                     if !ok {

@@ -350,9 +350,7 @@ impl Parser {
 
     /// An optional `+N`, `-N` or `+-N`.
     fn offset(&mut self) -> R<i64> {
-        if self.eat_punct('+') {
-            Ok(self.int()? as i64)
-        } else if self.is_punct('-') && matches!(self.peek_at(1), Some(Tok::Int(_))) {
+        if self.eat_punct('+') || (self.is_punct('-') && matches!(self.peek_at(1), Some(Tok::Int(_)))) {
             Ok(self.int()? as i64)
         } else {
             Ok(0)
