@@ -257,3 +257,80 @@ fn malformed_ptx_is_a_load_error_with_its_line() {
     assert!(matches!(dev.load_module(&syntax), Err(Error::PtxLoad { .. })));
     assert!(matches!(dev.load_module("garbage"), Err(Error::PtxLoad { .. })));
 }
+
+const SPECIAL: &str = r#".version 7.8
+.target sm_75
+.address_size 64
+
+// Threads 40.. exit at once; the others still meet at the barrier (exited threads do not
+// hold it up), then report special registers.
+.visible .entry special(.param .u64 out)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<8>;
+    .reg .f32 %f<4>;
+
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    setp.ge.u32 %p1, %r1, 40;
+    @%p1 exit;
+    mov.u64 %rd2, %clock64;
+    bar.sync 0;
+    mov.u64 %rd3, %clock64;
+    mul.wide.u32 %rd4, %r1, 32;
+    add.u64 %rd5, %rd1, %rd4;
+    mov.u32 %r2, %laneid;
+    mov.u32 %r3, %warpid;
+    mov.u32 %r4, %lanemask_lt;
+    mov.u32 %r5, %dynamic_smem_size;
+    setp.gt.u64 %p2, %rd3, %rd2;
+    selp.u32 %r6, 1, 0, %p2;
+    setp.lt.u32 %p3, %r1, 100;
+    vote.sync.uni.pred %p3, %p3, 0xffffffff;
+    activemask.b32 %r7;
+    mov.u64 %rd6, %globaltimer;
+    setp.ne.u64 %p2, %rd6, 0;
+    selp.u32 %r8, 1, 0, %p2;
+    selp.u32 %r9, 1, 0, %p3;
+    div.full.f32 %f1, 0f3F800000, 0f40400000;
+    mov.b32 %r10, %f1;
+    st.global.v4.u32 [%rd5], {%r2, %r3, %r4, %r5};
+    st.global.v4.u32 [%rd5+16], {%r6, %r7, %r8, %r10};
+    ret;
+}
+
+.visible .entry stop(.param .u64 out)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<2>;
+    mov.u32 %r1, %tid.x;
+    setp.eq.u32 %p1, %r1, 3;
+    @%p1 brkpt;
+    ret;
+}
+"#;
+
+#[test]
+fn special_registers_exit_and_breakpoints() {
+    assemble("cpu_ptx_special", SPECIAL);
+    let mut k = Harness::new(SPECIAL);
+    let out = k.zeroed::<u32>(64 * 8);
+    k.launch("special", [1, 1, 1], [64, 1, 1], 24, &[out.ptr()]).unwrap();
+    let o: Vec<u32> = k.download(out);
+    for t in 0..64usize {
+        let r = &o[t * 8..t * 8 + 8];
+        if t >= 40 {
+            assert!(r.iter().all(|v| *v == 0), "thread {t} exited before writing");
+            continue;
+        }
+        let active = if t < 32 { u32::MAX } else { 0xff };
+        assert_eq!(&r[..4], &[t as u32 % 32, t as u32 / 32, (1u32 << (t % 32)) - 1, 24], "thread {t}");
+        assert_eq!(r[4], 1, "%clock64 advances across the barrier");
+        assert_eq!(r[5], active, "activemask: the warp's live lanes");
+        assert_eq!(r[6], 1, "%globaltimer is a real time");
+        assert_eq!(r[7], (1.0f32 / 3.0).to_bits(), "div.full.f32");
+    }
+    let f = crate::cpu_harness::fault(k.launch("stop", [1, 1, 1], [32, 1, 1], 0, &[out.ptr()]));
+    assert_eq!((f.kind, f.thread), (ptx_runtime::FaultKind::Trap, [3, 0, 0]), "{f}");
+}

@@ -725,13 +725,17 @@ impl<'a> FnDecoder<'a> {
                 Ok(Op::Nop)
             }
             "bra" => {
+                m.take("uni");
                 self.args(i, 1)?;
                 let Operand::Name(l) = &a[0] else { return self.error("bra: expected a label") };
                 let target = *self.labels.get(l).ok_or_else(|| DecodeError { line: i.line, message: format!("undefined label `{l}`") })?;
                 Ok(Op::Bra { target })
             }
             "call" => self.call(i, m),
-            "ret" => Ok(Op::Ret),
+            "ret" => {
+                m.take("uni");
+                Ok(Op::Ret)
+            }
             "exit" => Ok(Op::Exit),
             "trap" => Ok(Op::Trap),
             "brkpt" => Ok(Op::Brkpt),

@@ -14,7 +14,7 @@ pub struct Mods<'a> {
 
 /// Modifiers that are performance hints only: cache operators, eviction priorities, L2 hints.
 fn is_hint(m: &str) -> bool {
-    matches!(m, "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "nc" | "uni" | "aligned" | "noftz" | "unified")
+    matches!(m, "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "nc" | "noftz" | "unified")
         || m.starts_with("L1::")
         || m.starts_with("L2::")
         || m.starts_with("level::")
