@@ -10,7 +10,12 @@
 //! ptxas. An instruction or modifier the executor does not implement becomes
 //! [`Op::Unsupported`], reported when a launch could reach it.
 
-mod inst;
+/// Opcode families, each an `impl FnDecoder` block.
+mod arith;
+mod bits;
+mod control;
+mod function;
+mod memory;
 mod mods;
 pub mod types;
 
@@ -281,7 +286,7 @@ pub fn decode(m: &ast::Module, var_addr: &HashMap<String, u64>) -> Result<Progra
         let Some(i) = *def else { continue };
         let f = &m.funcs[i];
         let pc = insts.len() as u32;
-        let info = inst::FnDecoder::new(&syms, f, idx as u32, pc).run(f, &mut insts)?;
+        let info = function::FnDecoder::new(&syms, f, idx as u32, pc).run(f, &mut insts)?;
         let func = &mut funcs[idx];
         func.pc = pc;
         func.pc_end = insts.len() as u32;
