@@ -402,6 +402,162 @@ fn host_region(table: &[Arc<memory::Region>], addr: u64, len: usize) -> Result<&
 mod tests {
     use super::*;
 
+    fn _device_and_module_are_thread_safe() {
+        fn check<T: Send + Sync>() {}
+        check::<CpuDevice>();
+        check::<CpuModule>();
+    }
+
+    /// A module in nvcc's style touching most of the machinery: calls, shared and local
+    /// memory, atomics, shuffles, printf, malloc.
+    const SAMPLE: &str = r#".version 7.8
+.target sm_75
+.address_size 64
+.extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);
+.extern .func (.param .b64 func_retval0) malloc (.param .b64 malloc_param_0);
+.extern .func free (.param .b64 free_param_0);
+.global .align 1 .b8 $str[6] = {37, 100, 32, 37, 100};
+.global .align 8 .u64 tab[1] = {f};
+.func (.param .b32 r) f(.param .b32 x)
+{
+    .reg .b32 %r<3>;
+    ld.param.u32 %r1, [x];
+    mul.lo.s32 %r2, %r1, %r1;
+    st.param.b32 [r], %r2;
+    ret;
+}
+.visible .entry k(.param .u64 out, .param .u32 n)
+{
+    .local .align 8 .b8 __local_depot0[16];
+    .reg .pred %p<3>;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<12>;
+    .shared .align 4 .b8 sh[256];
+    mov.u64 %rd9, __local_depot0;
+    cvta.local.u64 %rd10, %rd9;
+    ld.param.u64 %rd1, [out];
+    ld.param.u32 %r1, [n];
+    mov.u32 %r2, %tid.x;
+    setp.ge.u32 %p1, %r2, %r1;
+    @%p1 bra DONE;
+    shl.b32 %r3, %r2, 2;
+    mov.u32 %r4, sh;
+    add.s32 %r5, %r4, %r3;
+    st.shared.u32 [%r5], %r2;
+    bar.sync 0;
+    ld.shared.u32 %r6, [%r5];
+    shfl.sync.bfly.b32 %r7, %r6, 1, 31, -1;
+    {
+    .param .b32 param0;
+    st.param.b32 [param0], %r7;
+    .param .b32 retval0;
+    call.uni (retval0), f, (param0);
+    ld.param.b32 %r8, [retval0];
+    }
+    mul.wide.u32 %rd2, %r2, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    atom.global.add.u32 %r9, [%rd3], %r8;
+    st.local.v2.u32 [%rd9], {%r2, %r8};
+    setp.eq.u32 %p2, %r2, 0;
+    @!%p2 bra DONE;
+    mov.u64 %rd4, $str;
+    cvta.global.u64 %rd5, %rd4;
+    {
+    .param .b64 param0;
+    st.param.b64 [param0], %rd5;
+    .param .b64 param1;
+    st.param.b64 [param1], %rd10;
+    .param .b32 retval0;
+    call.uni (retval0), vprintf, (param0, param1);
+    }
+    {
+    .param .b64 param0;
+    st.param.b64 [param0], 32;
+    .param .b64 retval0;
+    call.uni (retval0), malloc, (param0);
+    ld.param.b64 %rd6, [retval0];
+    }
+    {
+    .param .b64 param0;
+    st.param.b64 [param0], %rd6;
+    call.uni free, (param0);
+    }
+DONE:
+    ret;
+}
+"#;
+
+    /// Loads and runs every entry; whether the module loaded.
+    fn try_run(d: &CpuDevice, buf: u64, ptx: &str) -> bool {
+        let Ok(m) = d.load_module(ptx) else { return false };
+        for e in m.entries() {
+            let params: Vec<Vec<u8>> = m
+                .entry_params(e)
+                .unwrap_or_default()
+                .iter()
+                .map(|&(size, _)| if size == 8 { buf.to_le_bytes().to_vec() } else { vec![40; size] })
+                .collect();
+            let p: Vec<&[u8]> = params.iter().map(Vec::as_slice).collect();
+            let _ = d.launch(&m, e, [2, 1, 1], [64, 1, 1], 0, &p);
+        }
+        true
+    }
+
+    #[test]
+    fn sample_runs() {
+        let d = CpuDevice::new();
+        d.set_printf_capture(true);
+        let buf = d.alloc(4096).unwrap();
+        let m = d.load_module(SAMPLE).unwrap();
+        d.launch(&m, "k", [1, 1, 1], [64, 1, 1], 0, &[&buf.to_le_bytes(), &40u32.to_le_bytes()]).unwrap();
+        let mut out = [0u8; 160];
+        d.read(buf, &mut out).unwrap();
+        for t in 0..40u32 {
+            let v = u32::from_le_bytes(out[t as usize * 4..t as usize * 4 + 4].try_into().unwrap());
+            assert_eq!(v, (t ^ 1) * (t ^ 1), "thread {t}");
+        }
+        assert_eq!(d.take_printf_output(), "0 1");
+    }
+
+    /// Truncated and corrupted PTX never panics: every outcome is `Ok` or an `Err`.
+    #[test]
+    fn hostile_ptx_never_panics() {
+        let d = CpuDevice::new();
+        d.set_printf_capture(true);
+        d.set_watchdog(Some(std::time::Duration::from_millis(50)));
+        d.set_parallelism(1);
+        let buf = d.alloc(4096).unwrap();
+        for cut in (0..SAMPLE.len()).step_by(11) {
+            let _ = try_run(&d, buf, &SAMPLE[..cut]);
+        }
+        let lines: Vec<&str> = SAMPLE.lines().collect();
+        for skip in 0..lines.len() {
+            let text: Vec<&str> = lines.iter().enumerate().filter(|(i, _)| *i != skip).map(|(_, l)| *l).collect();
+            let _ = try_run(&d, buf, &text.join("\n"));
+        }
+        let mut loaded = 0;
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let replacements = b"0123456789%.,;:[]{}()<>-+!@_xXabefprsuv \n";
+        let digits: Vec<usize> = SAMPLE.bytes().enumerate().filter(|(_, b)| b.is_ascii_digit()).map(|(i, _)| i).collect();
+        for i in 0..1500 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let mut bytes = SAMPLE.as_bytes().to_vec();
+            if i % 2 == 0 {
+                // A different register, offset, size or constant: still well-formed PTX.
+                let at = digits[(seed % digits.len() as u64) as usize];
+                bytes[at] = b'0' + (seed >> 40) as u8 % 10;
+            } else {
+                let at = (seed % bytes.len() as u64) as usize;
+                bytes[at] = replacements[(seed >> 32) as usize % replacements.len()];
+            }
+            loaded += try_run(&d, buf, &String::from_utf8_lossy(&bytes)) as u32;
+        }
+        assert!(loaded > 500, "only {loaded} corrupted modules loaded: the launches were barely exercised");
+        let _ = d.take_printf_output();
+    }
+
     #[test]
     fn memory_round_trip_and_bounds() {
         let d = CpuDevice::new();

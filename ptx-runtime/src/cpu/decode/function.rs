@@ -189,14 +189,14 @@ impl<'a> FnDecoder<'a> {
             Space::Local => {
                 let (size, align) = decl_size(d)?;
                 let off = self.local_frame.div_ceil(align) * align;
-                self.local_frame = off + size as u32;
+                self.local_frame = off.checked_add(size as u32).ok_or_else(|| DecodeError { line: d.line, message: "local frame too large".into() })?;
                 self.local_align = self.local_align.max(align);
                 self.scopes[top].insert(d.name.clone(), Sym::Local(off));
             }
             Space::Param => {
                 let (size, align) = decl_size(d)?;
                 let off = self.param_frame.div_ceil(align) * align;
-                self.param_frame = off + size as u32;
+                self.param_frame = off.checked_add(size as u32).ok_or_else(|| DecodeError { line: d.line, message: "parameter frame too large".into() })?;
                 self.scopes[top].insert(d.name.clone(), Sym::FParam(off, size as u32));
             }
             Space::Shared => {

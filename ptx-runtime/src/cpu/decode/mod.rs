@@ -38,21 +38,27 @@ pub(crate) fn err<X>(line: u32, message: impl Into<String>) -> Result<X, DecodeE
 /// Bytes and alignment of a declaration (scalar or vector element times array dimensions).
 pub fn decl_size(d: &VarDecl) -> Result<(u64, u32), DecodeError> {
     let t = T::parse(&d.ty).ok_or_else(|| DecodeError { line: d.line, message: format!("unknown type .{}", d.ty) })?;
+    let too_big = || DecodeError { line: d.line, message: format!("`{}` is larger than {MAX_DECL} bytes", d.name) };
     let elem = t.bytes() as u64 * d.vector as u64;
     let mut n = 1u64;
     for dim in &d.dims {
-        match dim {
-            Some(k) => n *= k,
-            None => {
-                // `[]`: sized by the initializer (flattened scalars).
-                let count = d.init.as_ref().map_or(0, |v| v.len() as u64) / d.vector.max(1) as u64;
-                n *= count;
-            }
-        }
+        let k = match dim {
+            Some(k) => *k,
+            // `[]`: sized by the initializer (flattened scalars).
+            None => d.init.as_ref().map_or(0, |v| v.len() as u64) / d.vector.max(1) as u64,
+        };
+        n = n.checked_mul(k).ok_or_else(too_big)?;
     }
+    let size = elem.checked_mul(n).filter(|s| *s <= MAX_DECL).ok_or_else(too_big)?;
     let align = d.align.unwrap_or(elem.max(1) as u32);
-    Ok((elem * n, align))
+    if !align.is_power_of_two() {
+        return err(d.line, format!("`{}`: alignment {align} is not a power of two", d.name));
+    }
+    Ok((size, align))
 }
+
+/// The largest declaration accepted (1 GiB): device memory is host memory here.
+pub const MAX_DECL: u64 = 1 << 30;
 
 /// The module's `.global` and `.const` variables with their initial images.
 pub fn module_vars(m: &ast::Module) -> Result<Vec<GlobalVar>, DecodeError> {
@@ -63,7 +69,9 @@ pub fn module_vars(m: &ast::Module) -> Result<Vec<GlobalVar>, DecodeError> {
         }
         let (size, align) = decl_size(d)?;
         let t = T::parse(&d.ty).ok_or_else(|| DecodeError { line: d.line, message: format!("unknown type .{}", d.ty) })?;
-        let mut init = vec![0u8; size as usize];
+        let mut init = Vec::new();
+        init.try_reserve_exact(size as usize).map_err(|_| DecodeError { line: d.line, message: format!("no host memory for `{}`", d.name) })?;
+        init.resize(size as usize, 0u8);
         let mut relocs = Vec::new();
         let eb = t.bytes() as usize;
         for (i, v) in d.init.iter().flatten().enumerate() {
@@ -215,6 +223,9 @@ pub fn decode(m: &ast::Module, var_addr: &HashMap<String, u64>) -> Result<Progra
                 }
             }
         }
+    }
+    if shared_off > super::MAX_SHARED_BYTES as u64 {
+        return err(1, format!("{shared_off} bytes of static shared memory exceed the {}-byte limit", super::MAX_SHARED_BYTES));
     }
     let dyn_base = round_up(shared_off, dyn_align) as u32;
     for name in extern_shared {

@@ -9,13 +9,18 @@ use super::ParseError;
 pub struct Parser {
     toks: Vec<Token>,
     pos: usize,
+    /// Nesting of braces in initializers and of compound operands, bounded so hostile input
+    /// cannot exhaust the stack.
+    depth: u32,
 }
+
+const MAX_DEPTH: u32 = 64;
 
 type R<T> = Result<T, ParseError>;
 
 impl Parser {
     pub fn new(toks: Vec<Token>) -> Parser {
-        Parser { toks, pos: 0 }
+        Parser { toks, pos: 0, depth: 0 }
     }
 
     fn peek(&self) -> Option<&Tok> {
@@ -313,6 +318,16 @@ impl Parser {
     }
 
     fn init_into(&mut self, out: &mut Vec<Init>) -> R<()> {
+        self.depth += 1;
+        let r = self.init_into_inner(out);
+        self.depth -= 1;
+        r
+    }
+
+    fn init_into_inner(&mut self, out: &mut Vec<Init>) -> R<()> {
+        if self.depth > MAX_DEPTH {
+            return Err(self.err("initializer nested too deeply"));
+        }
         if self.eat_punct('{') {
             if self.eat_punct('}') {
                 return Ok(());
@@ -439,6 +454,16 @@ impl Parser {
     }
 
     fn operand_simple(&mut self) -> R<Operand> {
+        self.depth += 1;
+        let r = self.operand_simple_inner();
+        self.depth -= 1;
+        r
+    }
+
+    fn operand_simple_inner(&mut self) -> R<Operand> {
+        if self.depth > MAX_DEPTH {
+            return Err(self.err("operand nested too deeply"));
+        }
         if self.eat_punct('[') {
             let (base, offset) = match self.peek().cloned() {
                 Some(Tok::Word(w)) => {
