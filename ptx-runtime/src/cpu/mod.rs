@@ -120,6 +120,8 @@ impl Default for CpuDevice {
 }
 
 impl CpuDevice {
+    /// A device with empty memory, an 8 MiB heap, 256 KiB of local memory per thread, no
+    /// watchdog, `printf` to standard output, and one worker per host core.
     pub fn new() -> CpuDevice {
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
         CpuDevice {
@@ -148,6 +150,7 @@ impl CpuDevice {
         self.memory.alloc(bytes as u64, RegionKind::Alloc).map(|r| r.base).ok_or(Error::OutOfMemory { requested: bytes })
     }
 
+    /// Frees an allocation from [`alloc`](Self::alloc) (not a module variable or heap block).
     pub fn free(&self, addr: u64) -> Result<()> {
         let table = self.memory.snapshot();
         match table.iter().find(|r| r.base == addr) {
@@ -167,6 +170,7 @@ impl CpuDevice {
         Ok(())
     }
 
+    /// Copies device memory (an allocation or a module variable) to the host.
     pub fn read(&self, addr: u64, out: &mut [u8]) -> Result<()> {
         let table = self.memory.snapshot();
         let r = host_region(&table, addr, out.len())?;
@@ -174,6 +178,7 @@ impl CpuDevice {
         Ok(())
     }
 
+    /// Copies `bytes` between device addresses (each range inside one allocation).
     pub fn copy(&self, dst: u64, src: u64, bytes: usize) -> Result<()> {
         let mut tmp = vec![0u8; bytes];
         self.read(src, &mut tmp)?;
@@ -227,7 +232,9 @@ impl CpuDevice {
         self.settings().workers = threads.clamp(1, 1024) as u32;
     }
 
-    /// Parses and validates a module, placing its variables in device memory.
+    /// Parses and decodes a module, placing its `.global`/`.const` variables (initialized) in
+    /// device memory for as long as the module lives. Malformed PTX is `Error::PtxLoad` with
+    /// the line; instructions the backend does not implement are reported by `launch`.
     pub fn load_module(&self, ptx: &str) -> Result<Arc<CpuModule>> {
         let ast = parse::parse(ptx).map_err(|e| Error::PtxLoad { log: format!("line {}: {}", e.line, e.message) })?;
         let load_err = |e: decode::DecodeError| Error::PtxLoad { log: format!("line {}: {}", e.line, e.message) };
@@ -279,6 +286,11 @@ impl CpuDevice {
 
     /// Runs `entry` over the grid and returns when every block has finished, or with the
     /// first error (a fault names the kernel, block, thread, address and PTX line).
+    ///
+    /// `params` holds each `.entry` parameter's bytes in declaration order, each exactly its
+    /// declared size (little-endian; a slice is `{u64 address, u64 length}`); they are laid
+    /// out at the declaration's offsets. `printf` output is written (or captured) when the
+    /// launch ends, also when it fails.
     pub fn launch(
         &self,
         module: &CpuModule,
