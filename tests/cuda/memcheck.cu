@@ -36,6 +36,15 @@ extern "C" __global__ void split_barrier(int* out) {
   }
 }
 
+// Threads past n return before the barrier the others wait at.
+extern "C" __global__ void early_return(int* out, int n) {
+  __shared__ int s[64];
+  if (threadIdx.x >= n) return;
+  s[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = s[n - 1 - threadIdx.x];
+}
+
 // A named barrier expecting 64 threads; only one warp of the block ever arrives.
 extern "C" __global__ void short_barrier(int* out) {
   if (threadIdx.x < 32) asm volatile("bar.sync 1, 64;");

@@ -53,7 +53,8 @@ fn out_of_bounds_shared_read() {
     assert_eq!(f.kind, FaultKind::OutOfBounds, "{f}");
     assert_eq!((f.block, f.thread), ([0, 0, 0], [63, 0, 0]));
     assert_eq!(f.line, Some(line_of(&ptx, "shared_overflow", &["ld.shared"])));
-    assert!(f.detail.contains("shared"), "{f}");
+    // Only this kernel's 256-byte array is laid out (not the module's other shared arrays).
+    assert!(f.detail.contains("256 bytes of shared memory") && f.detail.contains("at 0x0..0x100"), "{f}");
 }
 
 #[test]
@@ -85,6 +86,21 @@ fn barrier_reached_at_different_instructions() {
     let bars: Vec<usize> = ptx.lines().enumerate().filter(|(_, l)| l.contains("bar.sync")).map(|(i, _)| i + 1).collect();
     assert!(f.line.is_some_and(|l| bars.contains(&l)), "{f}");
     assert!(f.detail.contains("different barrier instructions"), "{f}");
+}
+
+#[test]
+fn threads_that_exit_before_a_barrier() {
+    let Some((mut k, _)) = module() else { return };
+    let out = k.zeroed::<i32>(64);
+    // As on a GPU, exited threads do not hold the barrier up.
+    k.launch("early_return", [1, 1, 1], [64, 1, 1], 0, &[out.ptr(), arg(40i32)]).unwrap();
+    assert_eq!(&k.download::<i32>(out)[..40], &(0..40).rev().collect::<Vec<i32>>()[..]);
+    // Strict mode reports what CUDA calls undefined behaviour.
+    k.dev.set_strict_barriers(true);
+    let f = fault(k.launch("early_return", [1, 1, 1], [64, 1, 1], 0, &[out.ptr(), arg(40i32)]));
+    assert_eq!(f.kind, FaultKind::BarrierDivergence, "{f}");
+    assert!(f.detail.contains("24 of the block's 64 threads exited"), "{f}");
+    k.launch("early_return", [1, 1, 1], [64, 1, 1], 0, &[out.ptr(), arg(64i32)]).unwrap();
 }
 
 #[test]

@@ -73,6 +73,7 @@ struct Settings {
     watchdog: Option<Duration>,
     capture_printf: bool,
     workers: u32,
+    strict_barriers: bool,
 }
 
 /// A parsed, decoded module, with its `.global`/`.const` variables placed in device memory.
@@ -133,6 +134,7 @@ impl CpuDevice {
                 watchdog: None,
                 capture_printf: false,
                 workers,
+                strict_barriers: false,
             }),
             heap: Mutex::new(None),
             captured: Mutex::new(Vec::new()),
@@ -227,6 +229,15 @@ impl CpuDevice {
         String::from_utf8_lossy(&v).into_owned()
     }
 
+    /// With `true`, a `bar.sync` without a thread count that completes only because some
+    /// threads of the block exited before reaching it is a `BarrierDivergence` fault. By
+    /// default exited threads do not hold a barrier up, as on the GPU, so the common
+    /// `if (i >= n) return; … __syncthreads();` works; CUDA calls it undefined behaviour, and
+    /// strict mode finds it.
+    pub fn set_strict_barriers(&self, strict: bool) {
+        self.settings().strict_barriers = strict;
+    }
+
     /// Host threads that run blocks in parallel (default: the machine's parallelism).
     pub fn set_parallelism(&self, threads: usize) {
         self.settings().workers = threads.clamp(1, 1024) as u32;
@@ -246,7 +257,8 @@ impl CpuDevice {
                 funcs: Vec::new(),
                 entries: HashMap::new(),
                 func_by_name: HashMap::new(),
-                shared_static: 0,
+                shared_vars: Vec::new(),
+                shared_layout: HashMap::new(),
                 unsupported: HashMap::new(),
             },
             memory: self.memory.clone(),
@@ -308,12 +320,13 @@ impl CpuDevice {
             return Err(Error::InvalidConfig { reason: format!("the module has no kernel `{entry}` (its kernels: {})", module.entries().join(", ")) });
         };
         check_dims(grid, block)?;
-        let shared_size = prog.shared_static as u64 + dynamic_shared_bytes as u64;
+        let layout = prog.shared_layout.get(&e).cloned().unwrap_or_default();
+        let shared_size = layout.static_size as u64 + dynamic_shared_bytes as u64;
         if shared_size > MAX_SHARED_BYTES as u64 {
             return Err(Error::InvalidConfig {
                 reason: format!(
                     "{shared_size} bytes of shared memory ({} static + {dynamic_shared_bytes} dynamic) exceed the {MAX_SHARED_BYTES}-byte limit",
-                    prog.shared_static
+                    layout.static_size
                 ),
             });
         }
@@ -343,11 +356,13 @@ impl CpuDevice {
             block,
             dyn_shared: dynamic_shared_bytes,
             shared_size: shared_size as u32,
+            shared_offsets: layout.offsets,
             kparams,
             table: self.memory.snapshot(),
             heap,
             stack_bytes: settings.stack_size,
             deadline: settings.watchdog.map(|d| Instant::now() + d),
+            strict_barriers: settings.strict_barriers,
             workers: settings.workers,
             grid_id: self.launches.fetch_add(1, Ordering::Relaxed) + 1,
             abort: AtomicBool::new(false),

@@ -33,6 +33,9 @@ pub enum Src {
     LocalAddr(u32),
     /// The address of a function-frame `.param` variable: the lane's parameter frame + offset.
     ParamAddr(u32),
+    /// The shared-space address of shared variable `.0` (laid out per entry, see
+    /// [`SharedLayout`]) plus `.1`.
+    Shared(u32, u32),
 }
 
 /// Special registers.
@@ -283,6 +286,29 @@ pub struct Function {
     pub local_align: u32,
     /// For an entry: bytes of its kernel parameter block.
     pub kparam_size: u32,
+    /// The shared variables this function's instructions name.
+    pub shared_vars: Vec<u32>,
+}
+
+/// A `.shared` variable of the module (every `.extern .shared` declaration is the one
+/// dynamic region).
+#[derive(Debug, Clone)]
+pub struct SharedVar {
+    pub name: String,
+    pub size: u32,
+    pub align: u32,
+    pub dynamic: bool,
+}
+
+/// Where an entry's shared variables are: only those its code can reach are placed, in
+/// declaration order, so each kernel's shared memory is exactly what it uses (as ptxas lays it
+/// out) and memcheck bounds it exactly; the dynamic region follows, aligned.
+#[derive(Debug, Clone, Default)]
+pub struct SharedLayout {
+    /// Offset of each variable (`u32::MAX`: not used by this entry).
+    pub offsets: Vec<u32>,
+    /// Bytes of static shared memory, including padding before the dynamic region.
+    pub static_size: u32,
 }
 
 /// A module-scope `.global`/`.const` variable: its image and where it must live.
@@ -310,9 +336,9 @@ pub struct Program {
     pub funcs: Vec<Function>,
     pub entries: HashMap<String, u32>,
     pub func_by_name: HashMap<String, u32>,
-    /// Bytes of static `.shared` memory (module and function scope together), rounded up to
-    /// the alignment of the dynamic (`.extern .shared`) region that follows.
-    pub shared_static: u32,
+    pub shared_vars: Vec<SharedVar>,
+    /// Per entry: its shared-memory layout.
+    pub shared_layout: HashMap<u32, SharedLayout>,
     /// Per entry: the first unsupported instruction reachable from it (name, line).
     pub unsupported: HashMap<u32, (String, u32)>,
 }

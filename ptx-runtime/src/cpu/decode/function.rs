@@ -11,6 +11,7 @@ use std::collections::HashMap;
 pub(super) type R<T> = Result<T, DecodeError>;
 
 pub struct FnInfo {
+    pub shared_vars: Vec<u32>,
     pub nregs: u32,
     pub param_frame: u32,
     pub local_frame: u32,
@@ -28,6 +29,8 @@ pub struct FnDecoder<'a> {
     pub(super) local_frame: u32,
     pub(super) local_align: u32,
     pub(super) cc: Option<Reg>,
+    /// Shared variables named so far.
+    pub(super) shared_used: std::cell::RefCell<std::collections::BTreeSet<u32>>,
     pub(super) line: u32,
 }
 
@@ -115,6 +118,7 @@ impl<'a> FnDecoder<'a> {
             local_frame: 0,
             local_align: 1,
             cc: None,
+            shared_used: Default::default(),
             line: f.line,
         }
     }
@@ -160,6 +164,7 @@ impl<'a> FnDecoder<'a> {
         // A body that can fall off its end returns.
         out.push(Inst { op: Op::Ret, guard: None, line: f.body.as_ref().map_or(f.line, |_| self.line) });
         Ok(FnInfo {
+            shared_vars: self.shared_used.borrow().iter().copied().collect(),
             nregs: self.reg_bits.len() as u32,
             param_frame: self.param_frame,
             local_frame: self.local_frame,
@@ -200,15 +205,11 @@ impl<'a> FnDecoder<'a> {
                 self.scopes[top].insert(d.name.clone(), Sym::FParam(off, size as u32));
             }
             Space::Shared => {
-                let off = if d.linkage == ast::Linkage::Extern {
-                    self.syms.dyn_shared
-                } else {
-                    *self.syms.fn_shared.get(&(self.fname.clone(), d.name.clone())).ok_or_else(|| DecodeError {
-                        line: d.line,
-                        message: format!("shared variable `{}` was not laid out", d.name),
-                    })?
-                };
-                self.scopes[top].insert(d.name.clone(), Sym::Shared(off));
+                let v = *self.syms.fn_shared.get(&(self.fname.clone(), d.name.clone())).ok_or_else(|| DecodeError {
+                    line: d.line,
+                    message: format!("shared variable `{}` was not laid out", d.name),
+                })?;
+                self.scopes[top].insert(d.name.clone(), Sym::Shared(v));
             }
             Space::Global | Space::Const => {
                 return err(d.line, format!("`{}`: .global/.const variables inside a function are not supported", d.name));
@@ -270,7 +271,10 @@ impl<'a> FnDecoder<'a> {
         Ok(match self.lookup(name) {
             Some(Sym::Reg(r, _)) if offset == 0 => Src::Reg(r),
             Some(Sym::Global(a)) | Some(Sym::Const(a)) => Src::Imm(add(a)),
-            Some(Sym::Shared(o)) => Src::Imm(add(o as u64)),
+            Some(Sym::Shared(v)) => {
+                self.shared_used.borrow_mut().insert(v);
+                Src::Shared(v, offset as u32)
+            }
             Some(Sym::Local(o)) => Src::LocalAddr((o as i64 + offset) as u32),
             Some(Sym::FParam(o, _)) => Src::ParamAddr((o as i64 + offset) as u32),
             Some(Sym::KParam(o)) => Src::Imm(add(PARAM_WINDOW + o as u64)),

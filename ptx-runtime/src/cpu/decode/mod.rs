@@ -148,8 +148,6 @@ pub(crate) struct ModuleSyms {
     /// Prototypes of every function (rets, params) as declared.
     pub sigs: Vec<(Vec<ParamSlot>, Vec<ParamSlot>)>,
     pub kinds: Vec<FuncKind>,
-    /// Offset of dynamic (`.extern .shared`) shared memory.
-    pub dyn_shared: u32,
 }
 
 fn round_up(x: u64, a: u64) -> u64 {
@@ -182,22 +180,29 @@ fn syscall(name: &str) -> Option<Syscall> {
 /// Decodes the whole module. `var_addr` gives the device address of each variable from
 /// [`module_vars`].
 pub fn decode(m: &ast::Module, var_addr: &HashMap<String, u64>) -> Result<Program, DecodeError> {
-    // Shared memory: module scope first, then each function's, in order; dynamic after.
-    let mut shared_off = 0u64;
-    let mut dyn_align = 16u64;
+    // Shared variables: module scope, then each function's, in order; every `.extern .shared`
+    // is the one dynamic region. Offsets are assigned per entry after decoding.
+    let mut shared_vars = Vec::new();
+    let mut dynamic: Option<u32> = None;
+    let mut dyn_var = |vars: &mut Vec<SharedVar>, align: u32| -> u32 {
+        let i = *dynamic.get_or_insert_with(|| {
+            vars.push(SharedVar { name: "(dynamic shared memory)".into(), size: 0, align: 16, dynamic: true });
+            (vars.len() - 1) as u32
+        });
+        vars[i as usize].align = vars[i as usize].align.max(align);
+        i
+    };
     let mut globals = HashMap::new();
-    let mut extern_shared = Vec::new();
     for d in &m.vars {
         match d.space {
             Space::Shared if d.linkage == Linkage::Extern => {
-                dyn_align = dyn_align.max(d.align.unwrap_or(1) as u64);
-                extern_shared.push(d.name.clone());
+                let v = dyn_var(&mut shared_vars, d.align.unwrap_or(1));
+                globals.insert(d.name.clone(), Sym::Shared(v));
             }
             Space::Shared => {
                 let (size, align) = decl_size(d)?;
-                shared_off = round_up(shared_off, align as u64);
-                globals.insert(d.name.clone(), Sym::Shared(shared_off as u32));
-                shared_off += size;
+                shared_vars.push(SharedVar { name: d.name.clone(), size: size as u32, align, dynamic: false });
+                globals.insert(d.name.clone(), Sym::Shared((shared_vars.len() - 1) as u32));
             }
             Space::Global | Space::Const => {
                 if let Some(&a) = var_addr.get(&d.name) {
@@ -212,24 +217,17 @@ pub fn decode(m: &ast::Module, var_addr: &HashMap<String, u64>) -> Result<Progra
         for s in f.body.iter().flatten() {
             if let Stmt::Decl(d) = s {
                 if d.space == Space::Shared {
-                    if d.linkage == Linkage::Extern {
-                        dyn_align = dyn_align.max(d.align.unwrap_or(1) as u64);
-                        continue;
-                    }
-                    let (size, align) = decl_size(d)?;
-                    shared_off = round_up(shared_off, align as u64);
-                    fn_shared.insert((f.name.clone(), d.name.clone()), shared_off as u32);
-                    shared_off += size;
+                    let v = if d.linkage == Linkage::Extern {
+                        dyn_var(&mut shared_vars, d.align.unwrap_or(1))
+                    } else {
+                        let (size, align) = decl_size(d)?;
+                        shared_vars.push(SharedVar { name: d.name.clone(), size: size as u32, align, dynamic: false });
+                        (shared_vars.len() - 1) as u32
+                    };
+                    fn_shared.insert((f.name.clone(), d.name.clone()), v);
                 }
             }
         }
-    }
-    if shared_off > super::MAX_SHARED_BYTES as u64 {
-        return err(1, format!("{shared_off} bytes of static shared memory exceed the {}-byte limit", super::MAX_SHARED_BYTES));
-    }
-    let dyn_base = round_up(shared_off, dyn_align) as u32;
-    for name in extern_shared {
-        globals.insert(name, Sym::Shared(dyn_base));
     }
 
     // Functions: one index per name; a definition replaces a prototype.
@@ -252,6 +250,7 @@ pub fn decode(m: &ast::Module, var_addr: &HashMap<String, u64>) -> Result<Progra
                 local_frame: 0,
                 local_align: 1,
                 kparam_size: 0,
+                shared_vars: Vec::new(),
             });
             sigs.push((Vec::new(), Vec::new()));
             defs.push(None);
@@ -289,7 +288,6 @@ pub fn decode(m: &ast::Module, var_addr: &HashMap<String, u64>) -> Result<Progra
         funcs: func_idx.clone(),
         sigs,
         kinds: funcs.iter().map(|f| f.kind).collect(),
-        dyn_shared: dyn_base,
     };
 
     let mut insts = Vec::new();
@@ -305,6 +303,7 @@ pub fn decode(m: &ast::Module, var_addr: &HashMap<String, u64>) -> Result<Progra
         func.param_frame = info.param_frame;
         func.local_frame = info.local_frame;
         func.local_align = info.local_align;
+        func.shared_vars = info.shared_vars;
     }
 
     let entries = funcs
@@ -318,11 +317,82 @@ pub fn decode(m: &ast::Module, var_addr: &HashMap<String, u64>) -> Result<Progra
         funcs,
         entries,
         func_by_name: func_idx,
-        shared_static: dyn_base,
+        shared_vars,
+        shared_layout: HashMap::new(),
         unsupported: HashMap::new(),
     };
     prog.unsupported = reachable_unsupported(&prog);
+    for &e in prog.entries.values() {
+        let layout = shared_layout(&prog, e);
+        if layout.static_size > super::MAX_SHARED_BYTES {
+            let f = &prog.funcs[e as usize];
+            return err(f.line, format!("`{}` uses {} bytes of static shared memory; the limit is {}", f.name, layout.static_size, super::MAX_SHARED_BYTES));
+        }
+        prog.shared_layout.insert(e, layout);
+    }
     Ok(prog)
+}
+
+/// The functions an entry can reach: through direct calls, and through any function whose
+/// address is taken (indirect calls).
+fn reachable(p: &Program, entry: u32) -> Vec<u32> {
+    let address_taken = address_taken(p);
+    let mut seen = vec![false; p.funcs.len()];
+    let mut stack = vec![entry];
+    let mut out = Vec::new();
+    while let Some(f) = stack.pop() {
+        if std::mem::replace(&mut seen[f as usize], true) {
+            continue;
+        }
+        out.push(f);
+        let func = &p.funcs[f as usize];
+        for inst in p.insts.get(func.pc as usize..func.pc_end as usize).unwrap_or(&[]) {
+            match &inst.op {
+                Op::Call { target: CallTarget::Direct(g), .. } => stack.push(*g),
+                Op::Call { target: CallTarget::Indirect(_), .. } => stack.extend(address_taken.iter().copied()),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+fn address_taken(p: &Program) -> Vec<u32> {
+    let mut out = Vec::new();
+    for inst in &p.insts {
+        if let Op::Alu { a: Src::Imm(v), .. } = &inst.op {
+            if *v >= FUNC_BASE && *v < FUNC_BASE + (p.funcs.len() as u64) * 16 && (*v - FUNC_BASE) % 16 == 0 {
+                out.push(((*v - FUNC_BASE) / 16) as u32);
+            }
+        }
+    }
+    out
+}
+
+fn shared_layout(p: &Program, entry: u32) -> SharedLayout {
+    let mut used = vec![false; p.shared_vars.len()];
+    for f in reachable(p, entry) {
+        for &v in &p.funcs[f as usize].shared_vars {
+            used[v as usize] = true;
+        }
+    }
+    let mut offsets = vec![u32::MAX; p.shared_vars.len()];
+    let mut off = 0u64;
+    for (i, v) in p.shared_vars.iter().enumerate() {
+        if used[i] && !v.dynamic {
+            off = round_up(off, v.align as u64);
+            offsets[i] = off as u32;
+            off += v.size as u64;
+        }
+    }
+    let dyn_align = p.shared_vars.iter().filter(|v| v.dynamic).map(|v| v.align as u64).max().unwrap_or(16).max(16);
+    let static_size = round_up(off, dyn_align).min(u32::MAX as u64) as u32;
+    for (i, v) in p.shared_vars.iter().enumerate() {
+        if v.dynamic {
+            offsets[i] = static_size;
+        }
+    }
+    SharedLayout { offsets, static_size }
 }
 
 /// For each entry, the first unsupported instruction (or call of an undefined function) it

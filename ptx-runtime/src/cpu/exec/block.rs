@@ -146,6 +146,23 @@ impl<'l> Block<'l> {
             if b.arrived < need {
                 continue;
             }
+            let total = self.l.block[0] * self.l.block[1] * self.l.block[2];
+            if self.l.strict_barriers && b.expected == 0 && b.arrived < total {
+                let (w, l) = warps[..self.nwarps]
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, w)| (0..32).find(|&l| w.state[l] == BAR && w.bar_id[l] as usize == id).map(|l| (i, l)))
+                    .unwrap_or((0, 0));
+                let line = self.l.prog.insts.get(warps[w].pc[l] as usize - 1).map(|i| i.line as usize);
+                return Err(self.fault_at(
+                    &warps[w],
+                    l,
+                    FaultKind::BarrierDivergence,
+                    None,
+                    line,
+                    format!("{} of the block's {total} threads exited without reaching barrier {id} (strict barriers)", total - b.arrived),
+                ));
+            }
             for w in warps[..self.nwarps].iter_mut() {
                 for l in 0..32 {
                     if w.state[l] != BAR || w.bar_id[l] as usize != id {

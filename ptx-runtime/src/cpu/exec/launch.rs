@@ -19,12 +19,16 @@ pub struct Launch<'a> {
     pub dyn_shared: u32,
     /// Static plus dynamic shared bytes.
     pub shared_size: u32,
+    /// The entry's shared-memory layout: offset of each shared variable.
+    pub shared_offsets: Vec<u32>,
     pub kparams: Vec<u8>,
     pub table: Table,
     pub heap: Option<Arc<DeviceHeap>>,
     /// Bytes of local memory (and of parameter frames) each thread may use.
     pub stack_bytes: u32,
     pub deadline: Option<Instant>,
+    /// Fault when a barrier completes only because threads exited (see `set_strict_barriers`).
+    pub strict_barriers: bool,
     pub workers: u32,
     pub grid_id: u64,
     pub abort: AtomicBool,

@@ -92,7 +92,11 @@ impl<'l> Block<'l> {
         match space {
             MemSpace::Shared => {
                 if a.checked_add(size).is_none_or(|e| e > self.shared.len() as u64) {
-                    return fault(self, FaultKind::OutOfBounds, format!("shared offset {a:#x} is outside the block's {} bytes of shared memory", self.shared.len()));
+                    return fault(
+                        self,
+                        FaultKind::OutOfBounds,
+                        format!("shared offset {a:#x} is outside the block's {} bytes of shared memory ({})", self.shared.len(), self.shared_map()),
+                    );
                 }
                 Ok(Loc::Shared(a as usize))
             }
@@ -169,6 +173,24 @@ impl<'l> Block<'l> {
         Some((r, a - r.base))
     }
 
+    /// The kernel's shared variables and where they are, for fault messages.
+    fn shared_map(&self) -> String {
+        let vars = &self.l.prog.shared_vars;
+        let mut placed: Vec<(u32, &str, u64)> = vars
+            .iter()
+            .zip(&self.l.shared_offsets)
+            .filter(|(_, o)| **o != u32::MAX)
+            .map(|(v, o)| (*o, v.name.as_str(), if v.dynamic { self.l.dyn_shared as u64 } else { v.size as u64 }))
+            .collect();
+        placed.sort();
+        let list: Vec<String> = placed.iter().map(|(o, n, s)| format!("`{n}` at {o:#x}..{:#x}", *o as u64 + s)).collect();
+        if list.is_empty() {
+            "the kernel declares no shared variables".into()
+        } else {
+            list.join(", ")
+        }
+    }
+
     /// Explains a global address that hit no allocation.
     fn describe_miss(&self, a: u64, size: u64) -> String {
         match memory::nearest(&self.l.table, a) {
@@ -243,7 +265,7 @@ impl<'l> Block<'l> {
                 if *vec == 1 {
                     let mut v = [0u64; 32];
                     let l0 = exec.trailing_zeros() as usize;
-                    if !per_thread && (matches!(addr.base, Src::Imm(_)) || lanes(exec).all(|l| base[l] == base[l0])) {
+                    if !per_thread && (matches!(addr.base, Src::Imm(_) | Src::Shared(..)) || lanes(exec).all(|l| base[l] == base[l0])) {
                         // One address for every lane (a parameter, a broadcast): one check, one read.
                         let loc = self.resolve(w, l0, *space, base[0].wrapping_add(addr.offset as u64), total, Kind::Load, inst.line).map_err(|e| *e)?;
                         v = [self.read(w, l0, &loc, 0, *size as u32, *order); 32];

@@ -72,6 +72,10 @@ impl<'l> Block<'l> {
                 }
             }
             Src::Special(sr) => self.special(w, sr, out),
+            Src::Shared(v, off) => {
+                let base = self.l.shared_offsets.get(v as usize).copied().unwrap_or(u32::MAX);
+                *out = [base.wrapping_add(off) as u64; 32];
+            }
         }
     }
 
