@@ -5,5 +5,15 @@ mod tools;
 
 mod abi_oracle;
 mod atomics_oracle;
+mod cpu_atomics;
+mod cpu_features;
+mod cpu_harness;
+mod cpu_math;
+mod cpu_memcheck;
+mod cpu_nvcc;
+mod cpu_ptx;
+mod cpu_syscalls;
+mod cpu_warp;
+
 mod expansion;
 mod runtime;
