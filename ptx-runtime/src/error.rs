@@ -65,6 +65,9 @@ pub enum FaultKind {
     Trap,
     /// Use of memory after `free`, or `free` of something not allocated.
     InvalidFree,
+    /// A warp-synchronous instruction (`shfl.sync`, `vote.sync`, `bar.warp.sync`, ...) whose
+    /// member mask leaves out the executing thread, or whose threads disagree on the mask.
+    InvalidWarpSync,
 }
 
 impl fmt::Display for FaultKind {
@@ -76,6 +79,7 @@ impl fmt::Display for FaultKind {
             FaultKind::Deadlock => "deadlock",
             FaultKind::Trap => "trap",
             FaultKind::InvalidFree => "invalid free",
+            FaultKind::InvalidWarpSync => "invalid warp-synchronous instruction",
         })
     }
 }

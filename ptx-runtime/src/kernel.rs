@@ -54,3 +54,29 @@ impl<M> ModuleCache<M> {
         self.loaded.lock().unwrap_or_else(|e| e.into_inner()).drain().map(|(_, m)| m).collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    static A: Kernel = Kernel::new(".version 6.3", "a");
+    static B: Kernel = Kernel::new(".version 6.3", "b");
+
+    #[test]
+    fn each_kernel_loads_once_per_cache() {
+        let cache = ModuleCache::<usize>::default();
+        let loads = AtomicUsize::new(0);
+        let load = || -> Result<usize, ()> { Ok(loads.fetch_add(1, Ordering::Relaxed)) };
+        for _ in 0..3 {
+            cache.get_or_load(&A, load).unwrap();
+            cache.get_or_load(&B, load).unwrap();
+        }
+        assert_eq!(loads.load(Ordering::Relaxed), 2);
+        assert_eq!(cache.len(), 2);
+        // A failed load is not cached: the next launch tries again.
+        let other = ModuleCache::<usize>::default();
+        assert!(other.get_or_load(&A, || Err::<usize, ()>(())).is_err());
+        assert_eq!(other.len(), 0);
+    }
+}

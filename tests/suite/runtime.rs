@@ -59,3 +59,17 @@ fn invalid_configurations_are_rejected_before_launch() {
         other => panic!("{other:?}"),
     }
 }
+
+#[ptx_runtime::kernel]
+pub fn loaded_once(_x: &mut [u32]) {}
+
+#[test]
+fn launches_run_on_the_cpu_backend() {
+    let stream = Device::cpu().stream();
+    let mut x = DeviceBuffer::<u32>::zeroed(&stream, 64).unwrap();
+    for _ in 0..3 {
+        loaded_once::launch(&stream, LaunchConfig::for_num_elems(64), &mut x).unwrap();
+    }
+    stream.synchronize().unwrap();
+    assert!(Device::cpu().modules_loaded() >= 1);
+}

@@ -5,6 +5,8 @@
 //!   whole test suite with them. With `CI=true` a missing tool fails the run.
 //! - `tools`: installs the tools if needed and prints where they are, as shell exports.
 //! - `gpu-pack`: release test binaries and examples plus a `run.sh`, to carry to a GPU machine.
+//! - `bench-cpu`: the CPU backend's benchmark (`benches/cpu_interp.rs`) in release mode:
+//!   thread-instructions per second, and saxpy over 2^20 elements.
 
 mod gpu_pack;
 mod tools;
@@ -16,12 +18,13 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("test") => test(&args[1..]),
         Some("gpu-pack") => gpu_pack::pack(),
+        Some("bench-cpu") => run(Command::new(cargo()).args(["bench", "-p", "ptx-suite", "--bench", "cpu_interp"]).args(&args[1..])),
         Some("tools") => tools::ensure().map(|t| {
             for (var, path) in t.env() {
                 println!("export {var}={}", path.display());
             }
         }),
-        _ => Err("usage: cargo xtask <test [cargo test args] | tools | gpu-pack>".to_owned()),
+        _ => Err("usage: cargo xtask <test [cargo test args] | tools | gpu-pack | bench-cpu>".to_owned()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

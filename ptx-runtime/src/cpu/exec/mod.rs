@@ -1,0 +1,24 @@
+//! The back end: runs a decoded [`Program`](super::program::Program).
+//!
+//! - `launch` shares a grid's blocks among host threads; `block` runs one block's warps,
+//!   barriers and deadlock detection; `warp` holds a warp's lanes and picks which run together;
+//!   `step` interprets instructions for a group of lanes; `frames` does calls and returns;
+//!   `warpsync` the warp-synchronous instructions; `memops` memory accesses and memcheck;
+//!   `syscall` and `printf` the system calls.
+//! - The arithmetic: `int`, `fp`, `cvt` (lane-vectorized kernels over `lanes`), and
+//!   `softfloat`, the exact rounding core.
+
+pub mod block;
+pub mod cvt;
+pub mod fp;
+pub mod frames;
+pub mod int;
+pub mod lanes;
+pub mod launch;
+pub mod memops;
+pub mod printf;
+pub mod softfloat;
+pub mod step;
+pub mod syscall;
+pub mod warp;
+pub mod warpsync;
