@@ -181,15 +181,6 @@ fn vote_uni() {
     let Some(stream) = crate::body_exec::cpu_stream() else { return };
     let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
     let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 64).unwrap();
-    match uniform::launch(&stream, LaunchConfig::new(1, 64), &xb, &mut ob) {
-        // The CPU backend does not execute `vote.sync.uni` yet (ptxas accepts it above); any
-        // other failure fails the test.
-        Err(ptx_runtime::Error::Unsupported { instruction, .. }) if instruction == "vote.sync.uni.pred" => {
-            eprintln!("SKIPPED (the CPU backend does not execute vote.sync.uni.pred yet): vote_uni on the device");
-        }
-        r => {
-            r.unwrap();
-            assert_eq!(ob.to_vec().unwrap(), out);
-        }
-    }
+    uniform::launch(&stream, LaunchConfig::new(1, 64), &xb, &mut ob).unwrap();
+    assert_eq!(ob.to_vec().unwrap(), out);
 }

@@ -638,8 +638,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 Val::Unit
             }
             PtrOp::IsNull => {
+                // Compared as a generic address: a null pointer is generic 0, and what
+                // `cvta.to.global` makes of 0 is not specified.
                 let a = match space {
-                    Space::Generic | Space::Global { .. } => addr,
+                    Space::Generic => addr,
                     _ => self.to_generic(&v[0]),
                 };
                 Val::S(Arg::Reg(self.b.op1("setp.eq.u64", RegClass::Pred, vec![a, Arg::imm(0)])))
