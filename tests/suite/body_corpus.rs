@@ -28,7 +28,7 @@ fn every_body_matches_its_reference_on_the_host() {
 
 #[test]
 fn every_kernel_matches_the_host_on_the_cpu_backend() {
-    let Some(stream) = crate::body_exec::cpu_stream() else { return };
+    let stream = crate::body_exec::cpu_stream();
     let mut failures = Vec::new();
     for case in CASES {
         if let Err(e) = (case.check_device)(&stream) {

@@ -76,7 +76,7 @@ fn raw_pointers() {
     let (sp, dp) = (src.as_ptr() as usize, out.as_mut_ptr() as usize);
     host::run([1, 1, 1], [64, 1, 1], 0, || pointers(sp as *const u32, dp as *mut u32, 50));
     assert_eq!(out, want);
-    let Some(stream) = crate::body_exec::cpu_stream() else { return };
+    let stream = crate::body_exec::cpu_stream();
     let s = DeviceBuffer::from_slice(&stream, &src).unwrap();
     let mut d = DeviceBuffer::<u32>::zeroed(&stream, 51).unwrap();
     // SAFETY: the pointers are the buffers' addresses and the kernel stays inside them.
@@ -113,7 +113,7 @@ fn volatile_loads_and_stores() {
     let (sp, dp) = (src.as_ptr() as usize, out.as_mut_ptr() as usize);
     host::run([1, 1, 1], [64, 1, 1], 0, || volatile_access(sp as *const u32, dp as *mut u32));
     assert_eq!(out, want);
-    let Some(stream) = crate::body_exec::cpu_stream() else { return };
+    let stream = crate::body_exec::cpu_stream();
     let s = DeviceBuffer::from_slice(&stream, &src).unwrap();
     let mut d = DeviceBuffer::<u32>::zeroed(&stream, 64).unwrap();
     // SAFETY: the pointers are the buffers' addresses; 64 threads touch 64 elements.
@@ -150,7 +150,7 @@ fn slices_and_sub_slices() {
     // SAFETY: one element per thread.
     host::run([1, 1, 1], [64, 1, 1], 0, || slices(&x, unsafe { o.get() }));
     assert_eq!(out, want);
-    let Some(stream) = crate::body_exec::cpu_stream() else { return };
+    let stream = crate::body_exec::cpu_stream();
     let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
     let mut ob = DeviceBuffer::<i32>::zeroed(&stream, n).unwrap();
     slices::launch(&stream, LaunchConfig::new(1, 64), &xb, &mut ob).unwrap();
@@ -206,7 +206,7 @@ fn structs_nested_with_arrays_and_unions() {
     assert_eq!(host_segs[5].weights, [5, 60005u16.wrapping_mul(2), 8]);
     assert_eq!(host_segs[5].id, 15);
     assert_eq!(host_bits[2], 3.0f32.to_bits() ^ 3);
-    let Some(stream) = crate::body_exec::cpu_stream() else { return };
+    let stream = crate::body_exec::cpu_stream();
     let mut sb = DeviceBuffer::from_slice(&stream, &segment_inputs()).unwrap();
     let bb = DeviceBuffer::from_slice(&stream, &bits).unwrap();
     let mut outb = DeviceBuffer::<u32>::zeroed(&stream, 40).unwrap();
@@ -254,7 +254,7 @@ fn bool_half_and_vector_storage() {
     assert_eq!(oh[3], f16::from_f32(halves[3].to_f32() * 2.0 + 0.25));
     let ptx = storage::PTX;
     assert!(ptx.contains("ld.global.nc.v4.u8") && ptx.contains("st.global.v2.f64"), "{ptx}");
-    let Some(stream) = crate::body_exec::cpu_stream() else { return };
+    let stream = crate::body_exec::cpu_stream();
     let up = |s: &ptx_runtime::Stream| {
         (
             DeviceBuffer::from_slice(s, &flags).unwrap(),
@@ -316,7 +316,7 @@ fn local_arrays_in_registers_and_local_memory() {
         t[j] = t[j].wrapping_mul(r3);
         assert_eq!(out[i], t[j].wrapping_add(t[7 - j]) ^ (x[i] + 1));
     }
-    let Some(stream) = crate::body_exec::cpu_stream() else { return };
+    let stream = crate::body_exec::cpu_stream();
     let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
     let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 70).unwrap();
     local_arrays::launch(&stream, LaunchConfig::new(2, 64), &xb, &mut ob).unwrap();
@@ -356,7 +356,7 @@ fn struct_update_tuple_structs_and_array_patterns() {
     // SAFETY: one element of each output per thread.
     host::run([1, 1, 1], [64, 1, 1], 0, || struct_forms(&x, unsafe { o.get() }, unsafe { p.get() }));
     assert_eq!((&out, &pairs), (&want, &want_pairs));
-    let Some(stream) = crate::body_exec::cpu_stream() else { return };
+    let stream = crate::body_exec::cpu_stream();
     let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
     let mut ob = DeviceBuffer::<Segment>::zeroed(&stream, 40).unwrap();
     let mut pb = DeviceBuffer::<Pair>::zeroed(&stream, 40).unwrap();
@@ -377,7 +377,7 @@ fn an_index_out_of_bounds_stops_the_kernel() {
     let mut out = [0u32];
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| bounds(&x, 3, &mut out)));
     assert!(r.is_err(), "the host panics as Rust does");
-    let Some(stream) = crate::body_exec::cpu_stream() else { return };
+    let stream = crate::body_exec::cpu_stream();
     let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
     let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 1).unwrap();
     bounds::launch(&stream, LaunchConfig::new(1, 1), &xb, 2u32, &mut ob).unwrap();

@@ -64,7 +64,7 @@ fn shared_memory_and_block_barriers() {
             assert_eq!(out[b * 64 + t], want, "block {b} thread {t}");
         }
     }
-    let Some(stream) = crate::body_exec::cpu_stream() else { return };
+    let stream = crate::body_exec::cpu_stream();
     let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
     let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 128).unwrap();
     blocks::launch(&stream, LaunchConfig::new(2, 64).with_shared_bytes(64 * 8), &xb, &mut ob).unwrap();
@@ -116,7 +116,7 @@ fn warp_shuffles_and_votes() {
             assert_eq!(out[i], want, "warp {w} lane {l}");
         }
     }
-    let Some(stream) = crate::body_exec::cpu_stream() else { return };
+    let stream = crate::body_exec::cpu_stream();
     let (ab, fb) = (DeviceBuffer::from_slice(&stream, &a).unwrap(), DeviceBuffer::from_slice(&stream, &f).unwrap());
     let mut ob = DeviceBuffer::<i64>::zeroed(&stream, n).unwrap();
     warps::launch(&stream, LaunchConfig::new(1, 64), &ab, &fb, &mut ob).unwrap();
@@ -156,7 +156,7 @@ fn coordinates_in_three_dimensions_and_clocks() {
             }
         }
     }
-    let Some(stream) = crate::body_exec::cpu_stream() else { return };
+    let stream = crate::body_exec::cpu_stream();
     let mut ob = DeviceBuffer::<u32>::zeroed(&stream, n).unwrap();
     coordinates::launch(&stream, LaunchConfig::new((2, 3, 2), (4, 2, 3)), &mut ob).unwrap();
     assert_eq!(ob.to_vec().unwrap(), out);
@@ -178,7 +178,7 @@ fn vote_uni() {
     host::run([1, 1, 1], [64, 1, 1], 0, || uniform(&x, unsafe { o.get() }));
     assert_eq!(out[..32], [3; 32]);
     assert_eq!(out[32..], [1; 32]);
-    let Some(stream) = crate::body_exec::cpu_stream() else { return };
+    let stream = crate::body_exec::cpu_stream();
     let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
     let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 64).unwrap();
     uniform::launch(&stream, LaunchConfig::new(1, 64), &xb, &mut ob).unwrap();
