@@ -42,12 +42,6 @@ impl Errors {
         self.errors.truncate(len);
     }
 
-    /// The messages, for tests.
-    #[cfg(test)]
-    pub fn messages(&self) -> Vec<String> {
-        self.errors.iter().map(|e| e.to_string()).collect()
-    }
-
     /// The errors as `compile_error!` invocations, each at its span.
     pub fn to_compile_errors(&self) -> TokenStream {
         self.errors.iter().map(syn::Error::to_compile_error).collect()

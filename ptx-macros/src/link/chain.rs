@@ -25,9 +25,12 @@ pub fn fetch(paths: &[TokenStream], state: TokenStream, found: TokenStream) -> T
     }
 }
 
+/// What the fetches found: each replay's path and description.
+pub type Found = Vec<(TokenStream, Info)>;
+
 /// Splits the compiler macro's input into STATE and the found `(path, info)` pairs (with
 /// FOUND's own tokens, to carry into a further round).
-pub fn parse_input(input: TokenStream) -> Option<(TokenStream, TokenStream, Vec<(TokenStream, Info)>)> {
+pub fn parse_input(input: TokenStream) -> Option<(TokenStream, TokenStream, Found)> {
     let mut it = input.into_iter();
     let state = info::group(it.next()?, Delimiter::Brace)?;
     let found_tokens = info::group(it.next()?, Delimiter::Brace)?;

@@ -93,7 +93,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 self.b.op0(format!("st.param{t}"), vec![Arg::mem(base.clone(), 0), a]);
             }
             Ty::Ptr { .. } => {
-                let a = self.to_generic(v);
+                let a = self.generic_address(v);
                 self.b.op0("st.param.b64", vec![Arg::mem(base.clone(), 0), a]);
             }
             Ty::Handle => self.b.op0("st.param.b64", vec![Arg::mem(base.clone(), 0), v.arg()]),
@@ -115,7 +115,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                         }
                         Leaf::Scalar(s) => self.b.op0(format!("st.param{}", mem_type(*s)), vec![Arg::mem(base.clone(), *off as i64), val.arg()]),
                         Leaf::Ptr => {
-                            let a = self.to_generic(&val);
+                            let a = self.generic_address(&val);
                             self.b.op0("st.param.u64", vec![Arg::mem(base.clone(), *off as i64), a]);
                         }
                     }

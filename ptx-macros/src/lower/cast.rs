@@ -31,7 +31,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             (Ty::Scalar(a), Ty::Scalar(b)) => self.convert(&v, *a, *b),
             (Ty::Ptr { .. }, Ty::Ptr { .. }) => v,
             (Ty::Ptr { .. }, Ty::Scalar(_)) => {
-                let g = self.to_generic(&v);
+                let g = self.generic_address(&v);
                 Val::S(g)
             }
             (Ty::Scalar(_), Ty::Ptr { .. }) => Val::Ptr(v.arg(), Space::Generic),

@@ -642,7 +642,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 // `cvta.to.global` makes of 0 is not specified.
                 let a = match space {
                     Space::Generic => addr,
-                    _ => self.to_generic(&v[0]),
+                    _ => self.generic_address(&v[0]),
                 };
                 Val::S(Arg::Reg(self.b.op1("setp.eq.u64", RegClass::Pred, vec![a, Arg::imm(0)])))
             }

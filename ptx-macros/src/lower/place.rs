@@ -277,14 +277,12 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     /// `mov`s every leaf of `src` into the registers of `dst`.
     pub fn move_into(&mut self, dst: &Val, src: &Val, local: Option<LocalId>) {
         match (dst, src) {
-            (Val::S(Arg::Reg(d)), Val::S(a)) => {
-                if !matches!(a, Arg::Reg(r) if r == d) {
-                    if self.b.class(*d) == RegClass::Pred {
-                        let p = self.pred(src);
-                        self.mov(*d, Arg::Reg(p));
-                    } else {
-                        self.mov(*d, a.clone());
-                    }
+            (Val::S(Arg::Reg(d)), Val::S(a)) if !matches!(a, Arg::Reg(r) if r == d) => {
+                if self.b.class(*d) == RegClass::Pred {
+                    let p = self.pred(src);
+                    self.mov(*d, Arg::Reg(p));
+                } else {
+                    self.mov(*d, a.clone());
                 }
             }
             (Val::Ptr(Arg::Reg(d), ds), Val::Ptr(a, ss)) => {
@@ -304,7 +302,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                                 self.restart.space.insert(l, s);
                             }
                             if *ds == Space::Generic {
-                                self.to_generic(src)
+                                self.generic_address(src)
                             } else {
                                 a.clone()
                             }
@@ -438,11 +436,11 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             Ty::Scalar(s) => self.b.op0(format!("{st}{}", mem_type(*s)), vec![mem(0), v.arg()]),
             Ty::Handle => self.b.op0(format!("{st}.u64"), vec![mem(0), v.arg()]),
             Ty::Ptr { .. } => {
-                let a = self.to_generic(v);
+                let a = self.generic_address(v);
                 self.b.op0(format!("{st}.u64"), vec![mem(0), a]);
             }
             Ty::Slice { .. } => {
-                let a = self.to_generic(&v.field(0));
+                let a = self.generic_address(&v.field(0));
                 self.b.op0(format!("{st}.u64"), vec![mem(0), a]);
                 self.b.op0(format!("{st}.u64"), vec![mem(8), v.field(1).arg()]);
             }
@@ -510,7 +508,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 
     /// The generic address of a pointer value.
-    pub fn to_generic(&mut self, v: &Val) -> Arg {
+    pub fn generic_address(&mut self, v: &Val) -> Arg {
         match v {
             Val::Ptr(a, Space::Generic) => a.clone(),
             Val::Ptr(a, Space::Global { .. }) => Arg::Reg(self.b.op1("cvta.global.u64", RegClass::B64, vec![a.clone()])),

@@ -10,13 +10,13 @@ use ptx_runtime::device_fn;
 
 const TAN_PI_12: f64 = 0.267_949_192_431_122_7;
 const SQRT3: f64 = 1.732_050_807_568_877_2;
-const PIO2_HI: f64 = 1.570_796_326_794_896_6;
+const PIO2_HI: f64 = core::f64::consts::FRAC_PI_2;
 const PIO2_LO: f64 = 6.123_233_995_736_766e-17;
-const PIO6_HI: f64 = 0.523_598_775_598_298_9;
+const PIO6_HI: f64 = core::f64::consts::FRAC_PI_6;
 const PIO6_LO: f64 = -5.360_408_832_255_455e-17;
-const PI_HI: f64 = 3.141_592_653_589_793;
+const PI_HI: f64 = core::f64::consts::PI;
 const PI_LO: f64 = 1.224_646_799_147_353_2e-16;
-const PIO4_HI: f64 = 0.785_398_163_397_448_3;
+const PIO4_HI: f64 = core::f64::consts::FRAC_PI_4;
 const PIO4_LO: f64 = 3.061_616_997_868_383e-17;
 
 /// `atan a` for `a` in [0, tan(π/12)], minus `a` (the series' tail).

@@ -8,11 +8,11 @@
 
 use ptx_runtime::device_fn;
 
-const LOG2_E_F32: f32 = 1.442_695;
-const LN2_HI_F32: f32 = 0.693_145_751_953_125;
-const LN2_LO_F32: f32 = 1.428_606_765_330_187e-6;
-const LOG2_E_F64: f64 = 1.442_695_040_888_963_4;
-const LN2_HI_F64: f64 = 0.693_147_180_559_945_3;
+const LOG2_E_F32: f32 = core::f32::consts::LOG2_E;
+const LN2_HI_F32: f32 = 0.693_145_75; // 0x3f317200: 12 bits, so k·LN2_HI is exact
+const LN2_LO_F32: f32 = 1.428_606_8e-6;
+const LOG2_E_F64: f64 = core::f64::consts::LOG2_E;
+const LN2_HI_F64: f64 = core::f64::consts::LN_2;
 const LN2_LO_F64: f64 = 2.319_046_813_846_299_6e-17;
 
 /// `p · 2^n` for `p` in [0.5, 2], rounded once.

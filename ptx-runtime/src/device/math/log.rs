@@ -8,12 +8,12 @@
 
 use ptx_runtime::{device_fn, DeviceRepr};
 
-const SQRT2_F64: f64 = 1.414_213_562_373_095_1;
-const LN2_HI_F64: f64 = 0.693_147_180_559_945_3;
+const SQRT2_F64: f64 = core::f64::consts::SQRT_2;
+const LN2_HI_F64: f64 = core::f64::consts::LN_2;
 const LN2_LO_F64: f64 = 2.319_046_813_846_299_6e-17;
-const LOG2_E_HI: f64 = 1.442_695_040_888_963_4;
+const LOG2_E_HI: f64 = core::f64::consts::LOG2_E;
 const LOG2_E_LO: f64 = 2.035_527_374_093_103_3e-17;
-const LOG10_E_HI: f64 = 0.434_294_481_903_251_8;
+const LOG10_E_HI: f64 = core::f64::consts::LOG10_E;
 const LOG10_E_LO: f64 = 1.098_319_650_216_765e-17;
 
 /// A double-double: `hi + lo` with `|lo| ≤ ulp(hi) / 2`.
@@ -72,7 +72,7 @@ pub(crate) fn log_dd(x: f64) -> DoubleF64 {
     p = z.mul_add(p, 0.133_333_333_333_333_33);
     p = z.mul_add(p, 0.153_846_153_846_153_85);
     p = z.mul_add(p, 0.181_818_181_818_181_82);
-    p = z.mul_add(p, 0.222_222_222_222_222_22);
+    p = z.mul_add(p, 0.222_222_222_222_222_2);
     p = z.mul_add(p, 0.285_714_285_714_285_7);
     p = z.mul_add(p, 0.4);
     p = z.mul_add(p, 0.666_666_666_666_666_6);

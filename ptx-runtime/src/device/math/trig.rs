@@ -10,10 +10,10 @@
 use super::reduce::{rem_pio2, rem_pio2_large, Reduced};
 use ptx_runtime::device_fn;
 
-const TWO_OVER_PI: f64 = 0.636_619_772_367_581_4;
-const PIO2_HI: f64 = 1.570_796_326_794_896_6;
+const TWO_OVER_PI: f64 = core::f64::consts::FRAC_2_PI;
+const PIO2_HI: f64 = core::f64::consts::FRAC_PI_2;
 const PIO2_LO: f64 = 6.123_233_995_736_766e-17;
-const PIO4: f64 = 0.785_398_163_397_448_3;
+const PIO4: f64 = core::f64::consts::FRAC_PI_4;
 
 /// `sin(hi + lo)` for `|hi| ≤ π/4`.
 #[device_fn]
@@ -88,7 +88,7 @@ pub(crate) fn reduce_f32(x: f32) -> Reduced {
 #[device_fn]
 pub fn sin_f64(x: f64) -> f64 {
     if !x.is_finite() {
-        return x - x;
+        return f64::NAN;
     }
     if x.abs() <= PIO4 {
         return sin_kernel(x, 0.0);
@@ -100,7 +100,7 @@ pub fn sin_f64(x: f64) -> f64 {
 #[device_fn]
 pub fn cos_f64(x: f64) -> f64 {
     if !x.is_finite() {
-        return x - x;
+        return f64::NAN;
     }
     if x.abs() <= PIO4 {
         return cos_kernel(x, 0.0);
@@ -112,7 +112,7 @@ pub fn cos_f64(x: f64) -> f64 {
 #[device_fn]
 pub fn tan_f64(x: f64) -> f64 {
     if !x.is_finite() {
-        return x - x;
+        return f64::NAN;
     }
     if x.abs() <= PIO4 {
         return tan_reduced(Reduced { q: 0, hi: x, lo: 0.0 });
@@ -124,7 +124,7 @@ pub fn tan_f64(x: f64) -> f64 {
 #[device_fn]
 pub fn sin_f32(x: f32) -> f32 {
     if !x.is_finite() {
-        return x - x;
+        return f32::NAN;
     }
     sin_cos_reduced(reduce_f32(x), false) as f32
 }
@@ -133,7 +133,7 @@ pub fn sin_f32(x: f32) -> f32 {
 #[device_fn]
 pub fn cos_f32(x: f32) -> f32 {
     if !x.is_finite() {
-        return x - x;
+        return f32::NAN;
     }
     sin_cos_reduced(reduce_f32(x), true) as f32
 }
@@ -142,7 +142,7 @@ pub fn cos_f32(x: f32) -> f32 {
 #[device_fn]
 pub fn tan_f32(x: f32) -> f32 {
     if !x.is_finite() {
-        return x - x;
+        return f32::NAN;
     }
     tan_reduced(reduce_f32(x)) as f32
 }
