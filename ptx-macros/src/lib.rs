@@ -21,7 +21,9 @@ use proc_macro::TokenStream;
 mod back;
 mod check;
 mod expand;
+mod front;
 mod ir;
+mod link;
 mod lower;
 mod report;
 mod syntax;
@@ -47,6 +49,23 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn device_fn(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::device_fn(args.into(), item.into()).into()
+}
+
+/// A later round of the device compiler, at the end of a fetch chain (see `link`). Not an
+/// API: `ptx_runtime::__private::compile!` re-exports it for the chains' use.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __compile(input: TokenStream) -> TokenStream {
+    expand::compile(input.into()).into()
+}
+
+/// Marks a function of `ptx_runtime::device` as part of the device API: emits its replay
+/// (`@api name`), so bodies calling it by any path compile it to its instructions. The
+/// argument overrides the API name (`#[__device_api(fast_sin)]`). Not an API.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn __device_api(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::device_api(args.into(), item.into()).into()
 }
 
 /// Gives a `#[repr(C)]` struct or union its PTX layout (`ptx_runtime::DeviceRepr`), computed by

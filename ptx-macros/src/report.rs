@@ -20,6 +20,11 @@ impl Errors {
         self.errors.push(syn::Error::new_spanned(tokens, message));
     }
 
+    /// An error at `span`.
+    pub fn at(&mut self, span: proc_macro2::Span, message: impl Display) {
+        self.errors.push(syn::Error::new(span, message));
+    }
+
     pub fn push(&mut self, error: syn::Error) {
         self.errors.push(error);
     }
@@ -28,6 +33,14 @@ impl Errors {
         self.errors.is_empty()
     }
 
+    pub fn len(&self) -> usize {
+        self.errors.len()
+    }
+
+    /// Drops the errors after the first `len` (reported later, once more is known).
+    pub fn truncate(&mut self, len: usize) {
+        self.errors.truncate(len);
+    }
 
     /// The errors as `compile_error!` invocations, each at its span.
     pub fn to_compile_errors(&self) -> TokenStream {

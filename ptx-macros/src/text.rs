@@ -5,12 +5,12 @@
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 
-#[derive(Default, Clone)]
+#[derive(Default, Clone, Debug)]
 pub struct Text {
     parts: Vec<Part>,
 }
 
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 enum Part {
     Str(String),
     Piece(TokenStream),

@@ -23,3 +23,42 @@ pub const fn check_aggregate_align(layout: Layout) {
         panic!("{}", ptx_abi::param::AbiError::AggregateAlign.message());
     }
 }
+
+/// The device compiler's later rounds (see `ptx-macros`' `link` module).
+pub use ptx_macros::__compile as compile;
+/// Marks a `ptx_runtime::device` function with its device-API replay.
+pub use ptx_macros::__device_api as device_api;
+
+/// One link of a fetch chain: appends a replay's description to what was found and invokes
+/// the next replay, or the compiler when none is left.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __ptx_fetch_next {
+    ({$($info:tt)*} ([$($req:tt)*]) { ([$($req2:tt)*] [$($path2:tt)*]) $($more:tt)* } [$($fin:tt)*] {$($state:tt)*} {$($found:tt)*}) => {
+        $($path2)*! { @ptx_fetch ([$($req2)*]) { $($more)* } [$($fin)*] {$($state)*} {$($found)* ([$($req)*] {$($info)*})} }
+    };
+    ({$($info:tt)*} ([$($req:tt)*]) { } [$($fin:tt)*] {$($state:tt)*} {$($found:tt)*}) => {
+        $($fin)*! { {$($state)*} {$($found)* ([$($req)*] {$($info)*})} }
+    };
+}
+pub use crate::__ptx_fetch_next as fetch_next;
+
+/// Compile-time check that the layout the device compiler computed for a struct is rustc's.
+pub const fn assert_layout(layout: Layout, size: usize, align: usize) {
+    if layout.size != size || layout.align != align {
+        panic!("the device compiler's layout of this struct differs from its `DeviceRepr` layout: a struct nested in another must be nameable by the same path where a kernel uses it (import it), so the compiler reads the right definition");
+    }
+}
+
+/// Compile-time check that the device compiler's ABI class for a parameter is rustc's.
+pub const fn assert_abi(rustc: ParamAbi, ours: ParamAbi) {
+    let same = match (rustc, ours) {
+        (ParamAbi::Scalar(a), ParamAbi::Scalar(b)) => a as u8 == b as u8,
+        (ParamAbi::Pointer, ParamAbi::Pointer) | (ParamAbi::Handle, ParamAbi::Handle) => true,
+        (ParamAbi::Aggregate(a), ParamAbi::Aggregate(b)) => a.size == b.size && a.align == b.align,
+        _ => false,
+    };
+    if !same {
+        panic!("the device compiler read this parameter's type differently from rustc (a name shadowing a primitive or vector type?); name the type as `ptx_runtime` defines it");
+    }
+}

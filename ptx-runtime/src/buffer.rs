@@ -6,7 +6,7 @@
 //! are zeros rather than whatever the host had there.
 
 use crate::cuda::{driver_error, CudaDevice};
-use crate::device::CpuBackend;
+use crate::devices::CpuBackend;
 use crate::error::{Error, Result};
 use crate::repr::DeviceRepr;
 use crate::stream::{Stream, StreamInner};

@@ -28,6 +28,10 @@
 
 pub use ptx_macros::{device_fn, kernel, DeviceRepr};
 
+// The macros' expansions name `::ptx_runtime`, also inside this crate (the device API and the
+// math library are compiled by them).
+extern crate self as ptx_runtime;
+
 /// The `half` crate, for `f16` and `bf16` storage types.
 pub use half;
 
@@ -38,7 +42,7 @@ mod arg;
 mod buffer;
 mod config;
 mod cuda;
-mod device;
+mod devices;
 mod error;
 mod kernel;
 mod repr;
@@ -47,7 +51,7 @@ mod stream;
 pub use arg::{Args, KernelArg};
 pub use buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
 pub use config::{limits, Dim3, LaunchConfig};
-pub use device::{BackendKind, Device, DEVICE_ENV};
+pub use devices::{BackendKind, Device, DEVICE_ENV};
 pub use error::{Error, Fault, FaultKind, Result};
 pub use kernel::Kernel;
 pub use repr::{DeviceRepr, ParamType};
@@ -57,6 +61,7 @@ pub use stream::Stream;
 pub use cudarc;
 
 pub mod cpu;
+pub mod device;
 
 pub mod handle;
 pub mod vector;

@@ -3,7 +3,7 @@
 use crate::arg::Args;
 use crate::config::LaunchConfig;
 use crate::cuda::{driver_error, CudaDevice};
-use crate::device::{CpuBackend, Device, DeviceBackend};
+use crate::devices::{CpuBackend, Device, DeviceBackend};
 use crate::error::Result;
 use crate::kernel::Kernel;
 use cudarc::driver::CudaStream;

@@ -5,6 +5,15 @@ mod tools;
 
 mod abi_oracle;
 mod atomics_oracle;
+mod body_calls;
+mod body_corpus;
+mod body_exec;
+mod body_math;
+mod body_memory;
+mod body_parallel;
+mod body_quality;
+mod body_subset;
+mod corpus;
 mod cpu_atomics;
 mod cpu_features;
 mod cpu_harness;
@@ -14,6 +23,5 @@ mod cpu_nvcc;
 mod cpu_ptx;
 mod cpu_syscalls;
 mod cpu_warp;
-
 mod expansion;
 mod runtime;

@@ -1,3 +1,3 @@
 //! Back ends. PTX is the only one.
 
-pub mod writer;
+pub mod ptx;

@@ -5,11 +5,13 @@
 //! `offset_of!` of every field: if the two ever disagreed, host and device would read different
 //! bytes, so that is a compile error.
 
+use crate::front::ty::StructKind;
+use crate::link::info::{Info, StructInfo};
 use crate::report::Errors;
 use crate::syntax::types::{classify, Position};
 use proc_macro2::TokenStream;
 use ptx_abi::layout::MAX_AGGREGATE_ALIGN;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
 /// What `#[repr(...)]` says.
@@ -57,6 +59,7 @@ fn parse_repr(attrs: &[syn::Attribute], errors: &mut Errors) -> Repr {
 }
 
 pub fn derive_device_repr(input: TokenStream) -> TokenStream {
+    let tokens = input.clone();
     let input: syn::DeriveInput = match syn::parse2(input) {
         Ok(i) => i,
         Err(e) => return e.to_compile_error(),
@@ -159,6 +162,7 @@ pub fn derive_device_repr(input: TokenStream) -> TokenStream {
         (layout, write)
     };
 
+    let replay = replay(&input, &fields, is_union, align, &tokens);
     let size_msg = format!("DeviceRepr: rustc's size of `{name}` differs from the PTX ABI's (§1.2)");
     let align_msg = format!("DeviceRepr: rustc's alignment of `{name}` differs from the PTX ABI's (§1.2)");
     // Types without generic parameters are checked where they are defined; generic ones on first
@@ -189,5 +193,34 @@ pub fn derive_device_repr(input: TokenStream) -> TokenStream {
         }
 
         #force
+
+        #replay
     }
+}
+
+/// The replay bodies compiled elsewhere fetch to read the fields (see `link`).
+fn replay(input: &syn::DeriveInput, fields: &[&syn::Field], is_union: bool, align: usize, tokens: &TokenStream) -> TokenStream {
+    let name = input.ident.to_string();
+    let info = if !input.generics.params.is_empty() {
+        Info::Generic(name)
+    } else {
+        let tuple = fields.iter().any(|f| f.ident.is_none());
+        let kind = if is_union {
+            StructKind::Union
+        } else if tuple {
+            StructKind::Tuple
+        } else {
+            StructKind::Named
+        };
+        let fields = fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let n = f.ident.as_ref().map(|id| id.to_string()).unwrap_or_else(|| i.to_string());
+                (n, f.ty.to_token_stream())
+            })
+            .collect();
+        Info::Struct(StructInfo { name, kind, align, fields })
+    };
+    crate::link::replay::emit("repr", &input.ident, &input.vis, tokens, &info)
 }

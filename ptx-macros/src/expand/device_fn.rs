@@ -1,4 +1,4 @@
-//! `#[device_fn] fn f(...)` expands to the function and
+//! `#[device_fn] fn f(...)` expands to the function, its replay (see `link`), and
 //!
 //! ```text
 //! mod f {
@@ -8,7 +8,7 @@
 //! }
 //! ```
 
-use super::{abi_checks, symbol_const, target_tokens, Compiled};
+use super::{abi_checks, dyn_smem_decl, isa_tokens, node_list, symbol_const, target_tokens, Compiled};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -17,20 +17,23 @@ pub fn expand(c: Compiled) -> TokenStream {
     let vis = &item.vis;
     let ident = &item.sig.ident;
     let symbol = symbol_const(&c);
-    let checks = abi_checks(&c.types);
+    let abi = abi_checks(&c.types);
+    let checks = &c.checks;
     let target = target_tokens(&c.args);
+    let isa = isa_tokens(c.isa);
+    let callees = node_list(&c.callees);
+    let dyn_smem = dyn_smem_decl();
     let prototype = &c.prototype;
     let body = &c.body;
     let doc = format!("PTX for the device function [`{ident}`](fn@{ident}).");
     quote! {
-        // Used by the PTX even when no host code calls it.
-        #[allow(dead_code)]
-        #item
-
         #[doc = #doc]
-        #[allow(unused_imports, non_snake_case)]
+        #[allow(unused_imports, non_snake_case, non_upper_case_globals)]
         #vis mod #ident {
-            use super::*;
+            // Re-exported (each name at most as visible as it is) so callers elsewhere can
+            // name this function's signature types as `#ident::T`.
+            #[doc(no_inline)]
+            pub use super::*;
             #symbol
 
             /// The `.func` symbol.
@@ -41,22 +44,20 @@ pub fn expand(c: Compiled) -> TokenStream {
                 symbol: __SYMBOL,
                 prototype: #prototype,
                 body: #body,
-                callees: &[],
-                isa: ::ptx_runtime::__private::Isa::ABI_CALLS,
+                callees: #callees,
+                isa: #isa,
             };
 
             /// A PTX module holding this function's `.visible .func` and every device function it
             /// reaches.
             pub const PTX: &str = ::ptx_runtime::__private::ptx_text![
-                ::ptx_runtime::__private::Piece::Header {
-                    target: #target,
-                    isa: ::ptx_runtime::__private::Isa::ABI_CALLS,
-                    funcs: &[&NODE],
-                },
+                ::ptx_runtime::__private::Piece::Header { target: #target, isa: #isa, funcs: &[&NODE] },
+                #dyn_smem,
                 ::ptx_runtime::__private::Piece::Funcs(&[&NODE]),
             ];
 
-            #checks
+            #abi
+            #(#checks)*
         }
     }
 }

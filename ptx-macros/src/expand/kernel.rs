@@ -9,7 +9,7 @@
 //! }
 //! ```
 
-use super::{abi_checks, launch, symbol_const, target_tokens, Compiled};
+use super::{abi_checks, dyn_smem_decl, isa_tokens, launch, node_list, symbol_const, target_tokens, Compiled};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -18,18 +18,19 @@ pub fn expand(c: Compiled) -> TokenStream {
     let vis = &item.vis;
     let ident = &item.sig.ident;
     let symbol = symbol_const(&c);
-    let checks = abi_checks(&c.types);
+    let abi = abi_checks(&c.types);
+    let checks = &c.checks;
     let target = target_tokens(&c.args);
+    let isa = isa_tokens(c.isa);
+    let funcs = node_list(&c.callees);
+    let dyn_smem = dyn_smem_decl();
     let prototype = c.prototype.pieces();
     let body = c.body.pieces();
     let launcher = launch::launcher(&c);
     let doc = format!("PTX and launcher for the kernel [`{ident}`](fn@{ident}).");
     quote! {
-        #[allow(dead_code)]
-        #item
-
         #[doc = #doc]
-        #[allow(unused_imports, non_snake_case)]
+        #[allow(unused_imports, non_snake_case, non_upper_case_globals)]
         #vis mod #ident {
             use super::*;
             #symbol
@@ -40,12 +41,9 @@ pub fn expand(c: Compiled) -> TokenStream {
             /// The complete PTX module: header, every device function the kernel reaches, and the
             /// `.entry`.
             pub const PTX: &str = ::ptx_runtime::__private::ptx_text![
-                ::ptx_runtime::__private::Piece::Header {
-                    target: #target,
-                    isa: ::ptx_runtime::__private::Isa::ABI_CALLS,
-                    funcs: &[],
-                },
-                ::ptx_runtime::__private::Piece::Funcs(&[]),
+                ::ptx_runtime::__private::Piece::Header { target: #target, isa: #isa, funcs: #funcs },
+                #dyn_smem,
+                ::ptx_runtime::__private::Piece::Funcs(#funcs),
                 ::ptx_runtime::__private::Piece::Str("\n"),
                 #(#prototype,)*
                 ::ptx_runtime::__private::Piece::Str("\n"),
@@ -58,7 +56,8 @@ pub fn expand(c: Compiled) -> TokenStream {
 
             #launcher
 
-            #checks
+            #abi
+            #(#checks)*
         }
     }
 }

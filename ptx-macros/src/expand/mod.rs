@@ -4,6 +4,10 @@
 //! and the host can call — and add a module of the same name (`mod k`) holding the PTX
 //! constants. The module imports its parent's names, and the signature's types are rewritten to
 //! be nameable from inside it (see `syntax::rewrite`).
+//!
+//! Compiling happens in rounds (see `link`): the attribute emits the function, a device
+//! function's replay, and either the generated module or a fetch chain that ends in
+//! [`compile`], which runs the compiler again with what the chain found.
 
 mod derive;
 mod device_fn;
@@ -12,21 +16,37 @@ mod launch;
 
 pub use derive::derive_device_repr;
 
-use crate::back::writer::SigTypes;
+use crate::back::ptx::SigTypes;
+use crate::front::hir::Body;
+use crate::link::info::{FnInfo, Info};
+use crate::link::{chain, Env, Needs};
 use crate::report::Errors;
 use crate::syntax::attrs::{self, Args};
 use crate::syntax::rewrite::for_inner_module;
 use crate::syntax::signature::{FnKind, Signature};
-use crate::{check, lower};
+use crate::text::Text;
+use crate::{check, front, lower};
 use proc_macro2::TokenStream;
-use quote::quote;
+use ptx_abi::target::Isa;
+use quote::{quote, ToTokens};
 
 pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
-    function(FnKind::Kernel, args, item)
+    first_round(FnKind::Kernel, args, item)
 }
 
 pub fn device_fn(args: TokenStream, item: TokenStream) -> TokenStream {
-    function(FnKind::Device, args, item)
+    first_round(FnKind::Device, args, item)
+}
+
+/// `#[__device_api]` on a device-API function: the function and its replay.
+pub fn device_api(args: TokenStream, item_tokens: TokenStream) -> TokenStream {
+    let item: syn::ItemFn = match syn::parse2(item_tokens.clone()) {
+        Ok(i) => i,
+        Err(e) => return e.to_compile_error(),
+    };
+    let name = if args.is_empty() { item.sig.ident.to_string() } else { args.to_string() };
+    let replay = crate::link::replay::emit("api", &item.sig.ident, &item.vis, &item_tokens, &Info::Api(name));
+    quote!(#item #replay)
 }
 
 /// Everything the item-specific expansions need.
@@ -36,47 +56,170 @@ pub struct Compiled {
     pub args: Args,
     pub no_mangle: bool,
     pub types: SigTypes,
-    pub prototype: crate::text::Text,
-    pub body: crate::text::Text,
+    pub prototype: Text,
+    pub body: Text,
+    /// Paths of the device functions the body calls (nameable in the generated module).
+    pub callees: Vec<TokenStream>,
+    /// The lowest PTX ISA the body needs.
+    pub isa: Isa,
+    /// Compile-time checks (type identities, layouts) for the generated module.
+    pub checks: Vec<TokenStream>,
 }
 
-fn function(kind: FnKind, args: TokenStream, item: TokenStream) -> TokenStream {
-    let mut item: syn::ItemFn = match syn::parse2(item.clone()) {
+fn kind_name(kind: FnKind) -> &'static str {
+    match kind {
+        FnKind::Kernel => "kernel",
+        FnKind::Device => "device_fn",
+    }
+}
+
+/// The attribute itself: the function (kept for the host), a device function's replay, and
+/// the first compile round.
+fn first_round(kind: FnKind, args: TokenStream, item_tokens: TokenStream) -> TokenStream {
+    let mut item: syn::ItemFn = match syn::parse2(item_tokens.clone()) {
         Ok(item) => item,
         Err(_) => {
             let msg = format!("{} applies to a free function (`fn name(params) {{ body }}`)", kind.attr());
-            return syn::Error::new_spanned(item, msg).to_compile_error();
+            return syn::Error::new_spanned(item_tokens, msg).to_compile_error();
         }
     };
+    attrs::take_no_mangle(&mut item.attrs);
+    // Keep the function so rustc goes on checking the rest of the crate against it, less what
+    // rustc would report a second time (a variadic signature is an error of ours already).
+    item.sig.variadic = None;
+    let replay = match kind {
+        FnKind::Device => {
+            let info = Info::Fn(FnInfo {
+                name: item.sig.ident.to_string(),
+                params: item
+                    .sig
+                    .inputs
+                    .iter()
+                    .filter_map(|a| match a {
+                        syn::FnArg::Typed(pt) => Some(pt.ty.to_token_stream()),
+                        syn::FnArg::Receiver(_) => None,
+                    })
+                    .collect(),
+                ret: match &item.sig.output {
+                    syn::ReturnType::Default => None,
+                    syn::ReturnType::Type(_, t) => Some(t.to_token_stream()),
+                },
+            });
+            crate::link::replay::emit("fn", &item.sig.ident, &item.vis, &item_tokens, &info)
+        }
+        FnKind::Kernel => quote!(),
+    };
+    let round = round(kind, args, item_tokens, quote!(), Vec::new(), true);
+    let allow = match kind {
+        FnKind::Kernel => quote!(#[allow(dead_code)]),
+        // Used by the PTX even when no host code calls it.
+        FnKind::Device => quote!(#[allow(dead_code)]),
+    };
+    quote! {
+        #allow
+        #item
+        #replay
+        #round
+    }
+}
+
+/// `ptx_runtime::__private::compile! { {STATE} {FOUND} }`: a round after a fetch.
+pub fn compile(input: TokenStream) -> TokenStream {
+    let Some((state, found_tokens, found)) = chain::parse_input(input) else {
+        return quote!(::core::compile_error!("internal: malformed input to the device compiler's fetch chain"););
+    };
+    let Some((kind, args, item)) = chain::parse_state(state) else {
+        return quote!(::core::compile_error!("internal: malformed state in the device compiler's fetch chain"););
+    };
+    let kind = if kind == "kernel" { FnKind::Kernel } else { FnKind::Device };
+    round(kind, args, item, found_tokens, found, false)
+}
+
+/// One compile round: the generated module, a further fetch, or the errors.
+fn round(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_tokens: TokenStream, found: Vec<(TokenStream, Info)>, first: bool) -> TokenStream {
+    let mut item: syn::ItemFn = match syn::parse2(item_tokens.clone()) {
+        Ok(item) => item,
+        Err(e) => return e.to_compile_error(),
+    };
     let mut errors = Errors::new();
-    let args = attrs::parse_args(args, &mut errors);
+    let parsed_args = attrs::parse_args(args.clone(), &mut errors);
     let no_mangle = attrs::take_no_mangle(&mut item.attrs);
     check::ascii_name(&item.sig.ident, &mut errors);
     let sig = Signature::parse(&item.sig, kind, &mut errors);
-    let body = lower::body(&item.block, &sig, &mut errors);
+    let env = Env::new(found);
+    let mut needs = Needs::default();
     if !errors.is_empty() {
-        // Keep the function so rustc goes on checking the rest of the crate against it, less
-        // what rustc would report a second time.
-        item.sig.variadic = None;
-        return quote!(#errors #item);
+        // Signature errors are reported by the first round, with the body's own errors (those
+        // that do not wait for a fetch).
+        if first {
+            front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors, true);
+            return errors.to_compile_errors();
+        }
+        return quote!();
     }
+    let checked = front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors, false);
+    if !needs.is_empty() {
+        let state = chain::state(kind_name(kind), &args, &item_tokens);
+        return chain::fetch(&needs.paths, state, found_tokens);
+    }
+    let Some(checked) = checked else { return errors.to_compile_errors() };
     let types = SigTypes {
         params: sig.params.iter().map(|p| for_inner_module(&p.syn_ty)).collect(),
         ret: sig.ret.as_ref().map(|(ty, _)| for_inner_module(ty)),
     };
+    let cx = lower::Context { body: &checked.body, infer: &checked.infer, structs: &checked.structs, kind, param_types: &types.params };
+    let Some(lowered) = lower::lower(&cx, &mut errors) else { return errors.to_compile_errors() };
+    let mut checks = abi_agreement(&checked.body, &checked, &types);
+    checks.extend(checked.checks);
     let compiled = Compiled {
-        prototype: crate::back::writer::prototype(kind, &types),
-        body: crate::back::writer::body(&body, &types),
+        prototype: crate::back::ptx::prototype(kind, &types),
+        body: crate::back::ptx::body(&lowered.func),
         item,
         sig,
-        args,
+        args: parsed_args,
         no_mangle,
         types,
+        callees: lowered.callees,
+        isa: lowered.isa,
+        checks,
     };
     match kind {
         FnKind::Kernel => kernel::expand(compiled),
         FnKind::Device => device_fn::expand(compiled),
     }
+}
+
+/// For every parameter whose type the compiler understood, its ABI class must be the one
+/// rustc computes for the type (`ParamType::ABI`): the declarations come from rustc, the
+/// loads from the compiler.
+fn abi_agreement(body: &Body, checked: &front::Checked, types: &SigTypes) -> Vec<TokenStream> {
+    use crate::front::ty::Ty;
+    let p = quote!(::ptx_runtime::__private);
+    let mut out = Vec::new();
+    for (i, local) in body.params.iter().enumerate() {
+        let Some(id) = local else { continue };
+        let ty = checked.infer.resolve(&body.locals[*id].ty);
+        let ours = match &ty {
+            Ty::Scalar(s) => {
+                let s = quote::format_ident!("{}", format!("{s:?}"));
+                quote!(#p::ParamAbi::Scalar(::ptx_runtime::abi::Scalar::#s))
+            }
+            Ty::Ptr { .. } => quote!(#p::ParamAbi::Pointer),
+            Ty::Handle => quote!(#p::ParamAbi::Handle),
+            t => match t.layout() {
+                Some(l) => {
+                    let (size, align) = (l.size, l.align);
+                    quote!(#p::ParamAbi::Aggregate(#p::Layout::new(#size, #align)))
+                }
+                None => continue,
+            },
+        };
+        let t = &types.params[i];
+        out.push(quote! {
+            const _: () = #p::assert_abi(<#t as #p::ParamType>::ABI, #ours);
+        });
+    }
+    out
 }
 
 /// `const __SYMBOL: &str`: the plain name under `#[no_mangle]`, else the mangled module path.
@@ -113,4 +256,20 @@ fn target_tokens(args: &Args) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     quote!(::ptx_runtime::__private::Target { sm: #sm, suffix: #suffix })
+}
+
+fn isa_tokens(isa: Isa) -> TokenStream {
+    let (major, minor) = (isa.major, isa.minor);
+    quote!(::ptx_runtime::__private::Isa::new(#major, #minor))
+}
+
+/// `&[&a::NODE, &b::NODE]` for the callees.
+fn node_list(callees: &[TokenStream]) -> TokenStream {
+    quote!(&[#(&#callees::NODE),*])
+}
+
+/// The module-scope declaration of dynamic shared memory (sized at launch).
+fn dyn_smem_decl() -> TokenStream {
+    let decl = format!(".extern .shared .align 16 .b8 {}[];\n", crate::lower::DYN_SMEM);
+    quote!(::ptx_runtime::__private::Piece::Str(#decl))
 }

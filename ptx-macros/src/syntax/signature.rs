@@ -31,7 +31,6 @@ pub struct Param {
 }
 
 pub struct Signature {
-    pub ident: syn::Ident,
     pub params: Vec<Param>,
     /// The return type as written and classified; `None` for `()`.
     pub ret: Option<(syn::Type, Option<Ty>)>,
@@ -105,12 +104,7 @@ impl Signature {
             }
         };
 
-        Signature { ident: sig.ident.clone(), params, ret }
-    }
-
-    /// The index of the parameter bound to `name`.
-    pub fn param_index(&self, name: &syn::Ident) -> Option<usize> {
-        self.params.iter().position(|p| p.ident.as_ref() == Some(name))
+        Signature { params, ret }
     }
 }
 

@@ -11,18 +11,19 @@ use crate::report::Errors;
 use ptx_abi::param::AbiError;
 use ptx_abi::Scalar;
 
-/// A type as the macro understands it.
-#[derive(Clone, Debug)]
+/// The kind of a type in a signature, once its parts have been checked. (The body compiler's
+/// `front::ty::Ty` is the full type; signatures only need to know what kind of thing passes.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ty {
-    Scalar(Scalar),
+    Scalar,
     /// `*const T`, `*mut T` (`raw`), `&T`, `&mut T`: a 64-bit generic address (§2.3 note B).
-    Pointer { mutable: bool, raw: bool, pointee: Box<Ty> },
+    Pointer { raw: bool },
     /// `&[T]` / `&mut [T]`: the aggregate `{ T *ptr; size_t len; }`.
-    Slice { mutable: bool, elem: Box<Ty> },
+    Slice,
     /// `[T; N]` by value: an aggregate.
-    Array { elem: Box<Ty>, len: syn::Expr },
+    Array,
     /// Any other named type, resolved by rustc through the ABI traits.
-    Named(syn::TypePath),
+    Named,
 }
 
 /// Where a type appears; the rules differ.
@@ -47,8 +48,8 @@ pub fn classify(ty: &syn::Type, pos: Position, errors: &mut Errors) -> Option<Ty
                 errors.error(ty, "raw slice pointers (`*const [T]`) are fat pointers with no PTX ABI form; take a slice `&[T]`, or a thin pointer `*const T` plus a length");
                 return None;
             }
-            let pointee = classify(&p.elem, Position::Data, errors)?;
-            Some(Ty::Pointer { mutable: p.mutability.is_some(), raw: true, pointee: Box::new(pointee) })
+            classify(&p.elem, Position::Data, errors)?;
+            Some(Ty::Pointer { raw: true })
         }
         syn::Type::Reference(r) => {
             if pos == Position::Data {
@@ -57,8 +58,8 @@ pub fn classify(ty: &syn::Type, pos: Position, errors: &mut Errors) -> Option<Ty
             }
             match &*r.elem {
                 syn::Type::Slice(s) => {
-                    let elem = classify(&s.elem, Position::Data, errors)?;
-                    Some(Ty::Slice { mutable: r.mutability.is_some(), elem: Box::new(elem) })
+                    classify(&s.elem, Position::Data, errors)?;
+                    Some(Ty::Slice)
                 }
                 syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => {
                     errors.error(ty, "`&str` cannot be passed to device code: PTX has no string type; pass the bytes as `&[u8]`");
@@ -73,14 +74,14 @@ pub fn classify(ty: &syn::Type, pos: Position, errors: &mut Errors) -> Option<Ty
                     None
                 }
                 elem => {
-                    let pointee = classify(elem, Position::Data, errors)?;
-                    Some(Ty::Pointer { mutable: r.mutability.is_some(), raw: false, pointee: Box::new(pointee) })
+                    classify(elem, Position::Data, errors)?;
+                    Some(Ty::Pointer { raw: false })
                 }
             }
         }
         syn::Type::Array(a) => {
-            let elem = classify(&a.elem, Position::Data, errors)?;
-            Some(Ty::Array { elem: Box::new(elem), len: a.len.clone() })
+            classify(&a.elem, Position::Data, errors)?;
+            Some(Ty::Array)
         }
         syn::Type::Tuple(t) if t.elems.is_empty() => {
             errors.error(ty, "`()` cannot be a parameter or field: it has no bytes to pass; remove it");
@@ -126,7 +127,7 @@ const DYN: &str = "trait objects (`dyn Trait`) need dynamic dispatch, which devi
 fn classify_path(p: &syn::TypePath, pos: Position, errors: &mut Errors) -> Option<Ty> {
     let last = match p.path.segments.last() {
         Some(s) => s,
-        None => return Some(Ty::Named(p.clone())),
+        None => return Some(Ty::Named),
     };
     let name = last.ident.to_string();
     let simple = p.qself.is_none() && matches!(last.arguments, syn::PathArguments::None);
@@ -138,7 +139,7 @@ fn classify_path(p: &syn::TypePath, pos: Position, errors: &mut Errors) -> Optio
                 errors.error(p, AbiError::HalfFloatParam.message());
                 return None;
             }
-            return Some(if is_half { Ty::Named(p.clone()) } else { Ty::Scalar(s) });
+            return Some(if is_half { Ty::Named } else { Ty::Scalar });
         }
         match name.as_str() {
             "char" if p.path.segments.len() == 1 => {
@@ -160,11 +161,11 @@ fn classify_path(p: &syn::TypePath, pos: Position, errors: &mut Errors) -> Optio
         errors.error(p, message);
         return None;
     }
-    Some(Ty::Named(p.clone()))
+    Some(Ty::Named)
 }
 
 /// Standard-library types that own host memory or have no ABI layout.
-fn heap_type_message(name: &str) -> Option<&'static str> {
+pub fn heap_type_message(name: &str) -> Option<&'static str> {
     Some(match name {
         "Vec" | "VecDeque" => "`Vec` owns host heap memory and cannot cross to the device; take a slice `&[T]` / `&mut [T]` and pass a device buffer",
         "String" => "`String` owns host heap memory and cannot cross to the device; pass the bytes as `&[u8]`",

@@ -267,7 +267,7 @@ impl<'l> Block<'l> {
                     let l0 = exec.trailing_zeros() as usize;
                     if !per_thread && (matches!(addr.base, Src::Imm(_) | Src::Shared(..)) || lanes(exec).all(|l| base[l] == base[l0])) {
                         // One address for every lane (a parameter, a broadcast): one check, one read.
-                        let loc = self.resolve(w, l0, *space, base[0].wrapping_add(addr.offset as u64), total, Kind::Load, inst.line).map_err(|e| *e)?;
+                        let loc = self.resolve(w, l0, *space, base[l0].wrapping_add(addr.offset as u64), total, Kind::Load, inst.line).map_err(|e| *e)?;
                         v = [self.read(w, l0, &loc, 0, *size as u32, *order); 32];
                     } else if !self.load_fast(&base, addr.offset, exec, *size, *space, *order, &mut v) {
                         for l in lanes(exec) {

@@ -1,11 +1,10 @@
-//! The PTX writer: an [`ir::Body`] and its signature to PTX [`Text`].
+//! The function's header: `.visible .entry sym(params)` or `.visible .func (ret) sym(params)`.
 //!
 //! Declarations follow §2.3 through `Piece::Param`, whose ABI class rustc supplies from the
 //! parameter's type (`<T as ParamType>::ABI`), so aliases and types from other crates are
 //! declared by the same rules as primitives. The function's symbol is the constant `__SYMBOL`
 //! in the generated module.
 
-use crate::ir::{Body, Inst};
 use crate::syntax::signature::FnKind;
 use crate::text::Text;
 use proc_macro2::TokenStream;
@@ -17,7 +16,7 @@ pub struct SigTypes {
     pub ret: Option<syn::Type>,
 }
 
-fn abi_of(ty: &syn::Type) -> TokenStream {
+pub fn abi_of(ty: &syn::Type) -> TokenStream {
     quote!(<#ty as ::ptx_runtime::__private::ParamType>::ABI)
 }
 
@@ -55,28 +54,5 @@ pub fn prototype(kind: FnKind, types: &SigTypes) -> Text {
         t.piece(param_decl(ty, site.clone(), i));
     }
     t.str(if types.params.is_empty() { ")" } else { "\n)" });
-    t
-}
-
-/// `{ ... }`
-pub fn body(body: &Body, types: &SigTypes) -> Text {
-    let mut t = Text::new();
-    t.str("{\n");
-    for inst in &body.insts {
-        match inst {
-            Inst::ReturnParam { index } => {
-                let abi = abi_of(&types.params[*index]);
-                t.piece(quote!(::ptx_runtime::__private::Piece::Copy {
-                    layout: #abi.layout(::ptx_runtime::__private::Site::Func),
-                    from: &[::ptx_runtime::__private::Piece::ParamName { symbol: __SYMBOL, index: #index }],
-                    to: &[::ptx_runtime::__private::Piece::Str("func_retval0")],
-                }));
-            }
-            Inst::Ret => {
-                t.str("\tret;\n");
-            }
-        }
-    }
-    t.str("}");
     t
 }

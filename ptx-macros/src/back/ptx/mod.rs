@@ -1,0 +1,8 @@
+//! The PTX writer: [`ir::Func`](crate::ir::Func) and the signature to PTX [`Text`](crate::text::Text).
+
+mod regs;
+mod signature;
+mod writer;
+
+pub use signature::{prototype, SigTypes};
+pub use writer::body;

@@ -1,0 +1,234 @@
+//! `{ ... }`: register declarations, function-scope declarations, then the blocks in order.
+//! A jump to the next block is left out; a branch whose target is the next block is inverted.
+
+use super::regs::Names;
+use crate::ir::{Arg, BlockId, Func, Imm, InstKind, Sym, Term};
+use crate::text::Text;
+use quote::quote;
+
+pub fn body(func: &Func) -> Text {
+    let names = Names::new(func);
+    let mut t = Text::new();
+    t.str("{\n");
+    t.str(&names.declarations());
+    for d in &func.decls {
+        t.str("\t").text(d).str("\n");
+    }
+    t.str("\n");
+    let reachable = func.reachable();
+    let order = layout(func, &reachable);
+    // Blocks that an emitted branch names get a label (not those only fallen into).
+    let mut targeted = vec![false; func.blocks.len()];
+    for (pos, &b) in order.iter().enumerate() {
+        let next = order.get(pos + 1).map(|&n| BlockId(n as u32));
+        match &func.blocks[b].term {
+            Term::Jump(t) if Some(*t) != next => targeted[t.0 as usize] = true,
+            Term::Branch { if_true, if_false, .. } => {
+                if Some(*if_true) != next {
+                    targeted[if_true.0 as usize] = true;
+                }
+                if Some(*if_false) != next {
+                    targeted[if_false.0 as usize] = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    for (pos, &b) in order.iter().enumerate() {
+        let block = &func.blocks[b];
+        if targeted[b] && b != 0 {
+            t.str(&format!("{}:\n", label(BlockId(b as u32))));
+        }
+        for inst in &block.insts {
+            if let Some((g, neg)) = inst.guard {
+                t.str(&format!("\t@{}{} ", if neg { "!" } else { "" }, names.name(g)));
+            } else {
+                t.str("\t");
+            }
+            match &inst.kind {
+                InstKind::Op { opcode, args, .. } => {
+                    t.str(opcode);
+                    for (i, a) in args.iter().enumerate() {
+                        t.str(if i == 0 { " \t" } else { ", " });
+                        arg(&mut t, a, &names);
+                    }
+                    t.str(";\n");
+                }
+                InstKind::Decl(d) => {
+                    t.str(d).str(";\n");
+                }
+                InstKind::ScopeOpen => {
+                    t.str("{\n");
+                }
+                InstKind::ScopeClose => {
+                    t.str("}\n");
+                }
+                InstKind::Call { ret, target, params } => {
+                    t.str("call.uni ");
+                    if let Some(r) = ret {
+                        t.str(&format!("({r}), "));
+                    }
+                    sym(&mut t, target);
+                    t.str(", (");
+                    t.str(&params.join(", "));
+                    t.str(");\n");
+                }
+                InstKind::Raw(text) => {
+                    t.text(text);
+                }
+                InstKind::Asm { template, operands } => {
+                    t.str("{\n\t");
+                    asm(&mut t, template, operands, &names);
+                    t.str("\n\t}\n");
+                }
+            }
+        }
+        let next = order.get(pos + 1).map(|&n| BlockId(n as u32));
+        match &block.term {
+            Term::Open | Term::Ret => {
+                t.str("\tret;\n");
+            }
+            Term::Trap => {
+                t.str("\ttrap;\n");
+            }
+            Term::Jump(target) => {
+                if Some(*target) != next {
+                    t.str(&format!("\tbra.uni \t{};\n", label(*target)));
+                }
+            }
+            Term::Branch { pred, negate, if_true, if_false } => {
+                let p = names.name(*pred);
+                if Some(*if_true) == next {
+                    t.str(&format!("\t@{}{p} bra \t{};\n", if *negate { "" } else { "!" }, label(*if_false)));
+                } else {
+                    t.str(&format!("\t@{}{p} bra \t{};\n", if *negate { "!" } else { "" }, label(*if_true)));
+                    if Some(*if_false) != next {
+                        t.str(&format!("\tbra.uni \t{};\n", label(*if_false)));
+                    }
+                }
+            }
+        }
+    }
+    t.str("}");
+    t
+}
+
+fn label(b: BlockId) -> String {
+    format!("$L__BB{}", b.0)
+}
+
+fn imm(i: &Imm) -> String {
+    match i {
+        Imm::Int(v) => v.to_string(),
+        Imm::F32(bits) => format!("0f{bits:08X}"),
+        Imm::F64(bits) => format!("0d{bits:016X}"),
+    }
+}
+
+fn sym(t: &mut Text, s: &Sym) {
+    match s {
+        Sym::Param(index) => {
+            t.piece(quote!(::ptx_runtime::__private::Piece::ParamName { symbol: __SYMBOL, index: #index }));
+        }
+        Sym::Retval => {
+            t.str("func_retval0");
+        }
+        Sym::Named(n) => {
+            t.str(n);
+        }
+        Sym::Piece(p) => {
+            t.piece(p.clone());
+        }
+    }
+}
+
+fn arg(t: &mut Text, a: &Arg, names: &Names) {
+    match a {
+        Arg::Reg(r) => {
+            t.str(names.name(*r));
+        }
+        Arg::Imm(i) => {
+            t.str(&imm(i));
+        }
+        Arg::Sym(s) => sym(t, s),
+        Arg::Mem { base, offset } => {
+            t.str("[");
+            arg(t, base, names);
+            if *offset != 0 {
+                t.str(&format!("+{offset}"));
+            }
+            t.str("]");
+        }
+        Arg::Vec(v) => {
+            t.str("{");
+            for (i, x) in v.iter().enumerate() {
+                if i > 0 {
+                    t.str(", ");
+                }
+                arg(t, x, names);
+            }
+            t.str("}");
+        }
+    }
+}
+
+/// Substitutes `{n}` in an inline-PTX template; `{{`/`}}` are literal braces.
+fn asm(t: &mut Text, template: &str, operands: &[Arg], names: &Names) {
+    let mut chars = template.chars().peekable();
+    let mut lit = String::new();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                lit.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                lit.push('}');
+            }
+            '{' => {
+                let mut n = String::new();
+                while let Some(&d) = chars.peek() {
+                    chars.next();
+                    if d == '}' {
+                        break;
+                    }
+                    n.push(d);
+                }
+                t.str(&lit);
+                lit.clear();
+                if let Some(op) = n.trim().parse::<usize>().ok().and_then(|i| operands.get(i)) {
+                    arg(t, op, names);
+                }
+            }
+            '\n' => lit.push_str("\n\t"),
+            c => lit.push(c),
+        }
+    }
+    t.str(&lit);
+}
+
+/// Block order: traces that fall through to the earliest-created successor not placed yet
+/// (the `then` of an `if`, the body of a loop, the code after a passed check), and cold blocks
+/// (a failed check's `trap`) last.
+fn layout(func: &Func, reachable: &[bool]) -> Vec<usize> {
+    let n = func.blocks.len();
+    let cold = |b: usize| b != 0 && func.blocks[b].insts.is_empty() && matches!(func.blocks[b].term, Term::Trap);
+    let mut placed = vec![false; n];
+    let mut order = Vec::new();
+    let mut start = Some(0);
+    while let Some(mut b) = start {
+        loop {
+            placed[b] = true;
+            order.push(b);
+            let next = func.blocks[b].term.successors().into_iter().map(|s| s.0 as usize).filter(|&s| !placed[s] && !cold(s)).min();
+            match next {
+                Some(s) => b = s,
+                None => break,
+            }
+        }
+        start = (0..n).find(|&b| reachable[b] && !placed[b] && !cold(b));
+    }
+    order.extend((0..n).filter(|&b| reachable[b] && cold(b)));
+    order
+}

@@ -1,0 +1,164 @@
+//! Operations the lowering implements directly: the device API, and the methods of scalars,
+//! pointers and slices. The front end resolves calls and method calls to these; their
+//! arguments are checked there, so the lowering only selects instructions.
+
+use super::ty::{Len, Ty};
+
+#[derive(Clone, Debug)]
+pub enum Intrinsic {
+    /// `mov.u32 d, %tid.x` and friends: a 32-bit special register.
+    Sreg(&'static str),
+    /// A 64-bit special register (`%clock64`, `%globaltimer`).
+    Sreg64(&'static str),
+    /// `bar.sync 0` (`__syncthreads`).
+    SyncThreads,
+    /// `bar.red.popc.u32` / `.and.pred` / `.or.pred` (`__syncthreads_count/and/or`).
+    SyncThreadsRed(RedOp),
+    /// `bar.warp.sync mask` (`__syncwarp`).
+    SyncWarp,
+    /// `shfl.sync.<mode>`: args mask, value, lane/delta/lane mask.
+    Shfl(ShflMode),
+    /// `vote.sync.<mode>`: args mask, predicate.
+    Vote(VoteMode),
+    /// `activemask.b32`
+    ActiveMask,
+    /// `membar.cta` / `membar.gl` / `membar.sys` (`__threadfence_block` / `__threadfence` /
+    /// `__threadfence_system`).
+    Fence(&'static str),
+    /// `nanosleep.u32 t`
+    Nanosleep,
+    /// `trap;`
+    Trap,
+    /// A static per-block shared array.
+    SharedArray { elem: Ty, len: Len },
+    /// The dynamic shared memory the launch sized, as a slice of `elem`.
+    DynShared { elem: Ty },
+    /// An integer method.
+    Int(IntOp),
+    /// A float method.
+    Float(FloatOp),
+    /// An approximate float function (`fast::sin` ...): one `.approx` instruction or a short
+    /// sequence of them.
+    Fast(FastOp),
+    /// Pointer methods.
+    Ptr(PtrOp),
+    /// `len()` of a slice, array or shared array.
+    Len,
+    /// `as_ptr()` / `as_mut_ptr()` of a slice, array or shared memory.
+    AsPtr,
+    /// `f32::to_bits` / `f32::from_bits` and the integer equivalents: a bit-cast.
+    Bits,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum RedOp {
+    Popc,
+    And,
+    Or,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ShflMode {
+    Idx,
+    Up,
+    Down,
+    Bfly,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum VoteMode {
+    All,
+    Any,
+    Uni,
+    Ballot,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum IntOp {
+    WrappingAdd,
+    WrappingSub,
+    WrappingMul,
+    WrappingNeg,
+    /// `wrapping_div` / `wrapping_rem`: `MIN / -1` wraps instead of stopping the kernel.
+    WrappingDiv,
+    WrappingRem,
+    SaturatingAdd,
+    SaturatingSub,
+    Min,
+    Max,
+    Clamp,
+    Abs,
+    UnsignedAbs,
+    AbsDiff,
+    Signum,
+    Pow,
+    LeadingZeros,
+    TrailingZeros,
+    CountOnes,
+    CountZeros,
+    RotateLeft,
+    RotateRight,
+    SwapBytes,
+    ReverseBits,
+    IsPowerOfTwo,
+    RemEuclid,
+    DivEuclid,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum FloatOp {
+    Sqrt,
+    Abs,
+    Min,
+    Max,
+    Clamp,
+    MulAdd,
+    Floor,
+    Ceil,
+    Round,
+    RoundTiesEven,
+    Trunc,
+    Fract,
+    Recip,
+    Copysign,
+    Signum,
+    IsNan,
+    IsInfinite,
+    IsFinite,
+    IsSignNegative,
+    IsSignPositive,
+    ToDegrees,
+    ToRadians,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum FastOp {
+    Sin,
+    Cos,
+    Tan,
+    Exp2,
+    Exp,
+    Log2,
+    Ln,
+    Rsqrt,
+    Sqrt,
+    Recip,
+    Div,
+    Tanh,
+    Powf,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PtrOp {
+    /// `add(n)` / `wrapping_add(n)` (elements, `usize`).
+    Add,
+    /// `sub(n)` / `wrapping_sub(n)`.
+    Sub,
+    /// `offset(n)` / `wrapping_offset(n)` (elements, `isize`).
+    Offset,
+    /// `read()` / `*p`; `read_volatile()` (`ld.volatile`: never merged, hoisted or removed).
+    Read { volatile: bool },
+    /// `write(v)`; `write_volatile(v)` (`st.volatile`).
+    Write { volatile: bool },
+    IsNull,
+}

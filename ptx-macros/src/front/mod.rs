@@ -1,0 +1,263 @@
+//! The front end: a Rust function body (syn) to a checked, typed [`hir::Body`].
+//!
+//! Names are resolved to locals, literals get their types by local inference (as rustc infers
+//! them), methods and device-API calls become [`intrinsic::Intrinsic`]s, calls to device
+//! functions are checked against the callee's signature (from its replay, see `link`), and every
+//! construct outside the subset is reported at its tokens with what to write instead.
+//!
+//! Files: [`ty`] types, [`infer`] inference variables, [`resolve`] type syntax, [`expr`]
+//! operators and places, [`control`] blocks and control flow, [`pat`] patterns, [`call`] calls,
+//! paths and constants, [`method`] methods, [`api`] the device API, [`asm`] inline PTX,
+//! [`unsupported`] the messages for what is not in the subset.
+
+pub mod api;
+pub mod asm;
+pub mod call;
+pub mod control;
+pub mod expr;
+pub mod hir;
+pub mod infer;
+pub mod intrinsic;
+pub mod method;
+pub mod pat;
+pub mod resolve;
+pub mod ty;
+pub mod unsupported;
+
+use crate::link::{Env, Needs};
+use crate::report::Errors;
+use crate::syntax::signature::Signature;
+use hir::{Body, Expr, ExprKind, Local, LocalId, LoopId};
+use infer::{Infer, VarKind};
+use proc_macro2::Span;
+use std::collections::HashMap;
+use std::rc::Rc;
+use ty::{StructDef, Ty};
+
+/// A loop or labelled block that `break`/`continue` can name.
+struct LoopScope {
+    label: Option<String>,
+    id: LoopId,
+    /// The type of `break value` (`loop` and labelled blocks), `()` for `while`/`for`.
+    break_ty: Ty,
+    /// `continue` is allowed (not a labelled block).
+    is_loop: bool,
+    /// Whether a `break` targets it (a `loop` without one has type `!`).
+    broken: bool,
+}
+
+pub struct Checker<'a> {
+    pub errors: &'a mut Errors,
+    pub infer: Infer,
+    pub env: &'a Env,
+    pub needs: &'a mut Needs,
+    locals: Vec<Local>,
+    scopes: Vec<HashMap<String, LocalId>>,
+    loops: Vec<LoopScope>,
+    next_loop: LoopId,
+    ret: Ty,
+    /// Structs described so far, by path key.
+    structs: HashMap<String, Rc<StructDef>>,
+    /// Compile-time checks for the generated module (see `resolve`).
+    pub checks: Vec<proc_macro2::TokenStream>,
+    /// Locals indexed at run time (see `hir::Local::in_memory`).
+    dynamic_index: Vec<LocalId>,
+    /// Whether `unsafe` surrounds the current expression (for `ptx_asm!`, shared memory).
+    pub in_unsafe: usize,
+    /// A parameter of a type not described yet may be named here (it is returned whole).
+    pub opaque_ok: bool,
+    /// `const N: T = <integer literal>;` items in the body, usable as array lengths.
+    pub local_consts: HashMap<String, u64>,
+    /// Variables of short constant `for` ranges, and whether they index a local array.
+    pub unroll_candidates: HashMap<LocalId, bool>,
+    /// The first segments of the paths the item itself writes: names in its scope.
+    pub mentioned: std::collections::HashSet<String>,
+}
+
+/// The checked body, or `None` when errors were reported (or knowledge must be fetched first).
+pub fn check(
+    block: &syn::Block,
+    sig: &Signature,
+    item_sig: &syn::Signature,
+    env: &Env,
+    needs: &mut Needs,
+    errors: &mut Errors,
+    signature_reported: bool,
+) -> Option<Checked> {
+    let mut c = Checker {
+        errors,
+        infer: Infer::default(),
+        env,
+        needs,
+        locals: Vec::new(),
+        scopes: vec![HashMap::new()],
+        loops: Vec::new(),
+        next_loop: 0,
+        ret: Ty::Unit,
+        structs: HashMap::new(),
+        checks: Vec::new(),
+        dynamic_index: Vec::new(),
+        in_unsafe: 0,
+        opaque_ok: false,
+        local_consts: HashMap::new(),
+        unroll_candidates: HashMap::new(),
+        mentioned: mentioned_names(item_sig, block),
+    };
+    let before = c.errors.len();
+    c.ret = match &item_sig.output {
+        syn::ReturnType::Default => Ty::Unit,
+        syn::ReturnType::Type(_, t) => c.resolve_type(t, Position::Signature),
+    };
+    let mut params = Vec::new();
+    for (p, input) in sig.params.iter().zip(item_sig.inputs.iter()) {
+        let syn::FnArg::Typed(pt) = input else { continue };
+        let mut ty = c.resolve_type(&pt.ty, Position::Signature);
+        // Pointers and slices of kernels point to global memory: that is how they reach the
+        // device. Recorded in the local's type only through the lowering (see `lower::space`).
+        if let Ty::Var(_) = ty {
+            ty = Ty::Error;
+        }
+        let mutable = matches!(&*pt.pat, syn::Pat::Ident(pi) if pi.mutability.is_some());
+        params.push(p.ident.as_ref().map(|id| c.declare(&id.to_string(), ty, mutable, id.span())));
+    }
+    if signature_reported {
+        // The signature's errors are reported already (`syntax::signature`).
+        c.errors.truncate(before);
+    }
+    let ret = c.ret.clone();
+    let block = c.block(block, &ret);
+    for id in std::mem::take(&mut c.dynamic_index) {
+        c.locals[id].in_memory = true;
+    }
+    // What is not known yet (until a fetch) has the error type, which no check reports on:
+    // errors found now are the body's own, reported now (and the fetch waits for the fix).
+    if c.errors.len() > before {
+        c.needs.paths.clear();
+        return None;
+    }
+    if !c.needs.is_empty() {
+        return None;
+    }
+    // Every binding's type must be known by now, as rustc requires.
+    for l in &c.locals {
+        if let Ty::Error = c.infer.resolve(&l.ty) {
+            if !matches!(l.ty, Ty::Error) {
+                c.errors.at(l.span, format!("type annotations needed for `{}`: write its type (`let {}: T = ...`)", l.name, l.name));
+            }
+        }
+    }
+    if c.errors.len() > before {
+        return None;
+    }
+    Some(Checked { body: Body { locals: c.locals, params, block, ret }, checks: c.checks, infer: c.infer, structs: c.structs })
+}
+
+/// A checked body and what the lowering needs with it.
+pub struct Checked {
+    pub body: Body,
+    /// Compile-time checks for the generated module (recognised type names, struct layouts).
+    pub checks: Vec<proc_macro2::TokenStream>,
+    pub infer: Infer,
+    /// The structs described while checking, by path key.
+    pub structs: HashMap<String, Rc<StructDef>>,
+}
+
+/// Where a type is written (some types are only allowed in some places).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Position {
+    Signature,
+    Body,
+}
+
+impl<'a> Checker<'a> {
+    pub fn declare(&mut self, name: &str, ty: Ty, mutable: bool, span: Span) -> LocalId {
+        let id = self.locals.len();
+        self.locals.push(Local { name: name.to_owned(), ty, mutable, in_memory: false, span });
+        if let Some(s) = self.scopes.last_mut() {
+            s.insert(name.to_owned(), id);
+        }
+        id
+    }
+
+    pub fn lookup(&self, name: &str) -> Option<LocalId> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    pub fn local(&self, id: LocalId) -> &Local {
+        &self.locals[id]
+    }
+
+    pub fn push_scope(&mut self) {
+        self.scopes.push(HashMap::new());
+    }
+
+    pub fn pop_scope(&mut self) {
+        self.scopes.pop();
+    }
+
+    pub fn var(&mut self, kind: VarKind) -> Ty {
+        self.infer.var(kind)
+    }
+
+    /// The type as far as it is known now.
+    pub fn shallow(&self, ty: &Ty) -> Ty {
+        self.infer.shallow(ty)
+    }
+
+    /// Unifies, reporting a mismatch at `span`.
+    pub fn expect(&mut self, span: Span, expected: &Ty, found: &Ty) {
+        if self.infer.unify(expected, found).is_err() {
+            let (e, f) = (self.infer.resolve(expected), self.infer.resolve(found));
+            self.errors.at(span, format!("mismatched types: expected `{e}`, found `{f}`"));
+        }
+    }
+
+    /// An expression of type `Error` (after a reported error).
+    pub fn error_expr(&self, span: Span) -> Expr {
+        Expr { kind: ExprKind::Unit, ty: Ty::Error, span }
+    }
+
+    pub fn error(&mut self, span: Span, msg: impl std::fmt::Display) -> Expr {
+        self.errors.at(span, msg);
+        self.error_expr(span)
+    }
+
+    /// Records that `local` is indexed at run time.
+    pub fn mark_dynamic_index(&mut self, local: LocalId) {
+        self.dynamic_index.push(local);
+    }
+
+    fn enter_loop(&mut self, label: Option<&syn::Label>, break_ty: Ty, is_loop: bool) -> LoopId {
+        let id = self.next_loop;
+        self.next_loop += 1;
+        self.loops.push(LoopScope {
+            label: label.map(|l| l.name.ident.to_string()),
+            id,
+            break_ty,
+            is_loop,
+            broken: false,
+        });
+        id
+    }
+
+    fn exit_loop(&mut self) -> bool {
+        self.loops.pop().map(|l| l.broken).unwrap_or(false)
+    }
+}
+
+/// The first segment of every path in the signature and body.
+fn mentioned_names(sig: &syn::Signature, block: &syn::Block) -> std::collections::HashSet<String> {
+    struct Names(std::collections::HashSet<String>);
+    impl<'ast> syn::visit::Visit<'ast> for Names {
+        fn visit_path(&mut self, p: &'ast syn::Path) {
+            if let Some(first) = p.segments.first() {
+                self.0.insert(first.ident.to_string());
+            }
+            syn::visit::visit_path(self, p);
+        }
+    }
+    let mut n = Names(std::collections::HashSet::new());
+    syn::visit::Visit::visit_signature(&mut n, sig);
+    syn::visit::Visit::visit_block(&mut n, block);
+    n.0
+}

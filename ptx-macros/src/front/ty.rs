@@ -1,0 +1,202 @@
+//! Types as the body compiler understands them.
+
+use proc_macro2::TokenStream;
+use ptx_abi::{Layout, Scalar};
+use std::fmt;
+use std::rc::Rc;
+
+/// A length known when the macro runs, or a constant expression only rustc can evaluate
+/// (`[f32; TILE]`, `shared_array::<f32, { 2 * N }>()`).
+#[derive(Clone, Debug)]
+pub enum Len {
+    Known(u64),
+    Const(TokenStream),
+}
+
+impl Len {
+    pub fn known(&self) -> Option<u64> {
+        match self {
+            Len::Known(n) => Some(*n),
+            Len::Const(_) => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Ty {
+    Scalar(Scalar),
+    Unit,
+    /// The type of `return`, `break`, `continue`, and loops without `break`: coerces to any type.
+    Never,
+    /// `*const T`, `*mut T`, `&T`, `&mut T` (`reference` for the last two).
+    Ptr { mutable: bool, reference: bool, pointee: Rc<Ty> },
+    /// `&[T]` / `&mut [T]`: a pointer and a `usize` length.
+    Slice { mutable: bool, elem: Rc<Ty> },
+    Array { elem: Rc<Ty>, len: Len },
+    Struct(Rc<StructDef>),
+    /// A native vector (`f32x4`): lanes `x y z w`.
+    Vector { elem: Scalar, lanes: u8 },
+    /// A texture, sampler or surface handle: 64 bits.
+    Handle,
+    /// Shared memory: `SharedArray<T, N>` (a length) or `SharedSlice<T>` (dynamic, none).
+    Shared { elem: Rc<Ty>, len: Option<Len> },
+    /// A tuple held in registers: built, destructured and read field by field inside a body,
+    /// never passed to a function or stored in memory (it has no ABI layout).
+    Tuple(Vec<Ty>),
+    /// An inference variable (see `infer`).
+    Var(u32),
+    /// A named type whose description has not been fetched (see `link`): it can be passed
+    /// along whole but not looked into.
+    Named(Rc<NamedRef>),
+    /// The type of an expression that already had an error.
+    Error,
+}
+
+/// A named type as written, resolvable in the scope of the item being compiled.
+#[derive(Debug)]
+pub struct NamedRef {
+    /// The path tokens.
+    pub path: TokenStream,
+    /// The key of the fetch that would describe it.
+    pub key: String,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum StructKind {
+    /// `struct S { a: T }`
+    Named,
+    /// `struct S(T, U);`
+    Tuple,
+    /// `union U { a: T }`
+    Union,
+}
+
+/// A `#[derive(DeviceRepr)]` type, from its replay (see `link::info`).
+#[derive(Debug)]
+pub struct StructDef {
+    /// The type's name, for messages.
+    pub name: String,
+    pub kind: StructKind,
+    pub fields: Vec<Field>,
+    pub layout: Layout,
+}
+
+#[derive(Debug)]
+pub struct Field {
+    /// The field name, or its index for tuple structs.
+    pub name: String,
+    pub ty: Ty,
+    pub offset: u64,
+}
+
+impl StructDef {
+    pub fn field(&self, name: &str) -> Option<usize> {
+        self.fields.iter().position(|f| f.name == name)
+    }
+}
+
+impl Ty {
+    pub fn scalar(&self) -> Option<Scalar> {
+        match self {
+            Ty::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+
+    pub fn is_integer(&self) -> bool {
+        matches!(self, Ty::Scalar(s) if s.is_integral() && *s != Scalar::Bool)
+    }
+
+    pub fn is_float(&self) -> bool {
+        matches!(self, Ty::Scalar(Scalar::F32 | Scalar::F64))
+    }
+
+    pub fn is_bool(&self) -> bool {
+        matches!(self, Ty::Scalar(Scalar::Bool))
+    }
+
+    pub fn usize() -> Ty {
+        Ty::Scalar(Scalar::U64)
+    }
+
+    pub fn u32() -> Ty {
+        Ty::Scalar(Scalar::U32)
+    }
+
+    pub fn bool() -> Ty {
+        Ty::Scalar(Scalar::Bool)
+    }
+
+    /// Size and alignment in device memory, when the macro knows them.
+    pub fn layout(&self) -> Option<Layout> {
+        Some(match self {
+            Ty::Scalar(s) => Layout::scalar(*s),
+            Ty::Ptr { .. } | Ty::Handle => Layout::POINTER,
+            Ty::Slice { .. } => Layout::SLICE,
+            Ty::Array { elem, len } => Layout::array(elem.layout()?, len.known()? as usize),
+            Ty::Struct(def) => def.layout,
+            Ty::Vector { elem, lanes } => {
+                let l = *lanes as usize;
+                if !ptx_abi::layout::vector_lanes_allowed(*elem, l) {
+                    return None;
+                }
+                Layout::vector(*elem, l)
+            }
+            _ => return None,
+        })
+    }
+
+}
+
+pub const VECTOR_LANES: [&str; 4] = ["x", "y", "z", "w"];
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ty::Scalar(s) => f.write_str(scalar_name(*s)),
+            Ty::Unit => f.write_str("()"),
+            Ty::Never => f.write_str("!"),
+            Ty::Ptr { mutable, reference: true, pointee } => write!(f, "&{}{pointee}", if *mutable { "mut " } else { "" }),
+            Ty::Ptr { mutable, pointee, .. } => write!(f, "*{} {pointee}", if *mutable { "mut" } else { "const" }),
+            Ty::Slice { mutable, elem } => write!(f, "&{}[{elem}]", if *mutable { "mut " } else { "" }),
+            Ty::Array { elem, len: Len::Known(n) } => write!(f, "[{elem}; {n}]"),
+            Ty::Array { elem, len: Len::Const(t) } => write!(f, "[{elem}; {t}]"),
+            Ty::Struct(d) => f.write_str(&d.name),
+            Ty::Vector { elem, lanes } => write!(f, "{}x{lanes}", scalar_name(*elem)),
+            Ty::Handle => f.write_str("handle"),
+            Ty::Shared { elem, len: Some(_) } => write!(f, "SharedArray<{elem}>"),
+            Ty::Shared { elem, len: None } => write!(f, "SharedSlice<{elem}>"),
+            Ty::Tuple(ts) => {
+                f.write_str("(")?;
+                for (i, t) in ts.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                f.write_str(if ts.len() == 1 { ",)" } else { ")" })
+            }
+            Ty::Var(_) => f.write_str("_"),
+            Ty::Named(n) => write!(f, "{}", n.path),
+            Ty::Error => f.write_str("{error}"),
+        }
+    }
+}
+
+pub fn scalar_name(s: Scalar) -> &'static str {
+    match s {
+        Scalar::Bool => "bool",
+        Scalar::I8 => "i8",
+        Scalar::I16 => "i16",
+        Scalar::I32 => "i32",
+        Scalar::I64 => "i64",
+        Scalar::U8 => "u8",
+        Scalar::U16 => "u16",
+        Scalar::U32 => "u32",
+        Scalar::U64 => "u64",
+        Scalar::F16 => "f16",
+        Scalar::BF16 => "bf16",
+        Scalar::F32 => "f32",
+        Scalar::F64 => "f64",
+    }
+}

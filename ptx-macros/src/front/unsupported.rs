@@ -1,0 +1,30 @@
+//! Messages for what is outside the subset: what is not supported and what to write instead.
+
+pub const STR: &str = "`&str` is not supported in device code: PTX has no string type; pass the bytes as `&[u8]`";
+pub const TUPLE: &str = "tuples have no layout in the PTX ABI: they cannot be parameters, return values or data in memory; use a `#[repr(C)]` struct with `#[derive(DeviceRepr)]` (tuples inside a body, `let (a, b) = (x, y);`, are fine)";
+pub const DYN: &str = "trait objects (`dyn Trait`) are not supported in device code: there is no dynamic dispatch on the device; use a concrete type and call a `#[device_fn]` directly";
+pub const IMPL_TRAIT: &str = "`impl Trait` is not supported in device code: there is no generic dispatch on the device; use a concrete type";
+pub const FN_POINTER: &str = "function pointers are not supported in device code; call a `#[device_fn]` directly";
+pub const CLOSURE: &str = "closures are not supported in device code; write the code inline, or make it a `#[device_fn]` and call it";
+pub const ITERATOR: &str = "iterator adapters are not supported in device code; write a `for` loop over an index range (`for i in 0..s.len() { ... s[i] ... }`)";
+pub const HEAP: &str = "heap allocation is not supported in device code: there is no allocator on the device; use a fixed-size array `[T; N]`, shared memory, or a buffer passed in";
+pub const FORMAT: &str = "formatting and printing are not supported in device code yet; write results to an output buffer";
+pub const ASYNC: &str = "`async`/`.await` are not supported in device code: there is no executor on the device";
+pub const TRY: &str = "the `?` operator is not supported in device code: `Option` and `Result` have no device layout; return a flag or a sentinel value";
+pub const METHOD_CALL_ON_USER_TYPE: &str = "methods of user types are not supported in device code; write a free `#[device_fn]` that takes the value as a parameter";
+
+/// Named types that never cross to the device.
+pub fn named_type(name: &str, segments: usize) -> Option<&'static str> {
+    Some(match name {
+        "char" if segments == 1 => "`char` is not supported in device code; use `u32` (a Unicode scalar value) or `u8` (a byte)",
+        "u128" | "i128" if segments == 1 => "128-bit integers are not supported in device code: PTX has no 128-bit arithmetic type; use two `u64` halves",
+        "str" => STR,
+        "String" => "`String` owns host heap memory and is not supported in device code; use a byte slice `&[u8]`",
+        "Vec" | "VecDeque" => "`Vec` owns host heap memory and is not supported in device code; use a slice `&[T]` / `&mut [T]` passed in, or a fixed-size array `[T; N]`",
+        "Box" | "Rc" | "Arc" => "smart pointers own host memory and are not supported in device code; use a reference or raw pointer to device memory",
+        "HashMap" | "BTreeMap" | "HashSet" | "BTreeSet" => "collections are not supported in device code: they own host heap memory; use arrays or slices",
+        "Option" | "Result" => "`Option` and `Result` are not supported in device code: they have no PTX ABI layout; use a flag and a value, or a sentinel",
+        "Cell" | "RefCell" | "Mutex" | "RwLock" => "host interior-mutability and locking types are not supported in device code; use a raw pointer and the device's barriers",
+        _ => return None,
+    })
+}

@@ -1,0 +1,136 @@
+//! Building a [`Func`]: fresh registers, blocks, and instructions appended to the current block.
+
+use super::{Arg, Block, BlockId, Func, Inst, InstKind, Reg, RegClass, Term};
+
+pub struct Builder {
+    pub func: Func,
+    cur: BlockId,
+    /// Counts changes of the current block other than falling into the continuation of a
+    /// check: values computed in the same region dominate what follows in it.
+    pub region: u64,
+    /// Names handed out for function-scope declarations and call parameters.
+    next_name: u32,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder::new()
+    }
+}
+
+impl Builder {
+    pub fn new() -> Builder {
+        let mut func = Func::default();
+        func.blocks.push(Block { insts: Vec::new(), term: Term::Open });
+        Builder { func, cur: BlockId(0), region: 0, next_name: 0 }
+    }
+
+    pub fn reg(&mut self, class: RegClass) -> Reg {
+        self.func.regs.push(class);
+        Reg(self.func.regs.len() as u32 - 1)
+    }
+
+    pub fn class(&self, r: Reg) -> RegClass {
+        self.func.class(r)
+    }
+
+    /// A fresh suffix for a generated name.
+    pub fn fresh(&mut self) -> u32 {
+        self.next_name += 1;
+        self.next_name - 1
+    }
+
+    pub fn new_block(&mut self) -> BlockId {
+        self.func.blocks.push(Block { insts: Vec::new(), term: Term::Open });
+        BlockId(self.func.blocks.len() as u32 - 1)
+    }
+
+    pub fn current(&self) -> BlockId {
+        self.cur
+    }
+
+    pub fn switch_to(&mut self, b: BlockId) {
+        self.cur = b;
+        self.region += 1;
+    }
+
+    /// Continues in `b`, which only the current block reaches (the rest of a check): the
+    /// region goes on.
+    pub fn continue_in(&mut self, b: BlockId) {
+        self.cur = b;
+    }
+
+    /// Appends an instruction to the entry block (which dominates every block).
+    pub fn push_to_entry(&mut self, inst: Inst) {
+        self.func.blocks[0].insts.push(inst);
+    }
+
+    /// Whether the current block still takes instructions (it has not jumped or returned).
+    pub fn is_open(&self) -> bool {
+        matches!(self.func.blocks[self.cur.0 as usize].term, Term::Open)
+    }
+
+    /// Ends the current block, unless it already ended (code after `return`/`break`).
+    pub fn terminate(&mut self, term: Term) {
+        let b = &mut self.func.blocks[self.cur.0 as usize];
+        if matches!(b.term, Term::Open) {
+            b.term = term;
+        }
+    }
+
+    /// Ends the current block with a jump to `b` and continues there.
+    pub fn jump_to(&mut self, b: BlockId) {
+        self.terminate(Term::Jump(b));
+        self.switch_to(b);
+    }
+
+    pub fn push(&mut self, inst: Inst) {
+        // Instructions after a terminator are unreachable; put them in a fresh (dead) block so
+        // the block structure stays valid.
+        if !self.is_open() {
+            let dead = self.new_block();
+            self.switch_to(dead);
+        }
+        self.func.blocks[self.cur.0 as usize].insts.push(inst);
+    }
+
+    /// `opcode dst, args...` with a fresh destination register of `class`.
+    pub fn op1(&mut self, opcode: impl Into<String>, class: RegClass, args: Vec<Arg>) -> Reg {
+        let d = self.reg(class);
+        let mut all = vec![Arg::Reg(d)];
+        all.extend(args);
+        self.push(Inst::op(opcode, 1, all));
+        d
+    }
+
+    /// `opcode dst, args...` into an existing register.
+    pub fn op_into(&mut self, opcode: impl Into<String>, dst: Reg, args: Vec<Arg>) {
+        let mut all = vec![Arg::Reg(dst)];
+        all.extend(args);
+        self.push(Inst::op(opcode, 1, all));
+    }
+
+    /// An instruction that defines nothing (stores, barriers).
+    pub fn op0(&mut self, opcode: impl Into<String>, args: Vec<Arg>) {
+        self.push(Inst::op(opcode, 0, args));
+    }
+
+    pub fn decl(&mut self, text: crate::text::Text) {
+        self.func.decls.push(text);
+    }
+
+    pub fn kind(&mut self, kind: InstKind) {
+        self.push(Inst { guard: None, kind });
+    }
+
+    pub fn finish(mut self) -> Func {
+        self.terminate(Term::Ret);
+        // Blocks left open were reached only by falling off the end of the function.
+        for b in &mut self.func.blocks {
+            if matches!(b.term, Term::Open) {
+                b.term = Term::Ret;
+            }
+        }
+        self.func
+    }
+}

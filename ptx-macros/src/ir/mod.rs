@@ -1,0 +1,49 @@
+//! The IR between the typed front end and the PTX writer: basic blocks of PTX instructions over
+//! typed virtual registers, in SSA style (a fresh register per value; a mutable local is one
+//! register updated with `mov`).
+
+mod builder;
+mod inst;
+pub mod opt;
+
+pub use builder::Builder;
+pub use inst::*;
+
+/// A lowered function body.
+#[derive(Default, Debug)]
+pub struct Func {
+    /// The class of each virtual register, by index.
+    pub regs: Vec<RegClass>,
+    /// Block 0 is the entry.
+    pub blocks: Vec<Block>,
+    /// Function-scope declarations: `.local` and `.shared` arrays.
+    pub decls: Vec<crate::text::Text>,
+}
+
+#[derive(Debug)]
+pub struct Block {
+    pub insts: Vec<Inst>,
+    pub term: Term,
+}
+
+impl Func {
+    pub fn class(&self, r: Reg) -> RegClass {
+        self.regs[r.0 as usize]
+    }
+
+    /// Blocks reachable from the entry, in order.
+    pub fn reachable(&self) -> Vec<bool> {
+        let mut seen = vec![false; self.blocks.len()];
+        let mut stack = vec![0usize];
+        while let Some(b) = stack.pop() {
+            if b >= seen.len() || seen[b] {
+                continue;
+            }
+            seen[b] = true;
+            for s in self.blocks[b].term.successors() {
+                stack.push(s.0 as usize);
+            }
+        }
+        seen
+    }
+}

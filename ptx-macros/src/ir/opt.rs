@@ -1,0 +1,124 @@
+//! Clean-ups that keep the PTX free of redundant moves and dead values. ptxas optimises the
+//! rest at -O3; these passes only make its input read like nvcc's.
+//!
+//! - **Move coalescing**: `op t, ...; mov x, t;` where `t` is used only by that `mov` becomes
+//!   `op x, ...;` (assignments to mutable locals, `if`/`loop` results).
+//! - **Dead code**: instructions without side effects whose results are never read are removed
+//!   (unused parameter loads, address arithmetic of unused fields).
+
+use super::{Arg, Func, InstKind, Reg};
+use std::collections::HashMap;
+
+pub fn run(func: &mut Func) {
+    coalesce_moves(func);
+    remove_dead(func);
+}
+
+fn use_counts(func: &Func) -> HashMap<Reg, usize> {
+    let mut counts = HashMap::new();
+    for b in &func.blocks {
+        for i in &b.insts {
+            for r in i.uses() {
+                *counts.entry(r).or_insert(0) += 1;
+            }
+        }
+        if let super::Term::Branch { pred, .. } = b.term {
+            *counts.entry(pred).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+fn def_counts(func: &Func) -> HashMap<Reg, usize> {
+    let mut counts = HashMap::new();
+    for b in &func.blocks {
+        for i in &b.insts {
+            for r in i.defs() {
+                *counts.entry(r).or_insert(0) += 1;
+            }
+        }
+    }
+    counts
+}
+
+fn coalesce_moves(func: &mut Func) {
+    let uses = use_counts(func);
+    let defs = def_counts(func);
+    let classes = func.regs.clone();
+    for b in &mut func.blocks {
+        let mut i = 1;
+        while i < b.insts.len() {
+            let (prev, cur) = b.insts.split_at_mut(i);
+            let prev = &mut prev[i - 1];
+            let cur = &cur[0];
+            let target = match (&cur.kind, cur.guard) {
+                (InstKind::Op { opcode, defs: 1, args }, None) if opcode.starts_with("mov.") && args.len() == 2 => {
+                    match (&args[0], &args[1]) {
+                        (Arg::Reg(x), Arg::Reg(t)) => Some((*x, *t)),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            };
+            if let Some((x, t)) = target {
+                let single_use = uses.get(&t) == Some(&1) && defs.get(&t) == Some(&1);
+                let same_class = classes[x.0 as usize] == classes[t.0 as usize];
+                let defines_t = match &prev.kind {
+                    InstKind::Op { defs: 1, args, .. } => matches!(args[0], Arg::Reg(r) if r == t),
+                    _ => false,
+                };
+                if single_use && same_class && defines_t && prev.guard.is_none() {
+                    if let InstKind::Op { args, .. } = &mut prev.kind {
+                        args[0] = Arg::Reg(x);
+                    }
+                    b.insts.remove(i);
+                    continue;
+                }
+            }
+            i += 1;
+        }
+    }
+}
+
+/// Opcodes with no effect besides their results.
+fn is_pure(opcode: &str) -> bool {
+    const PURE: [&str; 38] = [
+        "mov.", "add.", "sub.", "mul.", "mad.", "fma.", "div.", "rem.", "and.", "or.", "xor.", "not.", "shl.", "shr.",
+        "cvt.", "cvta.", "setp.", "selp.", "neg.", "abs.", "min.", "max.", "sqrt.", "rcp.", "ld.param.", "ld.global.",
+        "ld.shared.", "ld.local.", "ld.const.", "bfind.", "popc.", "clz.", "brev.", "testp.", "ex2.", "lg2.", "sin.", "cos.",
+    ];
+    // Special registers that change on their own (clocks, timers) are read with `mov` too.
+    if opcode.starts_with("mov.") {
+        return true;
+    }
+    PURE.iter().any(|p| opcode.starts_with(p)) && !opcode.contains(".volatile")
+}
+
+fn reads_clock(args: &[Arg]) -> bool {
+    args.iter().any(|a| matches!(a, Arg::Sym(super::Sym::Named(n)) if n.starts_with("%clock") || n.starts_with("%globaltimer")))
+}
+
+fn remove_dead(func: &mut Func) {
+    loop {
+        let uses = use_counts(func);
+        let mut changed = false;
+        for b in &mut func.blocks {
+            b.insts.retain(|inst| {
+                let dead = match &inst.kind {
+                    InstKind::Op { opcode, defs, args } => {
+                        *defs > 0
+                            && is_pure(opcode)
+                            && !reads_clock(args)
+                            && inst.defs().iter().all(|r| uses.get(r).copied().unwrap_or(0) == 0)
+                    }
+                    _ => false,
+                };
+                changed |= dead;
+                !dead
+            });
+        }
+        if !changed {
+            break;
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! What a replay says about its item, and how it is spelled inside the fetch chain:
+//!
+//! ```text
+//! @struct Name named|tuple|union ALIGN { field [Ty] field [Ty] ... }
+//! @generic Name
+//! @fn name ( [Ty] [Ty] ... ) [Ret]          // [] for `()`
+//! @api name
+//! ```
+//!
+//! Types are the tokens as written at the item's definition, with a leading `crate` made
+//! `$crate` so it keeps naming the defining crate.
+
+use crate::front::ty::StructKind;
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+
+#[derive(Clone, Debug)]
+pub enum Info {
+    Struct(StructInfo),
+    /// A generic `DeviceRepr` type: its fields depend on parameters the macro cannot see.
+    Generic(String),
+    Fn(FnInfo),
+    /// A device-API function of `ptx-runtime`, by name.
+    Api(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct StructInfo {
+    pub name: String,
+    pub kind: StructKind,
+    /// `repr(align(N))`, or 0.
+    pub align: usize,
+    pub fields: Vec<(String, TokenStream)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct FnInfo {
+    pub name: String,
+    pub params: Vec<TokenStream>,
+    pub ret: Option<TokenStream>,
+}
+
+/// Writes `info` in the chain's spelling.
+pub fn write(info: &Info) -> TokenStream {
+    use quote::{format_ident, quote};
+    match info {
+        Info::Struct(s) => {
+            let name = format_ident!("{}", s.name);
+            let kind = format_ident!("{}", match s.kind {
+                StructKind::Named => "named",
+                StructKind::Tuple => "tuple",
+                StructKind::Union => "union",
+            });
+            let align = proc_macro2::Literal::usize_unsuffixed(s.align);
+            let fields = s.fields.iter().map(|(n, t)| {
+                let n: TokenTree = match n.parse::<usize>() {
+                    Ok(i) => proc_macro2::Literal::usize_unsuffixed(i).into(),
+                    Err(_) => format_ident!("{}", n).into(),
+                };
+                quote!(#n [#t])
+            });
+            quote!(@struct #name #kind #align { #(#fields)* })
+        }
+        Info::Generic(n) => {
+            let name = format_ident!("{}", n);
+            quote!(@generic #name)
+        }
+        Info::Fn(f) => {
+            let name = format_ident!("{}", f.name);
+            let params = &f.params;
+            let ret = f.ret.clone().unwrap_or_default();
+            quote!(@fn #name ( #([#params])* ) [#ret])
+        }
+        Info::Api(n) => {
+            let name = format_ident!("{}", n);
+            quote!(@api #name)
+        }
+    }
+}
+
+/// Reads an info; `None` if it is not in the chain's spelling.
+pub fn parse(tokens: TokenStream) -> Option<Info> {
+    let tts: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut it = tts.into_iter();
+    match (it.next()?, it.next()?) {
+        (TokenTree::Punct(p), TokenTree::Ident(kind)) if p.as_char() == '@' => match kind.to_string().as_str() {
+            "struct" => {
+                let name = ident(it.next()?)?;
+                let kind = match ident(it.next()?)?.as_str() {
+                    "named" => StructKind::Named,
+                    "tuple" => StructKind::Tuple,
+                    "union" => StructKind::Union,
+                    _ => return None,
+                };
+                let align = literal(it.next()?)?.parse().ok()?;
+                let body = group(it.next()?, Delimiter::Brace)?;
+                let mut fields = Vec::new();
+                let mut b = body.into_iter();
+                while let Some(n) = b.next() {
+                    let n = match n {
+                        TokenTree::Ident(i) => i.to_string(),
+                        TokenTree::Literal(l) => l.to_string(),
+                        _ => return None,
+                    };
+                    let ty = group(b.next()?, Delimiter::Bracket)?;
+                    fields.push((n.strip_prefix("r#").unwrap_or(&n).to_owned(), ty));
+                }
+                Some(Info::Struct(StructInfo { name, kind, align, fields }))
+            }
+            "generic" => Some(Info::Generic(ident(it.next()?)?)),
+            "fn" => {
+                let name = ident(it.next()?)?;
+                let params = group(it.next()?, Delimiter::Parenthesis)?
+                    .into_iter()
+                    .map(|t| group(t, Delimiter::Bracket))
+                    .collect::<Option<Vec<_>>>()?;
+                let ret = group(it.next()?, Delimiter::Bracket)?;
+                let ret = if ret.is_empty() { None } else { Some(ret) };
+                Some(Info::Fn(FnInfo { name, params, ret }))
+            }
+            "api" => Some(Info::Api(ident(it.next()?)?)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn ident(t: TokenTree) -> Option<String> {
+    match t {
+        TokenTree::Ident(i) => {
+            let s = i.to_string();
+            Some(s.strip_prefix("r#").unwrap_or(&s).to_owned())
+        }
+        _ => None,
+    }
+}
+
+fn literal(t: TokenTree) -> Option<String> {
+    match t {
+        TokenTree::Literal(l) => Some(l.to_string()),
+        _ => None,
+    }
+}
+
+pub fn group(t: TokenTree, d: Delimiter) -> Option<TokenStream> {
+    match t {
+        TokenTree::Group(g) if g.delimiter() == d => Some(g.stream()),
+        // Tokens that went through `macro_rules!` may arrive wrapped in an invisible group.
+        TokenTree::Group(g) if g.delimiter() == Delimiter::None => {
+            let mut inner = g.stream().into_iter();
+            let first = inner.next()?;
+            if inner.next().is_some() {
+                return None;
+            }
+            group(first, d)
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    #[test]
+    fn infos_round_trip() {
+        let s = Info::Struct(StructInfo {
+            name: "P".into(),
+            kind: StructKind::Named,
+            align: 16,
+            fields: vec![("x".into(), quote!(f32)), ("next".into(), quote!(*mut crate::P))],
+        });
+        let Some(Info::Struct(back)) = parse(write(&s)) else { panic!() };
+        assert_eq!(back.align, 16);
+        assert_eq!(back.fields.len(), 2);
+        assert_eq!(back.fields[1].1.to_string(), "* mut crate :: P");
+        let f = Info::Fn(FnInfo { name: "f".into(), params: vec![quote!(u32), quote!(&[f32])], ret: None });
+        let Some(Info::Fn(back)) = parse(write(&f)) else { panic!() };
+        assert_eq!(back.params.len(), 2);
+        assert!(back.ret.is_none());
+        assert!(parse(quote!(@nonsense)).is_none());
+        assert!(parse(quote!()).is_none());
+    }
+}

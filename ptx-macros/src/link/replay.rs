@@ -1,0 +1,99 @@
+//! Replay macros: how a definition makes itself known to bodies compiled elsewhere.
+//!
+//! ```text
+//! #[doc(hidden)] #[macro_export]
+//! macro_rules! __ptx_repr_Foo_<hash> {
+//!     (@ptx_fetch $($t:tt)*) => { ::ptx_runtime::__private::fetch_next! { { INFO } $($t)* } };
+//! }
+//! #[doc(hidden)] <vis> use __ptx_repr_Foo_<hash> as Foo;
+//! ```
+//!
+//! `#[macro_export]` names share the crate root, so the name carries a hash of the item's
+//! tokens, its position and a per-compilation counter.
+
+use super::info::{self, Info};
+use proc_macro2::{Ident, Punct, Spacing, Span, TokenStream, TokenTree};
+use quote::{format_ident, quote};
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// A crate-unique name for the replay of `ident`.
+fn unique_name(prefix: &str, ident: &Ident, tokens: &TokenStream) -> Ident {
+    let mut h = DefaultHasher::new();
+    tokens.to_string().hash(&mut h);
+    let start = ident.span().start();
+    (start.line, start.column).hash(&mut h);
+    COUNTER.fetch_add(1, Ordering::Relaxed).hash(&mut h);
+    let name = ident.to_string();
+    format_ident!("__ptx_{}_{}_{:x}", prefix, name.strip_prefix("r#").unwrap_or(&name), h.finish())
+}
+
+/// The replay macro for `ident` (a struct, union or device function) with `info`.
+pub fn emit(prefix: &str, ident: &Ident, vis: &syn::Visibility, item_tokens: &TokenStream, info: &Info) -> TokenStream {
+    let name = unique_name(prefix, ident, item_tokens);
+    let body = dollar_crate(info::write(info));
+    let dollar = Punct::new('$', Spacing::Alone);
+    quote! {
+        #[doc(hidden)]
+        #[macro_export]
+        macro_rules! #name {
+            (@ptx_fetch #dollar (#dollar t:tt)*) => {
+                ::ptx_runtime::__private::fetch_next! { { #body } #dollar (#dollar t)* }
+            };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        #vis use #name as #ident;
+    }
+}
+
+/// A path starting with `crate` names the defining crate: in a macro body that is `$crate`.
+fn dollar_crate(tokens: TokenStream) -> TokenStream {
+    let mut out = Vec::new();
+    let mut prev_is_path_sep = false;
+    let mut prev_joint_colon = false;
+    for tt in tokens {
+        match tt {
+            TokenTree::Ident(i) if i == "crate" && !prev_is_path_sep => {
+                out.push(TokenTree::Punct(Punct::new('$', Spacing::Alone)));
+                out.push(TokenTree::Ident(Ident::new("crate", i.span())));
+                prev_is_path_sep = false;
+                prev_joint_colon = false;
+            }
+            TokenTree::Group(g) => {
+                let mut ng = proc_macro2::Group::new(g.delimiter(), dollar_crate(g.stream()));
+                ng.set_span(g.span());
+                out.push(TokenTree::Group(ng));
+                prev_is_path_sep = false;
+                prev_joint_colon = false;
+            }
+            TokenTree::Punct(p) if p.as_char() == ':' => {
+                prev_is_path_sep = prev_joint_colon;
+                prev_joint_colon = p.spacing() == Spacing::Joint;
+                out.push(TokenTree::Punct(p));
+            }
+            other => {
+                prev_is_path_sep = false;
+                prev_joint_colon = false;
+                out.push(other);
+            }
+        }
+    }
+    let _ = Span::call_site();
+    out.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leading_crate_becomes_dollar_crate() {
+        assert_eq!(dollar_crate(quote!([crate::a::B])).to_string(), "[$ crate :: a :: B]");
+        assert_eq!(dollar_crate(quote!([*const crate::B])).to_string(), "[* const $ crate :: B]");
+        assert_eq!(dollar_crate(quote!([other::crate_x])).to_string(), "[other :: crate_x]");
+    }
+}

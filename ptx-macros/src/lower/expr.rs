@@ -1,0 +1,186 @@
+//! Expressions to values.
+
+use super::value::{int_imm, Val};
+use super::Lowerer;
+use crate::front::hir::{Expr, ExprKind};
+use crate::front::ty::{Len, Ty};
+use crate::ir::{Arg, Imm, Sym};
+use ptx_abi::Scalar;
+use quote::quote;
+
+impl<'a, 'e> Lowerer<'a, 'e> {
+    pub fn expr(&mut self, e: &Expr) -> Val {
+        if !self.b.is_open() {
+            // Code after `return`/`break`: nothing to emit.
+            return Val::Never;
+        }
+        match &e.kind {
+            ExprKind::Unit => Val::Unit,
+            ExprKind::Int(v) => match self.ty(&e.ty) {
+                Ty::Scalar(s) if s.is_float() => {
+                    let f = *v as f64;
+                    self.float_imm(s, f as f32, f)
+                }
+                Ty::Scalar(s) => Val::S(int_imm(*v, s)),
+                Ty::Error => Val::Unit,
+                t => self.error(e.span, format!("internal: integer literal of type `{t}`")),
+            },
+            ExprKind::Float(a, b) => match self.ty(&e.ty) {
+                Ty::Scalar(s) => self.float_imm(s, *a, *b),
+                t => self.error(e.span, format!("internal: float literal of type `{t}`")),
+            },
+            ExprKind::Bool(b) => Val::S(Arg::imm(*b as i64)),
+            ExprKind::Const(tokens) => self.constant(tokens, &e.ty, e.span),
+            ExprKind::Local(id) => self.read_local(*id, e.span),
+            ExprKind::Unary(op, x) => self.unary(*op, x, &e.ty),
+            ExprKind::Binary(op, l, r) => self.binary(*op, l, r, &e.ty, e.span),
+            ExprKind::Logic { and, lhs, rhs } => self.logic(*and, lhs, rhs),
+            ExprKind::Assign(place, value) => {
+                let v = self.expr(value);
+                // The value is stored right away unless evaluating the place could change it.
+                let v = if super::arith::is_simple(place) { v } else { self.stabilize(v) };
+                match &place.kind {
+                    ExprKind::Tuple(places) => {
+                        for (i, p) in places.iter().enumerate() {
+                            self.assign(p, v.field(i));
+                        }
+                    }
+                    _ => self.assign(place, v),
+                }
+                Val::Unit
+            }
+            ExprKind::OpAssign(op, place, value) => self.op_assign(*op, place, value, e.span),
+            ExprKind::Cast(x) => self.cast(x, &e.ty, e.span),
+            ExprKind::Field(..) | ExprKind::Index { .. } | ExprKind::Deref(_) => {
+                let p = self.place(e);
+                self.read(&p, &e.ty, e.span)
+            }
+            ExprKind::SubSlice { base, start, end, inclusive } => self.sub_slice(base, start.as_deref(), end.as_deref(), *inclusive, e.span),
+            ExprKind::AddrOf(place) => self.addr_of(place, e.span),
+            ExprKind::Call { callee, args } => self.call(callee, args, e.span),
+            ExprKind::Intrinsic { op, args } => self.intrinsic(op, args, &e.ty, e.span),
+            ExprKind::Block(b) => self.block(b),
+            ExprKind::If { cond, then, els } => self.if_expr(cond, then, els.as_deref(), &e.ty),
+            ExprKind::Loop { body, id } => self.loop_expr(body, *id, &e.ty),
+            ExprKind::While { cond, body, id } => self.while_expr(cond, body, *id),
+            ExprKind::For { var, body, id, unroll: Some(values), range } => self.unrolled_for(*var, &range.start.ty, values, body, *id, e.span),
+            ExprKind::For { var, range, body, id, unroll: None } => self.for_expr(*var, range, body, *id, e.span),
+            ExprKind::Labeled { body, id } => self.labeled(body, *id, &e.ty),
+            ExprKind::Break { id, value } => self.break_expr(*id, value.as_deref()),
+            ExprKind::Continue { id } => self.continue_expr(*id),
+            ExprKind::Return(v) => {
+                let val = match v {
+                    Some(x) => self.expr(x),
+                    None => Val::Unit,
+                };
+                self.ret(val, e.span);
+                Val::Never
+            }
+            ExprKind::Match { scrut, arms } => self.match_expr(scrut, arms, &e.ty),
+            ExprKind::Struct { def, fields, base } => {
+                let base = base.as_ref().map(|b| {
+                    let v = self.expr(b);
+                    self.stabilize(v)
+                });
+                let mut vals: Vec<Option<Val>> = vec![None; def.fields.len()];
+                for (i, x) in fields {
+                    let v = self.expr(x);
+                    vals[*i] = Some(self.stabilize(v));
+                }
+                let vals = vals.into_iter().enumerate().map(|(i, v)| v.unwrap_or_else(|| base.as_ref().map(|b| b.field(i)).unwrap_or(Val::Unit))).collect();
+                Val::Agg(vals)
+            }
+            ExprKind::Vector(xs) | ExprKind::Array(xs) | ExprKind::Tuple(xs) => {
+                let mut vals = Vec::new();
+                for x in xs {
+                    let v = self.expr(x);
+                    vals.push(self.stabilize(v));
+                }
+                Val::Agg(vals)
+            }
+            ExprKind::Repeat(x, len) => {
+                let v = self.expr(x);
+                let v = self.stabilize(v);
+                match len {
+                    Len::Known(n) if *n <= 4096 => Val::Agg(vec![v; *n as usize]),
+                    Len::Known(_) => self.error(e.span, "arrays in device code hold at most 4096 elements; use shared memory or a buffer"),
+                    Len::Const(_) => self.error(e.span, "internal: local array of constant length"),
+                }
+            }
+            ExprKind::Asm(a) => {
+                self.asm(a, e.span);
+                Val::Unit
+            }
+        }
+    }
+
+    pub fn float_imm(&mut self, s: Scalar, a: f32, b: f64) -> Val {
+        match s {
+            Scalar::F32 => Val::S(Arg::Imm(Imm::F32(a.to_bits()))),
+            Scalar::F64 => Val::S(Arg::Imm(Imm::F64(b.to_bits()))),
+            _ => Val::S(Arg::imm(0)),
+        }
+    }
+
+    /// A constant rustc evaluates: its bits become a `mov` immediate.
+    fn constant(&mut self, tokens: &proc_macro2::TokenStream, ty: &Ty, span: proc_macro2::Span) -> Val {
+        let s = match self.ty(ty) {
+            Ty::Scalar(s) => s,
+            Ty::Error => return self.error(span, "the type of this constant is not known to the device compiler: write `NAME as T` with the type you need"),
+            t => return self.error(span, format!("constants of type `{t}` from outside the body are not supported; use scalar constants")),
+        };
+        let t = proc_macro2::Ident::new(crate::front::ty::scalar_name(s), span);
+        let bits = match s {
+            Scalar::F32 => quote!(f32::to_bits(__V) as u64),
+            Scalar::F64 => quote!(f64::to_bits(__V)),
+            Scalar::Bool => quote!(__V as u64),
+            Scalar::F16 | Scalar::BF16 => quote!(__V.to_bits() as u64),
+            s => {
+                let u = proc_macro2::Ident::new(&format!("u{}", s.bits()), span);
+                quote!(__V as #u as u64)
+            }
+        };
+        let piece = quote_spanned_const(span, quote!({
+            const __V: #t = (#tokens) as #t;
+            ::ptx_runtime::__private::Piece::Dec(#bits)
+        }));
+        // A constant is the same everywhere: materialised once, at the entry.
+        let key = format!("const {s:?} {tokens}");
+        if let Some(r) = self.consts.get(&key) {
+            return Val::S(Arg::Reg(*r));
+        }
+        let c = super::value::class_of(s);
+        let r = self.reg(c);
+        let inst = if c == crate::ir::RegClass::Pred {
+            crate::ir::Inst::op("setp.ne.u64", 1, vec![Arg::Reg(r), Arg::Sym(Sym::Piece(piece)), Arg::imm(0)])
+        } else {
+            crate::ir::Inst::op(format!("mov{}", super::value::reg_bits(s)), 1, vec![Arg::Reg(r), Arg::Sym(Sym::Piece(piece))])
+        };
+        self.b.push_to_entry(inst);
+        self.consts.insert(key, r);
+        Val::S(Arg::Reg(r))
+    }
+
+    fn read_local(&mut self, id: usize, span: proc_macro2::Span) -> Val {
+        let local = &self.cx.body.locals[id];
+        if local.in_memory {
+            let ty = self.ty(&local.ty.clone());
+            let p = super::place::Place::Mem { addr: self.slots[id].as_ref().map(|v| v.arg()).unwrap_or(Arg::imm(0)), space: super::value::Space::Local, offset: 0 };
+            return self.read(&p, &ty, span);
+        }
+        match &self.slots[id] {
+            Some(v) => v.clone(),
+            None => self.error(span, format!("internal: `{}` has no value", local.name)),
+        }
+    }
+}
+
+/// Tokens for a `Piece` whose type errors point at the constant's use.
+fn quote_spanned_const(span: proc_macro2::Span, t: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    t.into_iter()
+        .map(|mut tt| {
+            tt.set_span(span);
+            tt
+        })
+        .collect()
+}

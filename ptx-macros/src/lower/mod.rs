@@ -1,0 +1,249 @@
+//! The checked body ([`hir::Body`]) to the IR ([`ir::Func`]).
+//!
+//! Scalars are virtual registers (a fresh one per value; a mutable local is one register
+//! updated with `mov`); aggregates are their fields' values; pointers carry the state space of
+//! their address so loads and stores use `ld.global`, `ld.shared`, ... Arrays indexed at run
+//! time live in `.local` memory.
+//!
+//! Files: [`value`] values and spaces, [`expr`] expressions, [`arith`] operators,
+//! [`cast`] `as`, [`place`] places, loads and stores, [`control`] control flow,
+//! [`call`] the calling sequence and parameters, [`intrinsic`] the device API and methods,
+//! [`panic`] run-time checks, [`asm`] inline PTX.
+
+mod arith;
+mod asm;
+mod call;
+mod cast;
+mod control;
+mod expr;
+mod intrinsic;
+mod panic;
+mod place;
+pub mod value;
+
+pub use intrinsic::DYN_SMEM;
+pub use place::visit;
+
+use crate::front::hir::{Body, LocalId, LoopId};
+use crate::front::infer::Infer;
+use crate::front::ty::{StructDef, Ty};
+use crate::ir::{BlockId, Builder, Func, Reg, RegClass};
+use crate::report::Errors;
+use crate::syntax::signature::FnKind;
+use proc_macro2::{Span, TokenStream};
+use ptx_abi::target::Isa;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+use value::{Space, Val};
+
+/// A lowered function.
+pub struct Lowered {
+    pub func: Func,
+    /// Paths of the device functions called (for `FnNode::callees`), each once.
+    pub callees: Vec<TokenStream>,
+    /// The lowest PTX ISA the instructions need.
+    pub isa: Isa,
+}
+
+/// What the lowering needs from outside the body.
+pub struct Context<'a> {
+    pub body: &'a Body,
+    pub infer: &'a Infer,
+    pub structs: &'a HashMap<String, Rc<StructDef>>,
+    pub kind: FnKind,
+    /// Parameter types as written, nameable in the generated module (opaque copies).
+    pub param_types: &'a [syn::Type],
+}
+
+/// Facts learned while lowering that require lowering again: a mutable local of pointer
+/// type assigned pointers of different state spaces holds generic addresses.
+#[derive(Default, Clone)]
+struct Facts {
+    space: HashMap<LocalId, Space>,
+}
+
+pub fn lower(cx: &Context, errors: &mut Errors) -> Option<Lowered> {
+    let mut facts = Facts::default();
+    for _ in 0..8 {
+        let before = errors.len();
+        let (b, restart, callees, isa) = {
+            let mut l = Lowerer::new(cx, errors, facts.clone());
+            l.run();
+            (l.b, l.restart, l.callees, l.isa)
+        };
+        if !restart.space.is_empty() {
+            errors.truncate(before);
+            facts.space.extend(restart.space);
+            continue;
+        }
+        if errors.len() > before {
+            // Lowering errors after the first are most likely consequences of it.
+            errors.truncate(before + 1);
+            return None;
+        }
+        let mut func = b.finish();
+        crate::ir::opt::run(&mut func);
+        return Some(Lowered { func, callees: callees.into_iter().map(|(_, p)| p).collect(), isa });
+    }
+    None
+}
+
+struct LoopTarget {
+    brk: BlockId,
+    cont: Option<BlockId>,
+    /// Registers receiving `break value`.
+    result: Option<Val>,
+}
+
+pub struct Lowerer<'a, 'e> {
+    b: Builder,
+    cx: &'a Context<'a>,
+    errors: &'e mut Errors,
+    /// Each local's value (registers, or `Ptr(address, Local)` for locals in memory).
+    slots: Vec<Option<Val>>,
+    /// Registers of mutable locals (values read from them are copied before being kept).
+    mutable_regs: HashSet<Reg>,
+    loops: HashMap<LoopId, LoopTarget>,
+    panics: HashMap<panic::Check, BlockId>,
+    callees: Vec<(String, TokenStream)>,
+    isa: Isa,
+    facts: Facts,
+    restart: Facts,
+    /// `*const T` kernel parameters may use `ld.global.nc`: the kernel writes no memory.
+    const_ptrs_nc: bool,
+    /// The function's return registers are stored at `return`.
+    ret_ty: Ty,
+    /// 64-bit registers made by widening a 32-bit one (`cvt.u64.u32`), for `mul.wide`
+    /// address arithmetic: the narrow register and whether it was signed.
+    widened: HashMap<Reg, (Reg, bool)>,
+    /// Values already computed in the current region (see `Builder::region`): bounds checks
+    /// passed and element addresses, by a key of their operands.
+    avail: HashMap<String, (u64, Option<Reg>, Vec<Reg>)>,
+    /// Special registers read once, at the entry.
+    sregs: HashMap<&'static str, Reg>,
+    /// Constants rustc evaluates, materialised once at the entry.
+    consts: HashMap<String, Reg>,
+    /// The load or store being emitted is `read_volatile` / `write_volatile`.
+    volatile: bool,
+}
+
+impl<'a, 'e> Lowerer<'a, 'e> {
+    fn new(cx: &'a Context<'a>, errors: &'e mut Errors, facts: Facts) -> Self {
+        let const_ptrs_nc = cx.kind == FnKind::Kernel && !place::writes_memory(&cx.body.block);
+        Lowerer {
+            b: Builder::new(),
+            cx,
+            errors,
+            slots: vec![None; cx.body.locals.len()],
+            mutable_regs: HashSet::new(),
+            loops: HashMap::new(),
+            panics: HashMap::new(),
+            callees: Vec::new(),
+            isa: Isa::ABI_CALLS,
+            facts,
+            restart: Facts::default(),
+            const_ptrs_nc,
+            ret_ty: cx.body.ret.clone(),
+            widened: HashMap::new(),
+            avail: HashMap::new(),
+            sregs: HashMap::new(),
+            consts: HashMap::new(),
+            volatile: false,
+        }
+    }
+
+    fn run(&mut self) {
+        self.ret_ty = self.ty(&self.cx.body.ret.clone());
+        self.load_params();
+        let body = &self.cx.body.block;
+        let v = self.block(body);
+        if self.b.is_open() {
+            self.ret(v, proc_macro2::Span::call_site());
+        }
+    }
+
+    /// The type with inference variables and named types resolved.
+    pub fn ty(&self, t: &Ty) -> Ty {
+        let t = self.cx.infer.resolve(t);
+        match &t {
+            Ty::Named(n) => match self.cx.structs.get(&n.key) {
+                Some(d) => Ty::Struct(d.clone()),
+                None => t,
+            },
+            _ => t,
+        }
+    }
+
+    pub fn error(&mut self, span: Span, msg: impl std::fmt::Display) -> Val {
+        self.errors.at(span, msg);
+        Val::Unit
+    }
+
+    pub fn reg(&mut self, c: RegClass) -> Reg {
+        self.b.reg(c)
+    }
+
+    pub fn need_isa(&mut self, major: u32, minor: u32) {
+        self.isa = self.isa.max(Isa::new(major, minor));
+    }
+
+    /// A copy of `v` in fresh registers where it holds registers of mutable locals (so later
+    /// assignments to those locals do not change it).
+    pub fn stabilize(&mut self, v: Val) -> Val {
+        let mut regs = Vec::new();
+        v.regs(&mut regs);
+        if !regs.iter().any(|r| self.mutable_regs.contains(r)) {
+            return v;
+        }
+        self.copy_fresh(&v)
+    }
+
+    fn copy_fresh(&mut self, v: &Val) -> Val {
+        match v {
+            Val::S(crate::ir::Arg::Reg(r)) if self.mutable_regs.contains(r) => {
+                let c = self.b.class(*r);
+                let d = self.reg(c);
+                self.mov(d, crate::ir::Arg::Reg(*r));
+                Val::S(crate::ir::Arg::Reg(d))
+            }
+            Val::Ptr(crate::ir::Arg::Reg(r), s) if self.mutable_regs.contains(r) => {
+                let c = self.b.class(*r);
+                let d = self.reg(c);
+                self.mov(d, crate::ir::Arg::Reg(*r));
+                Val::Ptr(crate::ir::Arg::Reg(d), *s)
+            }
+            Val::Agg(xs) => Val::Agg(xs.iter().map(|x| self.copy_fresh(x)).collect()),
+            v => v.clone(),
+        }
+    }
+
+    /// A value computed earlier in the current region under `key`.
+    pub fn available(&self, key: &str) -> Option<Option<Reg>> {
+        match self.avail.get(key) {
+            Some((region, r, _)) if *region == self.b.region => Some(*r),
+            _ => None,
+        }
+    }
+
+    /// Records a value (or a passed check, `None`) computed from `operands` under `key`.
+    pub fn remember(&mut self, key: String, value: Option<Reg>, operands: &[crate::ir::Arg]) {
+        let mut regs = Vec::new();
+        operands.iter().for_each(|a| a.regs(&mut regs));
+        self.avail.insert(key, (self.b.region, value, regs));
+    }
+
+    /// `mov` with the register's own type.
+    pub fn mov(&mut self, dst: Reg, src: crate::ir::Arg) {
+        // What was computed from `dst`'s old value no longer holds.
+        self.avail.retain(|_, (_, v, regs)| !regs.contains(&dst) && *v != Some(dst));
+        let t = match self.b.class(dst) {
+            RegClass::Pred => "mov.pred",
+            RegClass::B16 => "mov.b16",
+            RegClass::B32 => "mov.b32",
+            RegClass::B64 => "mov.b64",
+            RegClass::F32 => "mov.f32",
+            RegClass::F64 => "mov.f64",
+        };
+        self.b.op_into(t, dst, vec![src]);
+    }
+}

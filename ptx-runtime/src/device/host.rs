@@ -1,0 +1,231 @@
+//! Running kernel bodies on the host.
+//!
+//! A `#[kernel]` stays a plain Rust function; the device API reads the calling thread's
+//! coordinates from here. [`run`] executes a grid: the blocks one after another, the threads of
+//! a block concurrently (one OS thread each), so barriers, warp shuffles and votes and shared
+//! memory behave as on the device. This is how a kernel's result on the GPU (or the CPU
+//! backend) is checked against the same body run by rustc.
+//!
+//! Outside [`run`], a body sees a grid of one block of one thread.
+//!
+//! ```
+//! use ptx_runtime::device::{host, thread_idx_x, block_idx_x, block_dim_x};
+//!
+//! fn scale(x: &[f32], y: &mut [f32]) {
+//!     let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+//!     if i < x.len() {
+//!         y[i] = 2.0 * x[i];
+//!     }
+//! }
+//!
+//! let x: Vec<f32> = (0..100).map(|i| i as f32).collect();
+//! let mut y = vec![0.0; 100];
+//! let out = host::Disjoint::new(&mut y);
+//! // SAFETY: each thread writes only its own element.
+//! host::run([4, 1, 1], [32, 1, 1], 0, || scale(&x, unsafe { out.get() }));
+//! assert_eq!(y[99], 198.0);
+//! ```
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::panic::Location;
+use std::sync::{Arc, Condvar, Mutex};
+
+/// Threads of a warp.
+pub const WARP_SIZE: u32 = 32;
+
+/// Where the calling thread is in the grid.
+#[derive(Clone)]
+pub(crate) struct ThreadCtx {
+    pub thread: [u32; 3],
+    pub block: [u32; 3],
+    pub block_dim: [u32; 3],
+    pub grid_dim: [u32; 3],
+    pub shared: Option<Arc<BlockState>>,
+}
+
+impl ThreadCtx {
+    const SINGLE: ThreadCtx = ThreadCtx { thread: [0; 3], block: [0; 3], block_dim: [1; 3], grid_dim: [1; 3], shared: None };
+
+    /// The thread's index in its block, x fastest (how CUDA forms warps).
+    pub fn linear(&self) -> u32 {
+        let [x, y, z] = self.thread;
+        let [dx, dy, _] = self.block_dim;
+        x + dx * (y + dy * z)
+    }
+
+    pub fn lane(&self) -> u32 {
+        self.linear() % WARP_SIZE
+    }
+}
+
+thread_local! {
+    static CTX: RefCell<ThreadCtx> = const { RefCell::new(ThreadCtx::SINGLE) };
+    /// Shared arrays of a body run outside [`run`].
+    static LONE_SHARED: RefCell<HashMap<&'static Location<'static>, Box<[u128]>>> = RefCell::new(HashMap::new());
+}
+
+pub(crate) fn ctx<R>(f: impl FnOnce(&ThreadCtx) -> R) -> R {
+    CTX.with(|c| f(&c.borrow()))
+}
+
+/// What the threads of one block share: barriers, warp exchanges, shared memory.
+pub(crate) struct BlockState {
+    barrier: Exchange,
+    warps: Vec<Exchange>,
+    statics: Mutex<HashMap<&'static Location<'static>, Box<[u128]>>>,
+    dynamic: Box<[u128]>,
+    dynamic_bytes: usize,
+}
+
+/// A reusable rendezvous of `n` threads that also exchanges one value per thread.
+struct Exchange {
+    n: usize,
+    state: Mutex<ExchangeState>,
+    cv: Condvar,
+}
+
+struct ExchangeState {
+    arrived: usize,
+    generation: u64,
+    values: Vec<u64>,
+    result: Vec<u64>,
+}
+
+impl Exchange {
+    fn new(n: usize) -> Exchange {
+        Exchange { n, state: Mutex::new(ExchangeState { arrived: 0, generation: 0, values: vec![0; n], result: vec![0; n] }), cv: Condvar::new() }
+    }
+
+    /// Deposits `value` as participant `slot`, waits for all, returns everyone's values.
+    fn exchange(&self, slot: usize, value: u64) -> Vec<u64> {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.values[slot] = value;
+        s.arrived += 1;
+        let generation = s.generation;
+        if s.arrived == self.n {
+            s.result = s.values.clone();
+            s.arrived = 0;
+            s.generation += 1;
+            self.cv.notify_all();
+            return s.result.clone();
+        }
+        while s.generation == generation {
+            s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+        s.result.clone()
+    }
+}
+
+impl BlockState {
+    fn new(threads: usize, dynamic_bytes: usize) -> BlockState {
+        let warps = (0..threads.div_ceil(WARP_SIZE as usize))
+            .map(|w| Exchange::new((threads - w * WARP_SIZE as usize).min(WARP_SIZE as usize)))
+            .collect();
+        BlockState {
+            barrier: Exchange::new(threads),
+            warps,
+            statics: Mutex::new(HashMap::new()),
+            dynamic: vec![0u128; dynamic_bytes.div_ceil(16)].into_boxed_slice(),
+            dynamic_bytes,
+        }
+    }
+}
+
+/// `__syncthreads` with a value per thread: every thread's value, in thread order.
+pub(crate) fn block_exchange(value: u64) -> Vec<u64> {
+    ctx(|c| match &c.shared {
+        Some(b) => b.barrier.exchange(c.linear() as usize, value),
+        None => vec![value],
+    })
+}
+
+/// A warp-synchronous exchange: every lane's value, by lane (lanes past the block's end are
+/// absent).
+pub(crate) fn warp_exchange(value: u64) -> Vec<u64> {
+    ctx(|c| match &c.shared {
+        Some(b) => b.warps[(c.linear() / WARP_SIZE) as usize].exchange(c.lane() as usize, value),
+        None => vec![value],
+    })
+}
+
+/// The memory of a static shared array declared at `loc` with `bytes` bytes.
+pub(crate) fn static_shared(loc: &'static Location<'static>, bytes: usize) -> *mut u8 {
+    let alloc = || vec![0u128; bytes.div_ceil(16).max(1)].into_boxed_slice();
+    ctx(|c| match &c.shared {
+        Some(b) => {
+            let mut m = b.statics.lock().unwrap_or_else(|e| e.into_inner());
+            m.entry(loc).or_insert_with(alloc).as_mut_ptr() as *mut u8
+        }
+        None => LONE_SHARED.with(|m| m.borrow_mut().entry(loc).or_insert_with(alloc).as_mut_ptr() as *mut u8),
+    })
+}
+
+/// Dynamic shared memory: its address and size in bytes.
+pub(crate) fn dynamic_shared() -> (*mut u8, usize) {
+    ctx(|c| match &c.shared {
+        Some(b) => (b.dynamic.as_ptr() as *mut u8, b.dynamic_bytes),
+        None => (std::ptr::null_mut(), 0),
+    })
+}
+
+/// Runs `kernel` as a grid of `grid` blocks of `block` threads, with `dynamic_shared_bytes`
+/// of dynamic shared memory per block. Blocks run one after another; the threads of a block
+/// run concurrently. A panic in any thread (a failed bounds check, `trap()`) propagates.
+pub fn run(grid: [u32; 3], block: [u32; 3], dynamic_shared_bytes: usize, kernel: impl Fn() + Sync) {
+    let threads = (block[0] * block[1] * block[2]) as usize;
+    assert!(threads > 0 && threads <= 1024, "a block has 1 to 1024 threads");
+    for bz in 0..grid[2] {
+        for by in 0..grid[1] {
+            for bx in 0..grid[0] {
+                let state = Arc::new(BlockState::new(threads, dynamic_shared_bytes));
+                std::thread::scope(|s| {
+                    for t in 0..threads as u32 {
+                        let thread = [t % block[0], t / block[0] % block[1], t / (block[0] * block[1])];
+                        let ctx = ThreadCtx { thread, block: [bx, by, bz], block_dim: block, grid_dim: grid, shared: Some(state.clone()) };
+                        let kernel = &kernel;
+                        std::thread::Builder::new()
+                            .stack_size(512 * 1024)
+                            .spawn_scoped(s, move || {
+                                CTX.with(|c| *c.borrow_mut() = ctx);
+                                kernel();
+                            })
+                            .expect("spawn a host thread for a GPU thread");
+                    }
+                });
+            }
+        }
+    }
+}
+
+/// A mutable slice handed to every thread of [`run`], as a kernel's `&mut [T]` output.
+///
+/// The threads of a kernel write disjoint elements of their outputs; each thread gets the
+/// whole slice, as on the device.
+pub struct Disjoint<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: `get` is unsafe: its caller guarantees the threads' accesses do not race.
+unsafe impl<T: Send> Sync for Disjoint<'_, T> {}
+
+impl<'a, T> Disjoint<'a, T> {
+    pub fn new(s: &'a mut [T]) -> Self {
+        Disjoint { ptr: s.as_mut_ptr(), len: s.len(), _borrow: PhantomData }
+    }
+
+    /// The slice.
+    ///
+    /// # Safety
+    /// No element may be written by one thread while another thread reads or writes it
+    /// without a barrier (`sync_threads`) between them — the rule for device memory too.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn get(&self) -> &'a mut [T] {
+        // SAFETY: the pointer and length come from a `&'a mut [T]`; races are excluded by the
+        // caller.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+}

@@ -1,0 +1,39 @@
+//! The device API: what kernel and device-function bodies call, named after CUDA's built-ins.
+//!
+//! Every function here has two definitions: the device one, which the body compiler emits
+//! (a special register, a barrier, a shuffle — see each function's documentation for the
+//! CUDA and PTX equivalents), and a host one, so the same body runs on the host too (see
+//! [`host`]).
+//!
+//! | concern | here | CUDA |
+//! |---------|------|------|
+//! | coordinates | [`thread_idx_x`], [`block_idx_x`], [`block_dim_x`], [`grid_dim_x`] (and `_y`, `_z`), [`lane_id`], [`warp_size`] | `threadIdx`, `blockIdx`, `blockDim`, `gridDim`, `warpSize` |
+//! | barriers | [`sync_threads`], [`sync_threads_count`], [`sync_threads_and`], [`sync_threads_or`], [`sync_warp`] | `__syncthreads`, `__syncthreads_count/and/or`, `__syncwarp` |
+//! | fences | [`thread_fence_block`], [`thread_fence`], [`thread_fence_system`] | `__threadfence_block`, `__threadfence`, `__threadfence_system` |
+//! | warp | [`shfl_sync`], [`shfl_up_sync`], [`shfl_down_sync`], [`shfl_xor_sync`], [`all_sync`], [`any_sync`], [`uni_sync`], [`ballot_sync`], [`active_mask`] | `__shfl_*_sync`, `__all_sync`, ... `__activemask` |
+//! | shared memory | [`shared_array`], [`dynamic_shared`] | `__shared__ T a[N]`, `extern __shared__ T a[]` |
+//! | time | [`clock`], [`clock64`], [`global_timer`], [`nanosleep`] | `clock()`, `clock64()`, `%globaltimer`, `__nanosleep` |
+//! | stop | [`trap`] | `__trap()` |
+//! | math | [`math`] (accurate, what `x.sin()` calls), [`fast`] (approximate) | `sinf`, ..., `__sinf`, ... |
+//! | inline PTX | [`ptx_asm!`](crate::ptx_asm) | `asm()` |
+
+pub mod fast;
+pub mod host;
+pub mod math;
+
+mod asm;
+mod index;
+mod shared;
+mod sync;
+mod time;
+mod warp;
+
+pub use index::*;
+pub use shared::*;
+pub use sync::*;
+pub use time::*;
+pub use warp::*;
+
+pub use crate::ptx_asm;
+#[doc(hidden)]
+pub use asm::asm_on_host;

@@ -1,0 +1,375 @@
+//! The device math library (`ptx_runtime::device::math`): its accuracy, measured on the host
+//! (the same Rust the device runs) against references, and its device code equal to the
+//! host's bit for bit.
+
+use crate::tools::assemble;
+use ptx_runtime::device::math::*;
+use ptx_runtime::device::*;
+use ptx_runtime::{kernel, DeviceBuffer, LaunchConfig};
+
+/// `2^k` for any `k` an `f64` has (subnormal powers included, where `powi` underflows).
+fn pow2(k: i32) -> f64 {
+    if k >= -1022 {
+        f64::from_bits(((k + 1023) as u64) << 52)
+    } else {
+        f64::from_bits(1u64 << (k + 1074))
+    }
+}
+
+/// The binary exponent of `x` (of its leading bit, for subnormals too).
+fn exponent(x: f64) -> i32 {
+    let b = x.abs().to_bits();
+    let e = (b >> 52) as i32;
+    if e == 0 {
+        -1074 + 63 - b.leading_zeros() as i32
+    } else {
+        e - 1023
+    }
+}
+
+/// Distance in units in the last place of `want` (an `f64` approximation of the exact value
+/// of an `f32` function) of the `f32` result `got`.
+fn ulps_f32(got: f32, want: f64) -> f64 {
+    if got.is_nan() && want.is_nan() || got as f64 == want {
+        return 0.0;
+    }
+    if got.is_nan() || want.is_nan() || got.is_infinite() || want.is_infinite() {
+        // An infinity where the exact value is finite but beyond f32::MAX: fine if it rounds so.
+        if got.is_infinite() && (want as f32).is_infinite() && got.signum() as f64 == want.signum() {
+            return 0.0;
+        }
+        return f64::INFINITY;
+    }
+    (got as f64 - want).abs() / pow2((exponent(want).max(-126) - 23).max(-149))
+}
+
+/// Distance in ulps of `want` between two `f64`s.
+fn ulps_f64(got: f64, want: f64) -> f64 {
+    if got.is_nan() && want.is_nan() || got == want {
+        return 0.0;
+    }
+    if got.is_nan() || want.is_nan() || got.is_infinite() || want.is_infinite() {
+        return f64::INFINITY;
+    }
+    (got - want).abs() / pow2((exponent(want).max(-1022) - 52).max(-1074))
+}
+
+/// Deterministic inputs in `[lo, hi]`, uniform and log-uniform, plus the edges.
+fn inputs(lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    let mut v = vec![lo, hi, 0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 1e-300, -1e-300, 5e-324, 1e-40, 100.0, -100.0];
+    v.retain(|x| *x >= lo && *x <= hi);
+    let mut s = 0x853c_49e6_748f_ea9bu64;
+    for i in 0..n {
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let u = (s >> 11) as f64 / (1u64 << 53) as f64;
+        let x = if i % 2 == 0 {
+            lo + (hi - lo) * u
+        } else {
+            // Log-uniform magnitude within the range's magnitude, random sign where allowed.
+            let top = hi.abs().max(lo.abs()).max(1e-300);
+            let mag = (1e-30f64.ln() + (top.ln() - 1e-30f64.ln()) * u).exp();
+            if s & 1 == 0 && lo < 0.0 { -mag } else { mag }
+        };
+        if x >= lo && x <= hi {
+            v.push(x);
+        }
+    }
+    v
+}
+
+struct Worst {
+    name: &'static str,
+    ulps: f64,
+    at: f64,
+}
+
+fn worst_f32(name: &'static str, f: impl Fn(f32) -> f32, reference: impl Fn(f64) -> f64, xs: &[f64]) -> Worst {
+    let mut w = Worst { name, ulps: 0.0, at: 0.0 };
+    for &x in xs {
+        let x = x as f32;
+        let e = ulps_f32(f(x), reference(x as f64));
+        if e > w.ulps {
+            w = Worst { name, ulps: e, at: x as f64 };
+        }
+    }
+    w
+}
+
+fn worst_f64(name: &'static str, f: impl Fn(f64) -> f64, reference: impl Fn(f64) -> f64, xs: &[f64]) -> Worst {
+    let mut w = Worst { name, ulps: 0.0, at: 0.0 };
+    for &x in xs {
+        let e = ulps_f64(f(x), reference(x));
+        if e > w.ulps {
+            w = Worst { name, ulps: e, at: x };
+        }
+    }
+    w
+}
+
+const N: usize = 40_000;
+
+#[test]
+fn f32_functions_are_within_their_documented_ulps() {
+    // The reference is std's f64 function of the same input: an f64 approximation of the exact
+    // value, good to ~2^-29 f32 ulp.
+    let wide = inputs(-1e30, 1e30, N);
+    let pos = inputs(0.0, 3e38, N);
+    let exp_range = inputs(-105.0, 90.0, N);
+    let trig = inputs(-1e6, 1e6, N);
+    let huge = inputs(-3e38, 3e38, N);
+    let unit = inputs(-1.0, 1.0, N);
+    let results = [
+        worst_f32("exp", exp_f32, f64::exp, &exp_range),
+        worst_f32("exp2", exp2_f32, f64::exp2, &inputs(-160.0, 130.0, N)),
+        worst_f32("exp_m1", exp_m1_f32, f64::exp_m1, &exp_range),
+        worst_f32("ln", ln_f32, f64::ln, &pos),
+        worst_f32("log2", log2_f32, f64::log2, &pos),
+        worst_f32("log10", log10_f32, f64::log10, &pos),
+        worst_f32("ln_1p", ln_1p_f32, f64::ln_1p, &inputs(-0.999, 1e30, N)),
+        worst_f32("sin", sin_f32, f64::sin, &trig),
+        worst_f32("cos", cos_f32, f64::cos, &trig),
+        worst_f32("tan", tan_f32, f64::tan, &trig),
+        worst_f32("sin (huge)", sin_f32, f64::sin, &huge),
+        worst_f32("cos (huge)", cos_f32, f64::cos, &huge),
+        worst_f32("atan", atan_f32, f64::atan, &wide),
+        worst_f32("asin", asin_f32, f64::asin, &unit),
+        worst_f32("acos", acos_f32, f64::acos, &unit),
+        worst_f32("sinh", sinh_f32, f64::sinh, &inputs(-90.0, 90.0, N)),
+        worst_f32("cosh", cosh_f32, f64::cosh, &inputs(-90.0, 90.0, N)),
+        worst_f32("tanh", tanh_f32, f64::tanh, &inputs(-20.0, 20.0, N)),
+        worst_f32("powf(x, 2.5)", |x| powf_f32(x, 2.5), |x| x.powf(2.5), &inputs(0.0, 1e15, N)),
+        worst_f32("powf(1.0001, y)", |y| powf_f32(1.0001, y), |y| 1.0001f32 as f64 * 0.0 + (1.0001f32 as f64).powf(y), &inputs(-8e5, 8e5, N)),
+        worst_f32("hypot(x, 3)", |x| hypot_f32(x, 3.0), |x| x.hypot(3.0), &wide),
+    ];
+    let mut report = String::new();
+    for r in &results {
+        report.push_str(&format!("{:>16}: {:.3} ulp (at {:e})\n", r.name, r.ulps, r.at));
+    }
+    println!("{report}");
+    for r in &results {
+        assert!(r.ulps <= 1.0, "{} is off by {} ulp at {:e}\n{report}", r.name, r.ulps, r.at);
+    }
+}
+
+#[test]
+fn f64_functions_agree_with_std() {
+    // Against std (the platform's libm): the bound is the library's plus the reference's own
+    // error (under 1 ulp for glibc).
+    let exp_range = inputs(-745.0, 709.0, N);
+    let pos = inputs(0.0, 1e308, N);
+    let trig = inputs(-1e6, 1e6, N);
+    let huge = inputs(-1e300, 1e300, N);
+    let results = [
+        (worst_f64("exp", exp_f64, f64::exp, &exp_range), 1.0),
+        (worst_f64("exp2", exp2_f64, f64::exp2, &inputs(-1074.0, 1023.0, N)), 1.0),
+        (worst_f64("exp_m1", exp_m1_f64, f64::exp_m1, &exp_range), 2.0),
+        (worst_f64("ln", ln_f64, f64::ln, &pos), 1.0),
+        (worst_f64("log2", log2_f64, f64::log2, &pos), 1.0),
+        (worst_f64("log10", log10_f64, f64::log10, &pos), 1.0),
+        (worst_f64("ln_1p", ln_1p_f64, f64::ln_1p, &inputs(-0.999, 1e300, N)), 2.0),
+        (worst_f64("sin", sin_f64, f64::sin, &trig), 1.0),
+        (worst_f64("cos", cos_f64, f64::cos, &trig), 1.0),
+        (worst_f64("tan", tan_f64, f64::tan, &trig), 2.0),
+        (worst_f64("sin (huge)", sin_f64, f64::sin, &huge), 1.0),
+        (worst_f64("cos (huge)", cos_f64, f64::cos, &huge), 1.0),
+        (worst_f64("atan", atan_f64, f64::atan, &inputs(-1e300, 1e300, N)), 2.0),
+        (worst_f64("asin", asin_f64, f64::asin, &inputs(-1.0, 1.0, N)), 3.0),
+        (worst_f64("acos", acos_f64, f64::acos, &inputs(-1.0, 1.0, N)), 3.0),
+        (worst_f64("sinh", sinh_f64, f64::sinh, &inputs(-710.0, 710.0, N)), 2.0),
+        (worst_f64("cosh", cosh_f64, f64::cosh, &inputs(-710.0, 710.0, N)), 2.0),
+        (worst_f64("tanh", tanh_f64, f64::tanh, &inputs(-30.0, 30.0, N)), 2.0),
+        (worst_f64("powf(x, 2.5)", |x| powf_f64(x, 2.5), |x| x.powf(2.5), &inputs(0.0, 1e100, N)), 1.0),
+        (worst_f64("powf(1.0001, y)", |y| powf_f64(1.0001, y), |y| 1.0001f64.powf(y), &inputs(-7e6, 7e6, N)), 1.0),
+        (worst_f64("hypot(x, 3)", |x| hypot_f64(x, 3.0), |x| x.hypot(3.0), &inputs(-1e300, 1e300, N)), 1.0),
+    ];
+    let mut report = String::new();
+    for (r, bound) in &results {
+        report.push_str(&format!("{:>16}: {:.3} ulp (at {:e}), bound {bound}\n", r.name, r.ulps, r.at));
+    }
+    println!("{report}");
+    for (r, bound) in &results {
+        assert!(r.ulps <= *bound, "{} is off by {} ulp at {:e}\n{report}", r.name, r.ulps, r.at);
+    }
+}
+
+#[test]
+fn exact_functions_are_exact() {
+    for x in inputs(-1e30, 1e30, 5000) {
+        let (a, b) = (x as f32, (x * 0.37 + 1.5) as f32);
+        if b != 0.0 {
+            assert_eq!(fmod_f32(a, b).to_bits(), (a % b).to_bits(), "{a} % {b}");
+        }
+        let (c, d) = (x, x * 0.37 + 1.5);
+        if d != 0.0 {
+            assert_eq!(fmod_f64(c, d).to_bits(), (c % d).to_bits(), "{c} % {d}");
+        }
+        for n in [-5, -1, 0, 1, 2, 3, 7, 30] {
+            assert_eq!(powi_f64(c, n).to_bits(), c.powi(n).to_bits(), "{c}^{n}");
+        }
+    }
+    for k in -1074..1024 {
+        assert_eq!(exp2_f64(k as f64), pow2(k), "2^{k}");
+        assert_eq!(log2_f64(pow2(k)), k as f64, "log2 2^{k}");
+    }
+    for k in -149..128 {
+        assert_eq!(exp2_f32(k as f32), pow2(k) as f32, "2^{k}");
+        assert_eq!(log2_f32(pow2(k) as f32), k as f32, "log2 2^{k}");
+    }
+}
+
+#[test]
+fn special_values_follow_c() {
+    let (inf, nan) = (f64::INFINITY, f64::NAN);
+    for (x, y) in [(0.0, -1.0), (-0.0, -3.0), (-0.0, 3.0), (-1.0, inf), (0.5, -inf), (2.0, -inf), (-inf, -3.0), (-inf, 3.0), (-inf, 2.0), (inf, -0.5), (-8.0, 1.0 / 3.0), (nan, 0.0), (1.0, nan), (-2.0, 3.0), (-2.0, 4.0), (0.0, 0.0)] {
+        let (got, want) = (powf_f64(x, y), x.powf(y));
+        assert!(got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan(), "pow({x}, {y}) = {got}, C says {want}");
+    }
+    for (y, x) in [(0.0, -0.0), (-0.0, -0.0), (0.0, 1.0), (-0.0, -1.0), (1.0, 0.0), (inf, inf), (-inf, -inf), (1.0, -inf), (-1.0, inf), (nan, 1.0)] {
+        let (got, want) = (atan2_f64(y, x), f64::atan2(y, x));
+        assert!(got.to_bits() == want.to_bits() || got.is_nan() && want.is_nan(), "atan2({y}, {x}) = {got}, C says {want}");
+    }
+    for f in [exp_f64, ln_f64, sin_f64, cos_f64, tan_f64, atan_f64, tanh_f64, sinh_f64, cosh_f64, log2_f64, exp_m1_f64, ln_1p_f64] {
+        assert!(f(nan).is_nan());
+    }
+    assert_eq!((ln_f64(0.0), ln_f64(-0.0), ln_f64(inf)), (-inf, -inf, inf));
+    assert!(ln_f64(-1.0).is_nan() && sin_f64(inf).is_nan() && cos_f64(-inf).is_nan());
+    assert_eq!((exp_f64(-inf), exp_f64(inf), exp_f32(-1000.0), exp_f32(1000.0)), (0.0, inf, 0.0, f32::INFINITY));
+    assert_eq!((hypot_f64(inf, nan), hypot_f32(f32::NAN, f32::NEG_INFINITY)), (inf, f32::INFINITY));
+}
+
+// ---- the same functions on the device ----
+
+#[kernel]
+pub fn math_f32(x: &[f32], out: &mut [f32]) {
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i >= x.len() {
+        return;
+    }
+    let v = x[i];
+    let w = x[(i + 1) % x.len()];
+    let r = [
+        v.exp(), v.exp2(), v.exp_m1(), v.ln(), v.log2(), v.log10(), v.ln_1p(), v.sin(), v.cos(), v.tan(),
+        v.atan(), v.atan2(w), v.asin(), v.acos(), v.sinh(), v.cosh(), v.tanh(), v.powf(w), v.powi(-3), v.hypot(w), v % w,
+    ];
+    for k in 0..21 {
+        out[i * 21 + k] = r[k];
+    }
+}
+
+#[kernel]
+pub fn math_f64(x: &[f64], out: &mut [f64]) {
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i >= x.len() {
+        return;
+    }
+    let v = x[i];
+    let w = x[(i + 1) % x.len()];
+    let r = [
+        v.exp(), v.exp2(), v.exp_m1(), v.ln(), v.log2(), v.log10(), v.ln_1p(), v.sin(), v.cos(), v.tan(),
+        v.atan(), v.atan2(w), v.asin(), v.acos(), v.sinh(), v.cosh(), v.tanh(), v.powf(w), v.powi(-3), v.hypot(w), v % w,
+    ];
+    for k in 0..21 {
+        out[i * 21 + k] = r[k];
+    }
+}
+
+/// The library's functions as the host runs them, in the kernels' order.
+fn library_f64(v: f64, w: f64) -> [f64; 21] {
+    [
+        exp_f64(v), exp2_f64(v), exp_m1_f64(v), ln_f64(v), log2_f64(v), log10_f64(v), ln_1p_f64(v), sin_f64(v), cos_f64(v), tan_f64(v),
+        atan_f64(v), atan2_f64(v, w), asin_f64(v), acos_f64(v), sinh_f64(v), cosh_f64(v), tanh_f64(v), powf_f64(v, w), powi_f64(v, -3), hypot_f64(v, w), fmod_f64(v, w),
+    ]
+}
+
+fn library_f32(v: f32, w: f32) -> [f32; 21] {
+    [
+        exp_f32(v), exp2_f32(v), exp_m1_f32(v), ln_f32(v), log2_f32(v), log10_f32(v), ln_1p_f32(v), sin_f32(v), cos_f32(v), tan_f32(v),
+        atan_f32(v), atan2_f32(v, w), asin_f32(v), acos_f32(v), sinh_f32(v), cosh_f32(v), tanh_f32(v), powf_f32(v, w), powi_f32(v, -3), hypot_f32(v, w), fmod_f32(v, w),
+    ]
+}
+
+fn device_inputs() -> Vec<f64> {
+    let mut v = inputs(-50.0, 50.0, 150);
+    v.extend(inputs(-1e20, 1e20, 60));
+    v.extend([f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.75, -0.25, 3.0, 1e300]);
+    v
+}
+
+#[test]
+fn device_code_computes_what_the_host_computes() {
+    assemble("math_f32", math_f32::PTX);
+    assemble("math_f64", math_f64::PTX);
+    let xs = device_inputs();
+    let n = xs.len();
+    let x32: Vec<f32> = xs.iter().map(|v| *v as f32).collect();
+    let stream = crate::body_exec::cpu_stream();
+    let blocks = n.div_ceil(64) as u32;
+    let b64 = DeviceBuffer::from_slice(&stream, &xs).unwrap();
+    let mut o64 = DeviceBuffer::<f64>::zeroed(&stream, n * 21).unwrap();
+    math_f64::launch(&stream, LaunchConfig::new(blocks, 64), &b64, &mut o64).unwrap();
+    let b32 = DeviceBuffer::from_slice(&stream, &x32).unwrap();
+    let mut o32 = DeviceBuffer::<f32>::zeroed(&stream, n * 21).unwrap();
+    math_f32::launch(&stream, LaunchConfig::new(blocks, 64), &b32, &mut o32).unwrap();
+    let (d64, d32) = (o64.to_vec().unwrap(), o32.to_vec().unwrap());
+    for i in 0..n {
+        let (h64, h32) = (library_f64(xs[i], xs[(i + 1) % n]), library_f32(x32[i], x32[(i + 1) % n]));
+        for k in 0..21 {
+            let (d, h) = (d64[i * 21 + k], h64[k]);
+            assert!(d.to_bits() == h.to_bits() || d.is_nan() && h.is_nan(), "f64 function {k} of {}: device {d:e}, host {h:e}", xs[i]);
+            let (d, h) = (d32[i * 21 + k], h32[k]);
+            assert!(d.to_bits() == h.to_bits() || d.is_nan() && h.is_nan(), "f32 function {k} of {}: device {d:e}, host {h:e}", x32[i]);
+        }
+    }
+}
+
+// ---- fast approximations, by explicit choice ----
+
+#[kernel]
+pub fn fast_math(x: &[f32], out: &mut [f32]) {
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i >= x.len() {
+        return;
+    }
+    let v = x[i];
+    let r = [
+        fast::sin(v), fast::cos(v), fast::tan(v * 0.4), fast::exp2(v), fast::exp(v), fast::log2(v.abs() + 0.5), fast::ln(v.abs() + 0.5),
+        fast::rsqrt(v.abs() + 0.5), fast::sqrt(v.abs()), fast::recip(v + 10.0), fast::div(v, 3.0), fast::tanh(v), fast::powf(v.abs() + 0.5, 1.7),
+    ];
+    for k in 0..13 {
+        out[i * 13 + k] = r[k];
+    }
+}
+
+#[test]
+fn fast_functions_are_single_approximate_instructions_within_ptxs_bounds() {
+    let ptx = fast_math::PTX;
+    assemble("fast_math", ptx);
+    for inst in ["sin.approx.f32", "cos.approx.f32", "ex2.approx.f32", "lg2.approx.f32", "rsqrt.approx.f32", "sqrt.approx.f32", "rcp.approx.f32", "div.full.f32", "tanh.approx.f32"] {
+        assert!(ptx.contains(inst), "{inst} missing:\n{ptx}");
+    }
+    // `tanh.approx` needs PTX ISA 7.0: the module says so.
+    assert!(ptx.starts_with(".version 7.0\n"), "{}", &ptx[..40]);
+    // And they are not what `x.sin()` is.
+    assert!(!math_f32::PTX.contains(".approx"), "the accurate functions use no approximate instruction");
+    let xs: Vec<f32> = (0..256).map(|i| (i as f32 - 128.0) * 0.0245).collect();
+    let stream = crate::body_exec::cpu_stream();
+    let xb = DeviceBuffer::from_slice(&stream, &xs).unwrap();
+    let mut ob = DeviceBuffer::<f32>::zeroed(&stream, 256 * 13).unwrap();
+    fast_math::launch(&stream, LaunchConfig::new(4, 64), &xb, &mut ob).unwrap();
+    let out = ob.to_vec().unwrap();
+    for (i, &v) in xs.iter().enumerate() {
+        let v64 = v as f64;
+        let want = [
+            v64.sin(), v64.cos(), ((v * 0.4) as f64).tan(), v64.exp2(), v64.exp(), ((v.abs() + 0.5) as f64).log2(), ((v.abs() + 0.5) as f64).ln(),
+            1.0 / ((v.abs() + 0.5) as f64).sqrt(), (v.abs() as f64).sqrt(), 1.0 / (v + 10.0) as f64, v64 / 3.0, v64.tanh(), ((v.abs() + 0.5) as f64).powf(1.7),
+        ];
+        // The PTX ISA's error bounds: sin/cos 2^-20.9 absolute in [-π, π]; ex2 and lg2 2 ulp
+        // (plus the rounding of the argument's scaling); tanh 2^-10.987 relative.
+        let tol = [2e-6, 2e-6, 1e-5, 1e-6, 5e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 6e-4, 1e-5];
+        for k in 0..13 {
+            let got = out[i * 13 + k] as f64;
+            let err = (got - want[k]).abs() / want[k].abs().max(1.0);
+            assert!(err <= tol[k], "fast function {k} of {v}: {got} vs {}", want[k]);
+        }
+    }
+}

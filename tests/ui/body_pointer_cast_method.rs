@@ -1,0 +1,9 @@
+use ptx_runtime::kernel;
+
+#[kernel]
+pub fn k(p: *const f32, out: *mut u32) {
+    let q = p.cast::<u32>();
+    unsafe { *out = *q };
+}
+
+fn main() {}
