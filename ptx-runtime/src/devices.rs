@@ -138,6 +138,15 @@ impl Device {
         }
     }
 
+    /// The CUDA JIT's informational log for `kernel` (registers, spills, as ptxas reports
+    /// them), loading its module if needed. `None` on the CPU backend.
+    pub fn jit_info_log(&self, kernel: &'static Kernel) -> Result<Option<String>> {
+        match &self.backend {
+            DeviceBackend::Cuda(d) => Ok(Some(d.module(kernel)?.info_log.clone())),
+            DeviceBackend::Cpu(_) => Ok(None),
+        }
+    }
+
     /// Number of kernel modules loaded on this device so far (each kernel's once).
     pub fn modules_loaded(&self) -> usize {
         match &self.backend {

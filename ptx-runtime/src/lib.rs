@@ -68,3 +68,8 @@ pub mod vector;
 
 #[doc(hidden)]
 pub mod __private;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;

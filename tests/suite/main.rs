@@ -24,4 +24,5 @@ mod cpu_ptx;
 mod cpu_syscalls;
 mod cpu_warp;
 mod expansion;
+mod gpu;
 mod runtime;

@@ -66,7 +66,7 @@ fn field(line: &str, key: &str) -> Option<String> {
 
 fn run_script(names: &[String]) -> String {
     let mut s = String::from(
-        "#!/usr/bin/env bash\n# Runs the packed tests and examples on the CUDA backend.\nset -u\ncd \"$(dirname \"$0\")/../..\"\nlogs=${OUT:-gpu-logs}\nmkdir -p \"$logs\"\nexport PTX_DEVICE=cuda PTX_TOOLS_REQUIRED=\nnvidia-smi > \"$logs/nvidia-smi.txt\" 2>&1\nstatus=0\n",
+        "#!/usr/bin/env bash\n# Runs the packed tests and examples on the CUDA backend.\nset -u\ncd \"$(dirname \"$0\")/../..\"\nlogs=${OUT:-gpu-logs}\nmkdir -p \"$logs\"\nexport PTX_DEVICE=cuda PTX_REQUIRE_GPU=1 PTX_TOOLS_REQUIRED=\nnvidia-smi > \"$logs/nvidia-smi.txt\" 2>&1\nstatus=0\n",
     );
     for n in names {
         let args = if n.starts_with("test-") { " --test-threads=4" } else { "" };

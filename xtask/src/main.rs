@@ -2,7 +2,8 @@
 //!
 //! - `test`: finds `ptxas`/`nvcc` (PATH, then `$CUDA_PATH/bin`, then `target/cuda-tools`),
 //!   installs NVIDIA's PyPI wheels into `target/cuda-tools` when none is found, and runs the
-//!   whole test suite with them. With `CI=true` a missing tool fails the run.
+//!   whole test suite with them, then every example (each verifies its own result). With
+//!   `CI=true` a missing tool fails the run.
 //! - `tools`: installs the tools if needed and prints where they are, as shell exports.
 //! - `gpu-pack`: release test binaries and examples plus a `run.sh`, to carry to a GPU machine.
 //! - `bench-cpu`: the CPU backend's benchmark (`benches/cpu_interp.rs`) in release mode:
@@ -62,7 +63,26 @@ fn test(extra: &[String]) -> Result<(), String> {
         // Tests fail rather than skip when a tool they need is missing.
         cmd.env("PTX_TOOLS_REQUIRED", "1");
     }
-    run(&mut cmd)
+    run(&mut cmd)?;
+    if extra.is_empty() {
+        run_examples()?;
+    }
+    Ok(())
+}
+
+/// Every example runs and verifies its own result (on the CPU backend where there is no GPU).
+fn run_examples() -> Result<(), String> {
+    let dir = tools::workspace_root().join("examples");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".rs").map(str::to_owned))
+        .collect();
+    names.sort();
+    for name in names {
+        eprintln!("xtask: example {name}");
+        run(Command::new(cargo()).args(["run", "--quiet", "--example", &name]))?;
+    }
+    Ok(())
 }
 
 pub fn cargo() -> String {

@@ -35,7 +35,7 @@ pub(crate) fn driver_present() -> bool {
 pub(crate) fn device_count() -> Result<usize> {
     if !driver_present() {
         return Err(Error::NoDriver {
-            detail: "libcuda could not be loaded (no NVIDIA driver on this machine); use `Device::cpu()` to run on the CPU backend".into(),
+            detail: "libcuda could not be loaded (no NVIDIA driver on this machine); use `Device::cpu()` (or `PTX_DEVICE=cpu`) to run on the CPU backend".into(),
         });
     }
     result::init().map_err(|e| driver_error("cuInit", e))?;
