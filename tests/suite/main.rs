@@ -25,3 +25,7 @@ mod cpu_syscalls;
 mod cpu_warp;
 mod expansion;
 mod runtime;
+mod sys_assert;
+mod sys_atomics;
+mod sys_heap;
+mod sys_printf;
