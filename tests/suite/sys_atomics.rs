@@ -696,3 +696,41 @@ fn a_compare_exchange_spin_lock_protects_a_counter() {
     let host_total = 2 * 32 * iterations as u64;
     assert_eq!(c, [host_total, (0..host_total).fold(0u64, |c, _| c.wrapping_mul(3).wrapping_add(1))]);
 }
+
+/// A device function's pointer parameter is a generic address: its atomics name no state
+/// space (`atom.<sem>.<scope>.<op>.<type>`), and work on global and shared memory alike.
+#[ptx_runtime::device_fn]
+pub fn bump(p: *mut u32, by: u32) -> u32 {
+    unsafe { atomic::fetch_add(p, by, Ordering::AcqRel, Scope::Device) }
+}
+
+#[kernel]
+pub fn bumps(c: &mut [u32], olds: &mut [u32]) {
+    let t = thread_idx_x() as usize;
+    let mut s = unsafe { shared_array::<u32, 1>() };
+    if t == 0 {
+        s[0] = 0;
+    }
+    sync_threads();
+    olds[t] = bump(&mut c[0], 1);
+    bump(s.as_mut_ptr(), 2);
+    sync_threads();
+    if t == 0 {
+        c[1] = s[0];
+    }
+}
+
+#[test]
+fn generic_addresses_take_the_generic_form() {
+    assemble("bump", bump::PTX);
+    assemble("bumps", bumps::PTX);
+    let f = &bump::PTX[bump::PTX.find(".func").unwrap()..];
+    assert!(f.contains("atom.acq_rel.gpu.add.u32"), "{f}");
+    let mut k = Harness::new(bumps::PTX);
+    let c = k.zeroed::<u32>(2);
+    let olds = k.zeroed::<u32>(N);
+    k.launch(bumps::ENTRY, [1, 1, 1], [N as u32, 1, 1], 0, &[c.slice(), olds.slice()]).unwrap();
+    let mut o: Vec<u32> = k.download(olds);
+    o.sort();
+    assert_eq!((k.download::<u32>(c), o), (vec![N as u32, 2 * N as u32], (0..N as u32).collect::<Vec<_>>()));
+}

@@ -178,6 +178,12 @@ pub fn plain() {
     printf!("100%% plain\n");
 }
 
+/// `%s` with a pointer to a NUL-terminated string in device memory, `%p` with a pointer.
+#[kernel]
+pub fn named(name: *const u8, p: *const u32) {
+    printf!("[%s] [%.3s] %p\n", name, name, p);
+}
+
 #[test]
 fn a_format_without_arguments_passes_no_buffer() {
     assemble("plain", plain::PTX);
@@ -186,6 +192,15 @@ fn a_format_without_arguments_passes_no_buffer() {
     let k = Harness::new(plain::PTX);
     k.launch(plain::ENTRY, [1, 1, 1], [2, 1, 1], 0, &[]).unwrap();
     assert_eq!(k.printf(), "100% plain\n100% plain\n");
+}
+
+#[test]
+fn strings_and_pointers_in_device_memory_print() {
+    assemble("named", named::PTX);
+    let mut k = Harness::new(named::PTX);
+    let s = k.upload(b"device\0");
+    k.launch(named::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[s.ptr(), s.ptr()]).unwrap();
+    assert_eq!(k.printf(), format!("[device] [dev] {:#x}\n", s.addr));
 }
 
 /// A device function that prints: its module declares `vprintf` once, however many functions
@@ -204,6 +219,7 @@ pub fn twice(n: u32) {
 #[test]
 fn every_module_declares_vprintf_once() {
     assemble("twice", twice::PTX);
+    assemble("report", report::PTX);
     assert_eq!(twice::PTX.matches(".extern .func (.param .b32 func_retval0) vprintf(").count(), 1, "{}", twice::PTX);
     assert_eq!(strings(twice::PTX), ["kernel %u\n", "report %u\n"]);
     let k = Harness::new(twice::PTX);
