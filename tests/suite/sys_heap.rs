@@ -58,7 +58,7 @@ fn the_host_definitions_allocate_host_memory() {
     host::run([2, 1, 1], [32, 1, 1], 0, || scratch(20, unsafe { o.get() }));
     assert!(out.iter().enumerate().all(|(t, &s)| s == want(t, 20)), "{out:?}");
     let p = malloc::<u8>(0);
-    assert!(!p.is_null() && p as usize % 16 == 0);
+    assert!(!p.is_null() && (p as usize).is_multiple_of(16));
     unsafe { free(p) };
     assert!(malloc::<u64>(usize::MAX / 4).is_null(), "an impossible size is null, not a panic");
 }
