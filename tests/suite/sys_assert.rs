@@ -77,6 +77,7 @@ pub fn compare(a: &[i32], b: &[i32]) {
 pub fn differ(a: u64, b: u64, x: f32) {
     assert_ne!(a, b, "must differ");
     assert_eq!(x, 0.5f32);
+    assert_eq!(a > 100, b > 100);
 }
 
 #[test]
@@ -105,6 +106,10 @@ fn assert_eq_and_assert_ne_print_both_values() {
     assert_eq!(message, "assertion `left == right` failed");
     assert!(k.printf().starts_with("  left: 0.25\n right: 0.5\n"));
     k.launch(differ::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[arg(7u64), arg(8u64), arg(0.5f32)]).unwrap();
+    // `bool`s print as Rust prints them.
+    let (message, ..) = assert_error(k.launch(differ::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[arg(7u64), arg(800u64), arg(0.5f32)]));
+    assert!(k.printf().starts_with("  left: false\n right: true\n"));
+    assert_eq!(host_panic(|| differ(7, 800, 0.5)), format!("{message}\n  left: false\n right: true"));
 }
 
 #[kernel]

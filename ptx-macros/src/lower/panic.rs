@@ -162,7 +162,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 
     /// A failure block for one assertion; `values` are printed first (`  left: ..`,
-    /// ` right: ..`, as Rust's message for `assert_eq!` shows them).
+    /// ` right: ..`, as Rust's message for `assert_eq!` shows them: integers in decimal, `bool`s
+    /// as `true`/`false`, floats with `%.9g`/`%.17g`, pointers with `%p`).
     fn new_fail_block(&mut self, message: TokenStream, span: Span, values: Option<(&Ty, Val, Val)>) -> BlockId {
         self.cold_block(|l| l.fail_with_values(message, span, values))
     }
@@ -171,6 +172,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         if let Some((ty, l, r)) = values {
             let conv = match ty {
                 Ty::Ptr { .. } => "%p",
+                Ty::Scalar(Scalar::Bool) => "%s",
                 Ty::Scalar(Scalar::F32) => "%.9g",
                 Ty::Scalar(Scalar::F64) => "%.17g",
                 Ty::Scalar(s) if s.size() == 8 && s.is_signed() => "%lld",

@@ -114,10 +114,18 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         Val::Unit
     }
 
-    /// `printf` of values already computed (an `assert_eq!`'s operands), all of type `ty`.
+    /// `printf` of values already computed (an `assert_eq!`'s operands), all of type `ty`; a
+    /// `bool` is passed as the string `true` or `false` (for `%s`), as Rust prints it.
     pub fn print_values(&mut self, format: &str, ty: &Ty, values: &[Val]) {
         let mut packed = Vec::new();
         for v in values {
+            if let Ty::Scalar(Scalar::Bool) = ty {
+                let (t, f) = (self.string_const(quote!("true")), self.string_const(quote!("false")));
+                let p = self.pred(v);
+                let s = self.b.op1("selp.b64", RegClass::B64, vec![t, f, Arg::Reg(p)]);
+                packed.push(Packed { arg: Arg::Reg(s), ty: ".u64", size: 8 });
+                continue;
+            }
             match self.promote(v, ty) {
                 Some(p) => packed.push(p),
                 None => return,
