@@ -38,10 +38,19 @@ pub enum Piece<'a> {
     Funcs(&'a [&'a FnNode]),
     /// Several pieces.
     Seq(&'a [Piece<'a>]),
+    /// The bytes of a string and a terminating NUL, as the size and initializer of a `.b8`
+    /// array: `[3] = {104, 105, 0}` for `"hi"` (C string constants: `printf` formats,
+    /// assertion messages and locations).
+    CString(&'a str),
 }
 
 /// A device function as a node of the static call graph. Every `#[device_fn]` defines one as a
 /// `static`, so recursive and mutually recursive functions can name each other.
+///
+/// A node with an empty `body` is a module-scope declaration a function needs, not a function
+/// definition: a system call's `.extern .func` prototype (`syscall::VPRINTF_NODE`, ...) or a
+/// string constant (`.global .align 1 .b8 name[N] = {...}`). [`Piece::Funcs`] declares it once
+/// with the prototypes and defines nothing for it.
 #[derive(Debug)]
 pub struct FnNode {
     /// The function's symbol; two nodes with the same symbol are the same function.
@@ -283,6 +292,10 @@ impl<'b> Sink<'b> {
                 }
                 i = 0;
                 while i < r.len {
+                    if r.get(i).body.is_empty() {
+                        i += 1;
+                        continue;
+                    }
                     self.byte(b'\n');
                     self.str(r.get(i).prototype);
                     self.byte(b'\n');
@@ -292,6 +305,19 @@ impl<'b> Sink<'b> {
                 }
             }
             Piece::Seq(ps) => self.pieces(ps),
+            Piece::CString(text) => {
+                let b = text.as_bytes();
+                self.byte(b'[');
+                self.dec(b.len() as u64 + 1);
+                self.str("] = {");
+                let mut i = 0;
+                while i < b.len() {
+                    self.dec(b[i] as u64);
+                    self.str(", ");
+                    i += 1;
+                }
+                self.str("0}");
+            }
         }
     }
 }
@@ -368,6 +394,24 @@ mod tests {
     static A: FnNode = FnNode { symbol: "a", prototype: ".func a()", body: "{ ret; }", callees: &[&B, &A], isa: Isa::new(6, 3) };
     static B: FnNode = FnNode { symbol: "b", prototype: ".func b()", body: "{ ret; }", callees: &[&A, &C], isa: Isa::new(7, 8) };
     static C: FnNode = FnNode { symbol: "c", prototype: ".func c()", body: "{ ret; }", callees: &[], isa: Isa::new(6, 3) };
+
+    static S: FnNode = FnNode { symbol: "s", prototype: ".global .align 1 .b8 s[3] = {104, 105, 0}", body: "", callees: &[], isa: Isa::ABI_CALLS };
+    static D: FnNode = FnNode { symbol: "d", prototype: ".func d()", body: "{ ret; }", callees: &[&S, &crate::syscall::VPRINTF_NODE], isa: Isa::new(6, 3) };
+    static E: FnNode = FnNode { symbol: "e", prototype: ".func e()", body: "{ ret; }", callees: &[&crate::syscall::VPRINTF_NODE], isa: Isa::new(6, 3) };
+
+    #[test]
+    fn declarations_are_declared_once_and_never_defined() {
+        let text = render(&[Piece::Funcs(&[&D, &E])]);
+        assert_eq!(text.matches(".global .align 1 .b8 s[3] = {104, 105, 0};\n").count(), 1, "{text}");
+        assert_eq!(text.matches(crate::syscall::VPRINTF).count(), 1, "{text}");
+        assert_eq!(text.matches("vprintf").count(), 3, "one prototype, no definition: {text}");
+    }
+
+    #[test]
+    fn c_strings_end_in_nul() {
+        assert_eq!(render(&[Piece::Str("x"), Piece::CString("hi")]), "x[3] = {104, 105, 0}");
+        assert_eq!(render(&[Piece::CString("")]), "[1] = {0}");
+    }
 
     #[test]
     fn every_reachable_function_exactly_once_despite_cycles() {

@@ -151,6 +151,31 @@ const STATEMENTS: &[&str] = &[
     "match acc { _ => {} }",
     "let o = x.iter().sum::<f32>();",
     "let bad = 1 + ;",
+    "printf!(\"%d %f %s %p %lu\\n\", o, acc, \"s\", p, i);",
+    "printf!(\"%d\\n\");",
+    "printf!(\"%Lf %n %\", acc);",
+    "printf!(fmt, 1);",
+    "printf!();",
+    "assert!(acc > 0.0);",
+    "assert!(acc > 0.0, \"msg {{}}\");",
+    "assert!(acc > 0.0, \"x = {}\", acc);",
+    "assert_eq!(o, 3, \"same\");",
+    "assert_ne!(x.as_ptr(), p);",
+    "assert_eq!(s, s);",
+    "debug_assert!(o < 2);",
+    "panic!();",
+    "unreachable!(\"never\");",
+    "todo!(1);",
+    "let pm = malloc::<f32>(4); unsafe { free(pm) };",
+    "let pm = malloc::<S>(o as usize);",
+    "let pm = malloc(4);",
+    "unsafe { atomic::fetch_add(&mut out[0], 1.0, Ordering::Relaxed, Scope::Device) };",
+    "let old = unsafe { atomic::compare_exchange(&mut out[0], 0.0, 1.0, Ordering::AcqRel, Ordering::Release, Scope::Block) };",
+    "let pb = malloc::<i16>(4); let v16 = unsafe { atomic::fetch_max(pb, 3, Ordering::SeqCst, Scope::System) };",
+    "atomic::fence(Ordering::Relaxed, Scope::Device);",
+    "atomic::fence(order, Scope::Device);",
+    "let ld = unsafe { atomic::load(x.as_ptr(), Ordering::Release, Scope::Block) };",
+    "unsafe { atomic::store(&mut out[1], acc, Ordering::SeqCst) };",
 ];
 
 /// What the fetch chain would have found for the names the statements use: the device API,
@@ -161,7 +186,10 @@ const FOUND: &str = "([thread_idx_x] { @api thread_idx_x }) ([block_idx_x] { @ap
     ([shfl_down_sync] { @api shfl_down_sync }) ([ballot_sync] { @api ballot_sync }) \
     ([helper] { @fn helper ([u32] [u32]) [] }) ([m::f] { @fn f ([f32]) [S] }) \
     ([Foo] { @struct Foo named 0 { a [u32] b [[u8; 3]] } }) ([Tuple] { @struct Tuple tuple 0 { 0 [u8] 1 [f64] } }) \
-    ([S] { @struct S named 16 { a [f32] inner [Foo] p [*mut S] } })";
+    ([S] { @struct S named 16 { a [f32] inner [Foo] p [*mut S] } }) \
+    ([malloc] { @api malloc }) ([free] { @api free }) ([atomic::fetch_add] { @api atomic_fetch_add }) \
+    ([atomic::compare_exchange] { @api atomic_compare_exchange }) ([atomic::fetch_max] { @api atomic_fetch_max }) \
+    ([atomic::fence] { @api atomic_fence }) ([atomic::load] { @api atomic_load }) ([atomic::store] { @api atomic_store })";
 
 /// A compile round with `FOUND` known, so bodies reach the lowering and the writer. Returns
 /// how many of the two kinds compiled to PTX.

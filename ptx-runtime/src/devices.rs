@@ -147,6 +147,32 @@ impl Device {
         }
     }
 
+    /// Sets the size of the device heap that device code's `malloc` allocates from (PTX
+    /// Interoperability §3), in bytes. CUDA: `cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE)` (8 MiB
+    /// by default; it must be set before a kernel that uses `malloc` is launched). CPU backend:
+    /// [`CpuDevice::set_heap_size`], which fails while blocks from an earlier launch are still
+    /// allocated.
+    pub fn set_heap_size(&self, bytes: usize) -> Result<()> {
+        match &self.backend {
+            DeviceBackend::Cuda(d) => d
+                .ctx
+                .set_limit(cudarc::driver::sys::CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE, bytes)
+                .map_err(|e| cuda::driver_error("cuCtxSetLimit", e)),
+            DeviceBackend::Cpu(c) => c.device.set_heap_size(bytes),
+        }
+    }
+
+    /// The size of the device heap, in bytes (see [`set_heap_size`](Device::set_heap_size)).
+    pub fn heap_size(&self) -> Result<usize> {
+        match &self.backend {
+            DeviceBackend::Cuda(d) => d
+                .ctx
+                .get_limit(cudarc::driver::sys::CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE)
+                .map_err(|e| cuda::driver_error("cuCtxGetLimit", e)),
+            DeviceBackend::Cpu(c) => Ok(c.device.heap_size()),
+        }
+    }
+
     /// Number of kernel modules loaded on this device so far (each kernel's once).
     pub fn modules_loaded(&self) -> usize {
         match &self.backend {

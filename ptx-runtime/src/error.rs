@@ -27,7 +27,9 @@ pub enum Error {
     Unsupported { instruction: String, line: usize },
     /// A kernel faulted while running.
     Fault(Fault),
-    /// A device-side assertion failed (`__assertfail`).
+    /// A device-side assertion failed (`__assertfail`: `assert!`, `panic!`, a failed bounds
+    /// check). The CPU backend reports the message, file, line and function; CUDA reports only
+    /// that one failed (`file` empty, `line` 0, the driver prints the details to stdout).
     Assert { message: String, file: String, line: u32, function: String },
     /// Any other CUDA driver error: the call, CUDA's error name and message.
     Cuda { call: &'static str, name: String, message: String },
@@ -115,6 +117,7 @@ impl fmt::Display for Error {
                 write!(f, "the CPU backend does not implement `{instruction}` (PTX line {line})")
             }
             Error::Fault(fault) => fault.fmt(f),
+            Error::Assert { message, file, .. } if file.is_empty() => write!(f, "device assertion failed: {message}"),
             Error::Assert { message, file, line, function } => {
                 write!(f, "device assertion failed at {file}:{line} in {function}: {message}")
             }

@@ -387,9 +387,16 @@ fn an_index_out_of_bounds_stops_the_kernel() {
     let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 1).unwrap();
     bounds::launch(&stream, LaunchConfig::new(1, 1), &xb, 2u32, &mut ob).unwrap();
     assert_eq!(ob.to_vec().unwrap(), [3]);
+    // A failed check reports Rust's panic message and the indexing's location (`__assertfail`).
     match bounds::launch(&stream, LaunchConfig::new(1, 1), &xb, 3u32, &mut ob) {
-        Err(ptx_runtime::Error::Fault(f)) => assert_eq!(f.kind, ptx_runtime::FaultKind::Trap),
-        other => panic!("expected a trap, got {other:?}"),
+        Err(ptx_runtime::Error::Assert { message, file, line, function }) => {
+            assert_eq!(message, "index out of bounds");
+            assert!(file.ends_with("body_memory.rs"), "{file}");
+            let want = include_str!("body_memory.rs").lines().position(|l| l.contains("out[0] = x[i as usize];")).unwrap() + 1;
+            assert_eq!(line as usize, want);
+            assert!(function.ends_with("body_memory::bounds"), "{function}");
+        }
+        other => panic!("expected a failed assertion, got {other:?}"),
     }
 }
 

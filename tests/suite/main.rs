@@ -26,3 +26,7 @@ mod cpu_warp;
 mod expansion;
 mod gpu;
 mod runtime;
+mod sys_assert;
+mod sys_atomics;
+mod sys_heap;
+mod sys_printf;

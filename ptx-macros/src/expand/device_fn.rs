@@ -8,7 +8,7 @@
 //! }
 //! ```
 
-use super::{abi_checks, dyn_smem_decl, isa_tokens, node_list, symbol_const, target_tokens, Compiled};
+use super::{abi_checks, dyn_smem_decl, isa_tokens, node_list, string_nodes, symbol_const, target_tokens, Compiled};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -21,8 +21,9 @@ pub fn expand(c: Compiled) -> TokenStream {
     let checks = &c.checks;
     let target = target_tokens(&c.args);
     let isa = isa_tokens(c.isa);
-    let callees = node_list(&c.callees);
+    let callees = node_list(&c);
     let dyn_smem = dyn_smem_decl();
+    let strings = string_nodes(&c);
     let prototype = &c.prototype;
     let body = &c.body;
     let doc = format!("PTX for the device function [`{ident}`](fn@{ident}).");
@@ -35,6 +36,7 @@ pub fn expand(c: Compiled) -> TokenStream {
             #[doc(no_inline)]
             pub use super::*;
             #symbol
+            #strings
 
             /// The `.func` symbol.
             pub const SYMBOL: &str = __SYMBOL;

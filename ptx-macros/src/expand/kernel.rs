@@ -9,7 +9,7 @@
 //! }
 //! ```
 
-use super::{abi_checks, dyn_smem_decl, isa_tokens, launch, node_list, symbol_const, target_tokens, Compiled};
+use super::{abi_checks, dyn_smem_decl, isa_tokens, launch, node_list, string_nodes, symbol_const, target_tokens, Compiled};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -22,8 +22,9 @@ pub fn expand(c: Compiled) -> TokenStream {
     let checks = &c.checks;
     let target = target_tokens(&c.args);
     let isa = isa_tokens(c.isa);
-    let funcs = node_list(&c.callees);
+    let funcs = node_list(&c);
     let dyn_smem = dyn_smem_decl();
+    let strings = string_nodes(&c);
     let prototype = c.prototype.pieces();
     let body = c.body.pieces();
     let launcher = launch::launcher(&c);
@@ -34,6 +35,7 @@ pub fn expand(c: Compiled) -> TokenStream {
         #vis mod #ident {
             use super::*;
             #symbol
+            #strings
 
             /// The kernel's `.entry` symbol.
             pub const ENTRY: &str = __SYMBOL;

@@ -62,6 +62,8 @@ pub struct Compiled {
     pub callees: Vec<TokenStream>,
     /// The lowest PTX ISA the body needs.
     pub isa: Isa,
+    /// System calls and string constants the body needs declared at module scope.
+    pub decls: lower::Decls,
     /// Compile-time checks (type identities, layouts) for the generated module.
     pub checks: Vec<TokenStream>,
 }
@@ -167,7 +169,7 @@ fn round(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_tokens
         params: sig.params.iter().map(|p| for_inner_module(&p.syn_ty)).collect(),
         ret: sig.ret.as_ref().map(|(ty, _)| for_inner_module(ty)),
     };
-    let cx = lower::Context { body: &checked.body, infer: &checked.infer, structs: &checked.structs, kind, param_types: &types.params };
+    let cx = lower::Context { body: &checked.body, infer: &checked.infer, structs: &checked.structs, kind, param_types: &types.params, target: parsed_args.target };
     let Some(lowered) = lower::lower(&cx, &mut errors) else { return errors.to_compile_errors() };
     let mut checks = abi_agreement(&checked.body, &checked, &types);
     checks.extend(checked.checks);
@@ -181,6 +183,7 @@ fn round(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_tokens
         types,
         callees: lowered.callees,
         isa: lowered.isa,
+        decls: lowered.decls,
         checks,
     };
     match kind {
@@ -263,9 +266,46 @@ fn isa_tokens(isa: Isa) -> TokenStream {
     quote!(::ptx_runtime::__private::Isa::new(#major, #minor))
 }
 
-/// `&[&a::NODE, &b::NODE]` for the callees.
-fn node_list(callees: &[TokenStream]) -> TokenStream {
-    quote!(&[#(&#callees::NODE),*])
+/// `&[&a::NODE, &b::NODE, &VPRINTF_NODE, &__PTX_STR_0]`: the nodes a function reaches
+/// directly — its callees, then the system calls and string constants it declares (see
+/// [`string_nodes`]).
+fn node_list(c: &Compiled) -> TokenStream {
+    let callees = &c.callees;
+    let syscalls = c.decls.syscalls.iter().map(|n| {
+        let n = quote::format_ident!("{}", n);
+        quote!(&::ptx_runtime::abi::syscall::#n)
+    });
+    let strings = (0..c.decls.strings.len()).map(|i| {
+        let s = quote::format_ident!("__PTX_STR_{}", i);
+        quote!(&#s)
+    });
+    quote!(&[#(&#callees::NODE,)* #(#syscalls,)* #(#strings),*])
+}
+
+/// One `static __PTX_STR_<i>: FnNode` per string constant of the body: the module-scope
+/// `.global .align 1 .b8 <symbol>$str$<i>[N] = {...}` (as nvcc declares `$str`), its bytes
+/// those of the expression rustc evaluates.
+fn string_nodes(c: &Compiled) -> TokenStream {
+    let p = quote!(::ptx_runtime::__private);
+    c.decls
+        .strings
+        .iter()
+        .enumerate()
+        .map(|(i, value)| {
+            let s = quote::format_ident!("__PTX_STR_{}", i);
+            let name = lower::string_name(i);
+            quote! {
+                #[doc(hidden)]
+                static #s: #p::FnNode = #p::FnNode {
+                    symbol: #p::ptx_text![#name],
+                    prototype: #p::ptx_text![#p::Piece::Str(".global .align 1 .b8 "), #name, #p::Piece::CString(#value)],
+                    body: "",
+                    callees: &[],
+                    isa: #p::Isa::ABI_CALLS,
+                };
+            }
+        })
+        .collect()
 }
 
 /// The module-scope declaration of dynamic shared memory (sized at launch).

@@ -64,7 +64,11 @@ impl<'a> Checker<'a> {
             "nanosleep" => (Intrinsic::Nanosleep, vec![u32t], Ty::Unit),
             "trap" => (Intrinsic::Trap, vec![], Ty::Never),
             "shared_array" | "dynamic_shared" => return self.shared(name, generics, args, span),
+            "malloc" | "free" => return self.heap(name, generics, args, span),
             _ => {
+                if let Some(op) = name.strip_prefix("atomic_") {
+                    return self.atomic(op, args, span);
+                }
                 if let Some(f) = name.strip_prefix("fast_") {
                     return self.fast(f, args, span);
                 }

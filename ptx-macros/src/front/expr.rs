@@ -512,7 +512,7 @@ impl<'a> Checker<'a> {
         if matches!(place.ty, Ty::Error) {
             return place;
         }
-        if !is_memory_place(&place) {
+        if !is_memory_place(&place, &self.infer) {
             return self.error(span, "references to local variables are not supported in device code (locals live in registers); pass the value itself, or return the result instead of writing through a reference");
         }
         let ty = Ty::Ptr { mutable: true, reference: true, pointee: Rc::new(place.ty.clone()) };
@@ -592,11 +592,9 @@ impl<'a> Checker<'a> {
             "ptx_asm" => self.asm(m),
             "println" | "print" | "eprintln" | "eprint" | "format" | "write" | "writeln" | "dbg" => self.error(span, unsupported::FORMAT),
             "vec" => self.error(span, unsupported::HEAP),
-            "assert" | "assert_eq" | "assert_ne" | "debug_assert" | "debug_assert_eq" | "debug_assert_ne" | "panic" | "unreachable" | "todo" | "unimplemented" => self.error(
-                span,
-                format!("`{name}!` is not supported in device code yet (device assertions arrive with the system-calls work); check the condition with `if` and call `ptx_runtime::device::trap()`"),
-            ),
-            _ => self.error(span, format!("the macro `{name}!` is not supported in device code; only `ptx_asm!` is")),
+            "printf" => self.printf(m),
+            "assert" | "assert_eq" | "assert_ne" | "debug_assert" | "debug_assert_eq" | "debug_assert_ne" | "panic" | "unreachable" | "todo" | "unimplemented" => self.panic_macro(&name, m),
+            _ => self.error(span, format!("the macro `{name}!` is not supported in device code; only `ptx_asm!`, `printf!` and the assertion and panic macros are")),
         }
     }
 }
@@ -621,11 +619,11 @@ pub fn root_local(e: &Expr) -> Option<super::hir::LocalId> {
 }
 
 /// A place in memory (not in registers): through a pointer, a slice or shared memory.
-fn is_memory_place(e: &Expr) -> bool {
+fn is_memory_place(e: &Expr, infer: &super::infer::Infer) -> bool {
     match &e.kind {
         ExprKind::Deref(_) => true,
-        ExprKind::Index { base, .. } => matches!(base.ty, Ty::Slice { .. } | Ty::Shared { .. }) || is_memory_place(base),
-        ExprKind::Field(b, _) => is_memory_place(b),
+        ExprKind::Index { base, .. } => matches!(infer.shallow(&base.ty), Ty::Slice { .. } | Ty::Shared { .. }) || is_memory_place(base, infer),
+        ExprKind::Field(b, _) => is_memory_place(b, infer),
         _ => false,
     }
 }

@@ -118,6 +118,44 @@ pub enum ExprKind {
     Array(Vec<Expr>),
     Repeat(Box<Expr>, Len),
     Asm(Asm),
+    /// `printf!(format, args...)`: the `vprintf` system call (see `front::printf`).
+    Printf { format: String, args: Vec<PrintfArg> },
+    /// `assert!`, `assert_eq!`, `panic!`, ...: `__assertfail` with a Rust panic message when
+    /// the condition fails (see `front::panic`). Its type is `()`, or `!` without a condition.
+    Panic(Box<Panic>),
+}
+
+/// An argument of `printf!`.
+#[derive(Debug)]
+pub enum PrintfArg {
+    /// A value: a scalar, promoted as C's default argument promotions say, or a pointer.
+    Value(Expr),
+    /// A string literal: a string constant in global memory, passed by its address.
+    Str(String),
+}
+
+/// A panic: when it happens, and the message and location it reports.
+#[derive(Debug)]
+pub struct Panic {
+    pub when: PanicWhen,
+    /// An expression rustc evaluates to the message, a `&'static str` (a literal, or
+    /// `concat!("assertion `left == right` failed: ", "msg")`).
+    pub message: TokenStream,
+    /// Where the macro was invoked: its `file!()` and `line!()` are the location reported.
+    pub span: Span,
+    /// `debug_assert!` and friends: only when the crate is built with `debug_assertions`.
+    pub debug: bool,
+}
+
+#[derive(Debug)]
+pub enum PanicWhen {
+    /// `panic!`, `unreachable!`, `todo!`, `unimplemented!`.
+    Always,
+    /// `assert!(cond)`: when `cond` is false.
+    Not(Expr),
+    /// `assert_eq!` (`eq`) / `assert_ne!`: when the comparison fails; both values are printed
+    /// (`  left: ..`, ` right: ..`) before the message, as Rust's panic message has them.
+    Compare { eq: bool, left: Expr, right: Expr },
 }
 
 /// What a `for` loop iterates over: `start..end`, `start..=end`, optionally reversed and with a

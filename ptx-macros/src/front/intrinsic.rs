@@ -48,6 +48,42 @@ pub enum Intrinsic {
     AsPtr,
     /// `f32::to_bits` / `f32::from_bits` and the integer equivalents: a bit-cast.
     Bits,
+    /// An atomic operation of `device::atomic`: args are the address (not for a fence), then
+    /// the operands (value; current and new for a compare-exchange; the bound of inc/dec).
+    Atomic(AtomicOp),
+    /// `malloc::<T>(count)`: `count * size_of::<T>()` bytes from the device heap.
+    Malloc { elem: Ty },
+    /// `free(ptr)`.
+    Free,
+}
+
+/// An atomic operation with the memory order and scope it was written with (a compare-exchange
+/// carries the one order PTX takes, `ptx_abi::atomic::cas_order` of its two).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct AtomicOp {
+    pub kind: AtomicKind,
+    pub order: ptx_abi::atomic::Order,
+    pub scope: ptx_abi::atomic::Scope,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum AtomicKind {
+    Load,
+    Store,
+    Swap,
+    CompareExchange,
+    Add,
+    Sub,
+    And,
+    Or,
+    Xor,
+    Min,
+    Max,
+    /// `atom.inc`: `old >= bound ? 0 : old + 1`.
+    Inc,
+    /// `atom.dec`: `old == 0 || old > bound ? bound : old - 1`.
+    Dec,
+    Fence,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -8,10 +8,12 @@
 //! Files: [`ty`] types, [`infer`] inference variables, [`resolve`] type syntax, [`expr`]
 //! operators and places, [`control`] blocks and control flow, [`pat`] patterns, [`call`] calls,
 //! paths and constants, [`method`] methods, [`api`] the device API, [`asm`] inline PTX,
-//! [`unsupported`] the messages for what is not in the subset.
+//! [`printf`] `printf!`, [`panic`] assertions and panics, [`atomic`] atomics and the device
+//! heap, [`unsupported`] the messages for what is not in the subset.
 
 pub mod api;
 pub mod asm;
+pub mod atomic;
 pub mod call;
 pub mod control;
 pub mod expr;
@@ -19,7 +21,10 @@ pub mod hir;
 pub mod infer;
 pub mod intrinsic;
 pub mod method;
+pub mod panic;
 pub mod pat;
+pub mod pretty;
+pub mod printf;
 pub mod resolve;
 pub mod ty;
 pub mod unsupported;
@@ -72,6 +77,13 @@ pub struct Checker<'a> {
     pub unroll_candidates: HashMap<LocalId, bool>,
     /// The first segments of the paths the item itself writes: names in its scope.
     pub mentioned: std::collections::HashSet<String>,
+    /// `printf!` arguments, checked against their conversions once types are inferred.
+    pub pending_printf: Vec<printf::Pending>,
+    /// `assert_eq!`/`assert_ne!` operands (type, span, macro), checked once types are inferred.
+    pub pending_compares: Vec<(Ty, Span, String)>,
+    /// Element types of atomics (type, span, operation, the types it takes), checked once
+    /// types are inferred.
+    pub pending_atomics: Vec<(Ty, Span, String, Vec<ptx_abi::Scalar>)>,
 }
 
 /// The checked body, or `None` when errors were reported (or knowledge must be fetched first).
@@ -102,6 +114,9 @@ pub fn check(
         local_consts: HashMap::new(),
         unroll_candidates: HashMap::new(),
         mentioned: mentioned_names(item_sig, block),
+        pending_printf: Vec::new(),
+        pending_compares: Vec::new(),
+        pending_atomics: Vec::new(),
     };
     let before = c.errors.len();
     c.ret = match &item_sig.output {
@@ -128,6 +143,13 @@ pub fn check(
     let block = c.block(block, &ret);
     for id in std::mem::take(&mut c.dynamic_index) {
         c.locals[id].in_memory = true;
+    }
+    // Checks that need the final types (`printf!` conversions, atomics' element types): only
+    // once nothing waits for a fetch, since a callee's signature can still fix a literal's type.
+    if c.needs.is_empty() {
+        c.check_printf_args();
+        c.check_compares();
+        c.check_atomics();
     }
     // What is not known yet (until a fetch) has the error type, which no check reports on:
     // errors found now are the body's own, reported now (and the fetch waits for the fix).

@@ -7,8 +7,8 @@ pub const IMPL_TRAIT: &str = "`impl Trait` is not supported in device code: ther
 pub const FN_POINTER: &str = "function pointers are not supported in device code; call a `#[device_fn]` directly";
 pub const CLOSURE: &str = "closures are not supported in device code; write the code inline, or make it a `#[device_fn]` and call it";
 pub const ITERATOR: &str = "iterator adapters are not supported in device code; write a `for` loop over an index range (`for i in 0..s.len() { ... s[i] ... }`)";
-pub const HEAP: &str = "heap allocation is not supported in device code: there is no allocator on the device; use a fixed-size array `[T; N]`, shared memory, or a buffer passed in";
-pub const FORMAT: &str = "formatting and printing are not supported in device code yet; write results to an output buffer";
+pub const HEAP: &str = "host heap types are not supported in device code: the device heap hands out raw memory; use `ptx_runtime::device::malloc::<T>(n)` / `free(p)`, a fixed-size array `[T; N]`, shared memory, or a buffer passed in";
+pub const FORMAT: &str = "Rust's formatting macros are not supported in device code: the device prints through `vprintf`, which takes C's format syntax; use `printf!(\"x = %d\\n\", x)` (`ptx_runtime::device::printf!`)";
 pub const ASYNC: &str = "`async`/`.await` are not supported in device code: there is no executor on the device";
 pub const TRY: &str = "the `?` operator is not supported in device code: `Option` and `Result` have no device layout; return a flag or a sentinel value";
 pub const METHOD_CALL_ON_USER_TYPE: &str = "methods of user types are not supported in device code; write a free `#[device_fn]` that takes the value as a parameter";

@@ -14,6 +14,14 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             // Code after `return`/`break`: nothing to emit.
             return Val::Never;
         }
+        // A check failing inside reports this expression's location (the innermost one).
+        let outer = std::mem::replace(&mut self.span, e.span);
+        let v = self.expr_kind(e);
+        self.span = outer;
+        v
+    }
+
+    fn expr_kind(&mut self, e: &Expr) -> Val {
         match &e.kind {
             ExprKind::Unit => Val::Unit,
             ExprKind::Int(v) => match self.ty(&e.ty) {
@@ -111,6 +119,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 self.asm(a, e.span);
                 Val::Unit
             }
+            ExprKind::Printf { format, args } => self.printf(format, args),
+            ExprKind::Panic(p) => self.panic(p),
         }
     }
 

@@ -139,6 +139,15 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 Ty::Shared { .. } => vals[0].clone(),
                 _ => Val::Unit,
             },
+            Intrinsic::Atomic(a) => self.atomic(a, &vals, &tys, span),
+            Intrinsic::Malloc { elem } => {
+                let size = self.ty(elem).layout().map(|l| l.size as u64).unwrap_or(1);
+                self.malloc(&vals[0], size)
+            }
+            Intrinsic::Free => {
+                self.free(&vals[0]);
+                Val::Unit
+            }
             Intrinsic::Bits => {
                 let (Some(from), Some(to)) = (tys[0].scalar(), ty.scalar()) else { return Val::Unit };
                 if class_of(from) == class_of(to) {
@@ -157,12 +166,14 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let mut t = crate::text::Text::new();
         t.str(&format!(".shared .align {} .b8 {name}[", l.align.max(4)));
         match len {
+            // Whole 32-bit words: an 8- or 16-bit atomic reads and writes the word that holds
+            // its element (see `atomic`).
             Len::Known(n) => {
-                t.str(&(n * l.size as u64).max(1).to_string());
+                t.str(&(n * l.size as u64).max(1).next_multiple_of(4).to_string());
             }
             Len::Const(c) => {
                 let size = l.size as u64;
-                t.piece(quote!(::ptx_runtime::__private::Piece::Dec((#c) as u64 * #size)));
+                t.piece(quote!(::ptx_runtime::__private::Piece::Dec(((#c) as u64 * #size).next_multiple_of(4))));
             }
         }
         t.str("];");

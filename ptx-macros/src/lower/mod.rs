@@ -8,10 +8,12 @@
 //! Files: [`value`] values and spaces, [`expr`] expressions, [`arith`] operators,
 //! [`cast`] `as`, [`place`] places, loads and stores, [`control`] control flow,
 //! [`call`] the calling sequence and parameters, [`intrinsic`] the device API and methods,
-//! [`panic`] run-time checks, [`asm`] inline PTX.
+//! [`panic`] run-time checks, [`asm`] inline PTX, [`syscall`] the system calls and string
+//! constants, [`atomic`] atomic operations and fences.
 
 mod arith;
 mod asm;
+mod atomic;
 mod call;
 mod cast;
 mod control;
@@ -19,9 +21,11 @@ mod expr;
 mod intrinsic;
 mod panic;
 mod place;
+mod syscall;
 pub mod value;
 
 pub use intrinsic::DYN_SMEM;
+pub use syscall::string_name;
 pub use place::visit;
 
 use crate::front::hir::{Body, LocalId, LoopId};
@@ -43,6 +47,18 @@ pub struct Lowered {
     pub callees: Vec<TokenStream>,
     /// The lowest PTX ISA the instructions need.
     pub isa: Isa,
+    /// Module-scope declarations the function needs (see [`syscall`]).
+    pub decls: Decls,
+}
+
+/// What a function needs declared at module scope: system calls and string constants.
+#[derive(Default, Clone)]
+pub struct Decls {
+    /// Names of `ptx_abi::syscall` nodes (`VPRINTF_NODE`, ...), each once.
+    pub syscalls: Vec<&'static str>,
+    /// String constants: expressions rustc evaluates to a `&'static str` (a literal,
+    /// `file!()`, `concat!(...)`), each once; constant `i` is named `<symbol>$str$<i>`.
+    pub strings: Vec<TokenStream>,
 }
 
 /// What the lowering needs from outside the body.
@@ -53,6 +69,8 @@ pub struct Context<'a> {
     pub kind: FnKind,
     /// Parameter types as written, nameable in the generated module (opaque copies).
     pub param_types: &'a [syn::Type],
+    /// The function's `.target`: what the atomics' fences may use.
+    pub target: ptx_abi::Target,
 }
 
 /// Facts learned while lowering that require lowering again: a mutable local of pointer
@@ -66,10 +84,10 @@ pub fn lower(cx: &Context, errors: &mut Errors) -> Option<Lowered> {
     let mut facts = Facts::default();
     for _ in 0..8 {
         let before = errors.len();
-        let (b, restart, callees, isa) = {
+        let (b, restart, callees, isa, decls) = {
             let mut l = Lowerer::new(cx, errors, facts.clone());
             l.run();
-            (l.b, l.restart, l.callees, l.isa)
+            (l.b, l.restart, l.callees, l.isa, l.decls)
         };
         if !restart.space.is_empty() {
             errors.truncate(before);
@@ -83,7 +101,7 @@ pub fn lower(cx: &Context, errors: &mut Errors) -> Option<Lowered> {
         }
         let mut func = b.finish();
         crate::ir::opt::run(&mut func);
-        return Some(Lowered { func, callees: callees.into_iter().map(|(_, p)| p).collect(), isa });
+        return Some(Lowered { func, callees: callees.into_iter().map(|(_, p)| p).collect(), isa, decls });
     }
     None
 }
@@ -104,7 +122,6 @@ pub struct Lowerer<'a, 'e> {
     /// Registers of mutable locals (values read from them are copied before being kept).
     mutable_regs: HashSet<Reg>,
     loops: HashMap<LoopId, LoopTarget>,
-    panics: HashMap<panic::Check, BlockId>,
     callees: Vec<(String, TokenStream)>,
     isa: Isa,
     facts: Facts,
@@ -125,6 +142,14 @@ pub struct Lowerer<'a, 'e> {
     consts: HashMap<String, Reg>,
     /// The load or store being emitted is `read_volatile` / `write_volatile`.
     volatile: bool,
+    /// System calls and string constants the function uses.
+    decls: Decls,
+    /// Failure stubs of run-time checks, by kind and source location.
+    fails: HashMap<String, BlockId>,
+    /// The shared `__assertfail` block of each kind of check, and its line register.
+    check_blocks: HashMap<panic::Check, (BlockId, Reg)>,
+    /// The span of the expression being lowered: the location a failed check reports.
+    span: Span,
 }
 
 impl<'a, 'e> Lowerer<'a, 'e> {
@@ -137,7 +162,6 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             slots: vec![None; cx.body.locals.len()],
             mutable_regs: HashSet::new(),
             loops: HashMap::new(),
-            panics: HashMap::new(),
             callees: Vec::new(),
             isa: Isa::ABI_CALLS,
             facts,
@@ -149,6 +173,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             sregs: HashMap::new(),
             consts: HashMap::new(),
             volatile: false,
+            decls: Decls::default(),
+            fails: HashMap::new(),
+            check_blocks: HashMap::new(),
+            span: Span::call_site(),
         }
     }
 

@@ -1,13 +1,24 @@
-//! Run-time checks: the one place that decides what a failed check does.
+//! Run-time checks and panics: the one place that decides what a failed check does.
 //!
-//! Rust panics on an out-of-bounds index, a division by zero, `MIN / -1`, a `step_by(0)`; on
-//! the device a failed check branches to a block that stops the kernel with `trap;` (the
-//! launch then fails; CUDA reports `CUDA_ERROR_ILLEGAL_INSTRUCTION`, the CPU backend a
-//! `Fault` of kind `Trap`). When device assertions arrive (`__assertfail`, PTX
-//! Interoperability §3), [`Lowerer::check_fails_if`] is where the message and location go.
+//! Rust panics on an out-of-bounds index, a division by zero, `MIN / -1`, a `step_by(0)`, a
+//! failed `assert!`, an explicit `panic!`. On the device each of these branches to a cold block
+//! that calls `__assertfail(message, file, line, function, 1)` (PTX Interoperability §3) with
+//! the message Rust's panic carries, the `file!()`/`line!()` of the expression or macro, and the
+//! function's path (`module_path!()` of the generated module), then `trap`s. The launch fails:
+//! CUDA reports `CUDA_ERROR_ASSERT` (the driver prints the message, file and line); the CPU
+//! backend returns `Error::Assert` with all four.
+//!
+//! There is one failure block per kind of check and source location (a check repeated at the
+//! same place shares it); the writer places blocks that end in `trap` after the hot code.
 
+use super::value::Val;
 use super::Lowerer;
-use crate::ir::{Reg, Term};
+use crate::front::hir::{BinOp, Panic, PanicWhen};
+use crate::front::ty::Ty;
+use crate::ir::{Arg, BlockId, Reg, RegClass, Sym, Term};
+use proc_macro2::{Span, TokenStream};
+use ptx_abi::Scalar;
+use quote::quote;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Check {
@@ -23,7 +34,7 @@ pub enum Check {
 }
 
 impl Check {
-    /// The message Rust's panic would carry.
+    /// The message Rust's panic would carry (without the run-time values Rust adds to some).
     pub fn message(self) -> &'static str {
         match self {
             Check::Bounds => "index out of bounds",
@@ -36,23 +47,147 @@ impl Check {
 }
 
 impl<'a, 'e> Lowerer<'a, 'e> {
-    /// Stops the kernel when `pred` holds.
+    /// Stops the thread with `check`'s panic when `pred` holds, reporting the location of the
+    /// expression being lowered.
+    ///
+    /// Checks of one kind share a failure block that calls `__assertfail` with the line in a
+    /// register; each location has a two-instruction stub that sets it (`mov`, `bra`), so a
+    /// kernel with many indexing sites carries one call sequence per kind, not one per site.
     pub fn check_fails_if(&mut self, pred: Reg, check: Check) {
-        let fail = match self.panics.get(&check) {
+        let span = self.span;
+        let key = format!("{check:?} {span:?}");
+        let stub = match self.fails.get(&key) {
             Some(b) => *b,
             None => {
-                let cur = self.b.current();
-                let b = self.b.new_block();
-                self.b.continue_in(b);
-                self.b.terminate(Term::Trap);
-                self.b.continue_in(cur);
-                self.panics.insert(check, b);
+                let (shared, line) = match self.check_blocks.get(&check) {
+                    Some(x) => *x,
+                    None => {
+                        let line = self.reg(RegClass::B32);
+                        let message = check.message();
+                        let b = self.cold_block(|l| l.assertfail(quote!(#message), Arg::Reg(line), span));
+                        self.check_blocks.insert(check, (b, line));
+                        (b, line)
+                    }
+                };
+                let b = self.cold_block(|l| {
+                    l.b.op_into("mov.u32", line, vec![line_number(span)]);
+                    l.b.terminate(Term::Jump(shared));
+                });
+                self.fails.insert(key, b);
                 b
             }
         };
-        let _ = check.message();
+        self.branch_to_fail(pred, false, stub);
+    }
+
+    /// A new block filled by `fill`, off the current path (the current block goes on).
+    fn cold_block(&mut self, fill: impl FnOnce(&mut Self)) -> BlockId {
+        let cur = self.b.current();
+        let b = self.b.new_block();
+        self.b.continue_in(b);
+        fill(self);
+        self.b.continue_in(cur);
+        b
+    }
+
+    /// `@pred bra fail` (`@!pred` when `negate`), continuing in the same region.
+    fn branch_to_fail(&mut self, pred: Reg, negate: bool, fail: BlockId) {
         let cont = self.b.new_block();
-        self.b.terminate(Term::Branch { pred, negate: false, if_true: fail, if_false: cont });
+        self.b.terminate(Term::Branch { pred, negate, if_true: fail, if_false: cont });
         self.b.continue_in(cont);
     }
+
+    /// `assert!` and friends (type `()`), `panic!` and friends (type `!`).
+    pub fn panic(&mut self, p: &Panic) -> Val {
+        let skip = if p.debug {
+            // `debug_assert!`: the check runs only when the crate has `debug_assertions`
+            // (a constant rustc supplies; ptxas folds the branch away).
+            let on = crate::front::hir::Expr {
+                kind: crate::front::hir::ExprKind::Const(quote!(::core::cfg!(debug_assertions))),
+                ty: Ty::bool(),
+                span: p.span,
+            };
+            let v = self.expr(&on);
+            let on = self.pred(&v);
+            let run = self.b.new_block();
+            let skip = self.b.new_block();
+            self.b.terminate(Term::Branch { pred: on, negate: true, if_true: skip, if_false: run });
+            self.b.switch_to(run);
+            Some(skip)
+        } else {
+            None
+        };
+        match &p.when {
+            PanicWhen::Always => {
+                self.assertfail(p.message.clone(), line_number(p.span), p.span);
+                return Val::Never;
+            }
+            PanicWhen::Not(cond) => {
+                let c = self.expr(cond);
+                if matches!(c, Val::Never) {
+                    return Val::Never;
+                }
+                let holds = self.pred(&c);
+                let fail = self.new_fail_block(p.message.clone(), p.span, None);
+                self.branch_to_fail(holds, true, fail);
+            }
+            PanicWhen::Compare { eq, left, right } => {
+                let l = self.expr(left);
+                let l = self.stabilize(l);
+                let r = self.expr(right);
+                if matches!(l, Val::Never) || matches!(r, Val::Never) {
+                    return Val::Never;
+                }
+                let r = self.stabilize(r);
+                let ty = self.ty(&left.ty);
+                let s = match &ty {
+                    Ty::Scalar(s) => *s,
+                    Ty::Ptr { .. } => Scalar::U64,
+                    t => return self.error(left.span, format!("internal: assertion on `{t}`")),
+                };
+                let op = if *eq { BinOp::Ne } else { BinOp::Eq };
+                let (lv, rv) = match &ty {
+                    Ty::Ptr { .. } => (Val::S(self.generic_address(&l)), Val::S(self.generic_address(&r))),
+                    _ => (l, r),
+                };
+                let fails = self.compare(op, s, &lv, &rv);
+                let fail = self.new_fail_block(p.message.clone(), p.span, Some((&ty, lv, rv)));
+                self.branch_to_fail(fails, false, fail);
+            }
+        }
+        if let Some(skip) = skip {
+            self.b.jump_to(skip);
+        }
+        Val::Unit
+    }
+
+    /// A failure block for one assertion; `values` are printed first (`  left: ..`,
+    /// ` right: ..`, as Rust's message for `assert_eq!` shows them: integers in decimal, `bool`s
+    /// as `true`/`false`, floats with `%.9g`/`%.17g`, pointers with `%p`).
+    fn new_fail_block(&mut self, message: TokenStream, span: Span, values: Option<(&Ty, Val, Val)>) -> BlockId {
+        self.cold_block(|l| l.fail_with_values(message, span, values))
+    }
+
+    fn fail_with_values(&mut self, message: TokenStream, span: Span, values: Option<(&Ty, Val, Val)>) {
+        if let Some((ty, l, r)) = values {
+            let conv = match ty {
+                Ty::Ptr { .. } => "%p",
+                Ty::Scalar(Scalar::Bool) => "%s",
+                Ty::Scalar(Scalar::F32) => "%.9g",
+                Ty::Scalar(Scalar::F64) => "%.17g",
+                Ty::Scalar(s) if s.size() == 8 && s.is_signed() => "%lld",
+                Ty::Scalar(s) if s.size() == 8 => "%llu",
+                Ty::Scalar(s) if s.is_signed() => "%d",
+                _ => "%u",
+            };
+            let format = format!("  left: {conv}\n right: {conv}\n");
+            self.print_values(&format, ty, &[l, r]);
+        }
+        self.assertfail(message, line_number(span), span);
+    }
+}
+
+/// The line of `span` as an immediate rustc supplies (`line!()` at that span).
+pub fn line_number(span: Span) -> Arg {
+    Arg::Sym(Sym::Piece(quote::quote_spanned!(span=> ::ptx_runtime::__private::Piece::Dec(::core::line!() as u64))))
 }

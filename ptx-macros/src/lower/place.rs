@@ -584,7 +584,7 @@ pub fn writes_memory(block: &Block) -> bool {
     visit_block(block, &mut |e| {
         found |= match &e.kind {
             ExprKind::Assign(p, _) | ExprKind::OpAssign(_, p, _) => is_memory(p) || matches!(&p.kind, ExprKind::Tuple(ps) if ps.iter().any(is_memory)),
-            ExprKind::Intrinsic { op: Intrinsic::Ptr(PtrOp::Write { .. }), .. } => true,
+            ExprKind::Intrinsic { op: Intrinsic::Ptr(PtrOp::Write { .. }) | Intrinsic::Atomic(_) | Intrinsic::Free, .. } => true,
             ExprKind::Call { .. } | ExprKind::Asm(_) => true,
             _ => false,
         };
@@ -677,6 +677,19 @@ pub fn visit(e: &Expr, f: &mut dyn FnMut(&Expr)) {
             }
         }
         ExprKind::Asm(a) => a.operands.iter().for_each(|o| visit(&o.expr, f)),
+        ExprKind::Printf { args, .. } => args.iter().for_each(|a| {
+            if let crate::front::hir::PrintfArg::Value(x) = a {
+                visit(x, f);
+            }
+        }),
+        ExprKind::Panic(p) => match &p.when {
+            crate::front::hir::PanicWhen::Always => {}
+            crate::front::hir::PanicWhen::Not(c) => visit(c, f),
+            crate::front::hir::PanicWhen::Compare { left, right, .. } => {
+                visit(left, f);
+                visit(right, f);
+            }
+        },
         _ => {}
     }
 }

@@ -35,6 +35,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub use heap::DEFAULT_HEAP_SIZE;
+/// C's `printf` formatting, which `vprintf` uses; `printf!` on the host formats with it too.
+pub(crate) use exec::printf::{format as printf_format, Args as PrintfArgs};
 
 /// Most shared memory one block may use (static plus dynamic), as on sm_90.
 pub const MAX_SHARED_BYTES: u32 = 227 * 1024;
@@ -201,6 +203,11 @@ impl CpuDevice {
         }
         self.settings().heap_size = bytes as u64;
         Ok(())
+    }
+
+    /// The size of the device heap, in bytes (see [`set_heap_size`](CpuDevice::set_heap_size)).
+    pub fn heap_size(&self) -> usize {
+        self.settings().heap_size as usize
     }
 
     /// Sets the bytes of local memory each thread may use (its `.local` variables and call

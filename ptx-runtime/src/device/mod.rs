@@ -13,27 +13,37 @@
 //! | warp | [`shfl_sync`], [`shfl_up_sync`], [`shfl_down_sync`], [`shfl_xor_sync`], [`all_sync`], [`any_sync`], [`uni_sync`], [`ballot_sync`], [`active_mask`] | `__shfl_*_sync`, `__all_sync`, ... `__activemask` |
 //! | shared memory | [`shared_array`], [`dynamic_shared`] | `__shared__ T a[N]`, `extern __shared__ T a[]` |
 //! | time | [`clock`], [`clock64`], [`global_timer`], [`nanosleep`] | `clock()`, `clock64()`, `%globaltimer`, `__nanosleep` |
-//! | stop | [`trap`] | `__trap()` |
+//! | stop | [`trap`], `assert!`, `panic!` (`__assertfail`) | `__trap()`, `assert()` |
+//! | print | [`printf!`](crate::printf) | `printf` |
+//! | atomics | [`atomic`]: `load`, `store`, `swap`, `compare_exchange`, `fetch_add`, ..., `fence` | `atomicAdd`, `cuda::atomic_ref`, `__nv_atomic_*` |
+//! | device heap | [`malloc`], [`free`] | `malloc`, `free` |
 //! | math | [`math`] (accurate, what `x.sin()` calls), [`fast`] (approximate) | `sinf`, ..., `__sinf`, ... |
 //! | inline PTX | [`ptx_asm!`](crate::ptx_asm) | `asm()` |
 
+pub mod atomic;
 pub mod fast;
 pub mod host;
 pub mod math;
 
 mod asm;
+mod heap;
 mod index;
+mod printf;
 mod shared;
 mod sync;
 mod time;
 mod warp;
 
+pub use heap::*;
 pub use index::*;
 pub use shared::*;
 pub use sync::*;
 pub use time::*;
 pub use warp::*;
 
-pub use crate::ptx_asm;
+pub use crate::{printf, ptx_asm};
+#[doc(hidden)]
+pub use printf::{format_on_host, printf_on_host, HostArg};
+pub use printf::PrintfArg;
 #[doc(hidden)]
 pub use asm::asm_on_host;

@@ -210,10 +210,12 @@ fn asm(t: &mut Text, template: &str, operands: &[Arg], names: &Names) {
 
 /// Block order: traces that fall through to the earliest-created successor not placed yet
 /// (the `then` of an `if`, the body of a loop, the code after a passed check), and cold blocks
-/// (a failed check's `trap`) last.
+/// (those that end in `trap` — a failed check's `__assertfail` call, a `panic!` — and those
+/// that only jump to one) last.
 fn layout(func: &Func, reachable: &[bool]) -> Vec<usize> {
     let n = func.blocks.len();
-    let cold = |b: usize| b != 0 && func.blocks[b].insts.is_empty() && matches!(func.blocks[b].term, Term::Trap);
+    let traps = |b: usize| matches!(func.blocks[b].term, Term::Trap);
+    let cold = |b: usize| b != 0 && (traps(b) || matches!(func.blocks[b].term, Term::Jump(t) if traps(t.0 as usize)));
     let mut placed = vec![false; n];
     let mut order = Vec::new();
     let mut start = Some(0);

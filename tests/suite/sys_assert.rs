@@ -1,0 +1,266 @@
+//! Assertions and panics in device code (guide §3, `__assertfail`): a failing check surfaces
+//! as `Error::Assert` with Rust's panic message, the file and line of the macro or the
+//! indexing, and the function's path; the message is the one the same body panics with on
+//! the host. The call is nvcc's for the same `assert`.
+
+use crate::cpu_harness::{arg, Harness};
+use crate::tools::{assemble, nvcc_ptx};
+use ptx_runtime::device::*;
+use ptx_runtime::{device_fn, kernel, DeviceBuffer, Error, LaunchConfig};
+
+const SOURCE: &str = include_str!("sys_assert.rs");
+
+/// The 1-based line of this file that contains `marker` (once).
+fn line_of(marker: &str) -> u32 {
+    let lines: Vec<usize> = SOURCE.lines().enumerate().filter(|(_, l)| l.contains(marker) && !l.contains("line_of(")).map(|(i, _)| i + 1).collect();
+    assert_eq!(lines.len(), 1, "marker `{marker}`");
+    lines[0] as u32
+}
+
+/// The message of the panic `f` raises on the host.
+fn host_panic(f: impl FnOnce()) -> String {
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::panic::set_hook(prev);
+    let e = r.expect_err("the body panics on the host");
+    e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).expect("a text payload")
+}
+
+/// The `Error::Assert` of a launch, as (message, file, line, function).
+fn assert_error(r: Result<(), Error>) -> (String, String, u32, String) {
+    match r {
+        Err(Error::Assert { message, file, line, function }) => (message, file, line, function),
+        other => panic!("expected Error::Assert, got {other:?}"),
+    }
+}
+
+#[kernel]
+pub fn checks(v: &[i32], n: u32) {
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i < n as usize {
+        assert!(v[i] >= 0); // MARK: assert
+    }
+}
+
+#[test]
+fn a_failing_assert_is_an_error_with_message_file_and_line() {
+    assemble("checks", checks::PTX);
+    let mut v: Vec<i32> = (0..128).collect();
+    let stream = crate::body_exec::cpu_stream();
+    let buf = DeviceBuffer::from_slice(&stream, &v).unwrap();
+    checks::launch(&stream, LaunchConfig::new(2, 64), &buf, 128).unwrap();
+    v[77] = -1;
+    let buf = DeviceBuffer::from_slice(&stream, &v).unwrap();
+    let (message, file, line, function) = assert_error(checks::launch(&stream, LaunchConfig::new(2, 64), &buf, 128));
+    assert_eq!(message, "assertion failed: v[i] >= 0");
+    assert!(file.ends_with("tests/suite/sys_assert.rs"), "{file}");
+    assert_eq!(line, line_of("MARK: assert"));
+    assert_eq!(function, "suite::sys_assert::checks");
+    // The host panics with the same message.
+    assert_eq!(host_panic(|| checks(&[-1], 1)), message);
+    // Thread 13 of block 1 failed: CUDA's report of it is printed too.
+    let k = Harness::new(checks::PTX);
+    let mut k = k;
+    let d = k.upload(&v);
+    assert_error(k.launch(checks::ENTRY, [2, 1, 1], [64, 1, 1], 0, &[d.slice(), arg(128u32)]));
+    assert!(k.printf().contains("block: [1,0,0], thread: [13,0,0] Assertion `assertion failed: v[i] >= 0` failed."));
+}
+
+#[kernel]
+pub fn compare(a: &[i32], b: &[i32]) {
+    let i = thread_idx_x() as usize;
+    assert_eq!(a[i], b[i]);
+}
+
+#[kernel]
+pub fn differ(a: u64, b: u64, x: f32) {
+    assert_ne!(a, b, "must differ");
+    assert_eq!(x, 0.5f32);
+    assert_eq!(a > 100, b > 100);
+}
+
+#[test]
+fn assert_eq_and_assert_ne_print_both_values() {
+    assemble("compare", compare::PTX);
+    assemble("differ", differ::PTX);
+    let a = [1, 2, 3, 4];
+    let b = [1, 2, -5, 4];
+    let mut k = Harness::new(compare::PTX);
+    let (da, db) = (k.upload(&a), k.upload(&b));
+    let (message, _, line, _) = assert_error(k.launch(compare::ENTRY, [1, 1, 1], [4, 1, 1], 0, &[da.slice(), db.slice()]));
+    assert_eq!(message, "assertion `left == right` failed");
+    assert_eq!(line, line_of("assert_eq!(a[i], b[i]);"));
+    let printed = k.printf();
+    assert!(printed.starts_with("  left: 3\n right: -5\n"), "{printed}");
+    // Rust's message on the host is the device's message and the printed values.
+    let host = host_panic(|| compare(&a[2..], &b[2..]));
+    assert_eq!(host, format!("{message}\n  left: 3\n right: -5"));
+
+    let k = Harness::new(differ::PTX);
+    let (message, ..) = assert_error(k.launch(differ::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[arg(7u64), arg(7u64), arg(0.5f32)]));
+    assert_eq!(message, "assertion `left != right` failed: must differ");
+    assert!(k.printf().starts_with("  left: 7\n right: 7\n"));
+    assert_eq!(host_panic(|| differ(7, 7, 0.5)), format!("{message}\n  left: 7\n right: 7"));
+    let (message, ..) = assert_error(k.launch(differ::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[arg(7u64), arg(8u64), arg(0.25f32)]));
+    assert_eq!(message, "assertion `left == right` failed");
+    assert!(k.printf().starts_with("  left: 0.25\n right: 0.5\n"));
+    k.launch(differ::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[arg(7u64), arg(8u64), arg(0.5f32)]).unwrap();
+    // `bool`s print as Rust prints them.
+    let (message, ..) = assert_error(k.launch(differ::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[arg(7u64), arg(800u64), arg(0.5f32)]));
+    assert!(k.printf().starts_with("  left: false\n right: true\n"));
+    assert_eq!(host_panic(|| differ(7, 800, 0.5)), format!("{message}\n  left: false\n right: true"));
+}
+
+#[kernel]
+pub fn explicit(which: u32) {
+    match which {
+        0 => panic!("boom {{braces}}"),
+        1 => unreachable!(),
+        2 => todo!(),
+        3 => unimplemented!("later"),
+        4 => panic!(),
+        5 => unreachable!("never {{here}}"),
+        _ => {}
+    }
+}
+
+#[test]
+fn panic_macros_report_rust_s_messages() {
+    assemble("explicit", explicit::PTX);
+    let k = Harness::new(explicit::PTX);
+    for which in 0..6u32 {
+        let (message, _, line, _) = assert_error(k.launch(explicit::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[arg(which)]));
+        assert_eq!(message, host_panic(|| explicit(which)), "which = {which}");
+        assert_eq!(line, line_of("fn explicit(which: u32)") + 2 + which, "which = {which}");
+    }
+    k.launch(explicit::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[arg(6u32)]).unwrap();
+}
+
+#[kernel]
+pub fn debug_only(x: u32) {
+    debug_assert!(x < 10, "x is small");
+}
+
+#[test]
+fn debug_assert_follows_the_crate_s_debug_assertions() {
+    assemble("debug_only", debug_only::PTX);
+    // `cfg!(debug_assertions)`, evaluated by rustc for this crate, guards the check: this test
+    // crate has debug assertions, so the check runs.
+    let guard = if cfg!(debug_assertions) { "setp.ne.u64 \t%p1, 1, 0;" } else { "setp.ne.u64 \t%p1, 0, 0;" };
+    assert!(debug_only::PTX.contains(guard), "{}", debug_only::PTX);
+    let k = Harness::new(debug_only::PTX);
+    k.launch(debug_only::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[arg(3u32)]).unwrap();
+    let r = k.launch(debug_only::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[arg(30u32)]);
+    if cfg!(debug_assertions) {
+        assert_eq!(assert_error(r).0, "x is small");
+    } else {
+        r.unwrap();
+    }
+}
+
+#[kernel]
+pub fn two_sites(v: &[u32], i: u32, j: u32, out: &mut [u32]) {
+    let a = v[i as usize]; // MARK: site a
+    let b = v[j as usize]; // MARK: site b
+    out[0] = a / b; // MARK: divide
+}
+
+#[test]
+fn failed_checks_report_their_own_location() {
+    assemble("two_sites", two_sites::PTX);
+    // One `__assertfail` call per kind of check, however many places check.
+    assert_eq!(two_sites::PTX.matches("call.uni __assertfail").count(), 2, "{}", two_sites::PTX);
+    let v = [4u32, 0, 2];
+    let mut k = Harness::new(two_sites::PTX);
+    let (dv, out) = (k.upload(&v), k.zeroed::<u32>(1));
+    let run = |k: &Harness, i: u32, j: u32| k.launch(two_sites::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[dv.slice(), arg(i), arg(j), out.slice()]);
+    run(&k, 0, 2).unwrap();
+    assert_eq!(k.download::<u32>(out), [2]);
+    let mut o = [0u32];
+    for (i, j, marker) in [(3, 0, "MARK: site a"), (0, 5, "MARK: site b"), (0, 1, "MARK: divide")] {
+        let (message, file, line, function) = assert_error(run(&k, i, j));
+        assert_eq!(line, line_of(&format!("// {marker}")), "{marker}");
+        assert!(file.ends_with("sys_assert.rs") && function == "suite::sys_assert::two_sites", "{file} {function}");
+        // Rust's panic message starts with ours (Rust adds the run-time values).
+        let host = host_panic(|| two_sites(&v, i, j, &mut o));
+        assert!(host.starts_with(&message), "{host:?} / {message:?}");
+    }
+}
+
+#[device_fn]
+pub fn positive(x: i32) -> i32 {
+    assert!(x > 0, "not positive");
+    x
+}
+
+#[kernel]
+pub fn calls_positive(x: i32, out: &mut [i32]) {
+    out[0] = positive(x);
+}
+
+#[test]
+fn a_device_function_reports_its_own_path() {
+    assemble("calls_positive", calls_positive::PTX);
+    assert_eq!(calls_positive::PTX.matches(".extern .func __assertfail(").count(), 1);
+    let mut k = Harness::new(calls_positive::PTX);
+    let out = k.zeroed::<i32>(1);
+    k.launch(calls_positive::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[arg(5i32), out.slice()]).unwrap();
+    let (message, _, line, function) = assert_error(k.launch(calls_positive::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[arg(-5i32), out.slice()]));
+    assert_eq!((message.as_str(), line, function.as_str()), ("not positive", line_of("assert!(x > 0,"), "suite::sys_assert::positive"));
+}
+
+const NVCC_ASSERT: &str = r#"
+#include <cassert>
+extern "C" __global__ void checks(const int *v, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        assert(v[i] >= 0);
+    }
+}
+"#;
+
+/// For each `__assertfail` call: the `st.param` types of its arguments, and the call itself
+/// with whitespace removed.
+fn call_shapes(ptx: &str) -> Vec<(Vec<String>, String)> {
+    let body = &ptx[ptx.find(".entry").expect("an entry")..];
+    let mut out = Vec::new();
+    let mut stores = Vec::new();
+    let mut call = String::new();
+    for l in body.lines().map(str::trim) {
+        if l.starts_with('{') {
+            stores.clear();
+            call.clear();
+        } else if l.starts_with("st.param") {
+            stores.push(l.split_whitespace().next().unwrap().to_owned());
+        } else if l.starts_with("call.uni") || !call.is_empty() {
+            call.extend(l.chars().filter(|c| !c.is_whitespace()));
+            if call.ends_with(';') {
+                if call.contains("__assertfail") {
+                    out.push((std::mem::take(&mut stores), call.trim_end_matches(';').to_owned()));
+                }
+                call.clear();
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_call_is_nvccs() {
+    let Some(theirs) = nvcc_ptx("assert_shape", NVCC_ASSERT) else { return };
+    let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    assert!(squeeze(&theirs).contains(&squeeze(ptx_runtime::abi::syscall::ASSERTFAIL)), "{theirs}");
+    assert!(checks::PTX.contains(ptx_runtime::abi::syscall::ASSERTFAIL));
+    let (ours, theirs_calls) = (call_shapes(checks::PTX), call_shapes(&theirs));
+    assert_eq!(theirs_calls.len(), 1, "{theirs}");
+    // Ours has two: the `assert!` and the bounds check of `v[i]` (the CUDA indexes unchecked).
+    assert_eq!(ours.len(), 2, "{}", checks::PTX);
+    for c in &ours {
+        assert_eq!(c, &theirs_calls[0]);
+    }
+    // charSize 1, as nvcc passes.
+    for p in [checks::PTX, theirs.as_str()] {
+        assert!(squeeze(p).contains("st.param.b64[param4+0],1;") || squeeze(p).contains("st.param.b64[param4],1;"), "{p}");
+    }
+}
