@@ -1,6 +1,6 @@
 //! Running PTX on the CPU backend from a test, in a few lines:
 //!
-//! ```ignore
+//! ```text
 //! let mut k = Harness::new(ptx);                       // fresh device, module loaded
 //! let a = k.upload(&[1.0f32, 2.0]);                    // device buffer from host data
 //! let out = k.zeroed::<f32>(2);

@@ -2,9 +2,24 @@
 
 /// Inline PTX with typed register operands:
 ///
-/// ```ignore
-/// let r: i32;
-/// ptx_asm!("add.s32 {0}, {1}, {2};", out(i32) r, in(i32) a, in(i32) b);
+/// ```
+/// use ptx_runtime::device::*;
+/// use ptx_runtime::{kernel, Device, DeviceBuffer, LaunchConfig};
+///
+/// #[kernel]
+/// pub fn add(a: i32, b: i32, out: &mut [i32]) {
+///     let r: i32;
+///     ptx_asm!("add.s32 {0}, {1}, {2};", out(i32) r, in(i32) a, in(i32) b);
+///     out[0] = r;
+/// }
+///
+/// fn main() -> ptx_runtime::Result<()> {
+///     let stream = Device::cpu().stream();
+///     let mut out = DeviceBuffer::<i32>::zeroed(&stream, 1)?;
+///     add::launch(&stream, LaunchConfig::new(1, 1), 40, 2, &mut out)?;
+///     assert_eq!(out.to_vec()?, [42]);
+///     Ok(())
+/// }
 /// ```
 ///
 /// `{n}` is operand `n` (counted from 0); `{{` and `}}` are literal braces. Operands are

@@ -1,14 +1,37 @@
 //! Atomic operations and fences on global and shared memory, with a memory order and a scope
 //! (PTX Interoperability, chapter 4).
 //!
-//! ```ignore
+//! ```
 //! use core::sync::atomic::Ordering;
 //! use ptx_runtime::device::atomic::{self, Scope};
+//! use ptx_runtime::device::*;
+//! use ptx_runtime::{kernel, Device, DeviceBuffer, LaunchConfig};
 //!
 //! // A histogram: many threads add to the same bins.
-//! unsafe { atomic::fetch_add(&mut bins[b], 1u32, Ordering::Relaxed, Scope::Device) };
+//! #[kernel]
+//! pub fn histogram(x: &[u32], bins: &mut [u32]) {
+//!     let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+//!     if i < x.len() {
+//!         let b = x[i] as usize % bins.len();
+//!         unsafe { atomic::fetch_add(&mut bins[b], 1u32, Ordering::Relaxed, Scope::Device) };
+//!     }
+//! }
 //!
-//! // Message passing: publish data, then a flag with Release; read the flag with Acquire.
+//! fn main() -> ptx_runtime::Result<()> {
+//!     let stream = Device::cpu().stream();
+//!     let x: Vec<u32> = (0..1000).collect();
+//!     let xs = DeviceBuffer::from_slice(&stream, &x)?;
+//!     let mut bins = DeviceBuffer::<u32>::zeroed(&stream, 10)?;
+//!     histogram::launch(&stream, LaunchConfig::for_num_elems(1000), &xs, &mut bins)?;
+//!     assert_eq!(bins.to_vec()?, [100; 10]);
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Message passing publishes data, then a flag with `Release`; the reader loads the flag with
+//! `Acquire` and then sees the data:
+//!
+//! ```text
 //! data[i] = x;
 //! unsafe { atomic::store(flag, 1u32, Ordering::Release, Scope::Device) };
 //! while unsafe { atomic::load(flag, Ordering::Acquire, Scope::Device) } == 0 {}

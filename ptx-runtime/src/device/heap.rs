@@ -1,10 +1,28 @@
 //! The device heap: `malloc` and `free` on the system calls of the same names (PTX
 //! Interoperability §3).
 //!
-//! ```ignore
-//! let p = malloc::<f32>(n);           // n elements from the device heap, or null when full
-//! if !p.is_null() {
-//!     unsafe { *p.add(0) = 1.0; free(p) };
+//! ```
+//! use ptx_runtime::device::*;
+//! use ptx_runtime::{kernel, Device, DeviceBuffer, LaunchConfig};
+//!
+//! #[kernel]
+//! pub fn scratch(n: usize, out: &mut [f32]) {
+//!     let p = malloc::<f32>(n);           // n elements from the device heap, or null when full
+//!     if !p.is_null() {
+//!         unsafe {
+//!             *p.add(n - 1) = 1.5;
+//!             out[0] = *p.add(n - 1);
+//!             free(p);
+//!         }
+//!     }
+//! }
+//!
+//! fn main() -> ptx_runtime::Result<()> {
+//!     let stream = Device::cpu().stream();
+//!     let mut out = DeviceBuffer::<f32>::zeroed(&stream, 1)?;
+//!     scratch::launch(&stream, LaunchConfig::new(1, 1), 100, &mut out)?;
+//!     assert_eq!(out.to_vec()?, [1.5]);
+//!     Ok(())
 //! }
 //! ```
 //!

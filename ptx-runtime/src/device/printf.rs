@@ -23,8 +23,19 @@ use std::io::Write;
 /// Output appears when the host synchronizes with the device (CUDA) or when the launch ends
 /// (CPU backend); lines of different threads do not interleave within a line.
 ///
-/// ```ignore
-/// printf!("block %u thread %u: %s %5.2f\n", block_idx_x(), thread_idx_x(), "x =", x);
+/// ```
+/// use ptx_runtime::device::*;
+/// use ptx_runtime::{kernel, Device, LaunchConfig};
+///
+/// #[kernel]
+/// pub fn hello(x: f32) {
+///     printf!("block %u thread %u: %s %5.2f\n", block_idx_x(), thread_idx_x(), "x =", x);
+/// }
+///
+/// fn main() -> ptx_runtime::Result<()> {
+///     let stream = Device::cpu().stream();
+///     hello::launch(&stream, LaunchConfig::new(2, 2), 1.5) // four lines on standard output
+/// }
 /// ```
 #[macro_export]
 macro_rules! printf {

@@ -1,11 +1,44 @@
 //! Shared memory: per-block arrays (`__shared__ T a[N]`) and dynamic shared memory sized at
 //! launch (`extern __shared__ T a[]`).
 //!
-//! ```ignore
-//! let mut tile = unsafe { shared_array::<f32, 256>() };   // __shared__ float tile[256];
-//! tile[thread_idx_x() as usize] = x;
-//! sync_threads();
-//! let mut buf = unsafe { dynamic_shared::<f32>() };       // extern __shared__ float buf[];
+//! ```
+//! use ptx_runtime::device::*;
+//! use ptx_runtime::{kernel, Device, DeviceBuffer, LaunchConfig};
+//!
+//! /// Reverses each block's 256 elements through a static shared array.
+//! #[kernel]
+//! pub fn reverse(x: &[f32], y: &mut [f32]) {
+//!     let mut tile = unsafe { shared_array::<f32, 256>() };   // __shared__ float tile[256];
+//!     let (t, base) = (thread_idx_x() as usize, block_idx_x() as usize * 256);
+//!     tile[t] = x[base + t];
+//!     sync_threads();
+//!     y[base + t] = tile[255 - t];
+//! }
+//!
+//! /// The same for any block size, with shared memory sized at launch.
+//! #[kernel]
+//! pub fn reverse_dyn(x: &[f32], y: &mut [f32]) {
+//!     let mut buf = unsafe { dynamic_shared::<f32>() };       // extern __shared__ float buf[];
+//!     let (t, n) = (thread_idx_x() as usize, block_dim_x() as usize);
+//!     let base = block_idx_x() as usize * n;
+//!     buf[t] = x[base + t];
+//!     sync_threads();
+//!     y[base + t] = buf[n - 1 - t];
+//! }
+//!
+//! fn main() -> ptx_runtime::Result<()> {
+//!     let stream = Device::cpu().stream();
+//!     let x: Vec<f32> = (0..512).map(|i| i as f32).collect();
+//!     let xs = DeviceBuffer::from_slice(&stream, &x)?;
+//!     let mut ys = DeviceBuffer::<f32>::zeroed(&stream, 512)?;
+//!     reverse::launch(&stream, LaunchConfig::new(2, 256), &xs, &mut ys)?;
+//!     let want: Vec<f32> = x.chunks(256).flat_map(|c| c.iter().rev().copied()).collect();
+//!     assert_eq!(ys.to_vec()?, want);
+//!     reverse_dyn::launch(&stream, LaunchConfig::new(4, 128).with_shared_bytes(128 * 4), &xs, &mut ys)?;
+//!     let want: Vec<f32> = x.chunks(128).flat_map(|c| c.iter().rev().copied()).collect();
+//!     assert_eq!(ys.to_vec()?, want);
+//!     Ok(())
+//! }
 //! ```
 //!
 //! Each `shared_array` call site is one array per block (a `.shared` declaration), the same
