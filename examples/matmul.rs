@@ -20,7 +20,7 @@ pub fn matmul(a: &[f32], b: &[f32], c: &mut [f32], n: u32) {
     let col = block_idx_x() as usize * TILE + tx;
     let n = n as usize;
     let mut acc = 0.0f32;
-    for t in 0..(n + TILE - 1) / TILE {
+    for t in 0..n.div_ceil(TILE) {
         let ac = t * TILE + tx;
         let br = t * TILE + ty;
         ta[ty * TILE + tx] = if row < n && ac < n { a[row * n + ac] } else { 0.0 };

@@ -27,7 +27,7 @@ pub fn block_sum(x: &[f32], partial: &mut [f32]) {
     let mut s = BLOCK / 2;
     while s >= 32 {
         if tid < s {
-            cache[tid] = cache[tid] + cache[tid + s];
+            cache[tid] += cache[tid + s];
         }
         sync_threads();
         s /= 2;
@@ -90,7 +90,7 @@ fn host_partials(x: &[f32], blocks: usize) -> Vec<f32> {
             let mut s = BLOCK / 2;
             while s >= 32 {
                 for t in 0..s {
-                    cache[t] = cache[t] + cache[t + s];
+                    cache[t] += cache[t + s];
                 }
                 s /= 2;
             }

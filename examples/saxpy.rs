@@ -13,7 +13,7 @@ use std::time::Instant;
 pub fn saxpy(a: f32, x: &[f32], y: &mut [f32]) {
     let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
     if i < y.len() {
-        y[i] = a * x[i] + y[i];
+        y[i] += a * x[i];
     }
 }
 

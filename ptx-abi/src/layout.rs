@@ -69,7 +69,7 @@ pub const MAX_AGGREGATE_ALIGN: usize = 128;
 
 /// Rounds `offset` up to a multiple of `align` (a power of two).
 pub const fn align_to(offset: usize, align: usize) -> usize {
-    (offset + align - 1) / align * align
+    offset.div_ceil(align) * align
 }
 
 const fn round_up(l: Layout) -> Layout {

@@ -134,7 +134,7 @@ mod tests {
     fn size_equals_alignment_for_every_fundamental_type() {
         for (_, s) in RUST_NAMES {
             assert_eq!(s.size(), s.align());
-            assert_eq!(s.ptx_type().len() >= 3, true);
+            assert!(s.ptx_type().len() >= 3);
         }
     }
 

@@ -205,7 +205,7 @@ fn push_ref_mut<'a, T: DeviceRepr>(args: &mut Args<'a>, view: DeviceSliceMut<'a,
 }
 
 // cudarc interop: a `CudaSlice<T>` on the launch's context.
-impl<'b, T: DeviceRepr> KernelArg<&'static [T]> for &'b CudaSlice<T> {
+impl<T: DeviceRepr> KernelArg<&'static [T]> for &CudaSlice<T> {
     fn push<'a>(self, args: &mut Args<'a>) -> Result<()>
     where
         Self: 'a,
@@ -218,7 +218,7 @@ impl<'b, T: DeviceRepr> KernelArg<&'static [T]> for &'b CudaSlice<T> {
     }
 }
 
-impl<'b, T: DeviceRepr> KernelArg<&'static mut [T]> for &'b mut CudaSlice<T> {
+impl<T: DeviceRepr> KernelArg<&'static mut [T]> for &mut CudaSlice<T> {
     fn push<'a>(self, args: &mut Args<'a>) -> Result<()>
     where
         Self: 'a,

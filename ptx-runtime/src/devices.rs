@@ -58,8 +58,8 @@ pub(crate) struct CpuBackend {
 }
 
 impl CpuBackend {
-    pub fn module(&self, kernel: &'static Kernel) -> Result<Arc<Arc<CpuModule>>> {
-        self.modules.get_or_load(kernel, || self.device.load_module(kernel.ptx))
+    pub fn module(&self, kernel: &'static Kernel) -> Result<Arc<CpuModule>> {
+        self.modules.get_or_load(kernel, || self.device.load_module(kernel.ptx)).map(|m| Arc::clone(&*m))
     }
 }
 

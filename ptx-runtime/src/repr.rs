@@ -143,6 +143,6 @@ mod tests {
         assert_eq!(<&[f32] as ParamType>::ABI, ParamAbi::Aggregate(Layout::new(16, 8)));
         assert_eq!(<*mut u8 as ParamType>::ABI, ParamAbi::Pointer);
         assert_eq!(<[f64; 3] as ParamType>::ABI, ParamAbi::Aggregate(Layout::new(24, 8)));
-        assert_eq!(<half::f16 as ParamType>::ABI.check().is_err(), true);
+        assert!(<half::f16 as ParamType>::ABI.check().is_err());
     }
 }

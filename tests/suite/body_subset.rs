@@ -258,6 +258,10 @@ macro_rules! int_ops {
             r ^= a.swap_bytes() ^ a.reverse_bits() ^ a.wrapping_pow(3) ^ (a & 7).pow(2);
             let u = a as $u;
             r ^= (u.is_power_of_two() as $t) << 6;
+            // div_ceil and is_multiple_of (a zero divisor included: 0 is a multiple of 0 only).
+            let ub = b as $u;
+            r = r.wrapping_add(u.div_ceil(ub | 1) as $t) ^ (u.div_ceil(7) as $t);
+            r ^= ((u.is_multiple_of(ub & 3) as $t) << 1) ^ (((u & 1).is_multiple_of(ub & 1) as $t) << 2) ^ ((u.is_multiple_of(6) as $t) << 3);
             // Compound assignment, without overflow (which the host, in a debug build, checks).
             let mut c = a & 15;
             c += 3;

@@ -62,17 +62,19 @@ fn shared_memory_reduction() {
     }
 }
 
+/// The struct nvcc's `calls` kernel reads.
+#[derive(Clone, Copy, ptx_runtime::DeviceRepr)]
+#[repr(C)]
+struct P {
+    x: f32,
+    y: f64,
+    z: i32,
+}
+
 #[test]
 fn device_function_calls_and_recursion() {
     for mut k in modules() {
         let n = 64usize;
-        #[derive(Clone, Copy, ptx_runtime::DeviceRepr)]
-        #[repr(C)]
-        struct P {
-            x: f32,
-            y: f64,
-            z: i32,
-        }
         let ps: Vec<P> = (0..n).map(|i| P { x: i as f32, y: 1.5 * i as f64, z: 100 - i as i32 }).collect();
         let (dout, dp) = (k.zeroed::<i32>(n), k.upload(&ps));
         k.launch("calls", [1, 1, 1], [n as u32, 1, 1], 0, &[dout.ptr(), dp.ptr()]).unwrap();
@@ -92,8 +94,8 @@ fn device_function_calls_and_recursion() {
                 fib(x - 1) + fib(x - 2)
             }
         }
-        for i in 0..n {
-            assert_eq!(out[i], collatz(i as i64 + 1) + fib(i as i32 % 10), "thread {i}");
+        for (i, got) in out.iter().enumerate() {
+            assert_eq!(*got, collatz(i as i64 + 1) + fib(i as i32 % 10), "thread {i}");
         }
         let raw: Vec<u8> = k.download(crate::cpu_harness::Buf { elem: 1, len: n * 24, ..dp });
         for i in 0..n {

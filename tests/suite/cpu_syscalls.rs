@@ -83,9 +83,9 @@ fn malloc_and_free_on_the_device_heap() {
     k.launch("lists", [1, 1, 1], [64, 1, 1], 0, &[out.ptr(), arg(20i32)])
         .unwrap();
     let got: Vec<i32> = k.download(out);
-    for t in 0..64 {
+    for (t, got) in got.iter().enumerate() {
         assert_eq!(
-            got[t],
+            *got,
             (0..20).map(|k| t as i32 * 100 + k).sum::<i32>(),
             "thread {t}"
         );

@@ -137,6 +137,10 @@ pub enum IntOp {
     SwapBytes,
     ReverseBits,
     IsPowerOfTwo,
+    /// Unsigned `div_ceil`: division rounding up (a zero divisor stops the kernel, as `/`).
+    DivCeil,
+    /// Unsigned `is_multiple_of`: `a % b == 0`, with `b == 0` meaning `a == 0` (never stops).
+    IsMultipleOf,
     RemEuclid,
     DivEuclid,
 }

@@ -146,6 +146,8 @@ impl<'a> Checker<'a> {
             "swap_bytes" => (IntOp::SwapBytes, vec![], t.clone()),
             "reverse_bits" => (IntOp::ReverseBits, vec![], t.clone()),
             "is_power_of_two" if !s.is_signed() => (IntOp::IsPowerOfTwo, vec![], Ty::bool()),
+            "div_ceil" if !s.is_signed() => (IntOp::DivCeil, vec![t.clone()], t.clone()),
+            "is_multiple_of" if !s.is_signed() => (IntOp::IsMultipleOf, vec![t.clone()], Ty::bool()),
             "rem_euclid" => (IntOp::RemEuclid, vec![t.clone()], t.clone()),
             "div_euclid" => (IntOp::DivEuclid, vec![t.clone()], t.clone()),
             "wrapping_shl" | "wrapping_shr" => {
@@ -154,7 +156,7 @@ impl<'a> Checker<'a> {
                 let rhs = a.remove(0);
                 return Expr { kind: ExprKind::Binary(op, Box::new(recv), Box::new(rhs)), ty: t, span };
             }
-            _ => return self.error(name_span, format!("no method `{name}` on `{t}` in device code; supported integer methods: wrapping_add/sub/mul/neg/abs/div/rem/shl/shr/pow, saturating_add/sub, min, max, clamp, abs, abs_diff, signum, pow, leading_zeros, trailing_zeros, count_ones, count_zeros, rotate_left/right, swap_bytes, reverse_bits, is_power_of_two, rem_euclid, div_euclid")),
+            _ => return self.error(name_span, format!("no method `{name}` on `{t}` in device code; supported integer methods: wrapping_add/sub/mul/neg/abs/div/rem/shl/shr/pow, saturating_add/sub, min, max, clamp, abs, abs_diff, signum, pow, leading_zeros, trailing_zeros, count_ones, count_zeros, rotate_left/right, swap_bytes, reverse_bits, is_power_of_two, div_ceil, is_multiple_of, rem_euclid, div_euclid")),
         };
         let rest = self.args_of(args, &params, name_span);
         self.intrinsic(Intrinsic::Int(op), recv, rest, ret, span)

@@ -380,6 +380,26 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 };
                 reg(self.b.op1("setp.eq.u32", RegClass::Pred, vec![Arg::Reg(n), Arg::imm(1)]))
             }
+            IntOp::DivCeil => {
+                // q + (q·b != a): the quotient, plus one when the division left a remainder.
+                let q = self.binop(BinOp::Div, s, s, &v[0], &v[1], span).arg();
+                let m = self.b.op1(format!("mul.lo{t}"), c, vec![q.clone(), v[1].arg()]);
+                let inexact = self.b.op1(format!("setp.ne{t}"), RegClass::Pred, vec![Arg::Reg(m), a]);
+                let up = self.b.op1(format!("selp{t}"), c, vec![Arg::imm(1), Arg::imm(0), Arg::Reg(inexact)]);
+                reg(self.b.op1(format!("add{t}"), c, vec![q, Arg::Reg(up)]))
+            }
+            IntOp::IsMultipleOf => {
+                // b == 0 ? a == 0 : a % b == 0, without a division by zero (its PTX result is
+                // unspecified; it is selected away).
+                let r = self.b.op1(format!("rem{t}"), c, vec![a.clone(), v[1].arg()]);
+                let r0 = self.b.op1(format!("setp.eq{t}"), RegClass::Pred, vec![Arg::Reg(r), Arg::imm(0)]);
+                let b0 = self.b.op1(format!("setp.eq{t}"), RegClass::Pred, vec![v[1].arg(), Arg::imm(0)]);
+                let a0 = self.b.op1(format!("setp.eq{t}"), RegClass::Pred, vec![a, Arg::imm(0)]);
+                let zero_case = self.b.op1("and.pred", RegClass::Pred, vec![Arg::Reg(b0), Arg::Reg(a0)]);
+                let b_nonzero = self.b.op1("not.pred", RegClass::Pred, vec![Arg::Reg(b0)]);
+                let rem_case = self.b.op1("and.pred", RegClass::Pred, vec![Arg::Reg(b_nonzero), Arg::Reg(r0)]);
+                reg(self.b.op1("or.pred", RegClass::Pred, vec![Arg::Reg(zero_case), Arg::Reg(rem_case)]))
+            }
             IntOp::RemEuclid | IntOp::DivEuclid => {
                 let r = self.binop(BinOp::Rem, s, s, &v[0], &v[1], span);
                 if !s.is_signed() {

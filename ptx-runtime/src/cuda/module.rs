@@ -43,7 +43,7 @@ impl LoadedModule {
             LOG_BYTES as *mut c_void,
             info_log.as_mut_ptr() as *mut c_void,
             LOG_BYTES as *mut c_void,
-            1usize as *mut c_void,
+            std::ptr::without_provenance_mut(1),
         ];
         let mut module = std::ptr::null_mut();
         // SAFETY: `image` is NUL-terminated PTX; the log buffers outlive the call and their sizes

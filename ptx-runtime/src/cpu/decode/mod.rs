@@ -361,7 +361,7 @@ fn address_taken(p: &Program) -> Vec<u32> {
     let mut out = Vec::new();
     for inst in &p.insts {
         if let Op::Alu { a: Src::Imm(v), .. } = &inst.op {
-            if *v >= FUNC_BASE && *v < FUNC_BASE + (p.funcs.len() as u64) * 16 && (*v - FUNC_BASE) % 16 == 0 {
+            if *v >= FUNC_BASE && *v < FUNC_BASE + (p.funcs.len() as u64) * 16 && (*v - FUNC_BASE).is_multiple_of(16) {
                 out.push(((*v - FUNC_BASE) / 16) as u32);
             }
         }
