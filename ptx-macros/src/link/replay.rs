@@ -39,6 +39,7 @@ pub fn emit(prefix: &str, ident: &Ident, vis: &syn::Visibility, item_tokens: &To
     quote! {
         #[doc(hidden)]
         #[macro_export]
+        #[allow(non_local_definitions)] // a DeviceRepr struct may be declared inside a fn
         macro_rules! #name {
             (@ptx_fetch #dollar (#dollar t:tt)*) => {
                 ::ptx_runtime::__private::fetch_next! { { #body } #dollar (#dollar t)* }
