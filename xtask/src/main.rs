@@ -8,8 +8,13 @@
 //! - `gpu-pack`: release test binaries and examples plus a `run.sh`, to carry to a GPU machine.
 //! - `bench-cpu`: the CPU backend's benchmark (`benches/cpu_interp.rs`) in release mode:
 //!   thread-instructions per second, and saxpy over 2^20 elements.
+//! - `bench-codegen [--update-docs]`: our PTX against nvcc's on the CUDA C twins in
+//!   `benches/cuda/` (registers, spills, SASS instructions, inner loops), for sm_80 and sm_90;
+//!   writes `target/bench/codegen.md` (see `docs/performance.md`). No GPU needed.
 
+mod bench_codegen;
 mod gpu_pack;
+mod sass;
 mod tools;
 
 use std::process::{Command, ExitCode};
@@ -19,13 +24,14 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("test") => test(&args[1..]),
         Some("gpu-pack") => gpu_pack::pack(),
+        Some("bench-codegen") => bench_codegen::run(&args[1..]),
         Some("bench-cpu") => run(Command::new(cargo()).args(["bench", "-p", "ptx-suite", "--bench", "cpu_interp"]).args(&args[1..])),
         Some("tools") => tools::ensure().map(|t| {
             for (var, path) in t.env() {
                 println!("export {var}={}", path.display());
             }
         }),
-        _ => Err("usage: cargo xtask <test [cargo test args] | tools | gpu-pack | bench-cpu>".to_owned()),
+        _ => Err("usage: cargo xtask <test [cargo test args] | tools | gpu-pack | bench-cpu | bench-codegen [--update-docs]>".to_owned()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -89,7 +95,7 @@ pub fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
 }
 
-fn run(cmd: &mut Command) -> Result<(), String> {
+pub fn run(cmd: &mut Command) -> Result<(), String> {
     let status = cmd.status().map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
     if status.success() {
         Ok(())
