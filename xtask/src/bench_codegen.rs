@@ -156,7 +156,7 @@ fn output(cmd: &mut Command) -> Result<String, String> {
     }
 }
 
-fn version_line(tool: &Path) -> String {
+pub fn version_line(tool: &Path) -> String {
     output(Command::new(tool).arg("--version")).ok().and_then(|v| v.lines().find(|l| l.contains("release")).map(|l| l.trim().to_owned())).unwrap_or_else(|| "unknown version".into())
 }
 

@@ -11,8 +11,11 @@
 //! - `bench-codegen [--update-docs]`: our PTX against nvcc's on the CUDA C twins in
 //!   `benches/cuda/` (registers, spills, SASS instructions, inner loops), for sm_80 and sm_90;
 //!   writes `target/bench/codegen.md` (see `docs/performance.md`). No GPU needed.
+//! - `bench-compile`: build time of 100 corpus kernels with and without `#[kernel]`, against
+//!   `nvcc -ptx` on their CUDA C twins; writes `target/bench/compile.md`.
 
 mod bench_codegen;
+mod bench_compile;
 mod gpu_pack;
 mod sass;
 mod tools;
@@ -25,13 +28,14 @@ fn main() -> ExitCode {
         Some("test") => test(&args[1..]),
         Some("gpu-pack") => gpu_pack::pack(),
         Some("bench-codegen") => bench_codegen::run(&args[1..]),
+        Some("bench-compile") => bench_compile::run(),
         Some("bench-cpu") => run(Command::new(cargo()).args(["bench", "-p", "ptx-suite", "--bench", "cpu_interp"]).args(&args[1..])),
         Some("tools") => tools::ensure().map(|t| {
             for (var, path) in t.env() {
                 println!("export {var}={}", path.display());
             }
         }),
-        _ => Err("usage: cargo xtask <test [cargo test args] | tools | gpu-pack | bench-cpu | bench-codegen [--update-docs]>".to_owned()),
+        _ => Err("usage: cargo xtask <test [cargo test args] | tools | gpu-pack | bench-cpu | bench-codegen [--update-docs] | bench-compile>".to_owned()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
