@@ -63,10 +63,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
             let dir = out.join(arch);
             std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
             let theirs_ptx = dir.join(format!("{stem}.nvcc.ptx"));
-            let nvcc = tools.nvcc.as_ref().ok_or("nvcc not found")?;
-            let mut cmd = Command::new(nvcc);
-            cmd.args(NVCC_FLAGS).arg(format!("-arch={arch}")).arg("-o").arg(&theirs_ptx).arg(&cu).env("PATH", tools.path_with_bin_dir());
-            output(&mut cmd)?;
+            compile_twin(&tools, &cu, arch, &theirs_ptx)?;
             for (kernel, nvcc) in assemble(&tools, &theirs_ptx, arch)? {
                 let ptx = ours_dir.join(format!("{kernel}.ptx"));
                 if !ptx.is_file() {
@@ -94,6 +91,25 @@ pub fn run(args: &[String]) -> Result<(), String> {
             replace_between_markers(&root.join(doc), &report)?;
             eprintln!("xtask: updated {doc}");
         }
+    }
+    Ok(())
+}
+
+/// `nvcc -ptx` of one CUDA C twin, with the benchmark's flags.
+pub fn compile_twin(tools: &Tools, cu: &Path, arch: &str, ptx: &Path) -> Result<(), String> {
+    let nvcc = tools.nvcc.as_ref().ok_or("nvcc not found")?;
+    let mut cmd = Command::new(nvcc);
+    cmd.args(NVCC_FLAGS).arg(format!("-arch={arch}")).arg("-o").arg(ptx).arg(cu).env("PATH", tools.path_with_bin_dir());
+    output(&mut cmd).map(drop)
+}
+
+/// nvcc's PTX of every twin as `dir/<twin>.ptx`, for sm_80 (the driver JIT-compiles it for
+/// the GPU at hand, as it does ours): what `benches/gpu_timing.rs` launches.
+pub fn twins_for_gpu(tools: &Tools, dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for cu in cuda_sources(&tools::workspace_root().join("benches/cuda"))? {
+        let stem = cu.file_stem().and_then(|s| s.to_str()).unwrap_or("kernel");
+        compile_twin(tools, &cu, "sm_80", &dir.join(format!("{stem}.ptx")))?;
     }
     Ok(())
 }

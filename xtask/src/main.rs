@@ -13,6 +13,10 @@
 //!   writes `target/bench/codegen.md` (see `docs/performance.md`). No GPU needed.
 //! - `bench-compile`: build time of 100 corpus kernels with and without `#[kernel]`, against
 //!   `nvcc -ptx` on their CUDA C twins; writes `target/bench/compile.md`.
+//! - `bench-gpu`: run time of the same kernels and of nvcc's builds on a GPU
+//!   (`benches/gpu_timing.rs`), with bandwidth against a device-to-device copy; writes
+//!   `target/bench/gpu.md`. Without a GPU it says it skipped (`PTX_DEVICE=cpu` runs the
+//!   harness on the CPU backend as a smoke test).
 
 mod bench_codegen;
 mod bench_compile;
@@ -29,13 +33,14 @@ fn main() -> ExitCode {
         Some("gpu-pack") => gpu_pack::pack(),
         Some("bench-codegen") => bench_codegen::run(&args[1..]),
         Some("bench-compile") => bench_compile::run(),
+        Some("bench-gpu") => bench_gpu(),
         Some("bench-cpu") => run(Command::new(cargo()).args(["bench", "-p", "ptx-suite", "--bench", "cpu_interp"]).args(&args[1..])),
         Some("tools") => tools::ensure().map(|t| {
             for (var, path) in t.env() {
                 println!("export {var}={}", path.display());
             }
         }),
-        _ => Err("usage: cargo xtask <test [cargo test args] | tools | gpu-pack | bench-cpu | bench-codegen [--update-docs] | bench-compile>".to_owned()),
+        _ => Err("usage: cargo xtask <test [cargo test args] | tools | gpu-pack | bench-cpu | bench-codegen [--update-docs] | bench-compile | bench-gpu>".to_owned()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -44,6 +49,23 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// nvcc's PTX of the twins (when nvcc can be had), then `benches/gpu_timing.rs` in release.
+fn bench_gpu() -> Result<(), String> {
+    let root = tools::workspace_root();
+    let dir = root.join("target/bench/nvcc-ptx");
+    let _ = std::fs::remove_dir_all(&dir);
+    match tools::ensure().and_then(|t| bench_codegen::twins_for_gpu(&t, &dir)) {
+        Ok(()) => {}
+        Err(e) => eprintln!("xtask: WARNING: no nvcc PTX ({e}); only our kernels will be timed"),
+    }
+    run(Command::new(cargo())
+        .current_dir(&root)
+        .args(["bench", "-p", "ptx-suite", "--bench", "gpu_timing", "--", "--nvcc-ptx"])
+        .arg(&dir)
+        .arg("--out")
+        .arg(root.join("target/bench/gpu.md")))
 }
 
 fn ci() -> bool {
