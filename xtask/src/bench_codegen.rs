@@ -6,7 +6,8 @@
 //! - theirs: `nvcc -ptx -O3 -fmad=false`, assembled by the same `ptxas` with the same flags;
 //!
 //! then `ptxas -v`'s registers and spills and `cuobjdump -sass`'s instructions, for the whole
-//! kernel and for its hot inner loop (see [`crate::sass`]). The table goes to stdout and to
+//! kernel and for its hot inner loop (see [`crate::sass`]). A second table compares ours with
+//! nvcc's build of the twins without their checks (`-DNDEBUG`), the CUDA most people write. The table goes to stdout and to
 //! `target/bench/codegen.md`; `--update-docs` also replaces it in `docs/performance.md` and
 //! `README.md`, between the `<!-- bench-codegen -->` markers. No GPU is needed.
 
@@ -38,6 +39,8 @@ struct Row {
     arch: &'static str,
     ours: Measured,
     nvcc: Measured,
+    /// nvcc with `-DNDEBUG`: the twin without its bounds checks.
+    unchecked: Measured,
 }
 
 pub fn run(args: &[String]) -> Result<(), String> {
@@ -63,7 +66,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
             let dir = out.join(arch);
             std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
             let theirs_ptx = dir.join(format!("{stem}.nvcc.ptx"));
-            compile_twin(&tools, &cu, arch, &theirs_ptx)?;
+            compile_twin(&tools, &cu, arch, &[], &theirs_ptx)?;
+            let unchecked_ptx = dir.join(format!("{stem}.nvcc-unchecked.ptx"));
+            compile_twin(&tools, &cu, arch, &["-DNDEBUG"], &unchecked_ptx)?;
+            let mut unchecked = assemble(&tools, &unchecked_ptx, arch)?;
             for (kernel, nvcc) in assemble(&tools, &theirs_ptx, arch)? {
                 let ptx = ours_dir.join(format!("{kernel}.ptx"));
                 if !ptx.is_file() {
@@ -75,12 +81,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 if ours.len() != 1 {
                     return Err(format!("{}: expected one entry function, found {}", ptx.display(), ours.len()));
                 }
-                rows.push(Row { kernel, arch, ours: ours.remove(0).1, nvcc });
+                let i = unchecked.iter().position(|(k, _)| *k == kernel).ok_or(format!("{}: `{kernel}` missing with -DNDEBUG", cu.display()))?;
+                rows.push(Row { kernel, arch, ours: ours.remove(0).1, nvcc, unchecked: unchecked.remove(i).1 });
             }
         }
     }
 
-    let table = table(&rows);
+    let table = format!(
+        "{}\nAgainst nvcc's build of the same CUDA C without its checks (`-DNDEBUG`):\n\n{}",
+        table(&rows),
+        unchecked_table(&rows)
+    );
     let report = format!("{}\n\n{table}", provenance(&tools));
     println!("{report}");
     let md = root.join("target/bench/codegen.md");
@@ -96,10 +107,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
 }
 
 /// `nvcc -ptx` of one CUDA C twin, with the benchmark's flags.
-pub fn compile_twin(tools: &Tools, cu: &Path, arch: &str, ptx: &Path) -> Result<(), String> {
+pub fn compile_twin(tools: &Tools, cu: &Path, arch: &str, extra: &[&str], ptx: &Path) -> Result<(), String> {
     let nvcc = tools.nvcc.as_ref().ok_or("nvcc not found")?;
     let mut cmd = Command::new(nvcc);
-    cmd.args(NVCC_FLAGS).arg(format!("-arch={arch}")).arg("-o").arg(ptx).arg(cu).env("PATH", tools.path_with_bin_dir());
+    cmd.args(NVCC_FLAGS).args(extra).arg(format!("-arch={arch}")).arg("-o").arg(ptx).arg(cu).env("PATH", tools.path_with_bin_dir());
     output(&mut cmd).map(drop)
 }
 
@@ -109,7 +120,7 @@ pub fn twins_for_gpu(tools: &Tools, dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     for cu in cuda_sources(&tools::workspace_root().join("benches/cuda"))? {
         let stem = cu.file_stem().and_then(|s| s.to_str()).unwrap_or("kernel");
-        compile_twin(tools, &cu, "sm_80", &dir.join(format!("{stem}.ptx")))?;
+        compile_twin(tools, &cu, "sm_80", &[], &dir.join(format!("{stem}.ptx")))?;
     }
     Ok(())
 }
@@ -137,8 +148,8 @@ fn assemble(tools: &Tools, ptx: &Path, arch: &str) -> Result<Vec<(String, Measur
     for (name, resources) in sass::ptxas_entries(&log) {
         let instrs: &[Instr] = functions.iter().find(|(f, _)| *f == name).map(|(_, i)| i.as_slice()).ok_or(format!("{}: no SASS for `{name}`", cubin.display()))?;
         let inner_loop = sass::hot_inner_loop(instrs).map(|l| {
-            let body = &instrs[l.first..=l.last];
-            (body.len(), sass::memory_bytes(body))
+            let body = sass::with_callees(instrs, l);
+            (body.len(), sass::memory_bytes(&body))
         });
         // Ours are Rust paths (`_ZN...6saxpy5saxpyE`); the table names kernels as written.
         let short = demangled_last(&name).unwrap_or(name);
@@ -205,15 +216,10 @@ fn table(rows: &[Row]) -> String {
     );
     for r in rows {
         let spills = |m: &Measured| m.resources.spill_stores + m.resources.spill_loads;
-        let (loop_counts, loop_ratio, loop_bytes, per_byte) = match (r.ours.inner_loop, r.nvcc.inner_loop) {
-            (Some((oi, ob)), Some((ni, nb))) => {
-                let per_byte = if ob > 0 && nb > 0 { format!("{:.2}", (oi as f64 / ob as f64) / (ni as f64 / nb as f64)) } else { "–".into() };
-                (format!("{oi} / {ni}"), ratio(oi, ni), format!("{ob} / {nb}"), per_byte)
-            }
-            (o, n) => {
-                let show = |l: Option<(usize, u32)>| l.map_or("none".to_owned(), |(i, _)| i.to_string());
-                (format!("{} / {}", show(o), show(n)), "–".into(), "–".into(), "–".into())
-            }
+        let (loop_counts, per_byte) = loop_columns(r.ours.inner_loop, r.nvcc.inner_loop);
+        let (loop_ratio, loop_bytes) = match (r.ours.inner_loop, r.nvcc.inner_loop) {
+            (Some((oi, ob)), Some((ni, nb))) => (ratio(oi, ni), format!("{ob} / {nb}")),
+            _ => ("–".into(), "–".into()),
         };
         s.push_str(&format!(
             "| {} | {} | {} / {} | {} / {} | {} / {} | {} | {loop_counts} | {loop_ratio} | {loop_bytes} | {per_byte} |\n",
@@ -229,6 +235,37 @@ fn table(rows: &[Row]) -> String {
         ));
     }
     s
+}
+
+/// The comparison with the unchecked twins: what Rust's bounds checks cost against CUDA
+/// without any.
+fn unchecked_table(rows: &[Row]) -> String {
+    let mut s = String::from("| kernel | arch | regs ours / nvcc | SASS ours / nvcc | ratio | inner loop ours / nvcc | ratio per byte |\n|---|---|---|---|---|---|---|\n");
+    for r in rows {
+        let (o, u) = (&r.ours, &r.unchecked);
+        let (loop_counts, per_byte) = loop_columns(o.inner_loop, u.inner_loop);
+        s.push_str(&format!(
+            "| {} | {} | {} / {} | {} / {} | {} | {loop_counts} | {per_byte} |\n",
+            r.kernel,
+            r.arch,
+            o.resources.registers,
+            u.resources.registers,
+            o.instructions,
+            u.instructions,
+            ratio(o.instructions, u.instructions),
+        ));
+    }
+    s
+}
+
+/// The inner-loop instruction counts, and the ratio of instructions per byte moved.
+fn loop_columns(ours: Option<(usize, u32)>, theirs: Option<(usize, u32)>) -> (String, String) {
+    let show = |l: Option<(usize, u32)>| l.map_or("none".to_owned(), |(i, _)| i.to_string());
+    let per_byte = match (ours, theirs) {
+        (Some((oi, ob)), Some((ni, nb))) if ob > 0 && nb > 0 => format!("{:.2}", (oi as f64 / ob as f64) / (ni as f64 / nb as f64)),
+        _ => "–".into(),
+    };
+    (format!("{} / {}", show(ours), show(theirs)), per_byte)
 }
 
 /// Replaces the text between the markers in `path` with `body`.

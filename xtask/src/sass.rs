@@ -129,24 +129,60 @@ pub fn loops(instrs: &[Instr]) -> Vec<Loop> {
     found
 }
 
-/// The innermost loop that does the most: among loops holding no other loop, the one with
-/// the most instructions. `None` for straight-line code.
+/// The innermost loop that does the kernel's main work: among loops holding no other loop,
+/// the one that moves the most global memory, then the one with the most instructions (nvcc
+/// inlines each `assert`'s call sequence, so instruction counts alone would pick a
+/// shared-memory reduction loop over a grid-stride loop). `None` for straight-line code.
 pub fn hot_inner_loop(instrs: &[Instr]) -> Option<Loop> {
     let all = loops(instrs);
-    all.iter().filter(|l| !all.iter().any(|o| l.contains(o))).max_by_key(|l| (l.last - l.first, l.first)).copied()
+    all.iter()
+        .filter(|l| !all.iter().any(|o| l.contains(o)))
+        .max_by_key(|l| (global_bytes(&instrs[l.first..=l.last]), l.last - l.first, l.first))
+        .copied()
+}
+
+/// The instructions of a loop with those of the device functions it calls out of line (each
+/// once, transitively): ptxas places called functions after the kernel's own code, so a
+/// function runs from a call target to the next call target or the end of the listing.
+pub fn with_callees(instrs: &[Instr], l: Loop) -> Vec<Instr> {
+    let target = |i: &Instr| {
+        opcode(&i.text).starts_with("CALL.REL").then(|| i.text.split_whitespace().find_map(|w| w.strip_prefix("0x").and_then(|h| u32::from_str_radix(h, 16).ok()))).flatten()
+    };
+    let mut starts: Vec<u32> = instrs.iter().filter_map(target).collect();
+    starts.sort();
+    starts.dedup();
+    let mut body: Vec<Instr> = instrs[l.first..=l.last].to_vec();
+    let mut pending: Vec<u32> = body.iter().filter_map(target).collect();
+    let mut done = Vec::new();
+    while let Some(start) = pending.pop() {
+        if done.contains(&start) {
+            continue;
+        }
+        done.push(start);
+        let end = starts.iter().copied().find(|&s| s > start).unwrap_or(u32::MAX);
+        let callee: Vec<Instr> = instrs.iter().filter(|i| i.addr >= start && i.addr < end).cloned().collect();
+        pending.extend(callee.iter().filter_map(target));
+        body.extend(callee);
+    }
+    body
 }
 
 /// Bytes of global and shared memory that the instructions read or write once each (the local
 /// memory of spills is left out): the work one trip through a loop does, whatever its unrolling
 /// or vector width.
 pub fn memory_bytes(instrs: &[Instr]) -> u32 {
-    instrs.iter().map(|i| access_bytes(opcode(&i.text))).sum()
+    instrs.iter().map(|i| access_bytes(opcode(&i.text), &["LDG", "STG", "LDS", "STS", "LD", "ST"])).sum()
 }
 
-fn access_bytes(op: &str) -> u32 {
+/// Bytes of global (and generic) memory the instructions read or write once each.
+pub fn global_bytes(instrs: &[Instr]) -> u32 {
+    instrs.iter().map(|i| access_bytes(opcode(&i.text), &["LDG", "STG", "LD", "ST"])).sum()
+}
+
+fn access_bytes(op: &str, counted: &[&str]) -> u32 {
     let mut parts = op.split('.');
     let base = parts.next().unwrap_or_default();
-    if !matches!(base, "LDG" | "STG" | "LDS" | "STS" | "LD" | "ST") {
+    if !counted.contains(&base) {
         return 0;
     }
     let mut bytes = 4;
@@ -219,6 +255,40 @@ ptxas info    : Used 18 registers, used 0 barriers
 ";
 
     #[test]
+    fn the_hot_loop_moves_global_memory_before_it_is_long() {
+        let ins = |addr: u32, text: &str| Instr { addr, text: text.to_owned() };
+        let code = [
+            ins(0x00, "LDG.E R0, [R2.64]"),
+            ins(0x10, "@P0 BRA 0x0"),
+            ins(0x20, "LDS R4, [R5]"),
+            ins(0x30, "STS [R5], R4"),
+            ins(0x40, "IADD3 R5, R5, 0x4, RZ"),
+            ins(0x50, "@P1 BRA 0x20"),
+        ];
+        assert_eq!(hot_inner_loop(&code), Some(Loop { first: 0, last: 1 }));
+    }
+
+    #[test]
+    fn a_loop_counts_the_functions_it_calls_once_each() {
+        let ins = |addr: u32, text: &str| Instr { addr, text: text.to_owned() };
+        let code = [
+            ins(0x00, "CALL.REL.NOINC 0x40"),
+            ins(0x10, "CALL.REL.NOINC 0x40"),
+            ins(0x20, "@P0 BRA 0x0"),
+            ins(0x30, "EXIT"),
+            // exp: calls tail, returns.
+            ins(0x40, "FMUL R0, R0, R1"),
+            ins(0x50, "CALL.REL.NOINC 0x70"),
+            ins(0x60, "RET.REL.NODEC R8 0x0"),
+            // tail
+            ins(0x70, "FADD R0, R0, R1"),
+            ins(0x80, "RET.REL.NODEC R6 0x0"),
+        ];
+        let l = hot_inner_loop(&code).expect("a loop");
+        assert_eq!(with_callees(&code, l).len(), 3 + 3 + 2);
+    }
+
+    #[test]
     fn sass_listing_splits_into_functions_without_padding() {
         let f = functions(SASS);
         assert_eq!(f.iter().map(|(n, i)| (n.as_str(), i.len())).collect::<Vec<_>>(), [("saxpy", 9), ("other", 1)]);
@@ -235,6 +305,7 @@ ptxas info    : Used 18 registers, used 0 barriers
         assert_eq!(hot, Loop { first: 2, last: 4 });
         assert_eq!(memory_bytes(&instrs[hot.first..=hot.last]), 16 + 4);
         assert_eq!(memory_bytes(instrs), 16 + 4 + 1);
+        assert_eq!(global_bytes(instrs), 16 + 1);
         assert_eq!(hot_inner_loop(&f[1].1), None);
     }
 }
