@@ -253,9 +253,11 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// One build of one kernel: its outputs after one launch and its median time.
 fn measure(stream: &Stream, kernel: &'static Kernel, abi: Abi, setup: &Setup, runs: usize) -> Res<(Vec<Vec<f32>>, f64)> {
     let upload = || setup.buffers.iter().map(|b| DeviceBuffer::from_slice(stream, b)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string());
-    let buffers = upload()?;
-    stream.launch_kernel(kernel, setup.config, encode(stream, abi, &setup.params, &buffers)).map_err(|e| e.to_string())?;
-    let outputs = setup.outputs.iter().map(|&o| buffers[o].to_vec()).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
+    let outputs = {
+        let buffers = upload()?;
+        stream.launch_kernel(kernel, setup.config, encode(stream, abi, &setup.params, &buffers)).map_err(|e| e.to_string())?;
+        setup.outputs.iter().map(|&o| buffers[o].to_vec()).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?
+    };
     // Fresh inputs for the timed launches (saxpy updates its `y` in place).
     let buffers = upload()?;
     let mut times = Vec::new();
@@ -301,12 +303,12 @@ fn copy_ms(stream: &Stream, bytes: u64, runs: usize) -> Res<f64> {
     Ok(median(times))
 }
 
-/// nvcc's PTX of each twin: from `dir`, or compiled now.
-fn nvcc_ptx(dir: Option<&Path>, twin: &str) -> Option<String> {
-    if let Some(d) = dir {
-        if let Ok(p) = std::fs::read_to_string(d.join(format!("{twin}.ptx"))) {
-            return Some(p);
-        }
+/// nvcc's PTX of a twin: from `dir` (`prebuilt`), or compiled now. The pre-built PTX has the
+/// PTX version of the nvcc that wrote it, which an older driver may refuse; this machine's
+/// nvcc is then the second choice.
+fn nvcc_ptx(prebuilt: bool, dir: Option<&Path>, twin: &str) -> Option<String> {
+    if prebuilt {
+        return std::fs::read_to_string(dir?.join(format!("{twin}.ptx"))).ok();
     }
     let nvcc = std::env::var_os("NVCC").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("nvcc"));
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/cuda").join(format!("{twin}.cu"));
@@ -381,15 +383,24 @@ fn run() -> Res<()> {
     for case in cases() {
         let setup = (case.setup)(small);
         let (ours_out, ours_ms) = measure(&stream, case.ours, Abi::Ours, &setup, runs).map_err(|e| format!("{} (ours): {e}", case.name))?;
-        let theirs = match nvcc_ptx(nvcc_dir.as_deref(), case.twin) {
-            Some(ptx) => {
-                // The driver keeps a kernel's module for the process's lifetime: leaking is the
-                // `'static` it asks for.
-                let kernel: &'static Kernel = Box::leak(Box::new(Kernel::new(Box::leak(ptx.into_boxed_str()), case.name)));
-                Some(measure(&stream, kernel, Abi::PointerAndLength, &setup, runs).map_err(|e| format!("{} (nvcc): {e}", case.name))?)
+        let mut theirs = None;
+        let mut why = "no nvcc PTX".to_owned();
+        for prebuilt in [true, false] {
+            let Some(ptx) = nvcc_ptx(prebuilt, nvcc_dir.as_deref(), case.twin) else { continue };
+            // The runtime keeps a kernel's module for the process's lifetime: leaking is the
+            // `'static` it asks for.
+            let kernel: &'static Kernel = Box::leak(Box::new(Kernel::new(Box::leak(ptx.into_boxed_str()), case.name)));
+            match measure(&stream, kernel, Abi::PointerAndLength, &setup, runs) {
+                Ok(m) => {
+                    theirs = Some(m);
+                    break;
+                }
+                Err(e) => {
+                    eprintln!("gpu_timing: {} (nvcc's PTX, {}): {e}", case.name, if prebuilt { "pre-built" } else { "compiled here" });
+                    why = "nvcc's PTX failed (see the log)".into();
+                }
             }
-            None => None,
-        };
+        }
         let rate = |ms: f64| match setup.work {
             Work::Bytes(b) => format!("{:.2} GB/s", b as f64 / ms / 1e6),
             Work::Flops(f) => format!("{:.2} GFLOP/s", f as f64 / ms / 1e6),
@@ -407,7 +418,7 @@ fn run() -> Res<()> {
                 failed |= agree.starts_with("DIFFER");
                 (format!("{ms:.3}"), format!("{:.2}", ours_ms / ms), rate(*ms), agree)
             }
-            None => ("–".into(), "–".into(), "–".into(), "no nvcc PTX".into()),
+            None => ("–".into(), "–".into(), "–".into(), why),
         };
         let _ = writeln!(table, "| {} | {} | {ours_ms:.3} | {nvcc_ms} | {ratio} | {} | {nvcc_rate} | {copy} | {of_copy} | {agree} |", case.name, setup.size, rate(ours_ms));
         eprintln!("gpu_timing: {} done", case.name);
