@@ -23,8 +23,6 @@ pub const ARCHS: [&str; 2] = ["sm_80", "sm_90"];
 /// ours emits exactly that; nvcc would otherwise contract it into one `fma`.
 pub const NVCC_FLAGS: [&str; 3] = ["-ptx", "-O3", "-fmad=false"];
 
-const BEGIN: &str = "<!-- bench-codegen:begin -->";
-const END: &str = "<!-- bench-codegen:end -->";
 
 /// What one build of one kernel measures.
 struct Measured {
@@ -99,7 +97,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     eprintln!("xtask: wrote {}", md.display());
     if update_docs {
         for doc in ["docs/performance.md", "README.md"] {
-            replace_between_markers(&root.join(doc), &report)?;
+            replace_between_markers(&root.join(doc), "bench-codegen", &report)?;
             eprintln!("xtask: updated {doc}");
         }
     }
@@ -268,22 +266,35 @@ fn loop_columns(ours: Option<(usize, u32)>, theirs: Option<(usize, u32)>) -> (St
     (format!("{} / {}", show(ours), show(theirs)), per_byte)
 }
 
-/// Replaces the text between the markers in `path` with `body`.
-fn replace_between_markers(path: &Path, body: &str) -> Result<(), String> {
+/// Replaces the text between `<!-- {name}:begin -->` and `<!-- {name}:end -->` in `path` with
+/// `body`, so that a re-run updates the docs in place.
+pub fn replace_between_markers(path: &Path, name: &str, body: &str) -> Result<(), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let (Some(b), Some(e)) = (text.find(BEGIN), text.find(END)) else {
-        return Err(format!("{}: no `{BEGIN}` … `{END}` markers", path.display()));
+    std::fs::write(path, with_section(&text, name, body).map_err(|e| format!("{}: {e}", path.display()))?).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn with_section(text: &str, name: &str, body: &str) -> Result<String, String> {
+    let (begin, end) = (format!("<!-- {name}:begin -->"), format!("<!-- {name}:end -->"));
+    let (Some(b), Some(e)) = (text.find(&begin), text.find(&end)) else {
+        return Err(format!("no `{begin}` … `{end}` markers"));
     };
     if e < b {
-        return Err(format!("{}: the markers are out of order", path.display()));
+        return Err("the markers are out of order".into());
     }
-    let updated = format!("{}{BEGIN}\n{body}\n{}", &text[..b], &text[e..]);
-    std::fs::write(path, updated).map_err(|e| format!("{}: {e}", path.display()))
+    Ok(format!("{}{begin}\n{body}\n{}", &text[..b], &text[e..]))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_section_between_markers_is_replaced_and_the_rest_kept() {
+        let doc = "a\n<!-- t:begin -->\nold\n<!-- t:end -->\nb\n";
+        assert_eq!(with_section(doc, "t", "new").unwrap(), "a\n<!-- t:begin -->\nnew\n<!-- t:end -->\nb\n");
+        assert!(with_section("a", "t", "new").is_err());
+        assert!(with_section("<!-- t:end --><!-- t:begin -->", "t", "new").is_err());
+    }
 
     #[test]
     fn mangled_rust_paths_give_their_last_segment() {

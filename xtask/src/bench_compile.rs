@@ -8,11 +8,15 @@
 //!   device API's host definitions), so that rustc's own work on the bodies is subtracted;
 //! - `kernels`: with `#[kernel]`: expansion, PTX generation and the launchers.
 //!
-//! `(kernels - plain) / KERNELS` is the macros' cost per kernel. The crate builds with
-//! `CARGO_TARGET_DIR` set to the workspace's target directory and the workspace's dev profile,
-//! so `ptx-runtime` and the macros are not rebuilt. nvcc gets the CUDA C twins, renamed the
-//! same number of times, and `nvcc -ptx` is timed against an empty `.cu`. Each time is the
-//! median of [`RUNS`] runs.
+//! `(kernels - plain) / KERNELS` is the macros' cost per kernel. The crate has cargo's default
+//! dev profile, what a user of the crates gets: the macros are compiled unoptimized, as cargo
+//! compiles every proc macro by default. It builds with `CARGO_TARGET_DIR` set to the
+//! workspace's target directory, so its dependencies are built once, by the first run, and
+//! reused after. Incremental compilation is on, as in any dev build (macro expansion is not
+//! cached by it). nvcc gets the CUDA C twins, renamed the same number of times, and
+//! `nvcc -ptx` is timed against an empty `.cu`. Each time is the median of [`RUNS`] runs.
+//! `--update-docs` replaces the table in `docs/performance.md` and `README.md`, between the
+//! `<!-- bench-compile -->` markers.
 
 use crate::tools::{self, Tools};
 use std::fmt::Write as _;
@@ -30,7 +34,12 @@ struct Template {
     cuda: String,
 }
 
-pub fn run() -> Result<(), String> {
+pub fn run(args: &[String]) -> Result<(), String> {
+    let update_docs = match args {
+        [] => false,
+        [a] if a == "--update-docs" => true,
+        _ => return Err("usage: cargo xtask bench-compile [--update-docs]".into()),
+    };
     let tools = tools::ensure()?;
     let root = tools::workspace_root();
     let dir = root.join("target/bench/compile");
@@ -42,9 +51,7 @@ pub fn run() -> Result<(), String> {
     // The crate, built once empty so that its dependencies are in place before timing.
     let manifest = format!(
         "[package]\nname = \"ptx-bench-compile\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-         [dependencies]\nptx-runtime = {{ path = {:?} }}\n\n[workspace]\n\n\
-         # The workspace's dev profile, so that its built dependencies are reused.\n\
-         [profile.dev]\ndebug = 1\n[profile.dev.package.\"*\"]\nopt-level = 1\n",
+         [dependencies]\nptx-runtime = {{ path = {:?} }}\n\n[workspace]\n",
         root.join("ptx-runtime").display().to_string()
     );
     write(&crate_dir.join("Cargo.toml"), &manifest)?;
@@ -97,6 +104,12 @@ pub fn run() -> Result<(), String> {
     let md = root.join("target/bench/compile.md");
     write(&md, &format!("# Compile time: `#[kernel]` against `nvcc -ptx`\n\n{report}"))?;
     eprintln!("xtask: wrote {}", md.display());
+    if update_docs {
+        for doc in ["docs/performance.md", "README.md"] {
+            crate::bench_codegen::replace_between_markers(&root.join(doc), "bench-compile", &report)?;
+            eprintln!("xtask: updated {doc}");
+        }
+    }
     Ok(())
 }
 
@@ -191,7 +204,8 @@ fn report(tools: &Tools, templates: &[Template], rust: &[(&str, Duration)], nvcc
     let versions = tools.nvcc.as_deref().map(crate::bench_codegen::version_line).unwrap_or_default();
     let rustc = Command::new("rustc").arg("--version").output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned()).unwrap_or_default();
     format!(
-        "{KERNELS} kernels ({} in turn), median of {RUNS} builds each, on {} hardware threads; {rustc}; nvcc: {versions}.\n\n\
+        "{KERNELS} kernels ({} in turn), median of {RUNS} rebuilds each after an edit, on {} hardware threads; \
+         cargo's default dev profile (the macros unoptimized, as cargo builds proc macros by default); {rustc}; nvcc: {versions}.\n\n\
          | build | total | per kernel |\n|---|---|---|\n\
          | `cargo build`, empty crate | {empty:.0} ms | |\n\
          | `cargo build`, the functions without `#[kernel]` | {plain:.0} ms | {:.1} ms (rustc alone) |\n\

@@ -11,7 +11,7 @@
 //! - `bench-codegen [--update-docs]`: our PTX against nvcc's on the CUDA C twins in
 //!   `benches/cuda/` (registers, spills, SASS instructions, inner loops), for sm_80 and sm_90;
 //!   writes `target/bench/codegen.md` (see `docs/performance.md`). No GPU needed.
-//! - `bench-compile`: build time of 100 corpus kernels with and without `#[kernel]`, against
+//! - `bench-compile [--update-docs]`: build time of 100 corpus kernels with and without `#[kernel]`, against
 //!   `nvcc -ptx` on their CUDA C twins; writes `target/bench/compile.md`.
 //! - `bench-gpu`: run time of the same kernels and of nvcc's builds on a GPU
 //!   (`benches/gpu_timing.rs`), with bandwidth against a device-to-device copy; writes
@@ -32,7 +32,7 @@ fn main() -> ExitCode {
         Some("test") => test(&args[1..]),
         Some("gpu-pack") => gpu_pack::pack(),
         Some("bench-codegen") => bench_codegen::run(&args[1..]),
-        Some("bench-compile") => bench_compile::run(),
+        Some("bench-compile") => bench_compile::run(&args[1..]),
         Some("bench-gpu") => bench_gpu(),
         Some("bench-cpu") => run(Command::new(cargo()).args(["bench", "-p", "ptx-suite", "--bench", "cpu_interp"]).args(&args[1..])),
         Some("tools") => tools::ensure().map(|t| {
@@ -40,7 +40,7 @@ fn main() -> ExitCode {
                 println!("export {var}={}", path.display());
             }
         }),
-        _ => Err("usage: cargo xtask <test [cargo test args] | tools | gpu-pack | bench-cpu | bench-codegen [--update-docs] | bench-compile | bench-gpu>".to_owned()),
+        _ => Err("usage: cargo xtask <test [cargo test args] | tools | gpu-pack | bench-cpu | bench-codegen [--update-docs] | bench-compile [--update-docs] | bench-gpu>".to_owned()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
