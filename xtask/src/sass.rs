@@ -95,6 +95,11 @@ fn opcode(text: &str) -> &str {
     }
 }
 
+/// The address a branch or call goes to: its first hexadecimal operand.
+fn branch_target(text: &str) -> Option<u32> {
+    text.split_whitespace().filter_map(|w| w.trim_end_matches(',').strip_prefix("0x")).find_map(|h| u32::from_str_radix(h, 16).ok())
+}
+
 /// A loop: the instructions from a backward branch's target to the branch, as indices.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Loop {
@@ -116,9 +121,7 @@ pub fn loops(instrs: &[Instr]) -> Vec<Loop> {
         if !opcode(&ins.text).starts_with("BRA") {
             continue;
         }
-        let Some(target) = ins.text.split_whitespace().filter_map(|w| w.trim_end_matches(',').strip_prefix("0x")).find_map(|h| u32::from_str_radix(h, 16).ok()) else {
-            continue;
-        };
+        let Some(target) = branch_target(&ins.text) else { continue };
         if target >= ins.addr {
             continue;
         }
@@ -130,29 +133,37 @@ pub fn loops(instrs: &[Instr]) -> Vec<Loop> {
 }
 
 /// The innermost loop that does the kernel's main work: among loops holding no other loop,
-/// the one that moves the most global memory, then the one with the most instructions (nvcc
-/// inlines each `assert`'s call sequence, so instruction counts alone would pick a
-/// shared-memory reduction loop over a grid-stride loop). `None` for straight-line code.
+/// the one that moves the most global memory, then the one with the most instructions,
+/// counted by [`with_callees`] (nvcc inlines each `assert`'s call sequence, so instruction
+/// counts alone would pick a shared-memory reduction loop over a grid-stride loop). `None`
+/// for straight-line code.
 pub fn hot_inner_loop(instrs: &[Instr]) -> Option<Loop> {
     let all = loops(instrs);
     all.iter()
         .filter(|l| !all.iter().any(|o| l.contains(o)))
-        .max_by_key(|l| (global_bytes(&instrs[l.first..=l.last]), l.last - l.first, l.first))
+        .max_by_key(|l| {
+            let body = with_callees(instrs, **l);
+            (global_bytes(&body), body.len(), l.first)
+        })
         .copied()
 }
 
-/// The instructions of a loop with those of the device functions it calls out of line (each
-/// once, transitively): ptxas places called functions after the kernel's own code, so a
-/// function runs from a call target to the next call target or the end of the listing.
+/// The instructions of a loop with those of the device functions it calls out of line on its
+/// main path (each once, transitively). ptxas places called functions after the kernel's own
+/// code, so a function runs from a call target to the next call target or the end of the
+/// listing. A predicated call, or one that a forward branch inside the loop jumps over
+/// (ptxas's slow path of a division or a square root), is conditional and counts as itself.
 pub fn with_callees(instrs: &[Instr], l: Loop) -> Vec<Instr> {
-    let target = |i: &Instr| {
-        opcode(&i.text).starts_with("CALL.REL").then(|| i.text.split_whitespace().find_map(|w| w.strip_prefix("0x").and_then(|h| u32::from_str_radix(h, 16).ok()))).flatten()
-    };
+    let target = |i: &Instr| if opcode(&i.text).starts_with("CALL.REL") { branch_target(&i.text) } else { None };
     let mut starts: Vec<u32> = instrs.iter().filter_map(target).collect();
     starts.sort();
     starts.dedup();
     let mut body: Vec<Instr> = instrs[l.first..=l.last].to_vec();
-    let mut pending: Vec<u32> = body.iter().filter_map(target).collect();
+    let end_of_loop = instrs[l.last].addr;
+    let skipped = |call: u32| {
+        body.iter().any(|b| b.addr < call && opcode(&b.text).starts_with("BRA") && branch_target(&b.text).is_some_and(|t| call < t && t <= end_of_loop))
+    };
+    let mut pending: Vec<u32> = body.iter().filter(|i| !i.text.starts_with('@') && !skipped(i.addr)).filter_map(target).collect();
     let mut done = Vec::new();
     while let Some(start) = pending.pop() {
         if done.contains(&start) {
@@ -274,6 +285,10 @@ ptxas info    : Used 18 registers, used 0 barriers
         let code = [
             ins(0x00, "CALL.REL.NOINC 0x40"),
             ins(0x10, "CALL.REL.NOINC 0x40"),
+            // A slow path that the loop jumps over: not followed.
+            ins(0x18, "@!P1 BRA 0x20"),
+            ins(0x1c, "CALL.REL.NOINC 0x90"),
+            ins(0x1e, "@P2 CALL.REL.NOINC 0x90"),
             ins(0x20, "@P0 BRA 0x0"),
             ins(0x30, "EXIT"),
             // exp: calls tail, returns.
@@ -283,9 +298,12 @@ ptxas info    : Used 18 registers, used 0 barriers
             // tail
             ins(0x70, "FADD R0, R0, R1"),
             ins(0x80, "RET.REL.NODEC R6 0x0"),
+            // slow path
+            ins(0x90, "MUFU.RCP R0, R0"),
+            ins(0xa0, "RET.REL.NODEC R6 0x0"),
         ];
         let l = hot_inner_loop(&code).expect("a loop");
-        assert_eq!(with_callees(&code, l).len(), 3 + 3 + 2);
+        assert_eq!(with_callees(&code, l).len(), 6 + 3 + 2);
     }
 
     #[test]
