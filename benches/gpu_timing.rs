@@ -311,7 +311,9 @@ fn nvcc_ptx(prebuilt: bool, dir: Option<&Path>, twin: &str) -> Option<String> {
         return std::fs::read_to_string(dir?.join(format!("{twin}.ptx"))).ok();
     }
     let nvcc = std::env::var_os("NVCC").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("nvcc"));
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/cuda").join(format!("{twin}.cu"));
+    // From the repository root (where `run.sh` runs a packed binary), else where it was built.
+    let file = format!("benches/cuda/{twin}.cu");
+    let src = [Path::new(".").join(&file), Path::new(env!("CARGO_MANIFEST_DIR")).join(&file)].into_iter().find(|p| p.is_file())?;
     let out = std::env::temp_dir().join(format!("ptx-bench-{}-{twin}.ptx", std::process::id()));
     let ok = std::process::Command::new(nvcc).args(["-ptx", "-O3", "-fmad=false", "-arch=sm_80", "-o"]).arg(&out).arg(&src).output().map(|o| o.status.success()).unwrap_or(false);
     let ptx = std::fs::read_to_string(&out).ok().filter(|_| ok);

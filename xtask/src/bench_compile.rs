@@ -10,8 +10,8 @@
 //!
 //! `(kernels - plain) / KERNELS` is the macros' cost per kernel. The crate has cargo's default
 //! dev profile, what a user of the crates gets: the macros are compiled unoptimized, as cargo
-//! compiles every proc macro by default. It builds with `CARGO_TARGET_DIR` set to the
-//! workspace's target directory, so its dependencies are built once, by the first run, and
+//! compiles every proc macro by default. It builds in the workspace's target directory
+//! (`CARGO_TARGET_DIR` when set), so its dependencies are built once, by the first run, and
 //! reused after. Incremental compilation is on, as in any dev build (macro expansion is not
 //! cached by it). nvcc gets the CUDA C twins, renamed the same number of times, and
 //! `nvcc -ptx` is timed against an empty `.cu`. Each time is the median of [`RUNS`] runs.
@@ -172,7 +172,7 @@ fn cargo_build(root: &Path, crate_dir: &Path) -> Result<(), String> {
     let o = Command::new(crate::cargo())
         .args(["build", "--quiet", "--lib"])
         .current_dir(crate_dir)
-        .env("CARGO_TARGET_DIR", root.join("target"))
+        .env("CARGO_TARGET_DIR", std::env::var_os("CARGO_TARGET_DIR").map_or(root.join("target"), PathBuf::from))
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if o.status.success() {
