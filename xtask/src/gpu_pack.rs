@@ -1,9 +1,11 @@
 //! `cargo xtask gpu-pack`: everything a GPU machine without Rust needs to run the suite.
 //!
-//! Builds the release test binaries and examples, copies them (stripped) into
-//! `target/gpu-pack/`, and writes `run.sh`, which runs each with `PTX_DEVICE=cuda` and writes
-//! the logs under `$OUT` (or `./gpu-logs`). Carry `target/gpu-pack` to the machine and run
-//! `target/gpu-pack/run.sh` from the repository root.
+//! Builds the release test binaries, examples and the run-time benchmark
+//! (`benches/gpu_timing.rs`), copies them (stripped) into `target/gpu-pack/`, with nvcc's PTX
+//! of the benchmark's CUDA C twins in `target/gpu-pack/nvcc-ptx/`, and writes `run.sh`, which
+//! runs each with `PTX_DEVICE=cuda` and writes the logs under `$OUT` (or `./gpu-logs`); the
+//! benchmark's table goes to `gpu-timing.md` there. Carry `target/gpu-pack` to the machine and
+//! run `target/gpu-pack/run.sh` from the repository root.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,7 +17,12 @@ pub fn pack() -> Result<(), String> {
     std::fs::create_dir_all(out.join("bin")).map_err(|e| e.to_string())?;
 
     let mut binaries = Vec::new();
-    for args in [&["test", "--release", "--workspace", "--no-run"][..], &["build", "--release", "--examples"][..]] {
+    let builds = [
+        &["test", "--release", "--workspace", "--no-run"][..],
+        &["build", "--release", "--examples"][..],
+        &["bench", "-p", "ptx-suite", "--bench", "gpu_timing", "--no-run"][..],
+    ];
+    for args in builds {
         let output = Command::new(crate::cargo())
             .args(args)
             .arg("--message-format=json")
@@ -26,6 +33,11 @@ pub fn pack() -> Result<(), String> {
             return Err(format!("cargo {} failed:\n{}", args.join(" "), String::from_utf8_lossy(&output.stderr)));
         }
         binaries.extend(executables(&String::from_utf8_lossy(&output.stdout)));
+    }
+    // nvcc's builds of the twins, which the benchmark times beside ours.
+    match crate::tools::ensure().and_then(|t| crate::bench_codegen::twins_for_gpu(&t, &out.join("nvcc-ptx"))) {
+        Ok(()) => {}
+        Err(e) => eprintln!("xtask: WARNING: no nvcc PTX in the pack ({e}); the benchmark will compile the twins with the GPU machine's nvcc, or time only ours"),
     }
     let mut names = Vec::new();
     for (name, path) in binaries {
@@ -48,7 +60,13 @@ fn executables(json: &str) -> Vec<(String, PathBuf)> {
     for line in json.lines().filter(|l| l.contains("\"reason\":\"compiler-artifact\"")) {
         let Some(exe) = field(line, "\"executable\":\"") else { continue };
         let Some(name) = field(line, "\"name\":\"") else { continue };
-        let kind = if line.contains("\"kind\":[\"example\"]") { "example" } else { "test" };
+        let kind = if line.contains("\"kind\":[\"example\"]") {
+            "example"
+        } else if line.contains("\"kind\":[\"bench\"]") {
+            "bench"
+        } else {
+            "test"
+        };
         let file = Path::new(&exe).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or(name.clone());
         found.push((format!("{kind}-{file}"), PathBuf::from(exe)));
     }
@@ -69,7 +87,13 @@ fn run_script(names: &[String]) -> String {
         "#!/usr/bin/env bash\n# Runs the packed tests and examples on the CUDA backend.\nset -u\ncd \"$(dirname \"$0\")/../..\"\nlogs=${OUT:-gpu-logs}\nmkdir -p \"$logs\"\nexport PTX_DEVICE=cuda PTX_REQUIRE_GPU=1 PTX_TOOLS_REQUIRED=\nnvidia-smi > \"$logs/nvidia-smi.txt\" 2>&1\nstatus=0\n",
     );
     for n in names {
-        let args = if n.starts_with("test-") { " --test-threads=4" } else { "" };
+        let args = if n.starts_with("test-") {
+            " --test-threads=4"
+        } else if n.starts_with("bench-") {
+            " --nvcc-ptx target/gpu-pack/nvcc-ptx --out \"$logs/gpu-timing.md\""
+        } else {
+            ""
+        };
         s.push_str(&format!(
             "echo \"== {n}\"; target/gpu-pack/bin/{n}{args} > \"$logs/{n}.log\" 2>&1; rc=$?; echo \"{n}: rc=$rc\" | tee -a \"$logs/summary.txt\"; [ $rc = 0 ] || status=1\n"
         ));

@@ -8,8 +8,20 @@
 //! - `gpu-pack`: release test binaries and examples plus a `run.sh`, to carry to a GPU machine.
 //! - `bench-cpu`: the CPU backend's benchmark (`benches/cpu_interp.rs`) in release mode:
 //!   thread-instructions per second, and saxpy over 2^20 elements.
+//! - `bench-codegen [--update-docs]`: our PTX against nvcc's on the CUDA C twins in
+//!   `benches/cuda/` (registers, spills, SASS instructions, inner loops), for sm_80 and sm_90;
+//!   writes `target/bench/codegen.md` (see `docs/performance.md`). No GPU needed.
+//! - `bench-compile [--update-docs]`: build time of 100 corpus kernels with and without `#[kernel]`, against
+//!   `nvcc -ptx` on their CUDA C twins; writes `target/bench/compile.md`.
+//! - `bench-gpu`: run time of the same kernels and of nvcc's builds on a GPU
+//!   (`benches/gpu_timing.rs`), with bandwidth against a device-to-device copy; writes
+//!   `target/bench/gpu.md`. Without a GPU it says it skipped (`PTX_DEVICE=cpu` runs the
+//!   harness on the CPU backend as a smoke test).
 
+mod bench_codegen;
+mod bench_compile;
 mod gpu_pack;
+mod sass;
 mod tools;
 
 use std::process::{Command, ExitCode};
@@ -19,13 +31,16 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("test") => test(&args[1..]),
         Some("gpu-pack") => gpu_pack::pack(),
+        Some("bench-codegen") => bench_codegen::run(&args[1..]),
+        Some("bench-compile") => bench_compile::run(&args[1..]),
+        Some("bench-gpu") => bench_gpu(),
         Some("bench-cpu") => run(Command::new(cargo()).args(["bench", "-p", "ptx-suite", "--bench", "cpu_interp"]).args(&args[1..])),
         Some("tools") => tools::ensure().map(|t| {
             for (var, path) in t.env() {
                 println!("export {var}={}", path.display());
             }
         }),
-        _ => Err("usage: cargo xtask <test [cargo test args] | tools | gpu-pack | bench-cpu>".to_owned()),
+        _ => Err("usage: cargo xtask <test [cargo test args] | tools | gpu-pack | bench-cpu | bench-codegen [--update-docs] | bench-compile [--update-docs] | bench-gpu>".to_owned()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -34,6 +49,23 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// nvcc's PTX of the twins (when nvcc can be had), then `benches/gpu_timing.rs` in release.
+fn bench_gpu() -> Result<(), String> {
+    let root = tools::workspace_root();
+    let dir = root.join("target/bench/nvcc-ptx");
+    let _ = std::fs::remove_dir_all(&dir);
+    match tools::ensure().and_then(|t| bench_codegen::twins_for_gpu(&t, &dir)) {
+        Ok(()) => {}
+        Err(e) => eprintln!("xtask: WARNING: no nvcc PTX ({e}); only our kernels will be timed"),
+    }
+    run(Command::new(cargo())
+        .current_dir(&root)
+        .args(["bench", "-p", "ptx-suite", "--bench", "gpu_timing", "--", "--nvcc-ptx"])
+        .arg(&dir)
+        .arg("--out")
+        .arg(root.join("target/bench/gpu.md")))
 }
 
 fn ci() -> bool {
@@ -89,7 +121,7 @@ pub fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
 }
 
-fn run(cmd: &mut Command) -> Result<(), String> {
+pub fn run(cmd: &mut Command) -> Result<(), String> {
     let status = cmd.status().map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
     if status.success() {
         Ok(())

@@ -1,0 +1,442 @@
+//! Run time of the corpus kernels against nvcc's build of their CUDA C twins
+//! (`benches/cuda/`), on the same inputs in the same process, and achieved bandwidth against a
+//! device-to-device copy of the same size measured in the same run.
+//!
+//! ```text
+//! gpu_timing [--nvcc-ptx DIR] [--out FILE.md]
+//! ```
+//!
+//! - Device: `PTX_DEVICE` when set (`PTX_DEVICE=cpu` runs the whole harness on the CPU
+//!   backend at small sizes, timed by the host clock: a smoke test, not a benchmark); else
+//!   CUDA device 0; with no GPU it says it skipped and exits successfully.
+//! - nvcc's PTX: `DIR/<twin>.ptx` (`cargo xtask bench-gpu` and `cargo xtask gpu-pack` write
+//!   them with `nvcc -ptx -O3 -fmad=false -arch=sm_80`), else compiled now with `$NVCC` or
+//!   `nvcc` from `PATH`, else only ours is timed. Both modules are JIT-compiled by the driver.
+//! - Each kernel: one launch whose output is compared between the two builds, 3 warm-up
+//!   launches, then 20 launches each between two CUDA events; the median is reported.
+//!   Arguments are encoded before the start event so that host work is not timed.
+//! - Bandwidth is the kernel's compulsory traffic (each input read once, each output written
+//!   once) over the median time; the copy moves the same number of bytes (reads half, writes
+//!   half) with `cuMemcpyDtoDAsync`. matmul and nbody are compute-bound and report GFLOP/s.
+//!
+//! Slices are passed as the ABI lays them out for each build: ours take one `{ u64 address,
+//! u64 length }` parameter, the twins a pointer and a length.
+
+// Only the kernels are used; the corpus's checks are the test suite's.
+#[allow(dead_code)]
+#[path = "../tests/suite/corpus/mod.rs"]
+mod corpus;
+
+use ptx_runtime::cudarc::driver::sys::CUevent_flags;
+use ptx_runtime::{Args, BackendKind, Device, DeviceBuffer, Kernel, LaunchConfig, Stream};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+const WARMUP: usize = 3;
+const RUNS: usize = 20;
+
+type Res<T> = Result<T, String>;
+
+/// One parameter of a launch.
+#[derive(Clone, Copy)]
+enum Param {
+    /// A slice over buffer `.0`, of `.1` elements of the kernel's element type.
+    Slice(usize, u64),
+    U32(u32),
+    F32(f32),
+}
+
+/// What a kernel's speed is measured in.
+enum Work {
+    /// Compulsory bytes read and written.
+    Bytes(u64),
+    /// Floating-point operations.
+    Flops(u64),
+}
+
+/// One kernel's launch: input buffers (every buffer is `f32`s; a `Particle` is 7 of them),
+/// parameters, configuration, which buffers are outputs, and its work.
+struct Setup {
+    size: String,
+    buffers: Vec<Vec<f32>>,
+    params: Vec<Param>,
+    config: LaunchConfig,
+    outputs: Vec<usize>,
+    work: Work,
+    /// Relative tolerance between the two builds' outputs (summation order and `exp` differ).
+    tolerance: f32,
+}
+
+struct Case {
+    /// The kernel's name (nvcc's entry is the same, `extern "C"`).
+    name: &'static str,
+    /// `benches/cuda/<twin>.cu`.
+    twin: &'static str,
+    ours: &'static Kernel,
+    setup: fn(small: bool) -> Setup,
+}
+
+fn cases() -> Vec<Case> {
+    use corpus::{dot, matmul, nbody, saxpy, softmax, stencil, transpose};
+    vec![
+        Case { name: "saxpy", twin: "saxpy", ours: &saxpy::saxpy::KERNEL, setup: saxpy_setup },
+        Case { name: "dot", twin: "dot", ours: &dot::dot::KERNEL, setup: dot_setup },
+        Case { name: "matmul", twin: "matmul", ours: &matmul::matmul::KERNEL, setup: matmul_setup },
+        Case { name: "stencil", twin: "stencil", ours: &stencil::stencil::KERNEL, setup: stencil_setup },
+        Case { name: "transpose", twin: "transpose", ours: &transpose::transpose::KERNEL, setup: transpose_setup },
+        Case { name: "softmax", twin: "softmax", ours: &softmax::softmax::KERNEL, setup: softmax_setup },
+        Case { name: "nbody_step", twin: "nbody", ours: &nbody::nbody_step::KERNEL, setup: nbody_setup },
+    ]
+}
+
+fn random(n: usize, seed: u64) -> Vec<f32> {
+    corpus::Rng::new(seed).f32s(n, -1.0, 1.0)
+}
+
+fn saxpy_setup(small: bool) -> Setup {
+    let n = if small { 1 << 14 } else { 1 << 24 };
+    let blocks = (n / 256) as u32;
+    Setup {
+        size: format!("n = {n}"),
+        buffers: vec![random(n, 1), random(n, 2)],
+        params: vec![Param::F32(1.7), Param::Slice(0, n as u64), Param::Slice(1, n as u64)],
+        config: LaunchConfig::new(blocks, 256),
+        outputs: vec![1],
+        work: Work::Bytes(12 * n as u64),
+        tolerance: 0.0,
+    }
+}
+
+fn dot_setup(small: bool) -> Setup {
+    let n = if small { 1 << 14 } else { 1 << 24 };
+    let blocks: u32 = if small { 16 } else { 1024 };
+    Setup {
+        size: format!("n = {n}"),
+        buffers: vec![random(n, 3), random(n, 4), vec![0.0; blocks as usize]],
+        params: vec![Param::Slice(0, n as u64), Param::Slice(1, n as u64), Param::Slice(2, blocks as u64)],
+        config: LaunchConfig::new(blocks, 256),
+        outputs: vec![2],
+        work: Work::Bytes(8 * n as u64),
+        tolerance: 0.0,
+    }
+}
+
+fn matmul_setup(small: bool) -> Setup {
+    let n: usize = if small { 64 } else { 2048 };
+    let g = n.div_ceil(16) as u32;
+    Setup {
+        size: format!("{n} × {n}"),
+        buffers: vec![random(n * n, 5), random(n * n, 6), vec![0.0; n * n]],
+        params: vec![Param::Slice(0, (n * n) as u64), Param::Slice(1, (n * n) as u64), Param::Slice(2, (n * n) as u64), Param::U32(n as u32)],
+        config: LaunchConfig::new((g, g, 1), (16, 16, 1)),
+        outputs: vec![2],
+        work: Work::Flops(2 * (n as u64).pow(3)),
+        tolerance: 0.0,
+    }
+}
+
+fn stencil_setup(small: bool) -> Setup {
+    let (w, h): (usize, usize) = if small { (128, 96) } else { (8192, 4096) };
+    Setup {
+        size: format!("{w} × {h}"),
+        buffers: vec![random(w * h, 7), vec![0.0; w * h]],
+        params: vec![Param::Slice(0, (w * h) as u64), Param::Slice(1, (w * h) as u64), Param::U32(w as u32), Param::U32(h as u32), Param::F32(0.5), Param::F32(0.125)],
+        config: LaunchConfig::new(((w / 32) as u32, (h / 8) as u32, 1), (32, 8, 1)),
+        outputs: vec![1],
+        work: Work::Bytes(8 * (w * h) as u64),
+        tolerance: 0.0,
+    }
+}
+
+fn transpose_setup(small: bool) -> Setup {
+    let (w, h): (usize, usize) = if small { (128, 64) } else { (8192, 4096) };
+    Setup {
+        size: format!("{w} × {h}"),
+        buffers: vec![random(w * h, 8), vec![0.0; w * h]],
+        params: vec![Param::Slice(0, (w * h) as u64), Param::Slice(1, (w * h) as u64), Param::U32(w as u32), Param::U32(h as u32)],
+        config: LaunchConfig::new(((w / 32) as u32, (h / 32) as u32, 1), (32, 8, 1)),
+        outputs: vec![1],
+        work: Work::Bytes(8 * (w * h) as u64),
+        tolerance: 0.0,
+    }
+}
+
+fn softmax_setup(small: bool) -> Setup {
+    let (rows, cols): (usize, usize) = if small { (32, 256) } else { (16384, 4096) };
+    Setup {
+        size: format!("{rows} rows × {cols}"),
+        buffers: vec![random(rows * cols, 9), vec![0.0; rows * cols]],
+        params: vec![Param::Slice(0, (rows * cols) as u64), Param::Slice(1, (rows * cols) as u64), Param::U32(cols as u32)],
+        // The kernel's shared buffer holds 128 partial results: at most 128 threads a block.
+        config: LaunchConfig::new(rows as u32, 128),
+        outputs: vec![1],
+        work: Work::Bytes(8 * (rows * cols) as u64),
+        // Our `exp` and nvcc's double `exp` may differ in the last bit.
+        tolerance: 1e-6,
+    }
+}
+
+fn nbody_setup(small: bool) -> Setup {
+    let n: usize = if small { 256 } else { 32768 };
+    let mut bodies = random(7 * n, 10);
+    for b in bodies.chunks_mut(7) {
+        b[6] = b[6].abs() + 0.1;
+    }
+    Setup {
+        size: format!("{n} bodies"),
+        buffers: vec![bodies, vec![0.0; 7 * n]],
+        params: vec![Param::Slice(0, n as u64), Param::Slice(1, n as u64), Param::F32(0.01), Param::F32(0.01)],
+        config: LaunchConfig::new((n / 128) as u32, 128),
+        outputs: vec![1],
+        // Per interaction: 3 subtractions, 3 multiplies and 3 adds for d², a square root, a
+        // multiply and a division, a multiply by the mass, and 3 multiply-adds: 20 flops, the
+        // customary count.
+        work: Work::Flops(20 * (n as u64).pow(2)),
+        tolerance: 0.0,
+    }
+}
+
+/// Our build or nvcc's: how a slice is passed.
+#[derive(Clone, Copy, PartialEq)]
+enum Abi {
+    /// One 16-byte `{ address, length }` parameter.
+    Ours,
+    /// A pointer parameter and a length parameter.
+    PointerAndLength,
+}
+
+fn encode<'a>(stream: &'a Stream, abi: Abi, params: &[Param], buffers: &[DeviceBuffer<f32>]) -> Args<'a> {
+    let mut args = Args::new(stream);
+    for p in params {
+        match *p {
+            Param::Slice(b, len) => {
+                let address = buffers[b].device_address();
+                if abi == Abi::Ours {
+                    args.push_bytes([address.to_le_bytes(), len.to_le_bytes()].concat());
+                } else {
+                    args.push_bytes(address.to_le_bytes().to_vec());
+                    args.push_bytes(len.to_le_bytes().to_vec());
+                }
+            }
+            Param::U32(v) => args.push_bytes(v.to_le_bytes().to_vec()),
+            Param::F32(v) => args.push_bytes(v.to_le_bytes().to_vec()),
+        }
+    }
+    args
+}
+
+/// Milliseconds of `f`'s work on the stream: between two events on CUDA, by the host clock on
+/// the CPU backend (where every operation completes before it returns).
+fn time_ms(stream: &Stream, f: impl FnOnce() -> Res<()>) -> Res<f64> {
+    match stream.cuda_stream() {
+        Some(s) => {
+            let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
+            let start = s.record_event(flags).map_err(|e| format!("cuEventRecord: {e:?}"))?;
+            f()?;
+            let end = s.record_event(flags).map_err(|e| format!("cuEventRecord: {e:?}"))?;
+            Ok(start.elapsed_ms(&end).map_err(|e| format!("cuEventElapsedTime: {e:?}"))? as f64)
+        }
+        None => {
+            let t = Instant::now();
+            f()?;
+            Ok(t.elapsed().as_secs_f64() * 1e3)
+        }
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// One build of one kernel: its outputs after one launch and its median time.
+fn measure(stream: &Stream, kernel: &'static Kernel, abi: Abi, setup: &Setup, runs: usize) -> Res<(Vec<Vec<f32>>, f64)> {
+    let upload = || setup.buffers.iter().map(|b| DeviceBuffer::from_slice(stream, b)).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string());
+    let outputs = {
+        let buffers = upload()?;
+        stream.launch_kernel(kernel, setup.config, encode(stream, abi, &setup.params, &buffers)).map_err(|e| e.to_string())?;
+        setup.outputs.iter().map(|&o| buffers[o].to_vec()).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?
+    };
+    // Fresh inputs for the timed launches (saxpy updates its `y` in place).
+    let buffers = upload()?;
+    let mut times = Vec::new();
+    for i in 0..WARMUP + runs {
+        let args = encode(stream, abi, &setup.params, &buffers);
+        let t = time_ms(stream, || stream.launch_kernel(kernel, setup.config, args).map_err(|e| e.to_string()))?;
+        if i >= WARMUP {
+            times.push(t);
+        }
+    }
+    stream.synchronize().map_err(|e| e.to_string())?;
+    Ok((outputs, median(times)))
+}
+
+/// Median time of copying `bytes / 2` bytes device to device (moving `bytes`), in ms.
+fn copy_ms(stream: &Stream, bytes: u64, runs: usize) -> Res<f64> {
+    let half = (bytes / 2) as usize;
+    let mut times = Vec::new();
+    match stream.cuda_stream() {
+        Some(s) => {
+            let src = s.alloc_zeros::<u8>(half).map_err(|e| format!("cuMemAlloc: {e:?}"))?;
+            let mut dst = s.alloc_zeros::<u8>(half).map_err(|e| format!("cuMemAlloc: {e:?}"))?;
+            for i in 0..WARMUP + runs {
+                let t = time_ms(stream, || s.memcpy_dtod(&src, &mut dst).map_err(|e| format!("cuMemcpyDtoDAsync: {e:?}")))?;
+                if i >= WARMUP {
+                    times.push(t);
+                }
+            }
+        }
+        None => {
+            // The CPU backend's memory is the host's: a host copy is its "device" copy.
+            let src = vec![1u8; half];
+            let mut dst = vec![0u8; half];
+            for _ in 0..runs {
+                times.push(time_ms(stream, || {
+                    dst.copy_from_slice(std::hint::black_box(&src));
+                    Ok(())
+                })?);
+            }
+            std::hint::black_box(&dst);
+        }
+    }
+    Ok(median(times))
+}
+
+/// nvcc's PTX of a twin: from `dir` (`prebuilt`), or compiled now. The pre-built PTX has the
+/// PTX version of the nvcc that wrote it, which an older driver may refuse; this machine's
+/// nvcc is then the second choice.
+fn nvcc_ptx(prebuilt: bool, dir: Option<&Path>, twin: &str) -> Option<String> {
+    if prebuilt {
+        return std::fs::read_to_string(dir?.join(format!("{twin}.ptx"))).ok();
+    }
+    let nvcc = std::env::var_os("NVCC").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("nvcc"));
+    // From the repository root (where `run.sh` runs a packed binary), else where it was built.
+    let file = format!("benches/cuda/{twin}.cu");
+    let src = [Path::new(".").join(&file), Path::new(env!("CARGO_MANIFEST_DIR")).join(&file)].into_iter().find(|p| p.is_file())?;
+    let out = std::env::temp_dir().join(format!("ptx-bench-{}-{twin}.ptx", std::process::id()));
+    let ok = std::process::Command::new(nvcc).args(["-ptx", "-O3", "-fmad=false", "-arch=sm_80", "-o"]).arg(&out).arg(&src).output().map(|o| o.status.success()).unwrap_or(false);
+    let ptx = std::fs::read_to_string(&out).ok().filter(|_| ok);
+    let _ = std::fs::remove_file(&out);
+    ptx
+}
+
+/// Largest difference relative to max(|want|, 1), and whether it is within `tolerance`.
+fn agreement(ours: &[Vec<f32>], theirs: &[Vec<f32>], tolerance: f32) -> String {
+    let mut worst = 0.0f32;
+    for (a, b) in ours.iter().zip(theirs) {
+        if a.len() != b.len() {
+            return "DIFFERENT LENGTHS".into();
+        }
+        for (x, y) in a.iter().zip(b) {
+            let d = if x.to_bits() == y.to_bits() { 0.0 } else { (x - y).abs() / y.abs().max(1.0) };
+            worst = worst.max(if d.is_nan() { f32::INFINITY } else { d });
+        }
+    }
+    match (worst, worst <= tolerance) {
+        (0.0, _) => "bit-equal".into(),
+        (w, true) => format!("within {w:.1e}"),
+        (w, false) => format!("DIFFER by {w:.1e}"),
+    }
+}
+
+fn main() {
+    match run() {
+        Ok(()) => {}
+        Err(e) => {
+            eprintln!("gpu_timing: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+fn run() -> Res<()> {
+    let mut nvcc_dir = None;
+    let mut out_file = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--nvcc-ptx" => nvcc_dir = args.next().map(PathBuf::from),
+            "--out" => out_file = args.next().map(PathBuf::from),
+            // `cargo bench` passes `--bench`.
+            "--bench" => {}
+            other => return Err(format!("unknown argument `{other}`; usage: gpu_timing [--nvcc-ptx DIR] [--out FILE.md]")),
+        }
+    }
+    let device = if std::env::var_os(ptx_runtime::DEVICE_ENV).is_some() {
+        Device::select().map_err(|e| e.to_string())?
+    } else {
+        match Device::cuda(0) {
+            Ok(d) => d,
+            Err(e) => {
+                println!("gpu_timing: skipped: no GPU ({e}). `PTX_DEVICE=cpu` runs the harness on the CPU backend.");
+                return Ok(());
+            }
+        }
+    };
+    let small = device.kind() == BackendKind::Cpu;
+    let runs = if small { 3 } else { RUNS };
+    let stream = device.new_stream().map_err(|e| e.to_string())?;
+
+    let mut table = String::from(
+        "| kernel | size | ours ms | nvcc ms | ours / nvcc | ours | nvcc | copy | ours / copy | outputs |\n|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    let mut failed = false;
+    for case in cases() {
+        let setup = (case.setup)(small);
+        let (ours_out, ours_ms) = measure(&stream, case.ours, Abi::Ours, &setup, runs).map_err(|e| format!("{} (ours): {e}", case.name))?;
+        let mut theirs = None;
+        let mut why = "no nvcc PTX".to_owned();
+        for prebuilt in [true, false] {
+            let Some(ptx) = nvcc_ptx(prebuilt, nvcc_dir.as_deref(), case.twin) else { continue };
+            // The runtime keeps a kernel's module for the process's lifetime: leaking is the
+            // `'static` it asks for.
+            let kernel: &'static Kernel = Box::leak(Box::new(Kernel::new(Box::leak(ptx.into_boxed_str()), case.name)));
+            match measure(&stream, kernel, Abi::PointerAndLength, &setup, runs) {
+                Ok(m) => {
+                    theirs = Some(m);
+                    break;
+                }
+                Err(e) => {
+                    eprintln!("gpu_timing: {} (nvcc's PTX, {}): {e}", case.name, if prebuilt { "pre-built" } else { "compiled here" });
+                    why = "nvcc's PTX failed (see the log)".into();
+                }
+            }
+        }
+        let rate = |ms: f64| match setup.work {
+            Work::Bytes(b) => format!("{:.2} GB/s", b as f64 / ms / 1e6),
+            Work::Flops(f) => format!("{:.2} GFLOP/s", f as f64 / ms / 1e6),
+        };
+        let (copy, of_copy) = match setup.work {
+            Work::Bytes(b) => {
+                let c = copy_ms(&stream, b, runs)?;
+                (rate(c), format!("{:.0}%", 100.0 * c / ours_ms))
+            }
+            Work::Flops(_) => ("–".into(), "–".into()),
+        };
+        let (nvcc_ms, ratio, nvcc_rate, agree) = match &theirs {
+            Some((out, ms)) => {
+                let agree = agreement(&ours_out, out, setup.tolerance);
+                failed |= agree.starts_with("DIFFER");
+                (format!("{ms:.3}"), format!("{:.2}", ours_ms / ms), rate(*ms), agree)
+            }
+            None => ("–".into(), "–".into(), "–".into(), why),
+        };
+        let _ = writeln!(table, "| {} | {} | {ours_ms:.3} | {nvcc_ms} | {ratio} | {} | {nvcc_rate} | {copy} | {of_copy} | {agree} |", case.name, setup.size, rate(ours_ms));
+        eprintln!("gpu_timing: {} done", case.name);
+    }
+    let report = format!(
+        "Device: {}. Median of {runs} launches after {} warm-up launches; {}.\n\n{table}",
+        device.name(),
+        WARMUP,
+        if small { "CPU backend: small sizes and host-clock times, a smoke test of the harness, not a benchmark" } else { "CUDA events" },
+    );
+    println!("{report}");
+    if let Some(f) = out_file {
+        std::fs::write(&f, format!("# Run time: ours against nvcc\n\n{report}")).map_err(|e| format!("{}: {e}", f.display()))?;
+    }
+    if failed {
+        return Err("the two builds' outputs differ (see the table)".into());
+    }
+    Ok(())
+}
