@@ -2,6 +2,9 @@
 //! `back/ptx/divide.rs`): each kernel runs on the CPU backend against a host-Rust
 //! computation, and the property the pass is for is checked on PTX that ptxas accepts.
 
+// The kernels spell out what the passes must handle (`v % ONE`, `y[i] = 2.0 * x[i] + y[i]`).
+#![allow(clippy::modulo_one, clippy::assign_op_pattern)]
+
 use crate::body_exec::cpu_stream;
 use crate::tools::assemble;
 use ptx_runtime::device::*;

@@ -51,10 +51,14 @@ pub fn run(func: &mut Func) {
             // immediates only, and ptxas folds what remains.
             let sources = *defs..args.len();
             let mut registers = args[sources.clone()].iter().filter(|a| matches!(a, Arg::Reg(_))).count();
+            // An outside constant's piece is its bits as an unsigned number (`4294967293` for
+            // an `i32` of -3): kept out of 16- and 32-bit signed instructions, whose reading of
+            // such an immediate we would rather not rely on.
+            let narrow_signed = opcode.split('.').any(|t| t == "s16" || t == "s32");
             for a in args[sources].iter_mut().rev() {
                 if let Arg::Reg(r) = a {
                     if let Some(v) = consts.get(r) {
-                        if registers > 1 {
+                        if registers > 1 && !(narrow_signed && matches!(v, Arg::Sym(_))) {
                             *a = v.clone();
                             registers -= 1;
                         }
