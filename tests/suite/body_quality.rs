@@ -1,60 +1,21 @@
-//! PTX quality, measured against nvcc: for a few corpus kernels and the same algorithm in
-//! CUDA C (`nvcc -O3 -fmad=false`, the float semantics Rust's `*` and `+` have), ptxas's
-//! register count and the SASS instruction count of ours and theirs.
+//! PTX quality, measured against nvcc: for seven corpus kernels and their CUDA C twins in
+//! `benches/cuda/` (the same algorithm, Rust's bounds checks written as `assert`s, compiled
+//! with `nvcc -O3 -fmad=false`, the float semantics Rust's `*` and `+` have), ptxas's register
+//! count and the SASS instruction count of ours and theirs, for sm_80 and sm_90.
+//! `cargo xtask bench-codegen` prints the full table (inner loops included).
 
 use crate::tools::{scratch_dir, tool};
+use std::path::Path;
 use std::process::Command;
 
-/// CUDA C of the same algorithms as the corpus kernels, with Rust's bounds checks written out
-/// as `assert`s (a failed check calls `__assertfail`, as ours does) so both do the same work.
-const CUDA: &str = r#"
-#include <assert.h>
-extern "C" __global__ void vadd(const float* __restrict__ a, unsigned long long na, const float* __restrict__ b, unsigned long long nb, float* c, unsigned long long nc) {
-    unsigned long long i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < nc) {
-        assert(i < na); assert(i < nb);
-        c[i] = a[i] + b[i];
-    }
-}
-extern "C" __global__ void saxpy(float a, const float* __restrict__ x, unsigned long long nx, float* y, unsigned long long ny) {
-    unsigned long long stride = gridDim.x * blockDim.x;
-    for (unsigned long long i = blockIdx.x * blockDim.x + threadIdx.x; i < ny; i += stride) {
-        assert(i < nx);
-        y[i] = a * x[i] + y[i];
-    }
-}
-extern "C" __global__ void stencil(const float* __restrict__ in, unsigned long long nin, float* out, unsigned long long nout, unsigned w, unsigned h, float c0, float c1) {
-    unsigned x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= w || y >= h) return;
-    unsigned long long i = (unsigned long long)y * w + x;
-    if (x == 0 || y == 0 || x == w - 1 || y == h - 1) {
-        assert(i < nin); assert(i < nout);
-        out[i] = in[i];
-    } else {
-        assert(i < nin);
-        float v = c0 * in[i];
-        assert(i - 1 < nin);
-        float s = in[i - 1];
-        assert(i + 1 < nin);
-        s += in[i + 1];
-        assert(i - w < nin);
-        s += in[i - w];
-        assert(i + w < nin);
-        s += in[i + w];
-        assert(i < nout);
-        out[i] = v + c1 * s;
-    }
-}
-"#;
-
-/// (registers, SASS instructions) of each function in a module, for sm_90.
-fn measure(name: &str, ptx: &str) -> Option<Vec<(String, u32, u32)>> {
+/// (function, registers, SASS instructions) of each entry of a module (NOP padding left out).
+fn measure(name: &str, ptx: &str, sm: u32) -> Option<Vec<(String, u32, u32)>> {
     let ptxas = tool("PTXAS", "ptxas", name)?;
     let cuobjdump = tool("CUOBJDUMP", "cuobjdump", name)?;
     let dir = scratch_dir("quality");
     let (src, bin) = (dir.join(format!("{name}.ptx")), dir.join(format!("{name}.cubin")));
     std::fs::write(&src, ptx).expect("write");
-    let out = Command::new(&ptxas).args(["-arch=sm_90", "-v"]).arg(&src).arg("-o").arg(&bin).output().expect("ptxas");
+    let out = Command::new(&ptxas).arg(format!("-arch=sm_{sm}")).arg("-v").arg(&src).arg("-o").arg(&bin).output().expect("ptxas");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let log = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
     let sass = Command::new(&cuobjdump).arg("-sass").arg(&bin).output().expect("cuobjdump");
@@ -71,7 +32,7 @@ fn measure(name: &str, ptx: &str) -> Option<Vec<(String, u32, u32)>> {
             for l in sass.lines() {
                 if l.contains("Function : ") {
                     inside = l.trim().ends_with(f.as_str());
-                } else if inside && l.trim_start().starts_with("/*") && l.contains("*/") && l.split("*/").nth(1).is_some_and(|r| !r.trim().is_empty()) {
+                } else if inside && l.trim_start().starts_with("/*") && !l.contains("NOP;") && l.split("*/").nth(1).is_some_and(|r| !r.trim().is_empty()) {
                     count += 1;
                 }
             }
@@ -82,28 +43,51 @@ fn measure(name: &str, ptx: &str) -> Option<Vec<(String, u32, u32)>> {
     Some(result)
 }
 
-#[test]
-fn simple_kernels_are_as_lean_as_nvccs() {
-    let Some(nvcc) = tool("NVCC", "nvcc", "quality") else { return };
+/// nvcc's PTX for a twin in `benches/cuda/`.
+fn nvcc_ptx(nvcc: &Path, file: &str, sm: u32) -> String {
+    let cuda = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/cuda");
     let dir = scratch_dir("quality-nvcc");
-    let (cu, out) = (dir.join("k.cu"), dir.join("k.ptx"));
-    std::fs::write(&cu, CUDA).expect("write");
-    let o = Command::new(&nvcc).args(["-ptx", "-O3", "-fmad=false", "-arch=sm_90", "-o"]).arg(&out).arg(&cu).output().expect("nvcc");
+    let out = dir.join("k.ptx");
+    let o = Command::new(nvcc)
+        .args(["-ptx", "-O3", "-fmad=false", &format!("-arch=sm_{sm}"), "-o"])
+        .arg(&out)
+        .arg(cuda.join(file))
+        .output()
+        .expect("nvcc");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let theirs = std::fs::read_to_string(&out).expect("read");
-    let Some(theirs) = measure("nvcc", &theirs) else { return };
-    let mut table = String::from("kernel      regs ours/nvcc   SASS ours/nvcc\n");
-    let cases = [("vadd", crate::corpus::vadd::vadd::PTX), ("saxpy", crate::corpus::saxpy::saxpy::PTX), ("stencil", crate::corpus::stencil::stencil::PTX)];
-    for (name, ptx) in cases {
-        let Some(ours) = measure(name, ptx) else { return };
-        let (_, our_regs, our_sass) = ours[0].clone();
-        let (_, their_regs, their_sass) = theirs.iter().find(|(f, ..)| f == name).cloned().expect("nvcc's kernel");
-        table.push_str(&format!("{name:<10}  {our_regs:>4} / {their_regs:<4}      {our_sass:>4} / {their_sass:<4}\n"));
-        // Within a quarter of nvcc's instructions and registers (nvcc unrolls loops, which
-        // costs it instructions and registers; ours do not unroll).
-        assert!(our_sass as f64 <= their_sass as f64 * 1.25, "{name}: {our_sass} SASS instructions against nvcc's {their_sass}\n{table}");
-        assert!(our_regs <= their_regs + their_regs / 4 + 2, "{name}: {our_regs} registers against nvcc's {their_regs}\n{table}");
+    let ptx = std::fs::read_to_string(&out).expect("read");
+    let _ = std::fs::remove_dir_all(&dir);
+    ptx
+}
+
+#[test]
+fn corpus_kernels_are_as_lean_as_nvccs() {
+    let Some(nvcc) = tool("NVCC", "nvcc", "quality") else { return };
+    use crate::corpus::*;
+    let cases = [
+        ("saxpy", "saxpy.cu", saxpy::saxpy::PTX),
+        ("dot", "dot.cu", dot::dot::PTX),
+        ("matmul", "matmul.cu", matmul::matmul::PTX),
+        ("stencil", "stencil.cu", stencil::stencil::PTX),
+        ("transpose", "transpose.cu", transpose::transpose::PTX),
+        ("softmax", "softmax.cu", softmax::softmax::PTX),
+        ("nbody_step", "nbody.cu", nbody::nbody_step::PTX),
+    ];
+    let mut table = String::from("kernel      arch    regs ours/nvcc   SASS ours/nvcc\n");
+    let mut worse = Vec::new();
+    for sm in [80, 90] {
+        for (name, file, ptx) in cases {
+            let Some(theirs) = measure(name, &nvcc_ptx(&nvcc, file, sm), sm) else { return };
+            let Some(ours) = measure(name, ptx, sm) else { return };
+            let (_, our_regs, our_sass) = ours[0].clone();
+            let (_, their_regs, their_sass) = theirs.iter().find(|(f, ..)| f == name).cloned().expect("nvcc's kernel");
+            table.push_str(&format!("{name:<10}  sm_{sm}   {our_regs:>4} / {their_regs:<4}      {our_sass:>4} / {their_sass:<4}\n"));
+            // The targets of issue 7: at most 5% more instructions, no more registers.
+            if our_sass as f64 > their_sass as f64 * 1.05 || our_regs > their_regs {
+                worse.push(format!("{name} sm_{sm}"));
+            }
+        }
     }
     println!("{table}");
-    let _ = std::fs::remove_dir_all(&dir);
+    assert!(worse.is_empty(), "behind nvcc: {worse:?}\n{table}");
 }

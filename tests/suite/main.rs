@@ -10,6 +10,7 @@ mod body_corpus;
 mod body_exec;
 mod body_math;
 mod body_memory;
+mod body_opt;
 mod body_parallel;
 mod body_quality;
 mod body_subset;

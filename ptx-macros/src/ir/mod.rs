@@ -2,7 +2,9 @@
 //! typed virtual registers, in SSA style (a fresh register per value; a mutable local is one
 //! register updated with `mov`).
 
+mod bce;
 mod builder;
+mod constprop;
 mod inst;
 pub mod opt;
 

@@ -1,6 +1,10 @@
-//! Clean-ups that keep the PTX free of redundant moves and dead values. ptxas optimises the
-//! rest at -O3; these passes only make its input read like nvcc's.
+//! The optimiser: what ptxas does not do for us, or does too late, then clean-ups that keep the
+//! PTX free of redundant moves and dead values. ptxas optimises the rest at -O3.
 //!
+//! - **Constant propagation** ([`super::constprop`]): immediates into arithmetic, branches on
+//!   constant comparisons folded.
+//! - **Redundant comparisons** ([`super::bce`]): a bounds check that a dominating loop
+//!   condition already decided.
 //! - **Move coalescing**: `op t, ...; mov x, t;` where `t` is used only by that `mov` becomes
 //!   `op x, ...;` (assignments to mutable locals, `if`/`loop` results).
 //! - **Dead code**: instructions without side effects whose results are never read are removed
@@ -10,6 +14,8 @@ use super::{Arg, Func, InstKind, Reg};
 use std::collections::HashMap;
 
 pub fn run(func: &mut Func) {
+    super::constprop::run(func);
+    super::bce::run(func);
     coalesce_moves(func);
     remove_dead(func);
 }

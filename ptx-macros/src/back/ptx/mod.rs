@@ -1,5 +1,6 @@
 //! The PTX writer: [`ir::Func`](crate::ir::Func) and the signature to PTX [`Text`](crate::text::Text).
 
+mod divide;
 mod regs;
 mod signature;
 mod writer;

@@ -47,10 +47,19 @@ pub fn body(func: &Func) -> Text {
             }
             match &inst.kind {
                 InstKind::Op { opcode, args, .. } => {
-                    t.str(opcode);
+                    let by_constant = super::divide::by_constant(opcode, args);
+                    if let Some((op, _)) = &by_constant {
+                        t.piece(op.clone());
+                    } else {
+                        t.str(opcode);
+                    }
                     for (i, a) in args.iter().enumerate() {
                         t.str(if i == 0 { " \t" } else { ", " });
-                        arg(&mut t, a, &names);
+                        if let (Some((_, divisor)), 2) = (&by_constant, i) {
+                            t.piece(divisor.clone());
+                        } else {
+                            arg(&mut t, a, &names);
+                        }
                     }
                     t.str(";\n");
                 }

@@ -1,0 +1,175 @@
+//! Redundant comparisons removed: a branch on `a < b` where `a < b` is already known to hold
+//! (or known not to) becomes a jump.
+//!
+//! The case this is for is Rust's bounds check under a loop condition on the same values:
+//! `while i < y.len() { y[i] = ... }` tests `i < len` at the top and again before the access;
+//! ptxas keeps both (a 64-bit compare and a branch per iteration in saxpy and softmax).
+//!
+//! What is known at the start of a block comes from its only predecessor: the facts that hold
+//! at that block's end, plus the outcome of its branch on this edge. A block with several
+//! predecessors (a loop header, a join) starts knowing nothing, which keeps the analysis a
+//! walk down trees of single-predecessor blocks, sound without a fixpoint. A fact names
+//! registers, so writing one of them (a mutable local's update) forgets it. Only integer
+//! comparisons are used: with floats, `!(a < b)` is not `a >= b`.
+
+use super::{Arg, BlockId, Func, Imm, InstKind, Reg, Term};
+use std::collections::HashMap;
+
+/// An integer operand of a comparison.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Operand {
+    Reg(Reg),
+    Int(i64),
+}
+
+/// `a <cmp> b` holds, for a comparison `setp.<cmp>.<ty>`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct Fact {
+    cmp: &'static str,
+    ty: String,
+    a: Operand,
+    b: Operand,
+}
+
+impl Fact {
+    fn negated(&self) -> Fact {
+        let cmp = match self.cmp {
+            "eq" => "ne",
+            "ne" => "eq",
+            "lt" => "ge",
+            "ge" => "lt",
+            "le" => "gt",
+            _ => "le",
+        };
+        Fact { cmp, ..self.clone() }
+    }
+
+    /// The same fact with its operands swapped (`a < b` as `b > a`).
+    fn swapped(&self) -> Fact {
+        let cmp = match self.cmp {
+            "lt" => "gt",
+            "gt" => "lt",
+            "le" => "ge",
+            "ge" => "le",
+            c => c,
+        };
+        Fact { cmp, ty: self.ty.clone(), a: self.b, b: self.a }
+    }
+
+    fn mentions(&self, r: Reg) -> bool {
+        self.a == Operand::Reg(r) || self.b == Operand::Reg(r)
+    }
+}
+
+/// What a block's instructions establish and which predicates hold which comparison.
+#[derive(Clone, Default)]
+struct Known {
+    facts: Vec<Fact>,
+    preds: HashMap<Reg, Fact>,
+}
+
+impl Known {
+    fn holds(&self, f: &Fact) -> Option<bool> {
+        let swapped = f.swapped();
+        if self.facts.iter().any(|k| *k == *f || *k == swapped) {
+            return Some(true);
+        }
+        let (n, ns) = (f.negated(), swapped.negated());
+        if self.facts.iter().any(|k| *k == n || *k == ns) {
+            return Some(false);
+        }
+        None
+    }
+
+    fn forget(&mut self, r: Reg) {
+        self.facts.retain(|f| !f.mentions(r));
+        self.preds.retain(|p, f| *p != r && !f.mentions(r));
+    }
+}
+
+pub fn run(func: &mut Func) {
+    let mut preds = vec![0usize; func.blocks.len()];
+    for b in &func.blocks {
+        for s in b.term.successors() {
+            preds[s.0 as usize] += 1;
+        }
+    }
+    // Roots: the entry and every block with other than one predecessor.
+    let mut stack: Vec<(usize, Known)> =
+        (0..func.blocks.len()).filter(|&b| b == 0 || preds[b] != 1).map(|b| (b, Known::default())).collect();
+    while let Some((b, mut known)) = stack.pop() {
+        for inst in &func.blocks[b].insts {
+            for r in inst.defs() {
+                known.forget(r);
+            }
+            if let (Some(f), None, [Arg::Reg(p), ..]) = (comparison(inst), inst.guard, op_args(inst)) {
+                known.preds.insert(*p, f);
+            }
+        }
+        let term = func.blocks[b].term.clone();
+        let mut edge = |to: BlockId, fact: Option<Fact>, known: &Known| {
+            if to.0 as usize != 0 && preds[to.0 as usize] == 1 {
+                let mut k = known.clone();
+                k.facts.extend(fact);
+                stack.push((to.0 as usize, k));
+            }
+        };
+        match term {
+            Term::Branch { pred, negate, if_true, if_false } => {
+                let Some(f) = known.preds.get(&pred).cloned() else {
+                    edge(if_true, None, &known);
+                    edge(if_false, None, &known);
+                    continue;
+                };
+                if let Some(v) = known.holds(&f) {
+                    let to = if v != negate { if_true } else { if_false };
+                    func.blocks[b].term = Term::Jump(to);
+                    // The other successor may now have one predecessor fewer; it stays a root
+                    // (knowing nothing), which is sound.
+                    edge(to, None, &known);
+                    continue;
+                }
+                let (t, e) = if negate { (f.negated(), f) } else { (f.clone(), f.negated()) };
+                edge(if_true, Some(t), &known);
+                edge(if_false, Some(e), &known);
+            }
+            Term::Jump(to) => edge(to, None, &known),
+            _ => {}
+        }
+    }
+}
+
+fn op_args(inst: &super::Inst) -> &[Arg] {
+    match &inst.kind {
+        InstKind::Op { args, .. } => args,
+        _ => &[],
+    }
+}
+
+/// The comparison an unguarded integer `setp.<cmp>.<ty> p, a, b` makes.
+fn comparison(inst: &super::Inst) -> Option<Fact> {
+    let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { return None };
+    let mut parts = opcode.split('.');
+    if parts.next() != Some("setp") || args.len() != 3 {
+        return None;
+    }
+    let cmp = match parts.next()? {
+        "eq" => "eq",
+        "ne" => "ne",
+        "lt" => "lt",
+        "le" => "le",
+        "gt" => "gt",
+        "ge" => "ge",
+        _ => return None,
+    };
+    let ty = parts.next()?;
+    if parts.next().is_some() || !matches!(ty.as_bytes().first(), Some(b's' | b'u' | b'b')) {
+        return None;
+    }
+    let operand = |a: &Arg| match a {
+        Arg::Reg(r) => Some(Operand::Reg(*r)),
+        Arg::Imm(Imm::Int(v)) => Some(Operand::Int(*v)),
+        _ => None,
+    };
+    Some(Fact { cmp, ty: ty.to_owned(), a: operand(&args[1])?, b: operand(&args[2])? })
+}

@@ -1,0 +1,150 @@
+//! The optimiser's passes (`ptx-macros/src/ir/constprop.rs`, `ir/bce.rs`,
+//! `back/ptx/divide.rs`): each kernel runs on the CPU backend against a host-Rust
+//! computation, and the property the pass is for is checked on PTX that ptxas accepts.
+
+// The kernels spell out what the passes must handle (`v % ONE`, `y[i] = 2.0 * x[i] + y[i]`).
+#![allow(clippy::modulo_one, clippy::assign_op_pattern)]
+
+use crate::body_exec::cpu_stream;
+use crate::tools::assemble;
+use ptx_runtime::device::*;
+use ptx_runtime::{kernel, DeviceBuffer, LaunchConfig};
+
+const POW2: usize = 16;
+const ODD: u32 = 7;
+const POW2_U32: u32 = 8;
+const ONE: u64 = 1;
+
+/// Division and remainder by constants from outside the body: a power of two becomes a shift or
+/// a mask (rustc knows the value; the macro only the name), any other stays a division.
+#[kernel]
+pub fn divide_by_constants(x: &[u64], out: &mut [u64]) {
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i < x.len() && 6 * i + 5 < out.len() {
+        let v = x[i];
+        let w = v as u32;
+        out[6 * i] = v / POW2 as u64;
+        out[6 * i + 1] = v % POW2 as u64;
+        out[6 * i + 2] = (w / ODD) as u64 + (w % ODD) as u64 * 1000;
+        out[6 * i + 3] = (w / POW2_U32) as u64;
+        out[6 * i + 4] = (w % POW2_U32) as u64;
+        out[6 * i + 5] = v / ONE + v % ONE;
+    }
+}
+
+fn divide_on_host(x: &[u64]) -> Vec<u64> {
+    x.iter()
+        .flat_map(|&v| {
+            let w = v as u32;
+            [v / 16, v % 16, (w / 7) as u64 + (w % 7) as u64 * 1000, (w / 8) as u64, (w % 8) as u64, v]
+        })
+        .collect()
+}
+
+#[test]
+fn division_by_an_outside_constant_is_a_shift_when_a_power_of_two() {
+    assert!(assemble("divide_by_constants", divide_by_constants::PTX));
+    let ptx = divide_by_constants::PTX;
+    // Every 64-bit division is by a power of two here: none is left for ptxas's routine.
+    assert!(!ptx.contains("div.u64") && !ptx.contains("rem.u64"), "{ptx}");
+    assert!(ptx.contains("shr.u64") && ptx.contains("and.b64"), "{ptx}");
+    // 7 is not a power of two: a 32-bit division by the immediate.
+    assert!(ptx.contains("div.u32") && ptx.contains("rem.u32"), "{ptx}");
+    let x: Vec<u64> = (0..100u64).map(|k| k.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (k << 3)).collect();
+    let stream = cpu_stream();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut ob = DeviceBuffer::<u64>::zeroed(&stream, 600).unwrap();
+    divide_by_constants::launch(&stream, LaunchConfig::new(2, 64), &xb, &mut ob).unwrap();
+    assert_eq!(ob.to_vec().unwrap(), divide_on_host(&x));
+}
+
+/// Constants propagate into arithmetic, and a loop whose entry test compares two constants
+/// (`0 < TILE`) starts without it.
+#[kernel]
+pub fn constant_trip_count(x: &[u32], out: &mut [u32]) {
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i < out.len() {
+        let mut s = 0u32;
+        for k in 0..POW2 {
+            s = s.wrapping_add(x[(i + k) % x.len()].wrapping_mul(k as u32 + 1));
+        }
+        out[i] = s;
+    }
+}
+
+#[test]
+fn constants_propagate_into_arithmetic_and_decide_branches() {
+    assert!(assemble("constant_trip_count", constant_trip_count::PTX));
+    let ptx = constant_trip_count::PTX;
+    // The loop's entry test `0 < 16` was decided: no comparison with the immediate 0 first.
+    assert!(!ptx.lines().any(|l| l.trim_start().starts_with("setp.") && l.contains(", 0, 16;")), "{ptx}");
+    let x: Vec<u32> = (0..50u32).map(|k| k.wrapping_mul(2_654_435_761)).collect();
+    let want: Vec<u32> =
+        (0..70).map(|i| (0..16).fold(0u32, |s, k| s.wrapping_add(x[(i + k) % x.len()].wrapping_mul(k as u32 + 1)))).collect();
+    let stream = cpu_stream();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 70).unwrap();
+    constant_trip_count::launch(&stream, LaunchConfig::new(3, 32), &xb, &mut ob).unwrap();
+    assert_eq!(ob.to_vec().unwrap(), want);
+}
+
+/// `i < y.len()` is the loop condition: the check of `y[i]` is decided by it. `x[i]` is checked
+/// against another length, which the loop condition does not decide.
+#[kernel]
+pub fn guarded_by_the_loop(x: &[f32], y: &mut [f32]) {
+    let stride = (grid_dim_x() * block_dim_x()) as usize;
+    let mut i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    while i < y.len() {
+        y[i] = 2.0 * x[i] + y[i];
+        i += stride;
+    }
+}
+
+fn comparisons(ptx: &str) -> usize {
+    ptx.lines().filter(|l| l.trim_start().starts_with("setp.")).count()
+}
+
+#[test]
+fn a_bounds_check_decided_by_the_loop_condition_is_removed_and_others_stay() {
+    assert!(assemble("guarded_by_the_loop", guarded_by_the_loop::PTX));
+    // The loop condition and `x`'s check; `y`'s check went with the condition.
+    assert_eq!(comparisons(guarded_by_the_loop::PTX), 2, "{}", guarded_by_the_loop::PTX);
+    let stream = cpu_stream();
+    let x: Vec<f32> = (0..300).map(|k| k as f32 * 0.5).collect();
+    let y0: Vec<f32> = (0..300).map(|k| 1.0 - k as f32).collect();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut yb = DeviceBuffer::from_slice(&stream, &y0).unwrap();
+    guarded_by_the_loop::launch(&stream, LaunchConfig::new(2, 32), &xb, &mut yb).unwrap();
+    let want: Vec<f32> = x.iter().zip(&y0).map(|(x, y)| 2.0 * x + y).collect();
+    assert_eq!(yb.to_vec().unwrap(), want);
+    // `x` shorter than `y`: its check still stops the kernel.
+    let short = DeviceBuffer::from_slice(&stream, &x[..200]).unwrap();
+    match guarded_by_the_loop::launch(&stream, LaunchConfig::new(2, 32), &short, &mut yb) {
+        Err(ptx_runtime::Error::Assert { message, .. }) => assert_eq!(message, "index out of bounds"),
+        other => panic!("expected a failed bounds check, got {other:?}"),
+    }
+}
+
+/// A fact is forgotten when its register changes: after `i += 1` the old `i < len` says
+/// nothing, and the check of `y[i]` must stay.
+#[kernel]
+pub fn changed_after_the_test(y: &mut [u32], extra: u32) {
+    let mut i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i < y.len() {
+        i += extra as usize;
+        y[i] = 1;
+    }
+}
+
+#[test]
+fn a_check_after_its_value_changed_stays() {
+    assert!(assemble("changed_after_the_test", changed_after_the_test::PTX));
+    let stream = cpu_stream();
+    let mut yb = DeviceBuffer::<u32>::zeroed(&stream, 8).unwrap();
+    changed_after_the_test::launch(&stream, LaunchConfig::new(1, 4), &mut yb, 2u32).unwrap();
+    assert_eq!(yb.to_vec().unwrap(), [0, 0, 1, 1, 1, 1, 0, 0]);
+    match changed_after_the_test::launch(&stream, LaunchConfig::new(1, 8), &mut yb, 1u32) {
+        Err(ptx_runtime::Error::Assert { message, .. }) => assert_eq!(message, "index out of bounds"),
+        other => panic!("expected a failed bounds check, got {other:?}"),
+    }
+}
