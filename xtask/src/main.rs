@@ -2,8 +2,9 @@
 //!
 //! - `test`: finds `ptxas`/`nvcc` (PATH, then `$CUDA_PATH/bin`, then `target/cuda-tools`),
 //!   installs NVIDIA's PyPI wheels into `target/cuda-tools` when none is found, and runs the
-//!   whole test suite with them, then every example (each verifies its own result). With
-//!   `CI=true` a missing tool fails the run.
+//!   whole test suite with them, then every example (each verifies its own result), then the
+//!   GPU timing harness on the CPU backend (ours against nvcc's builds, outputs compared).
+//!   With `CI=true` a missing tool fails the run.
 //! - `tools`: installs the tools if needed and prints where they are, as shell exports.
 //! - `gpu-pack`: release test binaries and examples plus a `run.sh`, to carry to a GPU machine.
 //! - `bench-cpu`: the CPU backend's benchmark (`benches/cpu_interp.rs`) in release mode:
@@ -86,11 +87,8 @@ fn test(extra: &[String]) -> Result<(), String> {
     cmd.args(["test", "--workspace"]).args(extra);
     if let Some(t) = &tools {
         eprintln!("xtask: ptxas {}", t.ptxas.display());
-        for (var, path) in t.env() {
-            cmd.env(var, path);
-        }
-        cmd.env("PATH", t.path_with_bin_dir());
     }
+    with_tools(&mut cmd, tools.as_ref());
     if ci() {
         // Tests fail rather than skip when a tool they need is missing.
         cmd.env("PTX_TOOLS_REQUIRED", "1");
@@ -98,8 +96,32 @@ fn test(extra: &[String]) -> Result<(), String> {
     run(&mut cmd)?;
     if extra.is_empty() {
         run_examples()?;
+        gpu_timing_smoke(tools.as_ref())?;
     }
     Ok(())
+}
+
+/// The GPU timing harness, run on the CPU backend at small sizes: it launches ours and nvcc's
+/// build of each twin and fails if their outputs differ, so the harness that only a GPU
+/// machine times stays correct where there is none.
+fn gpu_timing_smoke(tools: Option<&tools::Tools>) -> Result<(), String> {
+    eprintln!("xtask: bench-gpu harness on the CPU backend (smoke test)");
+    let out = tools::workspace_root().join("target/bench/gpu-smoke.md");
+    let mut cmd = Command::new(cargo());
+    cmd.args(["bench", "--quiet", "-p", "ptx-suite", "--bench", "gpu_timing", "--profile", "dev", "--", "--out"]).arg(out);
+    cmd.env("PTX_DEVICE", "cpu");
+    with_tools(&mut cmd, tools);
+    run(&mut cmd)
+}
+
+/// The tools' variables (`PTXAS`, `NVCC`, `CUOBJDUMP`) and their directory first on `PATH`.
+fn with_tools(cmd: &mut Command, tools: Option<&tools::Tools>) {
+    if let Some(t) = tools {
+        for (var, path) in t.env() {
+            cmd.env(var, path);
+        }
+        cmd.env("PATH", t.path_with_bin_dir());
+    }
 }
 
 /// Every example runs and verifies its own result (on the CPU backend where there is no GPU).
