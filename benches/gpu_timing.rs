@@ -433,6 +433,9 @@ fn run() -> Res<()> {
     );
     println!("{report}");
     if let Some(f) = out_file {
+        if let Some(dir) = f.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
         std::fs::write(&f, format!("# Run time: ours against nvcc\n\n{report}")).map_err(|e| format!("{}: {e}", f.display()))?;
     }
     if failed {
