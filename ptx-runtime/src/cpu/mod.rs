@@ -38,8 +38,12 @@ pub use heap::DEFAULT_HEAP_SIZE;
 /// C's `printf` formatting, which `vprintf` uses; `printf!` on the host formats with it too.
 pub(crate) use exec::printf::{format as printf_format, Args as PrintfArgs};
 
-/// Most shared memory one block may use (static plus dynamic), as on sm_90.
-pub const MAX_SHARED_BYTES: u32 = 227 * 1024;
+/// Most shared memory one block may use (static plus dynamic) on any architecture; a launch
+/// is held to its module's architecture ([`crate::limits`]).
+pub const MAX_SHARED_BYTES: u32 = crate::limits::MAX_SHARED_BYTES_ANY_ARCH;
+/// The architecture a module without a readable `.target sm_XY` is held to (`#[kernel]`'s
+/// default target).
+pub const DEFAULT_SM: u32 = ptx_abi::target::DEFAULT_SM;
 /// Default bytes of local memory per thread (its `.local` frames; call parameters separately).
 pub const DEFAULT_STACK_SIZE: u32 = 256 * 1024;
 
@@ -85,6 +89,8 @@ pub struct CpuModule {
     memory: Arc<GlobalMemory>,
     vars: HashMap<String, (u64, u64)>,
     uses_heap: bool,
+    /// The compute capability the module targets, whose launch limits the backend enforces.
+    sm: u32,
 }
 
 impl Drop for CpuModule {
@@ -107,6 +113,12 @@ impl CpuModule {
     /// `cuModuleGetGlobal` gives); `write`/`read` reach it there.
     pub fn symbol(&self, name: &str) -> Option<(u64, usize)> {
         self.vars.get(name).map(|&(a, s)| (a, s as usize))
+    }
+
+    /// The compute capability whose limits launches of this module are held to: its
+    /// `.target sm_XY` (the GPU it was compiled for), else [`DEFAULT_SM`].
+    pub fn compute_capability(&self) -> u32 {
+        self.sm
     }
 
     /// An entry's parameters as (size, alignment) in declaration order.
@@ -184,6 +196,10 @@ impl CpuDevice {
 
     /// Copies `bytes` between device addresses (each range inside one allocation).
     pub fn copy(&self, dst: u64, src: u64, bytes: usize) -> Result<()> {
+        // Both ranges are checked before the staging buffer is sized by `bytes`.
+        let table = self.memory.snapshot();
+        host_region(&table, src, bytes)?;
+        host_region(&table, dst, bytes)?;
         let mut tmp = vec![0u8; bytes];
         self.read(src, &mut tmp)?;
         self.write(dst, &tmp)
@@ -271,6 +287,7 @@ impl CpuDevice {
             memory: self.memory.clone(),
             vars: HashMap::new(),
             uses_heap: false,
+            sm: target_sm(&ast.target),
         };
         let mut regions = HashMap::new();
         for v in &vars {
@@ -299,6 +316,10 @@ impl CpuDevice {
             }
             regions[&v.name].write_bytes(0, &image);
         }
+        for (name, &e) in &module.program.entries {
+            let static_bytes = module.program.shared_layout.get(&e).map_or(0, |l| l.static_size);
+            crate::limits::check_static_shared(name, static_bytes as u64)?;
+        }
         module.uses_heap = module.program.funcs.iter().any(|f| matches!(f.kind, FuncKind::Syscall(Syscall::Malloc) | FuncKind::Syscall(Syscall::Free)));
         Ok(Arc::new(module))
     }
@@ -319,6 +340,23 @@ impl CpuDevice {
         dynamic_shared_bytes: u32,
         params: &[&[u8]],
     ) -> Result<()> {
+        self.launch_opt_in(module, entry, grid, block, (dynamic_shared_bytes, None), params)
+    }
+
+    /// [`launch`](Self::launch) with an opt-in to more than 48 KiB of shared memory:
+    /// `shared` is (dynamic bytes, the most dynamic bytes the launch opts in to), as CUDA's
+    /// `cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, max)` allows up to
+    /// the module architecture's limit ([`crate::limits::SHARED_OPT_IN`]).
+    pub fn launch_opt_in(
+        &self,
+        module: &CpuModule,
+        entry: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: (u32, Option<u32>),
+        params: &[&[u8]],
+    ) -> Result<()> {
+        let (dynamic_shared_bytes, max_dynamic) = shared;
         if module.device != self.id {
             return Err(Error::InvalidConfig { reason: "the module was loaded on another device".into() });
         }
@@ -326,17 +364,10 @@ impl CpuDevice {
         let Some(&e) = prog.entries.get(entry) else {
             return Err(Error::InvalidConfig { reason: format!("the module has no kernel `{entry}` (its kernels: {})", module.entries().join(", ")) });
         };
-        check_dims(grid, block)?;
+        crate::limits::check_dims(grid, block)?;
         let layout = prog.shared_layout.get(&e).cloned().unwrap_or_default();
+        crate::limits::check_shared(module.sm, layout.static_size, dynamic_shared_bytes, max_dynamic)?;
         let shared_size = layout.static_size as u64 + dynamic_shared_bytes as u64;
-        if shared_size > MAX_SHARED_BYTES as u64 {
-            return Err(Error::InvalidConfig {
-                reason: format!(
-                    "{shared_size} bytes of shared memory ({} static + {dynamic_shared_bytes} dynamic) exceed the {MAX_SHARED_BYTES}-byte limit",
-                    layout.static_size
-                ),
-            });
-        }
         let f = &prog.funcs[e as usize];
         if params.len() != f.params.len() {
             return Err(Error::InvalidConfig { reason: format!("`{entry}` takes {} parameter(s), {} given", f.params.len(), params.len()) });
@@ -368,7 +399,7 @@ impl CpuDevice {
             table: self.memory.snapshot(),
             heap,
             stack_bytes: settings.stack_size,
-            deadline: settings.watchdog.map(|d| Instant::now() + d),
+            deadline: settings.watchdog.and_then(|d| Instant::now().checked_add(d)),
             strict_barriers: settings.strict_barriers,
             workers: settings.workers,
             grid_id: self.launches.fetch_add(1, Ordering::Relaxed) + 1,
@@ -409,19 +440,15 @@ impl CpuDevice {
     }
 }
 
-fn check_dims(grid: [u32; 3], block: [u32; 3]) -> Result<()> {
-    let bad = |reason: String| Err(Error::InvalidConfig { reason });
-    if grid.contains(&0) || block.contains(&0) {
-        return bad(format!("grid {grid:?} and block {block:?} must have no zero dimension"));
-    }
-    if grid[0] > i32::MAX as u32 || grid[1] > 65535 || grid[2] > 65535 {
-        return bad(format!("grid {grid:?} exceeds (2^31-1, 65535, 65535)"));
-    }
-    let threads = block[0] as u64 * block[1] as u64 * block[2] as u64;
-    if threads > 1024 || block[2] > 64 {
-        return bad(format!("block {block:?} has {threads} threads; at most 1024, and z at most 64"));
-    }
-    Ok(())
+/// The compute capability a `.target` names (`sm_90a` → 90), else [`DEFAULT_SM`].
+fn target_sm(target: &[String]) -> u32 {
+    target
+        .iter()
+        .find_map(|t| {
+            let digits: String = t.strip_prefix("sm_")?.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok()
+        })
+        .unwrap_or(DEFAULT_SM)
 }
 
 /// The allocation or variable the host may access at `[addr, addr + len)`.
