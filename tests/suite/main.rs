@@ -27,6 +27,7 @@ mod cpu_warp;
 mod expansion;
 mod gpu;
 mod runtime;
+mod runtime_robust;
 mod sys_assert;
 mod sys_atomics;
 mod sys_heap;
