@@ -17,6 +17,7 @@ mod body_subset;
 mod corpus;
 mod cpu_atomics;
 mod cpu_features;
+mod cpu_hang;
 mod cpu_harness;
 mod cpu_math;
 mod cpu_memcheck;

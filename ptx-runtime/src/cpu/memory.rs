@@ -184,11 +184,13 @@ pub fn nearest(table: &[Arc<Region>], addr: u64) -> Option<&Arc<Region>> {
 pub struct GlobalMemory {
     table: RwLock<Table>,
     next: Mutex<u64>,
+    /// Host writes so far: a running kernel's loop may be waiting for one (`exec::hang`).
+    pub host_writes: AtomicU64,
 }
 
 impl GlobalMemory {
     pub fn new() -> GlobalMemory {
-        GlobalMemory { table: RwLock::new(Arc::new(Vec::new())), next: Mutex::new(HEAP_BASE) }
+        GlobalMemory { table: RwLock::new(Arc::new(Vec::new())), next: Mutex::new(HEAP_BASE), host_writes: AtomicU64::new(0) }
     }
 
     pub fn snapshot(&self) -> Table {

@@ -44,6 +44,12 @@ pub const MAX_SHARED_BYTES: u32 = crate::limits::MAX_SHARED_BYTES_ANY_ARCH;
 /// The architecture a module without a readable `.target sm_XY` is held to (`#[kernel]`'s
 /// default target).
 pub const DEFAULT_SM: u32 = ptx_abi::target::DEFAULT_SM;
+/// The watchdog's default limit per launch: far above any launch of the test suite (the
+/// longest takes seconds in a debug build), so it only ends kernels that would never return.
+/// Loops the backend can prove endless are reported at once, without waiting for it.
+pub const DEFAULT_WATCHDOG: Duration = Duration::from_secs(60);
+/// The environment variable that sets the watchdog of new devices: seconds (`2.5`), or `off`.
+pub const WATCHDOG_ENV: &str = "PTX_CPU_WATCHDOG";
 /// Default bytes of local memory per thread (its `.local` frames; call parameters separately).
 pub const DEFAULT_STACK_SIZE: u32 = 256 * 1024;
 
@@ -77,6 +83,8 @@ struct Settings {
     heap_size: u64,
     stack_size: u32,
     watchdog: Option<Duration>,
+    /// An unreadable `PTX_CPU_WATCHDOG`, reported by every launch until `set_watchdog`.
+    watchdog_env_error: Option<String>,
     capture_printf: bool,
     workers: u32,
     strict_barriers: bool,
@@ -135,17 +143,26 @@ impl Default for CpuDevice {
 }
 
 impl CpuDevice {
-    /// A device with empty memory, an 8 MiB heap, 256 KiB of local memory per thread, no
-    /// watchdog, `printf` to standard output, and one worker per host core.
+    /// A device with empty memory, an 8 MiB heap, 256 KiB of local memory per thread, a
+    /// watchdog of [`DEFAULT_WATCHDOG`] (or what `PTX_CPU_WATCHDOG` says), `printf` to
+    /// standard output, and one worker per host core.
     pub fn new() -> CpuDevice {
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+        let (watchdog, watchdog_env_error) = match std::env::var(WATCHDOG_ENV) {
+            Ok(v) => match parse_watchdog(&v) {
+                Some(w) => (w, None),
+                None => (Some(DEFAULT_WATCHDOG), Some(format!("{WATCHDOG_ENV}={v:?}: expected a number of seconds or `off`"))),
+            },
+            Err(_) => (Some(DEFAULT_WATCHDOG), None),
+        };
         CpuDevice {
             id: DEVICE_IDS.fetch_add(1, Ordering::Relaxed),
             memory: Arc::new(GlobalMemory::new()),
             settings: Mutex::new(Settings {
                 heap_size: DEFAULT_HEAP_SIZE,
                 stack_size: DEFAULT_STACK_SIZE,
-                watchdog: None,
+                watchdog,
+                watchdog_env_error,
                 capture_printf: false,
                 workers,
                 strict_barriers: false,
@@ -183,6 +200,7 @@ impl CpuDevice {
         let table = self.memory.snapshot();
         let r = host_region(&table, addr, data.len())?;
         r.write_bytes(addr - r.base, data);
+        self.memory.host_writes.fetch_add(1, Ordering::AcqRel);
         Ok(())
     }
 
@@ -232,11 +250,20 @@ impl CpuDevice {
         self.settings().stack_size = bytes.min(u32::MAX as usize) as u32;
     }
 
-    /// Ends a launch that runs longer than `limit` with a `Deadlock` fault (`None`: no limit,
-    /// the default). A kernel that spins forever on a value no thread writes cannot otherwise
-    /// be told from a slow one.
+    /// Ends a launch that runs longer than `limit` (wall-clock) with a `Deadlock` fault;
+    /// `None` turns the watchdog off. On by default ([`DEFAULT_WATCHDOG`], or
+    /// `PTX_CPU_WATCHDOG`), so no launch hangs forever: a loop whose state never repeats (a
+    /// counter spinning until a flag no thread writes) cannot be told from a slow one, while
+    /// loops that provably never end are reported at once.
     pub fn set_watchdog(&self, limit: Option<Duration>) {
-        self.settings().watchdog = limit;
+        let mut s = self.settings();
+        s.watchdog = limit;
+        s.watchdog_env_error = None;
+    }
+
+    /// The watchdog's limit (see [`set_watchdog`](Self::set_watchdog)).
+    pub fn watchdog(&self) -> Option<Duration> {
+        self.settings().watchdog
     }
 
     /// With `true`, `printf` output is kept for [`take_printf_output`](Self::take_printf_output)
@@ -385,6 +412,9 @@ impl CpuDevice {
             return Err(Error::Unsupported { instruction: what.clone(), line: *line as usize });
         }
         let settings = self.settings().clone();
+        if let Some(reason) = settings.watchdog_env_error {
+            return Err(Error::InvalidConfig { reason });
+        }
         let heap = if module.uses_heap { Some(self.heap(&settings)?) } else { None };
         let l = exec::launch::Launch {
             prog,
@@ -404,6 +434,7 @@ impl CpuDevice {
             workers: settings.workers,
             grid_id: self.launches.fetch_add(1, Ordering::Relaxed) + 1,
             abort: AtomicBool::new(false),
+            host_writes: &self.memory.host_writes,
         };
         let start = Instant::now();
         let outcome = exec::launch::run(&l);
@@ -437,6 +468,14 @@ impl CpuDevice {
         let h = Arc::new(DeviceHeap::new(&self.memory, s.heap_size).ok_or(Error::OutOfMemory { requested: s.heap_size as usize })?);
         *heap = Some(h.clone());
         Ok(h)
+    }
+}
+
+/// A `PTX_CPU_WATCHDOG` value: `off` (or `0`), or seconds; `None` when it is neither.
+fn parse_watchdog(v: &str) -> Option<Option<Duration>> {
+    match v.trim() {
+        "off" | "none" | "0" => Some(None),
+        s => s.parse::<f64>().ok().and_then(|secs| Duration::try_from_secs_f64(secs).ok()).map(|d| (!d.is_zero()).then_some(d)),
     }
 }
 
@@ -617,6 +656,20 @@ DONE:
         }
         assert!(loaded > 500, "only {loaded} corrupted modules loaded: the launches were barely exercised");
         let _ = d.take_printf_output();
+    }
+
+    #[test]
+    fn watchdog_setting() {
+        assert_eq!(parse_watchdog("off"), Some(None));
+        assert_eq!(parse_watchdog(" 0 "), Some(None));
+        assert_eq!(parse_watchdog("2.5"), Some(Some(Duration::from_millis(2500))));
+        assert_eq!(parse_watchdog("120"), Some(Some(Duration::from_secs(120))));
+        for bad in ["", "-1", "soon", "NaN", "1e400"] {
+            assert_eq!(parse_watchdog(bad), None, "{bad}");
+        }
+        if std::env::var_os(WATCHDOG_ENV).is_none() {
+            assert_eq!(CpuDevice::new().watchdog(), Some(DEFAULT_WATCHDOG), "on by default");
+        }
     }
 
     #[test]

@@ -329,6 +329,11 @@ impl<'l> Block<'l> {
                             old
                         }
                     };
+                    // Only an atomic that changed memory is an event: a failed compare-and-swap
+                    // in a spin lock changes nothing.
+                    if f(out[l]).is_some_and(|new| new & super::lanes::mask(size * 8) != out[l]) {
+                        self.event();
+                    }
                 }
                 if *dst != NOREG {
                     super::step::blend(&mut w.levels[d][*dst as usize], &out, exec);
