@@ -93,3 +93,18 @@ extern "C" __global__ void slow_handoff(int* out, int rounds) {
     out[0] = value;
   }
 }
+
+// Block 0 waits until every other block has counted itself, each after some work: correct
+// while block 0 has a host thread of its own and the others share the rest.
+extern "C" __global__ void wait_for_all(int* count, int* out, int rounds) {
+  if (threadIdx.x != 0) return;
+  if (blockIdx.x == 0) {
+    while (atomicAdd(count, 0) < (int)gridDim.x - 1) {}
+    out[0] = 1;
+  } else {
+    unsigned x = blockIdx.x;
+    for (int i = 0; i < rounds; i++) x = x * 1664525u + 1013904223u;
+    out[blockIdx.x] = (int)(x & 0xffff);
+    atomicAdd(count, 1);
+  }
+}

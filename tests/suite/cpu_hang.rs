@@ -128,6 +128,26 @@ fn a_block_waiting_for_a_later_block() {
 }
 
 #[test]
+fn a_block_waiting_for_the_slow_work_of_all_others() {
+    let Some((mut k, _)) = module() else { return };
+    let rounds = 30_000u32;
+    let want: Vec<i32> = (0..8u32)
+        .map(|b| if b == 0 { 1 } else { ((0..rounds).fold(b, |x, _| x.wrapping_mul(1664525).wrapping_add(1013904223)) & 0xffff) as i32 })
+        .collect();
+    // Block 0 spins (and is watched) on one host thread while the other seven run in turn on
+    // the second: a legitimate wait, however long.
+    let (count, out) = (k.zeroed::<i32>(1), k.zeroed::<i32>(8));
+    k.dev.set_parallelism(2);
+    k.launch("wait_for_all", [8, 1, 1], [32, 1, 1], 0, &[count.ptr(), out.ptr(), arg(rounds as i32)]).unwrap();
+    assert_eq!(k.download::<i32>(out), want);
+    // With one host thread the others never start.
+    let (count, out) = (k.zeroed::<i32>(1), k.zeroed::<i32>(8));
+    k.dev.set_parallelism(1);
+    let f = within(Duration::from_secs(60), move || deadlock(k.launch("wait_for_all", [8, 1, 1], [32, 1, 1], 0, &[count.ptr(), out.ptr(), arg(1)])));
+    assert!(f.detail.contains("7 block(s) never started"), "{f}");
+}
+
+#[test]
 fn a_slow_but_correct_handoff_is_not_a_hang() {
     let Some((mut k, _)) = module() else { return };
     let out = k.zeroed::<i32>(1);

@@ -339,7 +339,11 @@ impl CpuDevice {
                     _ => return Err(Error::PtxLoad { log: format!("initializer of `{}` refers to unknown symbol `{sym}`", v.name) }),
                 };
                 let val = target.wrapping_add(*addend as u64);
-                image[*off as usize..*off as usize + 8].copy_from_slice(&val.to_le_bytes());
+                let slot = (*off as usize).checked_add(8).and_then(|end| image.get_mut(*off as usize..end));
+                let Some(slot) = slot else {
+                    return Err(Error::PtxLoad { log: format!("initializer of `{}`: a symbol address at byte {off} is past its end", v.name) });
+                };
+                slot.copy_from_slice(&val.to_le_bytes());
             }
             regions[&v.name].write_bytes(0, &image);
         }
@@ -406,7 +410,11 @@ impl CpuDevice {
                     reason: format!("parameter {i} of `{entry}` is {} bytes, {} given", slot.size, p.len()),
                 });
             }
-            kparams[slot.offset as usize..slot.offset as usize + p.len()].copy_from_slice(p);
+            let at = slot.offset as usize;
+            let Some(dst) = kparams.get_mut(at..at + p.len()) else {
+                return Err(Error::InvalidConfig { reason: format!("parameter {i} of `{entry}` lies outside the parameter space") });
+            };
+            dst.copy_from_slice(p);
         }
         if let Some((what, line)) = prog.unsupported.get(&e) {
             return Err(Error::Unsupported { instruction: what.clone(), line: *line as usize });
