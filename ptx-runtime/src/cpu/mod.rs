@@ -9,6 +9,7 @@
 //! write(address, &[u8])        read(address, &mut [u8])      copy(dst, src, bytes)
 //! load_module(ptx) -> Arc<CpuModule>
 //! launch(&module, entry, grid, block, dynamic_shared_bytes, params: &[&[u8]])
+//! launch_opt_in(&module, entry, grid, block, (dynamic, Some(max_dynamic)), params)
 //! ```
 //!
 //! How it works: `parse` reads the PTX text into a syntax tree; `decode` resolves names and

@@ -164,14 +164,14 @@ impl<'l> Block<'l> {
     }
 
     fn watch_with(&self, d: &mut Detector, warps: &[Warp], insts: u64) -> Verdict {
-        let shared = self.progress;
+        let progress = self.progress;
         let events = self.events.get();
         if events != d.seen {
-            if shared.slots.len() > 1 {
-                shared.epoch.fetch_add(1, Ordering::AcqRel);
+            if progress.slots.len() > 1 {
+                progress.epoch.fetch_add(1, Ordering::AcqRel);
             }
             if d.parked.is_some() {
-                shared.running(self.worker);
+                progress.running(self.worker);
             }
             d.reset(events);
             return Verdict::Running;
@@ -180,15 +180,15 @@ impl<'l> Block<'l> {
         if d.quiet < QUIET {
             return Verdict::Running;
         }
-        let now = shared.now();
+        let now = progress.now();
         if let Some(e) = d.parked {
             if e != now {
                 // Something was written since: look again.
-                shared.running(self.worker);
+                progress.running(self.worker);
                 d.reset(events);
                 return Verdict::Running;
             }
-            return verdict(shared, now);
+            return verdict(progress, now);
         }
         let Some(saved) = &d.saved else {
             d.saved = Some(self.snapshot(warps, now));
@@ -202,8 +202,8 @@ impl<'l> Block<'l> {
         d.lam += 1;
         if saved.live == self.live && saved.bars == self.bars && saved.warps.iter().zip(warps).all(|(s, w)| s.matches(w)) {
             d.parked = Some(now);
-            shared.slots[self.worker as usize].store(now + 1, Ordering::Release);
-            return verdict(shared, now);
+            progress.slots[self.worker as usize].store(now + 1, Ordering::Release);
+            return verdict(progress, now);
         }
         if d.lam == d.power {
             d.saved = Some(self.snapshot(warps, now));
@@ -218,14 +218,14 @@ impl<'l> Block<'l> {
 }
 
 /// Deadlock when every worker is parked at `epoch` or done.
-fn verdict(shared: &Progress, epoch: u64) -> Verdict {
-    let all = shared.slots.iter().all(|s| {
+fn verdict(progress: &Progress, epoch: u64) -> Verdict {
+    let all = progress.slots.iter().all(|s| {
         let v = s.load(Ordering::Acquire);
         v == DONE || v == epoch + 1
     });
-    if all && shared.now() == epoch {
-        let started = shared.next.load(Ordering::Acquire).min(shared.total);
-        Verdict::Deadlock { unstarted: shared.total - started }
+    if all && progress.now() == epoch {
+        let started = progress.next.load(Ordering::Acquire).min(progress.total);
+        Verdict::Deadlock { unstarted: progress.total - started }
     } else {
         Verdict::Running
     }
