@@ -392,7 +392,9 @@ fn static_shared_past_48_kib_does_not_load_as_ptxas_refuses_it() {
         let err = verdict.expect_err("ptxas accepted 64 KiB of static shared memory");
         assert!(err.contains(&log), "ptxas says {err}, the CPU backend {log}");
     }
-    assert!(cpu.load_module(&shared_ptx(90, 48)).is_ok(), "exactly 48 KiB is allowed");
+    let at_limit = shared_ptx(90, 48);
+    crate::tools::assemble("static48", &at_limit);
+    assert!(cpu.load_module(&at_limit).is_ok(), "exactly 48 KiB is allowed");
 }
 
 #[test]
@@ -416,6 +418,7 @@ fn dynamic_shared_past_48_kib_needs_the_opt_in() {
     assert!(matches!(run((n + 1, Some(n))), Err(Error::InvalidConfig { .. })), "more than opted in to");
     // The same module for sm_75: 64 KiB in all, so 40 + 40 is refused even with the opt-in.
     let ptx75 = shared_ptx(75, 40);
+    crate::tools::assemble("static40_sm75", &ptx75);
     let k75 = Harness::new(&ptx75);
     assert_eq!(k75.module.compute_capability(), 75);
     let r = k75.dev.launch_opt_in(&k75.module, "big", [1, 1, 1], [32, 1, 1], (n, Some(n)), &[&ptr, &len]);
