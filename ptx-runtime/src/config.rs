@@ -1,6 +1,7 @@
 //! Launch configurations: grid and block dimensions and dynamic shared memory.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::limits;
 
 /// Three dimensions, as CUDA's `dim3`. Converts from `u32`, `(u32, u32)` and `(u32, u32, u32)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -15,9 +16,9 @@ impl Dim3 {
         Dim3 { x, y, z }
     }
 
-    /// `x * y * z`, without overflow.
+    /// `x * y * z`, saturating at `u64::MAX` (three `u32`s can overflow a `u64`).
     pub const fn volume(self) -> u64 {
-        self.x as u64 * self.y as u64 * self.z as u64
+        (self.x as u64 * self.y as u64).saturating_mul(self.z as u64)
     }
 
     pub const fn to_array(self) -> [u32; 3] {
@@ -48,21 +49,16 @@ pub struct LaunchConfig {
     pub grid: Dim3,
     pub block: Dim3,
     pub shared_bytes: u32,
-}
-
-/// Limits every CUDA device since compute capability 3.0 shares.
-pub mod limits {
-    /// Threads per block.
-    pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
-    pub const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
-    pub const MAX_GRID: [u32; 3] = [(1 << 31) - 1, 65535, 65535];
-    /// Dynamic shared memory a launch gets without opting in per function.
-    pub const DEFAULT_MAX_SHARED_BYTES: u32 = 48 * 1024;
+    /// The opt-in to more than 48 KiB of shared memory per block: the most dynamic shared
+    /// memory the kernel may be launched with (CUDA's
+    /// `cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, n)`, which the CUDA
+    /// backend sets before the launch). `None`: static plus dynamic at most 48 KiB.
+    pub max_dynamic_shared_bytes: Option<u32>,
 }
 
 impl LaunchConfig {
     pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> LaunchConfig {
-        LaunchConfig { grid: grid.into(), block: block.into(), shared_bytes: 0 }
+        LaunchConfig { grid: grid.into(), block: block.into(), shared_bytes: 0, max_dynamic_shared_bytes: None }
     }
 
     /// One thread per element, 256 threads per block, enough blocks to cover `n` elements.
@@ -82,42 +78,31 @@ impl LaunchConfig {
         self
     }
 
-    /// Checks the configuration against the CUDA limits, before any backend sees it.
+    /// Opts in to up to `bytes` of dynamic shared memory per block, past the default 48 KiB
+    /// (static plus `bytes` must fit the architecture's limit, [`limits::SHARED_OPT_IN`]).
+    ///
+    /// ```
+    /// use ptx_runtime::LaunchConfig;
+    /// let big = LaunchConfig::new(1, 256).with_shared_bytes(80 << 10).with_max_dynamic_shared_bytes(80 << 10);
+    /// assert!(big.validate().is_ok());
+    /// ```
+    pub fn with_max_dynamic_shared_bytes(mut self, bytes: u32) -> LaunchConfig {
+        self.max_dynamic_shared_bytes = Some(bytes);
+        self
+    }
+
+    /// Checks the dimensions against the CUDA limits, before any backend sees them. The
+    /// shared-memory limits depend on the kernel's static shared memory and the architecture:
+    /// each backend checks them with [`limits::check_shared`] once the kernel is loaded.
     pub fn validate(&self) -> Result<()> {
-        let bad = |reason: String| Err(Error::InvalidConfig { reason });
-        let (g, b) = (self.grid.to_array(), self.block.to_array());
-        if g.contains(&0) || b.contains(&0) {
-            return bad(format!("every grid and block dimension must be at least 1 (grid {g:?}, block {b:?})"));
-        }
-        if self.block.volume() > limits::MAX_THREADS_PER_BLOCK {
-            return bad(format!(
-                "{} threads per block (block {b:?}); the limit is {}",
-                self.block.volume(),
-                limits::MAX_THREADS_PER_BLOCK
-            ));
-        }
-        for (i, axis) in ["x", "y", "z"].iter().enumerate() {
-            if b[i] > limits::MAX_BLOCK[i] {
-                return bad(format!("block.{axis} = {} exceeds {}", b[i], limits::MAX_BLOCK[i]));
-            }
-            if g[i] > limits::MAX_GRID[i] {
-                return bad(format!("grid.{axis} = {} exceeds {}", g[i], limits::MAX_GRID[i]));
-            }
-        }
-        if self.shared_bytes > limits::DEFAULT_MAX_SHARED_BYTES {
-            return bad(format!(
-                "{} bytes of dynamic shared memory; the limit is {} per block",
-                self.shared_bytes,
-                limits::DEFAULT_MAX_SHARED_BYTES
-            ));
-        }
-        Ok(())
+        limits::check_dims(self.grid.to_array(), self.block.to_array())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
 
     #[test]
     fn one_dimensional_helper_covers_every_element() {
@@ -134,6 +119,8 @@ mod tests {
         assert!(matches!(LaunchConfig::new(0, 32).validate(), Err(Error::InvalidConfig { .. })));
         assert!(matches!(LaunchConfig::new((1, 70000), 32).validate(), Err(Error::InvalidConfig { .. })));
         assert!(matches!(LaunchConfig::new(1, (1, 1, 65)).validate(), Err(Error::InvalidConfig { .. })));
-        assert!(LaunchConfig::new(1, 32).with_shared_bytes(64 * 1024).validate().is_err());
+        let huge = Dim3::new(u32::MAX, u32::MAX, u32::MAX);
+        assert_eq!(huge.volume(), u64::MAX, "saturates instead of overflowing");
+        assert!(matches!(LaunchConfig::new(huge, huge).validate(), Err(Error::InvalidConfig { .. })));
     }
 }

@@ -45,12 +45,13 @@ mod cuda;
 mod devices;
 mod error;
 mod kernel;
+pub mod limits;
 mod repr;
 mod stream;
 
 pub use arg::{Args, KernelArg};
 pub use buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
-pub use config::{limits, Dim3, LaunchConfig};
+pub use config::{Dim3, LaunchConfig};
 pub use devices::{BackendKind, Device, DEVICE_ENV};
 pub use error::{Error, Fault, FaultKind, Result};
 pub use kernel::Kernel;

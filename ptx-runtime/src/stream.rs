@@ -84,7 +84,8 @@ impl Stream {
             StreamInner::Cpu(c) => {
                 let module = c.module(kernel)?;
                 let params: Vec<&[u8]> = args.params().iter().map(Vec::as_slice).collect();
-                c.device.launch(&module, kernel.entry, config.grid.to_array(), config.block.to_array(), config.shared_bytes, &params)
+                let shared = (config.shared_bytes, config.max_dynamic_shared_bytes);
+                c.device.launch_opt_in(&module, kernel.entry, config.grid.to_array(), config.block.to_array(), shared, &params)
             }
         }
     }

@@ -159,13 +159,14 @@ fn trap_and_stack_overflow() {
 }
 
 #[test]
-fn watchdog_ends_a_spinning_kernel() {
+fn a_spinning_kernel_is_a_deadlock() {
     let Some((mut k, _)) = module() else { return };
     let flag = k.zeroed::<i32>(1);
-    k.dev.set_watchdog(Some(Duration::from_millis(200)));
+    // The hang detector finds it long before the watchdog (more in cpu_hang.rs).
+    k.dev.set_watchdog(Some(Duration::from_secs(120)));
     let f = fault(k.launch("spin", [1, 1, 1], [32, 1, 1], 0, &[flag.ptr()]));
     assert_eq!(f.kind, FaultKind::Deadlock, "{f}");
-    assert!(f.detail.contains("watchdog"), "{f}");
+    assert!(f.detail.contains("this loop never ends"), "{f}");
 }
 
 #[test]

@@ -33,7 +33,8 @@ impl DeviceHeap {
 
     /// A device address, or 0 when the heap has no room (as CUDA's `malloc` returns NULL).
     pub fn malloc(&self, size: u64) -> u64 {
-        let need = size.max(1).div_ceil(ALIGN) * ALIGN;
+        // `size` comes from device code: a request past the address space is NULL, not a panic.
+        let Some(need) = size.max(1).div_ceil(ALIGN).checked_mul(ALIGN) else { return 0 };
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
         let Some((&off, &len)) = free.iter().find(|(_, &len)| len >= need) else { return 0 };
         free.remove(&off);
@@ -71,7 +72,7 @@ impl DeviceHeap {
     pub fn is_live(&self, addr: u64, size: u64) -> bool {
         let off = addr.wrapping_sub(self.region.base);
         let live = self.live.read().unwrap_or_else(|e| e.into_inner());
-        live.range(..=off).next_back().is_some_and(|(&b, &len)| off + size <= b + len)
+        live.range(..=off).next_back().is_some_and(|(&b, &len)| off.checked_add(size).is_some_and(|end| end <= b + len))
     }
 
     pub fn live_blocks(&self) -> usize {
@@ -96,5 +97,8 @@ mod tests {
         assert_eq!(h.free(a), Err(FreeError::NotAllocated));
         h.free(b).unwrap();
         assert_eq!(h.malloc(256), h.region.base, "freed blocks coalesce");
+        assert_eq!(h.malloc(u64::MAX), 0, "a request past the address space is NULL");
+        assert!(!h.is_live(h.region.base, u64::MAX));
+        assert!(DeviceHeap::new(&m, u64::MAX).is_none(), "a heap past the address space is refused");
     }
 }

@@ -67,11 +67,19 @@ fn rmw_ord(o: Order) -> Ordering {
 
 impl Region {
     fn new(base: u64, len: u64, kind: RegionKind) -> Option<Region> {
-        let n = len.div_ceil(8).max(1) as usize;
-        let mut v: Vec<AtomicU64> = Vec::new();
-        v.try_reserve_exact(n).ok()?;
-        v.resize_with(n, || AtomicU64::new(0));
-        Some(Region { base, len, kind, words: v.into_boxed_slice() })
+        let n = usize::try_from(len.div_ceil(8).max(1)).ok()?;
+        // Zeroed by the allocator (`calloc`: fresh pages cost nothing until touched), and a
+        // failed allocation is `None` rather than an abort.
+        let layout = std::alloc::Layout::array::<AtomicU64>(n).ok()?;
+        // SAFETY: `layout` has a non-zero size (n >= 1).
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) } as *mut AtomicU64;
+        if ptr.is_null() {
+            return None;
+        }
+        // SAFETY: `ptr` is a fresh allocation of `n` AtomicU64 with the global allocator's
+        // layout for `[AtomicU64; n]`, and all-zero bytes are a valid AtomicU64.
+        let words = unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n)) };
+        Some(Region { base, len, kind, words })
     }
 
     pub fn contains(&self, addr: u64, size: u64) -> bool {
@@ -176,29 +184,34 @@ pub fn nearest(table: &[Arc<Region>], addr: u64) -> Option<&Arc<Region>> {
 pub struct GlobalMemory {
     table: RwLock<Table>,
     next: Mutex<u64>,
+    /// Host writes so far: a running kernel's loop may be waiting for one (`exec::hang`).
+    pub host_writes: AtomicU64,
 }
 
 impl GlobalMemory {
     pub fn new() -> GlobalMemory {
-        GlobalMemory { table: RwLock::new(Arc::new(Vec::new())), next: Mutex::new(HEAP_BASE) }
+        GlobalMemory { table: RwLock::new(Arc::new(Vec::new())), next: Mutex::new(HEAP_BASE), host_writes: AtomicU64::new(0) }
     }
 
     pub fn snapshot(&self) -> Table {
         self.table.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// Allocates a zeroed region; `None` when the host is out of memory.
+    /// Allocates a zeroed region; `None` when the host is out of memory or the request does
+    /// not fit the device address space.
     pub fn alloc(&self, bytes: u64, kind: RegionKind) -> Option<Arc<Region>> {
-        let size = bytes.max(1).div_ceil(ALLOC_ALIGN) * ALLOC_ALIGN;
+        // Sizes come from users (host allocations, `set_heap_size`, module variables): checked.
+        let size = bytes.max(1).div_ceil(ALLOC_ALIGN).checked_mul(ALLOC_ALIGN)?;
+        let r = Region::new(0, bytes, kind)?;
         let base = {
             let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
             let b = *next;
             // A gap after each allocation: an access just past its end faults instead of
             // landing in the next one.
-            *next += size + ALLOC_ALIGN;
+            *next = b.checked_add(size)?.checked_add(ALLOC_ALIGN)?;
             b
         };
-        let r = Arc::new(Region::new(base, bytes, kind)?);
+        let r = Arc::new(Region { base, ..r });
         let mut t = self.table.write().unwrap_or_else(|e| e.into_inner());
         let mut v: Vec<Arc<Region>> = (**t).clone();
         let at = v.partition_point(|x| x.base < base);

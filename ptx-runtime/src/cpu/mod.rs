@@ -9,6 +9,7 @@
 //! write(address, &[u8])        read(address, &mut [u8])      copy(dst, src, bytes)
 //! load_module(ptx) -> Arc<CpuModule>
 //! launch(&module, entry, grid, block, dynamic_shared_bytes, params: &[&[u8]])
+//! launch_opt_in(&module, entry, grid, block, (dynamic, Some(max_dynamic)), params)
 //! ```
 //!
 //! How it works: `parse` reads the PTX text into a syntax tree; `decode` resolves names and
@@ -38,8 +39,18 @@ pub use heap::DEFAULT_HEAP_SIZE;
 /// C's `printf` formatting, which `vprintf` uses; `printf!` on the host formats with it too.
 pub(crate) use exec::printf::{format as printf_format, Args as PrintfArgs};
 
-/// Most shared memory one block may use (static plus dynamic), as on sm_90.
-pub const MAX_SHARED_BYTES: u32 = 227 * 1024;
+/// Most shared memory one block may use (static plus dynamic) on any architecture; a launch
+/// is held to its module's architecture ([`crate::limits`]).
+pub const MAX_SHARED_BYTES: u32 = crate::limits::MAX_SHARED_BYTES_ANY_ARCH;
+/// The architecture a module without a readable `.target sm_XY` is held to (`#[kernel]`'s
+/// default target).
+pub const DEFAULT_SM: u32 = ptx_abi::target::DEFAULT_SM;
+/// The watchdog's default limit per launch: far above any launch of the test suite (the
+/// longest takes seconds in a debug build), so it only ends kernels that would never return.
+/// Loops the backend can prove endless are reported at once, without waiting for it.
+pub const DEFAULT_WATCHDOG: Duration = Duration::from_secs(60);
+/// The environment variable that sets the watchdog of new devices: seconds (`2.5`), or `off`.
+pub const WATCHDOG_ENV: &str = "PTX_CPU_WATCHDOG";
 /// Default bytes of local memory per thread (its `.local` frames; call parameters separately).
 pub const DEFAULT_STACK_SIZE: u32 = 256 * 1024;
 
@@ -73,6 +84,8 @@ struct Settings {
     heap_size: u64,
     stack_size: u32,
     watchdog: Option<Duration>,
+    /// An unreadable `PTX_CPU_WATCHDOG`, reported by every launch until `set_watchdog`.
+    watchdog_env_error: Option<String>,
     capture_printf: bool,
     workers: u32,
     strict_barriers: bool,
@@ -85,6 +98,8 @@ pub struct CpuModule {
     memory: Arc<GlobalMemory>,
     vars: HashMap<String, (u64, u64)>,
     uses_heap: bool,
+    /// The compute capability the module targets, whose launch limits the backend enforces.
+    sm: u32,
 }
 
 impl Drop for CpuModule {
@@ -109,6 +124,12 @@ impl CpuModule {
         self.vars.get(name).map(|&(a, s)| (a, s as usize))
     }
 
+    /// The compute capability whose limits launches of this module are held to: its
+    /// `.target sm_XY` (the GPU it was compiled for), else [`DEFAULT_SM`].
+    pub fn compute_capability(&self) -> u32 {
+        self.sm
+    }
+
     /// An entry's parameters as (size, alignment) in declaration order.
     pub fn entry_params(&self, entry: &str) -> Option<Vec<(usize, usize)>> {
         let f = &self.program.funcs[*self.program.entries.get(entry)? as usize];
@@ -123,17 +144,26 @@ impl Default for CpuDevice {
 }
 
 impl CpuDevice {
-    /// A device with empty memory, an 8 MiB heap, 256 KiB of local memory per thread, no
-    /// watchdog, `printf` to standard output, and one worker per host core.
+    /// A device with empty memory, an 8 MiB heap, 256 KiB of local memory per thread, a
+    /// watchdog of [`DEFAULT_WATCHDOG`] (or what `PTX_CPU_WATCHDOG` says), `printf` to
+    /// standard output, and one worker per host core.
     pub fn new() -> CpuDevice {
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+        let (watchdog, watchdog_env_error) = match std::env::var(WATCHDOG_ENV) {
+            Ok(v) => match parse_watchdog(&v) {
+                Some(w) => (w, None),
+                None => (Some(DEFAULT_WATCHDOG), Some(format!("{WATCHDOG_ENV}={v:?}: expected a number of seconds or `off`"))),
+            },
+            Err(_) => (Some(DEFAULT_WATCHDOG), None),
+        };
         CpuDevice {
             id: DEVICE_IDS.fetch_add(1, Ordering::Relaxed),
             memory: Arc::new(GlobalMemory::new()),
             settings: Mutex::new(Settings {
                 heap_size: DEFAULT_HEAP_SIZE,
                 stack_size: DEFAULT_STACK_SIZE,
-                watchdog: None,
+                watchdog,
+                watchdog_env_error,
                 capture_printf: false,
                 workers,
                 strict_barriers: false,
@@ -171,6 +201,7 @@ impl CpuDevice {
         let table = self.memory.snapshot();
         let r = host_region(&table, addr, data.len())?;
         r.write_bytes(addr - r.base, data);
+        self.memory.host_writes.fetch_add(1, Ordering::AcqRel);
         Ok(())
     }
 
@@ -184,6 +215,10 @@ impl CpuDevice {
 
     /// Copies `bytes` between device addresses (each range inside one allocation).
     pub fn copy(&self, dst: u64, src: u64, bytes: usize) -> Result<()> {
+        // Both ranges are checked before the staging buffer is sized by `bytes`.
+        let table = self.memory.snapshot();
+        host_region(&table, src, bytes)?;
+        host_region(&table, dst, bytes)?;
         let mut tmp = vec![0u8; bytes];
         self.read(src, &mut tmp)?;
         self.write(dst, &tmp)
@@ -216,11 +251,20 @@ impl CpuDevice {
         self.settings().stack_size = bytes.min(u32::MAX as usize) as u32;
     }
 
-    /// Ends a launch that runs longer than `limit` with a `Deadlock` fault (`None`: no limit,
-    /// the default). A kernel that spins forever on a value no thread writes cannot otherwise
-    /// be told from a slow one.
+    /// Ends a launch that runs longer than `limit` (wall-clock) with a `Deadlock` fault;
+    /// `None` turns the watchdog off. On by default ([`DEFAULT_WATCHDOG`], or
+    /// `PTX_CPU_WATCHDOG`), so no launch hangs forever: a loop whose state never repeats (a
+    /// counter spinning until a flag no thread writes) cannot be told from a slow one, while
+    /// loops that provably never end are reported at once.
     pub fn set_watchdog(&self, limit: Option<Duration>) {
-        self.settings().watchdog = limit;
+        let mut s = self.settings();
+        s.watchdog = limit;
+        s.watchdog_env_error = None;
+    }
+
+    /// The watchdog's limit (see [`set_watchdog`](Self::set_watchdog)).
+    pub fn watchdog(&self) -> Option<Duration> {
+        self.settings().watchdog
     }
 
     /// With `true`, `printf` output is kept for [`take_printf_output`](Self::take_printf_output)
@@ -271,6 +315,7 @@ impl CpuDevice {
             memory: self.memory.clone(),
             vars: HashMap::new(),
             uses_heap: false,
+            sm: target_sm(&ast.target),
         };
         let mut regions = HashMap::new();
         for v in &vars {
@@ -295,9 +340,17 @@ impl CpuDevice {
                     _ => return Err(Error::PtxLoad { log: format!("initializer of `{}` refers to unknown symbol `{sym}`", v.name) }),
                 };
                 let val = target.wrapping_add(*addend as u64);
-                image[*off as usize..*off as usize + 8].copy_from_slice(&val.to_le_bytes());
+                let slot = (*off as usize).checked_add(8).and_then(|end| image.get_mut(*off as usize..end));
+                let Some(slot) = slot else {
+                    return Err(Error::PtxLoad { log: format!("initializer of `{}`: a symbol address at byte {off} is past its end", v.name) });
+                };
+                slot.copy_from_slice(&val.to_le_bytes());
             }
             regions[&v.name].write_bytes(0, &image);
+        }
+        for (name, &e) in &module.program.entries {
+            let static_bytes = module.program.shared_layout.get(&e).map_or(0, |l| l.static_size);
+            crate::limits::check_static_shared(name, static_bytes as u64)?;
         }
         module.uses_heap = module.program.funcs.iter().any(|f| matches!(f.kind, FuncKind::Syscall(Syscall::Malloc) | FuncKind::Syscall(Syscall::Free)));
         Ok(Arc::new(module))
@@ -319,6 +372,23 @@ impl CpuDevice {
         dynamic_shared_bytes: u32,
         params: &[&[u8]],
     ) -> Result<()> {
+        self.launch_opt_in(module, entry, grid, block, (dynamic_shared_bytes, None), params)
+    }
+
+    /// [`launch`](Self::launch) with an opt-in to more than 48 KiB of shared memory:
+    /// `shared` is (dynamic bytes, the most dynamic bytes the launch opts in to), as CUDA's
+    /// `cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, max)` allows up to
+    /// the module architecture's limit ([`crate::limits::SHARED_OPT_IN`]).
+    pub fn launch_opt_in(
+        &self,
+        module: &CpuModule,
+        entry: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: (u32, Option<u32>),
+        params: &[&[u8]],
+    ) -> Result<()> {
+        let (dynamic_shared_bytes, max_dynamic) = shared;
         if module.device != self.id {
             return Err(Error::InvalidConfig { reason: "the module was loaded on another device".into() });
         }
@@ -326,17 +396,10 @@ impl CpuDevice {
         let Some(&e) = prog.entries.get(entry) else {
             return Err(Error::InvalidConfig { reason: format!("the module has no kernel `{entry}` (its kernels: {})", module.entries().join(", ")) });
         };
-        check_dims(grid, block)?;
+        crate::limits::check_dims(grid, block)?;
         let layout = prog.shared_layout.get(&e).cloned().unwrap_or_default();
+        crate::limits::check_shared(module.sm, layout.static_size, dynamic_shared_bytes, max_dynamic)?;
         let shared_size = layout.static_size as u64 + dynamic_shared_bytes as u64;
-        if shared_size > MAX_SHARED_BYTES as u64 {
-            return Err(Error::InvalidConfig {
-                reason: format!(
-                    "{shared_size} bytes of shared memory ({} static + {dynamic_shared_bytes} dynamic) exceed the {MAX_SHARED_BYTES}-byte limit",
-                    layout.static_size
-                ),
-            });
-        }
         let f = &prog.funcs[e as usize];
         if params.len() != f.params.len() {
             return Err(Error::InvalidConfig { reason: format!("`{entry}` takes {} parameter(s), {} given", f.params.len(), params.len()) });
@@ -348,12 +411,19 @@ impl CpuDevice {
                     reason: format!("parameter {i} of `{entry}` is {} bytes, {} given", slot.size, p.len()),
                 });
             }
-            kparams[slot.offset as usize..slot.offset as usize + p.len()].copy_from_slice(p);
+            let at = slot.offset as usize;
+            let Some(dst) = kparams.get_mut(at..at + p.len()) else {
+                return Err(Error::InvalidConfig { reason: format!("parameter {i} of `{entry}` lies outside the parameter space") });
+            };
+            dst.copy_from_slice(p);
         }
         if let Some((what, line)) = prog.unsupported.get(&e) {
             return Err(Error::Unsupported { instruction: what.clone(), line: *line as usize });
         }
         let settings = self.settings().clone();
+        if let Some(reason) = settings.watchdog_env_error {
+            return Err(Error::InvalidConfig { reason });
+        }
         let heap = if module.uses_heap { Some(self.heap(&settings)?) } else { None };
         let l = exec::launch::Launch {
             prog,
@@ -368,11 +438,12 @@ impl CpuDevice {
             table: self.memory.snapshot(),
             heap,
             stack_bytes: settings.stack_size,
-            deadline: settings.watchdog.map(|d| Instant::now() + d),
+            deadline: settings.watchdog.and_then(|d| Instant::now().checked_add(d)),
             strict_barriers: settings.strict_barriers,
             workers: settings.workers,
             grid_id: self.launches.fetch_add(1, Ordering::Relaxed) + 1,
             abort: AtomicBool::new(false),
+            host_writes: &self.memory.host_writes,
         };
         let start = Instant::now();
         let outcome = exec::launch::run(&l);
@@ -409,19 +480,23 @@ impl CpuDevice {
     }
 }
 
-fn check_dims(grid: [u32; 3], block: [u32; 3]) -> Result<()> {
-    let bad = |reason: String| Err(Error::InvalidConfig { reason });
-    if grid.contains(&0) || block.contains(&0) {
-        return bad(format!("grid {grid:?} and block {block:?} must have no zero dimension"));
+/// A `PTX_CPU_WATCHDOG` value: `off` (or `0`), or seconds; `None` when it is neither.
+fn parse_watchdog(v: &str) -> Option<Option<Duration>> {
+    match v.trim() {
+        "off" | "none" | "0" => Some(None),
+        s => s.parse::<f64>().ok().and_then(|secs| Duration::try_from_secs_f64(secs).ok()).map(|d| (!d.is_zero()).then_some(d)),
     }
-    if grid[0] > i32::MAX as u32 || grid[1] > 65535 || grid[2] > 65535 {
-        return bad(format!("grid {grid:?} exceeds (2^31-1, 65535, 65535)"));
-    }
-    let threads = block[0] as u64 * block[1] as u64 * block[2] as u64;
-    if threads > 1024 || block[2] > 64 {
-        return bad(format!("block {block:?} has {threads} threads; at most 1024, and z at most 64"));
-    }
-    Ok(())
+}
+
+/// The compute capability a `.target` names (`sm_90a` → 90), else [`DEFAULT_SM`].
+fn target_sm(target: &[String]) -> u32 {
+    target
+        .iter()
+        .find_map(|t| {
+            let digits: String = t.strip_prefix("sm_")?.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok()
+        })
+        .unwrap_or(DEFAULT_SM)
 }
 
 /// The allocation or variable the host may access at `[addr, addr + len)`.
@@ -590,6 +665,20 @@ DONE:
         }
         assert!(loaded > 500, "only {loaded} corrupted modules loaded: the launches were barely exercised");
         let _ = d.take_printf_output();
+    }
+
+    #[test]
+    fn watchdog_setting() {
+        assert_eq!(parse_watchdog("off"), Some(None));
+        assert_eq!(parse_watchdog(" 0 "), Some(None));
+        assert_eq!(parse_watchdog("2.5"), Some(Some(Duration::from_millis(2500))));
+        assert_eq!(parse_watchdog("120"), Some(Some(Duration::from_secs(120))));
+        for bad in ["", "-1", "soon", "NaN", "1e400"] {
+            assert_eq!(parse_watchdog(bad), None, "{bad}");
+        }
+        if std::env::var_os(WATCHDOG_ENV).is_none() {
+            assert_eq!(CpuDevice::new().watchdog(), Some(DEFAULT_WATCHDOG), "on by default");
+        }
     }
 
     #[test]

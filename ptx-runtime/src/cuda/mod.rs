@@ -77,6 +77,19 @@ impl CudaDevice {
     pub fn launch(&self, stream: &CudaStream, kernel: &'static Kernel, config: &LaunchConfig, params: &[Vec<u8>]) -> Result<()> {
         let module = self.module(kernel)?;
         self.ctx.bind_to_thread().map_err(|e| driver_error("cuCtxSetCurrent", e))?;
+        // The same limits table and `Err` as the CPU backend, before the driver sees the launch.
+        let (major, minor) = self.ctx.compute_capability().map_err(|e| driver_error("cuDeviceGetAttribute", e))?;
+        let sm = (major.max(0) * 10 + minor.max(0)) as u32;
+        crate::limits::check_shared(sm, module.static_shared, config.shared_bytes, config.max_dynamic_shared_bytes)?;
+        // The function attribute: the opt-in, else CUDA's default (48 KiB less the static part).
+        let wanted = config
+            .max_dynamic_shared_bytes
+            .unwrap_or(crate::limits::DEFAULT_MAX_SHARED_BYTES.saturating_sub(module.static_shared));
+        let mut max_dynamic = module.max_dynamic.lock().unwrap_or_else(|e| e.into_inner());
+        if *max_dynamic != wanted {
+            module.set_max_dynamic(wanted)?;
+            *max_dynamic = wanted;
+        }
         let mut pointers: Vec<*mut c_void> = params.iter().map(|p| p.as_ptr() as *mut c_void).collect();
         let (g, b) = (config.grid, config.block);
         // SAFETY: the function belongs to this context; `pointers` holds one pointer per

@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::kernel::Kernel;
 use cudarc::driver::{sys, CudaContext};
 use std::ffi::{c_void, CString};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 const LOG_BYTES: usize = 16 * 1024;
 
@@ -16,6 +16,11 @@ pub(crate) struct LoadedModule {
     pub function: sys::CUfunction,
     /// The JIT's informational log (ptxas's report of registers and spills, when verbose).
     pub info_log: String,
+    /// The kernel's static shared memory in bytes (`CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`).
+    pub static_shared: u32,
+    /// The function's `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` as last set; the lock
+    /// is held from setting it through the launch, so concurrent launches cannot undo it.
+    pub max_dynamic: Mutex<u32>,
 }
 
 // SAFETY: CUDA module and function handles may be used from any thread once the owning context
@@ -60,9 +65,35 @@ impl LoadedModule {
         let mut function = std::ptr::null_mut();
         // SAFETY: `module` was just loaded; `name` is NUL-terminated.
         let status = unsafe { sys::cuModuleGetFunction(&mut function, module, name.as_ptr()) };
-        let loaded = LoadedModule { ctx: ctx.clone(), module, function, info_log: c_text(&info_log) };
+        let mut loaded = LoadedModule {
+            ctx: ctx.clone(),
+            module,
+            function,
+            info_log: c_text(&info_log),
+            static_shared: 0,
+            max_dynamic: Mutex::new(0),
+        };
         status.result().map_err(|e| driver_error("cuModuleGetFunction", e))?;
+        loaded.static_shared = loaded.attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?;
+        let max = loaded.attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?;
+        loaded.max_dynamic = Mutex::new(max);
         Ok(loaded)
+    }
+
+    fn attribute(&self, attr: sys::CUfunction_attribute) -> Result<u32> {
+        let mut v = 0i32;
+        // SAFETY: `function` is a live function of this context.
+        unsafe { sys::cuFuncGetAttribute(&mut v, attr, self.function) }.result().map_err(|e| driver_error("cuFuncGetAttribute", e))?;
+        Ok(v.max(0) as u32)
+    }
+
+    /// Sets `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` (the opt-in to more than 48 KiB).
+    pub fn set_max_dynamic(&self, bytes: u32) -> Result<()> {
+        let v = i32::try_from(bytes).map_err(|_| Error::InvalidConfig { reason: format!("{bytes} bytes of dynamic shared memory") })?;
+        // SAFETY: as in `attribute`.
+        unsafe { sys::cuFuncSetAttribute(self.function, sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, v) }
+            .result()
+            .map_err(|e| driver_error("cuFuncSetAttribute", e))
     }
 }
 

@@ -174,8 +174,9 @@ pub(crate) fn dynamic_shared() -> (*mut u8, usize) {
 /// of dynamic shared memory per block. Blocks run one after another; the threads of a block
 /// run concurrently. A panic in any thread (a failed bounds check, `trap()`) propagates.
 pub fn run(grid: [u32; 3], block: [u32; 3], dynamic_shared_bytes: usize, kernel: impl Fn() + Sync) {
-    let threads = (block[0] * block[1] * block[2]) as usize;
+    let threads = crate::Dim3::new(block[0], block[1], block[2]).volume();
     assert!(threads > 0 && threads <= 1024, "a block has 1 to 1024 threads");
+    let threads = threads as usize;
     for bz in 0..grid[2] {
         for by in 0..grid[1] {
             for bx in 0..grid[0] {

@@ -2,11 +2,13 @@
 //! warps in turn (each for a time slice, or until all its lanes wait), releases barriers, and
 //! recognises a block that can no longer make progress.
 
+use super::hang::{Detector, Progress, Verdict};
 use super::launch::Launch;
 use super::warp::{lanes, Warp, BAR, RUN, WSYNC};
 use crate::cpu::memory::Region;
 use crate::cpu::program::{BarKind, Op};
 use crate::error::{Error, Fault, FaultKind};
+use std::cell::Cell;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -15,7 +17,7 @@ pub const SLICE: i64 = 1024;
 pub const NBARRIERS: usize = 16;
 const NO_PC: u32 = u32::MAX;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Barrier {
     pub arrived: u32,
     /// Threads expected (`bar.sync a, b`); 0: every thread of the block that has not exited.
@@ -49,10 +51,15 @@ pub struct Block<'l> {
     pub nwarps: usize,
     /// The global-memory region the last access hit.
     pub hint: Option<&'l Arc<Region>>,
+    /// Events that may let a looping thread out (stores, atomics that change memory, calls,
+    /// system calls, clock reads): see `hang`.
+    pub events: Cell<u64>,
+    pub detector: Detector,
+    pub progress: &'l Progress<'l>,
 }
 
 impl<'l> Block<'l> {
-    pub fn new(l: &'l Launch<'l>, worker: u32) -> Block<'l> {
+    pub fn new(l: &'l Launch<'l>, worker: u32, progress: &'l Progress<'l>) -> Block<'l> {
         Block {
             l,
             worker,
@@ -67,7 +74,16 @@ impl<'l> Block<'l> {
             warps: Vec::new(),
             nwarps: 0,
             hint: None,
+            events: Cell::new(0),
+            detector: Detector::default(),
+            progress,
         }
+    }
+
+    /// Records an event (see `hang`).
+    #[inline(always)]
+    pub fn event(&self) {
+        self.events.set(self.events.get() + 1);
     }
 
     pub fn run(&mut self, ctaid: [u32; 3]) -> Result<(), Error> {
@@ -86,6 +102,7 @@ impl<'l> Block<'l> {
             w.reset(i as u32, l.block, l.prog, l.entry);
         }
         let mut warps = std::mem::take(&mut self.warps);
+        self.detector.reset(self.events.get());
         let start = self.clock;
         let r = self.schedule(&mut warps);
         self.warp_insts += self.clock - start;
@@ -96,6 +113,7 @@ impl<'l> Block<'l> {
     fn schedule(&mut self, warps: &mut [Warp]) -> Result<(), Error> {
         let nw = self.nwarps;
         loop {
+            let round = self.clock;
             let mut progressed = false;
             for w in 0..nw {
                 if warps[w].runnable == 0 {
@@ -125,14 +143,39 @@ impl<'l> Block<'l> {
                         FaultKind::Deadlock,
                         None,
                         line,
-                        "the launch ran longer than the watchdog allows (a thread spinning on a value no other thread will write?)".into(),
+                        "the launch ran longer than the watchdog allows (a thread spinning on a value no other thread will write?); CpuDevice::set_watchdog or PTX_CPU_WATCHDOG=<seconds>|off changes the limit".into(),
                     ));
                 }
             }
             if !progressed {
                 return Err(self.stuck(&warps[..nw]));
             }
+            if let Verdict::Deadlock { unstarted } = self.watch(&warps[..nw], self.clock - round) {
+                return Err(self.cycles(&warps[..nw], unstarted));
+            }
         }
+    }
+
+    /// The fault for a block whose running threads cycle forever (see `hang`).
+    fn cycles(&self, warps: &[Warp], unstarted: u64) -> Error {
+        let insts = &self.l.prog.insts;
+        let (w, l) = warps.iter().enumerate().find(|(_, w)| w.runnable != 0).map_or((0, 0), |(i, w)| (i, w.runnable.trailing_zeros() as usize));
+        let w = &warps[w];
+        let line = insts.get(w.pc[l] as usize).map(|i| i.line as usize);
+        let mut detail = "this loop never ends: the block's running threads come back to the same state again and again, and nothing they read can change (no store, no atomic that changes memory, no call or clock read in the loop, and no other running block or the host writes memory meanwhile)".to_string();
+        let waiting: Vec<(&Warp, usize)> = warps.iter().flat_map(|x| lanes(x.live & !x.runnable).map(move |k| (x, k))).collect();
+        if let Some(&(x, k)) = waiting.first() {
+            let at = insts.get(x.pc[k].saturating_sub(1) as usize).map_or(0, |i| i.line);
+            let what = if x.state[k] == BAR { format!("barrier {}", x.bar_id[k]) } else { "a warp-synchronous instruction".into() };
+            detail += &format!("; {} other thread(s) wait, e.g. ({}, {}, {}) at {what} on PTX line {at}", waiting.len(), x.tid[0][k], x.tid[1][k], x.tid[2][k]);
+        }
+        if unstarted > 0 {
+            detail += &format!(
+                "; {unstarted} block(s) never started: the CPU backend runs {} block(s) at a time (CpuDevice::set_parallelism), and CUDA does not promise that blocks run concurrently",
+                self.progress.slots.len()
+            );
+        }
+        self.fault_at(w, l, FaultKind::Deadlock, None, line, detail)
     }
 
     /// Releases every barrier whose expected threads have all arrived.

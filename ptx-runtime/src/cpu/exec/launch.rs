@@ -2,6 +2,7 @@
 //! first error stopping the rest, and `printf` output gathered in block order.
 
 use super::block::Block;
+use super::hang::Progress;
 use crate::cpu::heap::DeviceHeap;
 use crate::cpu::memory::Table;
 use crate::cpu::program::Program;
@@ -32,6 +33,8 @@ pub struct Launch<'a> {
     pub workers: u32,
     pub grid_id: u64,
     pub abort: AtomicBool,
+    /// Host writes to device memory so far (they may end a loop: see `hang`).
+    pub host_writes: &'a AtomicU64,
 }
 
 /// What a launch produced: `printf` output (in block order), the first error, and counts.
@@ -45,13 +48,15 @@ pub struct Outcome {
 pub fn run(l: &Launch) -> Outcome {
     let [gx, gy, gz] = l.grid;
     let total = gx as u64 * gy as u64 * gz as u64;
-    let next = AtomicU64::new(0);
+    let workers = (l.workers as u64).min(total).max(1) as u32;
+    let shared = Progress::new(workers, total, l.host_writes);
+    let next = &shared.next;
     let outputs: Mutex<Vec<(u64, Vec<u8>)>> = Mutex::new(Vec::new());
     let error: Mutex<Option<(u64, Error)>> = Mutex::new(None);
     let counts = AtomicU64::new(0);
     let warp_counts = AtomicU64::new(0);
     let work = |worker: u32| {
-        let mut block = Block::new(l, worker);
+        let mut block = Block::new(l, worker, &shared);
         loop {
             if l.abort.load(Ordering::Relaxed) {
                 break;
@@ -75,10 +80,10 @@ pub fn run(l: &Launch) -> Outcome {
                 break;
             }
         }
+        shared.done(worker);
         counts.fetch_add(block.thread_insts, Ordering::Relaxed);
         warp_counts.fetch_add(block.warp_insts, Ordering::Relaxed);
     };
-    let workers = (l.workers as u64).min(total).max(1) as u32;
     if workers == 1 {
         work(0);
     } else {

@@ -318,7 +318,15 @@ impl<'l> Block<'l> {
                 for l in lanes(exec) {
                     let a = base[l].wrapping_add(addr.offset as u64);
                     let loc = self.resolve(w, l, *space, a, size as u64, Kind::Atomic, inst.line).map_err(|e| *e)?;
-                    let f = |old: u64| atom_apply(*op, *ty, old, tb[l], tc[l], *ftz);
+                    // Only an atomic that changes memory is an event (`hang`): a failed
+                    // compare-and-swap in a spin lock changes nothing. The last call decides (a
+                    // global one may retry).
+                    let changed = std::cell::Cell::new(false);
+                    let f = |old: u64| {
+                        let new = atom_apply(*op, *ty, old, tb[l], tc[l], *ftz);
+                        changed.set(new.is_some_and(|n| n & super::lanes::mask(size * 8) != old));
+                        new
+                    };
                     out[l] = match loc {
                         Loc::Global(r, off) => r.rmw(off, size, *order, f),
                         _ => {
@@ -329,6 +337,9 @@ impl<'l> Block<'l> {
                             old
                         }
                     };
+                    if changed.get() {
+                        self.event();
+                    }
                 }
                 if *dst != NOREG {
                     super::step::blend(&mut w.levels[d][*dst as usize], &out, exec);

@@ -1,7 +1,8 @@
 //! The back end: runs a decoded [`Program`](super::program::Program).
 //!
 //! - `launch` shares a grid's blocks among host threads; `block` runs one block's warps,
-//!   barriers and deadlock detection; `warp` holds a warp's lanes and picks which run together;
+//!   barriers and deadlock detection; `hang` finds blocks that cycle forever; `warp` holds a
+//!   warp's lanes and picks which run together;
 //!   `step` interprets instructions for a group of lanes; `frames` does calls and returns;
 //!   `warpsync` the warp-synchronous instructions; `memops` memory accesses and memcheck;
 //!   `syscall` and `printf` the system calls.
@@ -12,6 +13,7 @@ pub mod block;
 pub mod cvt;
 pub mod fp;
 pub mod frames;
+pub mod hang;
 pub mod int;
 pub mod lanes;
 pub mod launch;

@@ -114,10 +114,24 @@ impl<'l> Block<'l> {
             Sreg::SmId => self.worker as u64,
             Sreg::NSmId => l.workers as u64,
             Sreg::GridId => l.grid_id,
+            Sreg::Clock | Sreg::ClockHi | Sreg::Clock64 | Sreg::GlobalTimer | Sreg::GlobalTimerLo | Sreg::GlobalTimerHi => {
+                // Time moves on: a loop that reads it may be waiting for it.
+                self.event();
+                self.time(sr)
+            }
+            Sreg::DynamicSmemSize => l.dyn_shared as u64,
+            Sreg::TotalSmemSize => l.shared_size as u64,
+            Sreg::Const(c) => c as u64,
+        };
+        *out = [v; 32];
+    }
+
+    fn time(&self, sr: Sreg) -> u64 {
+        match sr {
             Sreg::Clock => self.clock & 0xffff_ffff,
             Sreg::ClockHi => self.clock >> 32,
             Sreg::Clock64 => self.clock,
-            Sreg::GlobalTimer | Sreg::GlobalTimerLo | Sreg::GlobalTimerHi => {
+            _ => {
                 let ns = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
                 match sr {
                     Sreg::GlobalTimerLo => ns & 0xffff_ffff,
@@ -125,11 +139,7 @@ impl<'l> Block<'l> {
                     _ => ns,
                 }
             }
-            Sreg::DynamicSmemSize => l.dyn_shared as u64,
-            Sreg::TotalSmemSize => l.shared_size as u64,
-            Sreg::Const(c) => c as u64,
-        };
-        *out = [v; 32];
+        }
     }
 
     /// Runs `g` until it ends (diverges, blocks, yields) or the budget is spent; every lane's
@@ -271,6 +281,9 @@ impl<'l> Block<'l> {
                 }
                 Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } => {
                     if exec != 0 {
+                        if matches!(inst.op, Op::St { .. }) {
+                            self.event();
+                        }
                         self.memory_op(w, d, exec, inst)?;
                     }
                     pc += 1;
@@ -290,6 +303,7 @@ impl<'l> Block<'l> {
                     if exec == 0 {
                         pc += 1;
                     } else {
+                        self.event(); // it writes the callee's parameters
                         let mut targets = [0u32; 32];
                         match target {
                             CallTarget::Direct(f) => targets = [*f; 32],
@@ -341,6 +355,7 @@ impl<'l> Block<'l> {
                 }
                 Op::Syscall { which, args, rets } => {
                     if exec != 0 {
+                        self.event();
                         self.syscall(w, d, exec, *which, args, rets, inst.line)?;
                     }
                     pc += 1;

@@ -27,7 +27,7 @@ pub const ROTATE_AFTER: u32 = 2048;
 /// Instructions a rotated-in group runs before ordinary scheduling resumes.
 pub const ROTATE_SLICE: u32 = 256;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Frame {
     pub ret_pc: u32,
     pub func: u32,
