@@ -50,7 +50,7 @@ impl Same for Casts {
 }
 
 /// Runs a map kernel on the host (`body`) and on the CPU backend (`launch`), and compares.
-fn check_map<I, O>(
+pub(crate) fn check_map<I, O>(
     name: &str,
     ptx: &str,
     inputs: &[I],

@@ -26,6 +26,7 @@ mod cpu_syscalls;
 mod cpu_warp;
 mod expansion;
 mod gpu;
+mod regress;
 mod runtime;
 mod sys_assert;
 mod sys_atomics;

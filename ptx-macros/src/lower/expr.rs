@@ -145,9 +145,18 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             Scalar::F64 => quote!(f64::to_bits(__V)),
             Scalar::Bool => quote!(__V as u64),
             Scalar::F16 | Scalar::BF16 => quote!(__V.to_bits() as u64),
+            // Integers live in their register as every value of their type does: an `i8`
+            // sign-extended to its 16-bit register (-127 is `0xff81`, not `0x81`), unsigned ones
+            // zero-extended. The piece is the register's bits as an unsigned number.
             s => {
-                let u = proc_macro2::Ident::new(&format!("u{}", s.bits()), span);
-                quote!(__V as #u as u64)
+                let w = super::value::reg_width(s);
+                let u = proc_macro2::Ident::new(&format!("u{w}"), span);
+                if s.is_signed() {
+                    let i = proc_macro2::Ident::new(&format!("i{w}"), span);
+                    quote!(__V as #i as #u as u64)
+                } else {
+                    quote!(__V as #u as u64)
+                }
             }
         };
         let piece = quote_spanned_const(span, quote!({
