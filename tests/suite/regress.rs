@@ -4,11 +4,12 @@
 //! ptxas. Minimised cases from the differential tester are added here, one kernel per bug.
 
 // The kernels are the reproductions as found: `x as u64` of a `u64`, index loops.
-#![allow(clippy::unnecessary_cast, clippy::needless_range_loop)]
+#![allow(clippy::unnecessary_cast, clippy::needless_range_loop, clippy::assign_op_pattern)]
 
-use crate::body_subset::check_map;
+use crate::body_subset::{check_map, Same};
+use crate::tools::assemble;
 use ptx_runtime::device::*;
-use ptx_runtime::kernel;
+use ptx_runtime::{device_fn, kernel, DeviceBuffer, DeviceRepr, LaunchConfig, Result, Stream};
 
 /// Inputs that reach every sign and width boundary of the narrow types.
 fn inputs() -> Vec<u64> {
@@ -143,4 +144,105 @@ fn float_constants_keep_their_bits() {
     assert_eq!(got[0], 0x8000_0000);
     assert_eq!(got[1], 0x7fc0_1234);
     assert_eq!(got[4], 0xfff8_0000_dead_beef);
+}
+
+/// Runs a one-thread kernel over `n` outputs on the host and on the CPU backend, compares
+/// them, and returns the host's.
+fn check_one<T>(name: &str, ptx: &str, n: usize, body: impl Fn(&mut [T]) + Sync, launch: impl Fn(&Stream, LaunchConfig, &mut DeviceBuffer<T>) -> Result<()>) -> Vec<T>
+where
+    T: DeviceRepr + Default + Clone + Send + std::fmt::Debug + Same,
+{
+    assemble(name, ptx);
+    let mut host_out = vec![T::default(); n];
+    let o = host::Disjoint::new(&mut host_out);
+    // SAFETY: one thread.
+    host::run([1, 1, 1], [1, 1, 1], 0, || body(unsafe { o.get() }));
+    let stream = crate::body_exec::cpu_stream();
+    let mut out = DeviceBuffer::<T>::zeroed(&stream, n).expect("alloc");
+    launch(&stream, LaunchConfig::new(1, 1), &mut out).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let dev = out.to_vec().expect("download");
+    assert!(dev.iter().zip(&host_out).all(|(d, h)| d.same(h)), "{name}: device {dev:?}, host {host_out:?}");
+    host_out
+}
+
+macro_rules! check_one {
+    ($k:ident, $n:expr) => {
+        check_one(stringify!($k), $k::PTX, $n, |o| $k(o), |s, c, o| $k::launch(s, c, o))
+    };
+}
+
+// ---- issue 12, bug 2: the value of `=` was typed before its place ----
+
+/// The issue's reproduction: indexing makes `q` a `usize` before `pow` is looked up.
+#[kernel]
+pub fn place_typed_first(out: &mut [u64]) {
+    let q = 3;
+    out[q] = q.pow(1) as u64;
+}
+
+#[test]
+fn assignment_types_the_place_first() {
+    assert_eq!(check_one!(place_typed_first, 4), [0, 0, 0, 3]);
+}
+
+#[kernel]
+pub fn loop_var_is_multiple_of(a: &mut [bool]) {
+    for q in 0..4 {
+        a[q] = q.is_multiple_of(2); // only unsigned types have it: `q` must be `usize` here
+    }
+}
+
+#[kernel]
+pub fn loop_var_pow(a: &mut [usize]) {
+    for q in 0..3 {
+        a[q] = q.pow(2);
+    }
+    // Compound assignment types its place first too (as rustc does).
+    for q in 0..3 {
+        a[q + 3] += q.pow(3) + q.leading_zeros() as usize;
+    }
+    let r = 7;
+    a[r] = r.wrapping_sub(9); // wraps in `usize`, not in `i32`
+    let s = 6;
+    a[s] = s.abs_diff(10) * 3;
+    a[s] -= s.abs_diff(10) + s.count_ones() as usize;
+}
+
+#[test]
+fn loop_variables_typed_by_the_place() {
+    assert_eq!(check_one!(loop_var_is_multiple_of, 4), [true, false, true, false]);
+    let got = check_one!(loop_var_pow, 8);
+    assert_eq!(&got[..6], [0, 1, 4, 64, 64, 70]); // 0³ + 64, 1³ + 63, 2³ + 62 leading zeros
+    assert_eq!(got[7], usize::MAX - 1);
+    assert_eq!(got[6], 12 - (4 + 2));
+}
+
+#[device_fn]
+pub fn add_then_square(a: usize, b: usize) -> usize {
+    (a + b) * (a + b)
+}
+
+/// A local array indexed by an unrolled loop variable, and a device function's arguments
+/// typed in order (the first fixes `q`, the second calls a method on it).
+#[kernel]
+pub fn typed_by_other_uses(out: &mut [u64]) {
+    let mut a = [0u32; 4];
+    for q in 0..4 {
+        a[q] = q.pow(2) as u32 + q.trailing_zeros();
+    }
+    let q = 5;
+    let v = add_then_square(q, q.reverse_bits() >> 60); // 5 + 10 in 64 bits
+    let w = 40;
+    let x: u8 = w;
+    out[0] = a[0] as u64 | (a[1] as u64) << 8 | (a[2] as u64) << 16 | (a[3] as u64) << 24;
+    out[1] = v as u64;
+    out[2] = w.rotate_left(6) as u64 + x as u64; // `w` is a `u8`: rotates in 8 bits
+}
+
+#[test]
+fn integer_types_fixed_by_earlier_uses() {
+    let got = check_one!(typed_by_other_uses, 3);
+    assert_eq!(got[0], (64 + 0) | (1 + 0) << 8 | (4 + 1) << 16 | (9 + 0) << 24);
+    assert_eq!(got[1], 225);
+    assert_eq!(got[2], 40u8.rotate_left(6) as u64 + 40);
 }

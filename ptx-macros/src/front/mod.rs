@@ -84,6 +84,8 @@ pub struct Checker<'a> {
     /// Element types of atomics (type, span, operation, the types it takes), checked once
     /// types are inferred.
     pub pending_atomics: Vec<(Ty, Span, String, Vec<ptx_abi::Scalar>)>,
+    /// Integer methods called before their receiver's type was known, checked once it is.
+    pub deferred_methods: Vec<method::Deferred>,
 }
 
 /// The checked body, or `None` when errors were reported (or knowledge must be fetched first).
@@ -117,6 +119,7 @@ pub fn check(
         pending_printf: Vec::new(),
         pending_compares: Vec::new(),
         pending_atomics: Vec::new(),
+        deferred_methods: Vec::new(),
     };
     let before = c.errors.len();
     c.ret = match &item_sig.output {
@@ -141,6 +144,7 @@ pub fn check(
     }
     let ret = c.ret.clone();
     let block = c.block(block, &ret);
+    c.resolve_deferred();
     for id in std::mem::take(&mut c.dynamic_index) {
         c.locals[id].in_memory = true;
     }
