@@ -246,3 +246,31 @@ fn integer_types_fixed_by_earlier_uses() {
     assert_eq!(got[1], 225);
     assert_eq!(got[2], 40u8.rotate_left(6) as u64 + 40);
 }
+
+// ---- constants whose type nothing in the body fixes ----
+
+pub const SMALL: i32 = -7;
+pub const REPS: i32 = 5;
+pub const HALF: f64 = 0.1;
+
+/// Only Rust's fallback types these (`i32`, `f64`); the expansion checks the constants have
+/// that type (`tests/ui/body_const_type_guessed.rs` is the case where they do not).
+#[kernel]
+pub fn fallback_typed_consts(x: &[u64], out: &mut [u64]) {
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i < x.len() {
+        let y = 3;
+        let mut n = 0;
+        for _ in 0..REPS {
+            n += y * SMALL;
+        }
+        let s = 0.3;
+        out[i] = (n as u64) ^ ((s * HALF * 1e6) as u64) << 20 ^ (x[i] >> 3);
+    }
+}
+
+#[test]
+fn constants_typed_by_the_fallback() {
+    let got = check!(fallback_typed_consts);
+    assert_eq!(got[0], (-105i64 as u64) ^ ((0.3f64 * 0.1 * 1e6) as u64) << 20);
+}

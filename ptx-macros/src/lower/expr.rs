@@ -159,12 +159,28 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 }
             }
         };
+        // A type that only Rust's fallback gave (`{integer}` → `i32`, `{float}` → `f64`: nothing
+        // in the body fixed it) may not be the constant's: rustc knows `K: usize` in
+        // `for k in 0..K`, the macro does not. There the constant must have that type
+        // (`__private::GuessedType`), so rustc reports a wrong guess instead of the kernel
+        // computing silently in another type.
+        let defaulted = matches!(self.cx.infer.shallow(ty), Ty::Var(_));
+        let guess = defaulted.then(|| {
+            let tokens = quote_spanned_const(span, quote!(#tokens));
+            quote::quote_spanned!(span=>
+                #[allow(dead_code)]
+                fn __guess() {
+                    ::ptx_runtime::__private::guessed_type::<#t, _>(&#tokens);
+                }
+            )
+        });
         let piece = quote_spanned_const(span, quote!({
+            #guess
             const __V: #t = (#tokens) as #t;
             ::ptx_runtime::__private::Piece::Dec(#bits)
         }));
         // A constant is the same everywhere: materialised once, at the entry.
-        let key = format!("const {s:?} {tokens}");
+        let key = format!("const {s:?} {defaulted} {tokens}");
         if let Some(r) = self.consts.get(&key) {
             return Val::S(Arg::Reg(*r));
         }
@@ -194,12 +210,19 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 }
 
-/// Tokens for a `Piece` whose type errors point at the constant's use.
+/// Tokens for a `Piece` whose type errors point at the constant's use (inside groups too).
 fn quote_spanned_const(span: proc_macro2::Span, t: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     t.into_iter()
-        .map(|mut tt| {
-            tt.set_span(span);
-            tt
+        .map(|tt| match tt {
+            proc_macro2::TokenTree::Group(g) => {
+                let mut n = proc_macro2::Group::new(g.delimiter(), quote_spanned_const(span, g.stream()));
+                n.set_span(span);
+                proc_macro2::TokenTree::Group(n)
+            }
+            mut tt => {
+                tt.set_span(span);
+                tt
+            }
         })
         .collect()
 }
