@@ -199,7 +199,11 @@ impl<'a> Checker<'a> {
             return;
         }
         if let Some(u) = &d.unsigned {
-            let _ = self.infer.unify(u, &Ty::Scalar(unsigned_of(s)));
+            let want = Ty::Scalar(unsigned_of(s));
+            if self.infer.unify(u, &want).is_err() {
+                let found = self.infer.resolve(u);
+                self.errors.at(d.span, format!("mismatched types: `{}` of `{s}` is `{want}`, but it is used as `{found}`", d.name, s = Ty::Scalar(s)));
+            }
         }
     }
     fn float_method(&mut self, recv: Expr, s: Scalar, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {

@@ -16,6 +16,8 @@ pub mod asm;
 pub mod atomic;
 pub mod call;
 pub mod control;
+#[cfg(test)]
+mod deferred_tests;
 pub mod expr;
 pub mod hir;
 pub mod infer;
