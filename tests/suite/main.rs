@@ -27,6 +27,7 @@ mod cpu_warp;
 mod expansion;
 mod gpu;
 mod regress;
+mod regress_consts;
 mod runtime;
 mod sys_assert;
 mod sys_atomics;

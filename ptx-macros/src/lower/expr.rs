@@ -166,7 +166,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         // computing silently in another type.
         let defaulted = matches!(self.cx.infer.shallow(ty), Ty::Var(_));
         let guess = defaulted.then(|| {
-            let tokens = quote_spanned_const(span, quote!(#tokens));
+            let tokens = respan_deep(span, tokens.clone());
             quote::quote_spanned!(span=>
                 #[allow(dead_code)]
                 fn __guess() {
@@ -210,12 +210,23 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 }
 
-/// Tokens for a `Piece` whose type errors point at the constant's use (inside groups too).
+/// Tokens for a `Piece` whose type errors point at the constant's use.
 fn quote_spanned_const(span: proc_macro2::Span, t: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    t.into_iter()
+        .map(|mut tt| {
+            tt.set_span(span);
+            tt
+        })
+        .collect()
+}
+
+/// `t` with every token, inside groups too, at `span`: the constant's path as the expansion
+/// writes it (from the inner module) is reported where the body names it.
+fn respan_deep(span: proc_macro2::Span, t: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     t.into_iter()
         .map(|tt| match tt {
             proc_macro2::TokenTree::Group(g) => {
-                let mut n = proc_macro2::Group::new(g.delimiter(), quote_spanned_const(span, g.stream()));
+                let mut n = proc_macro2::Group::new(g.delimiter(), respan_deep(span, g.stream()));
                 n.set_span(span);
                 proc_macro2::TokenTree::Group(n)
             }
