@@ -275,3 +275,26 @@ fn constants_typed_by_the_fallback() {
     let got = check!(fallback_typed_consts);
     assert_eq!(got[0], (-105i64 as u64) ^ ((0.3f64 * 0.1 * 1e6) as u64) << 20);
 }
+
+#[device_fn]
+pub fn times_three(a: u32) -> u32 {
+    a.wrapping_mul(3)
+}
+
+/// `q` is fixed by a device function's parameter, which the compiler learns only in a later
+/// round (the callee's signature is fetched): the method must wait for that round.
+#[kernel]
+pub fn typed_by_a_callee(out: &mut [u64]) {
+    let q = 4;
+    let w = times_three(q);
+    let r = 0xdead_beef;
+    let v = times_three(r);
+    out[0] = q.is_power_of_two() as u64 | (w as u64) << 8 | (r.reverse_bits() as u64) << 32;
+    out[1] = v.leading_zeros() as u64;
+}
+
+#[test]
+fn integer_types_fixed_by_a_callee() {
+    let got = check_one!(typed_by_a_callee, 2);
+    assert_eq!(got[0], 1 | 12 << 8 | (0xdead_beefu32.reverse_bits() as u64) << 32);
+}

@@ -146,7 +146,11 @@ pub fn check(
     }
     let ret = c.ret.clone();
     let block = c.block(block, &ret);
-    c.resolve_deferred();
+    // Deferred methods wait for every fetch too: a callee's signature can fix a receiver
+    // (`times_three(q); q.is_power_of_two()`), and the fallback must not be taken before.
+    if c.needs.is_empty() {
+        c.resolve_deferred();
+    }
     for id in std::mem::take(&mut c.dynamic_index) {
         c.locals[id].in_memory = true;
     }
