@@ -62,3 +62,17 @@ pub const fn assert_abi(rustc: ParamAbi, ours: ParamAbi) {
         panic!("the device compiler read this parameter's type differently from rustc (a name shadowing a primitive or vector type?); name the type as `ptx_runtime` defines it");
     }
 }
+
+/// The type the device compiler gave a constant from outside the body when nothing in the body
+/// fixed it: Rust's fallback (`i32`, `f64`), which rustc, knowing the constant, may not share
+/// (`for _ in 0..REPS` with `REPS: usize`). The expansion checks the guess here, so a wrong one
+/// is a compile error instead of arithmetic in the wrong type.
+#[diagnostic::on_unimplemented(
+    message = "the device compiler cannot tell the type of this constant: nothing in the body fixes it, so it took Rust's default `{T}`, but the constant's type is `{Self}`",
+    label = "write `NAME as {Self}` here, or give the value it meets a type (`let x: {Self} = ...`)"
+)]
+pub trait GuessedType<T> {}
+impl<T> GuessedType<T> for T {}
+
+/// Type-checks `GuessedType` (never called).
+pub fn guessed_type<T, C: GuessedType<T>>(_: &C) {}

@@ -27,7 +27,7 @@ macro_rules! same_by_eq {
         }
     )*};
 }
-same_by_eq!(i8, u8, i16, u16, i32, u32, i64, u64, bool);
+same_by_eq!(i8, u8, i16, u16, i32, u32, i64, u64, usize, bool);
 
 impl Same for f32 {
     fn same(&self, other: &Self) -> bool {
@@ -50,7 +50,7 @@ impl Same for Casts {
 }
 
 /// Runs a map kernel on the host (`body`) and on the CPU backend (`launch`), and compares.
-fn check_map<I, O>(
+pub(crate) fn check_map<I, O>(
     name: &str,
     ptx: &str,
     inputs: &[I],

@@ -27,6 +27,8 @@ mod cpu_syscalls;
 mod cpu_warp;
 mod expansion;
 mod gpu;
+mod regress;
+mod regress_consts;
 mod runtime;
 mod runtime_robust;
 mod sys_assert;

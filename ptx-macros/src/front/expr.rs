@@ -298,9 +298,10 @@ impl<'a> Checker<'a> {
             let rhs = self.expr(&a.right);
             return Expr { kind: ExprKind::Block(super::hir::Block { stmts: vec![super::hir::Stmt::Expr(rhs)], tail: None }), ty: Ty::Unit, span };
         }
-        let rhs = self.expr(&a.right);
         if let syn::Expr::Tuple(t) = strip(&a.left) {
-            // `(a, b) = (x, y);`: a tuple of places, assigned together.
+            // `(a, b) = (x, y);`: a tuple of places, assigned together. rustc desugars it to
+            // `let (l0, l1) = (x, y); a = l0; b = l1;`, so the value is typed first.
+            let rhs = self.expr(&a.right);
             let places: Vec<Expr> = t.elems.iter().map(|e| self.expr(e)).collect();
             for p in &places {
                 self.check_place(p, true);
@@ -310,8 +311,11 @@ impl<'a> Checker<'a> {
             let lhs = Expr { kind: ExprKind::Tuple(places), ty, span: a.left.span() };
             return Expr { kind: ExprKind::Assign(Box::new(lhs), Box::new(rhs)), ty: Ty::Unit, span };
         }
+        // The place is typed first, as rustc does: `out[q] = q.pow(2)` makes `q` a `usize`
+        // (indexing) before its method is looked up.
         let lhs = self.expr(&a.left);
         self.check_place(&lhs, true);
+        let rhs = self.expr(&a.right);
         self.expect(rhs.span, &lhs.ty, &rhs.ty);
         Expr { kind: ExprKind::Assign(Box::new(lhs), Box::new(rhs)), ty: Ty::Unit, span }
     }

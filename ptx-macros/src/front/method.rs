@@ -80,6 +80,7 @@ impl<'a> Checker<'a> {
             Ty::Ptr { reference: false, mutable, pointee } => self.ptr_method(recv, mutable, &pointee, name, args, span, name_span),
             Ty::Slice { .. } | Ty::Array { .. } | Ty::Shared { .. } => self.seq_method(recv, name, args, span, name_span),
             Ty::Struct(_) | Ty::Named(_) | Ty::Vector { .. } => self.error(name_span, unsupported::METHOD_CALL_ON_USER_TYPE),
+            Ty::Var(v) if self.infer.kind_of(v) == super::infer::VarKind::Int && !mentions_const(&recv) => self.deferred_int_method(recv, name, args, span, name_span),
             Ty::Var(_) if mentions_const(&recv) => self.error(name_span, format!("can't call method `{name}` here: the type of a constant defined outside the body is not known to the device compiler until the context fixes it; bind it with a type (`let v: f32 = ...`) or cast it (`NAME as f32`)")),
             Ty::Var(_) => self.error(name_span, format!("can't call method `{name}` on a value whose type is not known yet; annotate it (`let x: u32 = ...` or a literal suffix `1u32`)")),
             Ty::Error => self.error_expr(span),
@@ -109,59 +110,102 @@ impl<'a> Checker<'a> {
         Expr { kind: ExprKind::Intrinsic { op, args }, ty, span }
     }
 
+    /// `recv.name(args)` on an integer of type `s`.
     fn int_method(&mut self, recv: Expr, s: Scalar, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
         let t = Ty::Scalar(s);
-        let u32t = Ty::u32();
-        let unsigned = Ty::Scalar(match s {
-            Scalar::I8 => Scalar::U8,
-            Scalar::I16 => Scalar::U16,
-            Scalar::I32 => Scalar::U32,
-            Scalar::I64 => Scalar::U64,
-            other => other,
-        });
-        let (op, params, ret) = match name {
-            "wrapping_add" => (IntOp::WrappingAdd, vec![t.clone()], t.clone()),
-            "wrapping_sub" => (IntOp::WrappingSub, vec![t.clone()], t.clone()),
-            "wrapping_mul" => (IntOp::WrappingMul, vec![t.clone()], t.clone()),
-            "wrapping_neg" => (IntOp::WrappingNeg, vec![], t.clone()),
-            "wrapping_abs" if s.is_signed() => (IntOp::Abs, vec![], t.clone()),
-            "wrapping_div" => (IntOp::WrappingDiv, vec![t.clone()], t.clone()),
-            "wrapping_rem" => (IntOp::WrappingRem, vec![t.clone()], t.clone()),
-            "saturating_add" => (IntOp::SaturatingAdd, vec![t.clone()], t.clone()),
-            "saturating_sub" => (IntOp::SaturatingSub, vec![t.clone()], t.clone()),
-            "min" => (IntOp::Min, vec![t.clone()], t.clone()),
-            "max" => (IntOp::Max, vec![t.clone()], t.clone()),
-            "clamp" => (IntOp::Clamp, vec![t.clone(), t.clone()], t.clone()),
-            "abs" if s.is_signed() => (IntOp::Abs, vec![], t.clone()),
-            "unsigned_abs" if s.is_signed() => (IntOp::UnsignedAbs, vec![], unsigned.clone()),
-            "abs_diff" => (IntOp::AbsDiff, vec![t.clone()], unsigned.clone()),
-            "signum" if s.is_signed() => (IntOp::Signum, vec![], t.clone()),
-            "pow" | "wrapping_pow" => (IntOp::Pow, vec![u32t.clone()], t.clone()),
-            "leading_zeros" => (IntOp::LeadingZeros, vec![], u32t.clone()),
-            "trailing_zeros" => (IntOp::TrailingZeros, vec![], u32t.clone()),
-            "count_ones" => (IntOp::CountOnes, vec![], u32t.clone()),
-            "count_zeros" => (IntOp::CountZeros, vec![], u32t.clone()),
-            "rotate_left" => (IntOp::RotateLeft, vec![u32t.clone()], t.clone()),
-            "rotate_right" => (IntOp::RotateRight, vec![u32t.clone()], t.clone()),
-            "swap_bytes" => (IntOp::SwapBytes, vec![], t.clone()),
-            "reverse_bits" => (IntOp::ReverseBits, vec![], t.clone()),
-            "is_power_of_two" if !s.is_signed() => (IntOp::IsPowerOfTwo, vec![], Ty::bool()),
-            "div_ceil" if !s.is_signed() => (IntOp::DivCeil, vec![t.clone()], t.clone()),
-            "is_multiple_of" if !s.is_signed() => (IntOp::IsMultipleOf, vec![t.clone()], Ty::bool()),
-            "rem_euclid" => (IntOp::RemEuclid, vec![t.clone()], t.clone()),
-            "div_euclid" => (IntOp::DivEuclid, vec![t.clone()], t.clone()),
-            "wrapping_shl" | "wrapping_shr" => {
-                let Some(mut a) = self.args_of(args, &[u32t], name_span) else { return self.error_expr(span) };
-                let op = if name == "wrapping_shl" { super::hir::BinOp::Shl } else { super::hir::BinOp::Shr };
-                let rhs = a.remove(0);
-                return Expr { kind: ExprKind::Binary(op, Box::new(recv), Box::new(rhs)), ty: t, span };
-            }
-            _ => return self.error(name_span, format!("no method `{name}` on `{t}` in device code; supported integer methods: wrapping_add/sub/mul/neg/abs/div/rem/shl/shr/pow, saturating_add/sub, min, max, clamp, abs, abs_diff, signum, pow, leading_zeros, trailing_zeros, count_ones, count_zeros, rotate_left/right, swap_bytes, reverse_bits, is_power_of_two, div_ceil, is_multiple_of, rem_euclid, div_euclid")),
+        let Some((method, params, ret)) = int_signature(name).filter(|_| int_method_applies(name, s)) else {
+            return self.error(name_span, no_int_method(name, &t.to_string()));
         };
-        let rest = self.args_of(args, &params, name_span);
-        self.intrinsic(Intrinsic::Int(op), recv, rest, ret, span)
+        let unsigned = Ty::Scalar(unsigned_of(s));
+        let ty_of = |p: Sig| match p {
+            Sig::SelfTy => t.clone(),
+            Sig::U32 => Ty::u32(),
+            Sig::Bool => Ty::bool(),
+            Sig::Unsigned => unsigned.clone(),
+        };
+        let params: Vec<Ty> = params.iter().map(|p| ty_of(*p)).collect();
+        let ret = ty_of(ret);
+        self.int_method_expr(method, recv, args, &params, ret, span, name_span)
     }
 
+    /// `recv.name(args)` on an integer whose type is not known yet (`let q = 3; a[q] = q.pow(2)`
+    /// types `q` only at the index, as rustc types the place first): the signature is the same
+    /// for every integer type but for `Self`, so the call is typed now with the receiver's
+    /// variable and checked against the type once it is known (see `resolve_deferred`).
+    fn deferred_int_method(&mut self, recv: Expr, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
+        let Some((method, params, ret)) = int_signature(name) else {
+            return self.error(name_span, no_int_method(name, "{integer}"));
+        };
+        let unsigned = self.var(super::infer::VarKind::Int);
+        let ty_of = |p: Sig| match p {
+            Sig::SelfTy => recv.ty.clone(),
+            Sig::U32 => Ty::u32(),
+            Sig::Bool => Ty::bool(),
+            Sig::Unsigned => unsigned.clone(),
+        };
+        let param_tys: Vec<Ty> = params.iter().map(|p| ty_of(*p)).collect();
+        let ret_ty = ty_of(ret);
+        let uses_unsigned = ret == Sig::Unsigned;
+        self.deferred_methods.push(Deferred { recv: recv.ty.clone(), name: name.to_owned(), unsigned: uses_unsigned.then_some(unsigned), span: name_span });
+        self.int_method_expr(method, recv, args, &param_tys, ret_ty, span, name_span)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn int_method_expr(&mut self, method: IntMethod, recv: Expr, args: &[&syn::Expr], params: &[Ty], ret: Ty, span: Span, name_span: Span) -> Expr {
+        match method {
+            IntMethod::Op(op) => {
+                let rest = self.args_of(args, params, name_span);
+                self.intrinsic(Intrinsic::Int(op), recv, rest, ret, span)
+            }
+            IntMethod::Shift(op) => {
+                let Some(mut a) = self.args_of(args, params, name_span) else { return self.error_expr(span) };
+                let rhs = a.remove(0);
+                Expr { kind: ExprKind::Binary(op, Box::new(recv), Box::new(rhs)), ty: ret, span }
+            }
+        }
+    }
+
+    /// Checks the integer methods called before their receiver's type was known, now that
+    /// the body is checked: each against its receiver's type, the unsigned result of
+    /// `unsigned_abs`/`abs_diff` fixed from it. A receiver nothing fixed has rustc's integer
+    /// fallback, `i32` (rustc itself rejects such a call, E0689, so the body does not build;
+    /// the fallback keeps this compiler from reporting a second, different error).
+    pub fn resolve_deferred(&mut self) {
+        let mut pending = std::mem::take(&mut self.deferred_methods);
+        loop {
+            let before = pending.len();
+            pending.retain(|d| match self.infer.shallow(&d.recv) {
+                Ty::Scalar(s) => {
+                    self.check_deferred(d, s);
+                    false
+                }
+                Ty::Var(_) => true,
+                _ => false,
+            });
+            if pending.is_empty() {
+                return;
+            }
+            if pending.len() == before {
+                // Nothing more fixes a receiver: the first one falls back, which may fix others.
+                let d = pending.remove(0);
+                self.check_deferred(&d, Scalar::I32);
+            }
+        }
+    }
+
+    fn check_deferred(&mut self, d: &Deferred, s: Scalar) {
+        if !int_method_applies(&d.name, s) {
+            self.errors.at(d.span, no_int_method(&d.name, &Ty::Scalar(s).to_string()));
+            return;
+        }
+        if let Some(u) = &d.unsigned {
+            let want = Ty::Scalar(unsigned_of(s));
+            if self.infer.unify(u, &want).is_err() {
+                let found = self.infer.resolve(u);
+                self.errors.at(d.span, format!("mismatched types: `{}` of `{s}` is `{want}`, but it is used as `{found}`", d.name, s = Ty::Scalar(s)));
+            }
+        }
+    }
     fn float_method(&mut self, recv: Expr, s: Scalar, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
         let t = Ty::Scalar(s);
         if let Some(&(_, n)) = MATH_FNS.iter().find(|(m, _)| *m == name) {
@@ -309,4 +353,93 @@ fn mentions_const(e: &Expr) -> bool {
     let mut found = false;
     crate::lower::visit(e, &mut |x| found |= matches!(x.kind, ExprKind::Const(_)));
     found
+}
+
+/// A method called on an integer whose type was not known yet (see `deferred_int_method`).
+pub struct Deferred {
+    recv: Ty,
+    name: String,
+    /// The result of `unsigned_abs`/`abs_diff`: the receiver's unsigned type.
+    unsigned: Option<Ty>,
+    span: Span,
+}
+
+/// An integer method's parameter or result type, in terms of the receiver's type `Self`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sig {
+    SelfTy,
+    U32,
+    Bool,
+    /// The unsigned type of `Self`'s width.
+    Unsigned,
+}
+
+#[derive(Clone, Copy)]
+enum IntMethod {
+    Op(IntOp),
+    /// `wrapping_shl`/`wrapping_shr`: the shift operator (it masks the amount already).
+    Shift(super::hir::BinOp),
+}
+
+/// The integer methods of the subset: the operation, its parameters and its result.
+fn int_signature(name: &str) -> Option<(IntMethod, Vec<Sig>, Sig)> {
+    use Sig::*;
+    let op = |op: IntOp, params: &[Sig], ret: Sig| Some((IntMethod::Op(op), params.to_vec(), ret));
+    match name {
+        "wrapping_add" => op(IntOp::WrappingAdd, &[SelfTy], SelfTy),
+        "wrapping_sub" => op(IntOp::WrappingSub, &[SelfTy], SelfTy),
+        "wrapping_mul" => op(IntOp::WrappingMul, &[SelfTy], SelfTy),
+        "wrapping_neg" => op(IntOp::WrappingNeg, &[], SelfTy),
+        "wrapping_abs" | "abs" => op(IntOp::Abs, &[], SelfTy),
+        "wrapping_div" => op(IntOp::WrappingDiv, &[SelfTy], SelfTy),
+        "wrapping_rem" => op(IntOp::WrappingRem, &[SelfTy], SelfTy),
+        "saturating_add" => op(IntOp::SaturatingAdd, &[SelfTy], SelfTy),
+        "saturating_sub" => op(IntOp::SaturatingSub, &[SelfTy], SelfTy),
+        "min" => op(IntOp::Min, &[SelfTy], SelfTy),
+        "max" => op(IntOp::Max, &[SelfTy], SelfTy),
+        "clamp" => op(IntOp::Clamp, &[SelfTy, SelfTy], SelfTy),
+        "unsigned_abs" => op(IntOp::UnsignedAbs, &[], Unsigned),
+        "abs_diff" => op(IntOp::AbsDiff, &[SelfTy], Unsigned),
+        "signum" => op(IntOp::Signum, &[], SelfTy),
+        "pow" | "wrapping_pow" => op(IntOp::Pow, &[U32], SelfTy),
+        "leading_zeros" => op(IntOp::LeadingZeros, &[], U32),
+        "trailing_zeros" => op(IntOp::TrailingZeros, &[], U32),
+        "count_ones" => op(IntOp::CountOnes, &[], U32),
+        "count_zeros" => op(IntOp::CountZeros, &[], U32),
+        "rotate_left" => op(IntOp::RotateLeft, &[U32], SelfTy),
+        "rotate_right" => op(IntOp::RotateRight, &[U32], SelfTy),
+        "swap_bytes" => op(IntOp::SwapBytes, &[], SelfTy),
+        "reverse_bits" => op(IntOp::ReverseBits, &[], SelfTy),
+        "is_power_of_two" => op(IntOp::IsPowerOfTwo, &[], Bool),
+        "div_ceil" => op(IntOp::DivCeil, &[SelfTy], SelfTy),
+        "is_multiple_of" => op(IntOp::IsMultipleOf, &[SelfTy], Bool),
+        "rem_euclid" => op(IntOp::RemEuclid, &[SelfTy], SelfTy),
+        "div_euclid" => op(IntOp::DivEuclid, &[SelfTy], SelfTy),
+        "wrapping_shl" => Some((IntMethod::Shift(super::hir::BinOp::Shl), vec![U32], SelfTy)),
+        "wrapping_shr" => Some((IntMethod::Shift(super::hir::BinOp::Shr), vec![U32], SelfTy)),
+        _ => None,
+    }
+}
+
+/// Whether integer type `s` has the method (some exist only on signed or unsigned types).
+fn int_method_applies(name: &str, s: Scalar) -> bool {
+    match name {
+        "wrapping_abs" | "abs" | "unsigned_abs" | "signum" => s.is_signed(),
+        "is_power_of_two" | "div_ceil" | "is_multiple_of" => !s.is_signed(),
+        _ => true,
+    }
+}
+
+fn unsigned_of(s: Scalar) -> Scalar {
+    match s {
+        Scalar::I8 => Scalar::U8,
+        Scalar::I16 => Scalar::U16,
+        Scalar::I32 => Scalar::U32,
+        Scalar::I64 => Scalar::U64,
+        other => other,
+    }
+}
+
+fn no_int_method(name: &str, t: &str) -> String {
+    format!("no method `{name}` on `{t}` in device code; supported integer methods: wrapping_add/sub/mul/neg/abs/div/rem/shl/shr/pow, saturating_add/sub, min, max, clamp, abs, abs_diff, signum, pow, leading_zeros, trailing_zeros, count_ones, count_zeros, rotate_left/right, swap_bytes, reverse_bits, is_power_of_two, div_ceil, is_multiple_of, rem_euclid, div_euclid")
 }

@@ -16,6 +16,8 @@ pub mod asm;
 pub mod atomic;
 pub mod call;
 pub mod control;
+#[cfg(test)]
+mod deferred_tests;
 pub mod expr;
 pub mod hir;
 pub mod infer;
@@ -84,6 +86,8 @@ pub struct Checker<'a> {
     /// Element types of atomics (type, span, operation, the types it takes), checked once
     /// types are inferred.
     pub pending_atomics: Vec<(Ty, Span, String, Vec<ptx_abi::Scalar>)>,
+    /// Integer methods called before their receiver's type was known, checked once it is.
+    pub deferred_methods: Vec<method::Deferred>,
 }
 
 /// The checked body, or `None` when errors were reported (or knowledge must be fetched first).
@@ -117,6 +121,7 @@ pub fn check(
         pending_printf: Vec::new(),
         pending_compares: Vec::new(),
         pending_atomics: Vec::new(),
+        deferred_methods: Vec::new(),
     };
     let before = c.errors.len();
     c.ret = match &item_sig.output {
@@ -141,6 +146,11 @@ pub fn check(
     }
     let ret = c.ret.clone();
     let block = c.block(block, &ret);
+    // Deferred methods wait for every fetch too: a callee's signature can fix a receiver
+    // (`times_three(q); q.is_power_of_two()`), and the fallback must not be taken before.
+    if c.needs.is_empty() {
+        c.resolve_deferred();
+    }
     for id in std::mem::take(&mut c.dynamic_index) {
         c.locals[id].in_memory = true;
     }

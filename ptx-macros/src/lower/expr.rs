@@ -145,17 +145,42 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             Scalar::F64 => quote!(f64::to_bits(__V)),
             Scalar::Bool => quote!(__V as u64),
             Scalar::F16 | Scalar::BF16 => quote!(__V.to_bits() as u64),
+            // Integers live in their register as every value of their type does: an `i8`
+            // sign-extended to its 16-bit register (-127 is `0xff81`, not `0x81`), unsigned ones
+            // zero-extended. The piece is the register's bits as an unsigned number.
             s => {
-                let u = proc_macro2::Ident::new(&format!("u{}", s.bits()), span);
-                quote!(__V as #u as u64)
+                let w = super::value::reg_width(s);
+                let u = proc_macro2::Ident::new(&format!("u{w}"), span);
+                if s.is_signed() {
+                    let i = proc_macro2::Ident::new(&format!("i{w}"), span);
+                    quote!(__V as #i as #u as u64)
+                } else {
+                    quote!(__V as #u as u64)
+                }
             }
         };
+        // A type that only Rust's fallback gave (`{integer}` → `i32`, `{float}` → `f64`: nothing
+        // in the body fixed it) may not be the constant's: rustc knows `K: usize` in
+        // `for k in 0..K`, the macro does not. There the constant must have that type
+        // (`__private::GuessedType`), so rustc reports a wrong guess instead of the kernel
+        // computing silently in another type.
+        let defaulted = matches!(self.cx.infer.shallow(ty), Ty::Var(_));
+        let guess = defaulted.then(|| {
+            let tokens = respan_deep(span, tokens.clone());
+            quote::quote_spanned!(span=>
+                #[allow(dead_code)]
+                fn __guess() {
+                    ::ptx_runtime::__private::guessed_type::<#t, _>(&#tokens);
+                }
+            )
+        });
         let piece = quote_spanned_const(span, quote!({
+            #guess
             const __V: #t = (#tokens) as #t;
             ::ptx_runtime::__private::Piece::Dec(#bits)
         }));
         // A constant is the same everywhere: materialised once, at the entry.
-        let key = format!("const {s:?} {tokens}");
+        let key = format!("const {s:?} {defaulted} {tokens}");
         if let Some(r) = self.consts.get(&key) {
             return Val::S(Arg::Reg(*r));
         }
@@ -191,6 +216,24 @@ fn quote_spanned_const(span: proc_macro2::Span, t: proc_macro2::TokenStream) -> 
         .map(|mut tt| {
             tt.set_span(span);
             tt
+        })
+        .collect()
+}
+
+/// `t` with every token, inside groups too, at `span`: the constant's path as the expansion
+/// writes it (from the inner module) is reported where the body names it.
+fn respan_deep(span: proc_macro2::Span, t: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    t.into_iter()
+        .map(|tt| match tt {
+            proc_macro2::TokenTree::Group(g) => {
+                let mut n = proc_macro2::Group::new(g.delimiter(), respan_deep(span, g.stream()));
+                n.set_span(span);
+                proc_macro2::TokenTree::Group(n)
+            }
+            mut tt => {
+                tt.set_span(span);
+                tt
+            }
         })
         .collect()
 }
