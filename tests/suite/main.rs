@@ -16,6 +16,7 @@ mod body_quality;
 mod body_subset;
 mod corpus;
 mod cpu_atomics;
+mod cpu_cg;
 mod cpu_features;
 mod cpu_harness;
 mod cpu_math;
