@@ -23,6 +23,7 @@ mod cpu_math;
 mod cpu_memcheck;
 mod cpu_nvcc;
 mod cpu_ptx;
+mod cpu_sregs;
 mod cpu_syscalls;
 mod cpu_warp;
 mod expansion;
