@@ -166,9 +166,9 @@ fn half_warps_with_their_own_masks() {
                 v = (0..16).map(|i| v[i] + if i + d < 16 { v[i + d] } else { v[i] }).collect();
             }
             let ballot = (0..16).filter(|i| (half * 16 + i) % 3 == 0).fold(0u32, |b, i| b | 1 << (i + 16 * (half % 2)));
-            for i in 0..16 {
+            for (i, want) in v.iter().enumerate() {
                 let t = half * 16 + i;
-                assert_eq!(o[2 * t], v[i], "shfl_down within the half warp, thread {t}");
+                assert_eq!(o[2 * t], *want, "shfl_down within the half warp, thread {t}");
                 assert_eq!(o[2 * t + 1] as u32, ballot, "ballot of the half warp, thread {t}");
             }
         }

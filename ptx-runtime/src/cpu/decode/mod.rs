@@ -6,9 +6,11 @@
 //! `.shared` variables to offsets in the block's shared memory, global variables and functions
 //! to addresses, labels to instruction indices — and turns each instruction into an [`Op`].
 //!
-//! Malformed PTX (an undefined name, a wrong operand count) is an error here, as it is for
-//! ptxas. An instruction or modifier the executor does not implement becomes
-//! [`Op::Unsupported`], reported when a launch could reach it.
+//! An instruction or modifier the executor does not implement becomes [`Op::Unsupported`],
+//! reported when a launch could reach it. So does a whole function body that does not decode
+//! (an undefined name, a wrong operand count — errors for ptxas too), so that one such body
+//! does not take the module's other kernels down with it. What belongs to no one function
+//! (module variables, signatures) is an error here.
 
 /// Opcode families, each an `impl FnDecoder` block.
 mod arith;
