@@ -73,21 +73,30 @@ extern "C" __global__ void reduce_cg(const int *in, int *out, unsigned n) {
   if (cta.thread_rank() == 0) out[blockIdx.x] = sum;
 }
 
-// The reduction sample's multi-warp variant: cg::reduce over tiles of 64, then thread 0
-// adds the tiles' results.
+// The reduction sample's multi-warp variant: the block handle made from block_tile_memory
+// (empty from sm_80 on, where the reserved region serves instead), cg::reduce over tiles of
+// 128 threads, then thread 0 adds the tiles' results. Each thread's value also waits in
+// dynamic shared memory across the reduce, and thread 0 adds those too: if the tiles'
+// scratch overlapped the kernel's own shared memory, the second sum would differ.
+// For blocks of up to 256 threads; dynamic shared: (blockDim.x + blockDim.x / 128) ints.
 extern "C" __global__ void reduce_multi_warp(const int *in, int *out, unsigned n) {
-  cg::thread_block cta = cg::this_thread_block();
-  extern __shared__ int tile_sums[];
-  cg::thread_block_tile<64> tile = cg::tiled_partition<64>(cta);
+  __shared__ cg::block_tile_memory<256> scratch;
+  cg::thread_block cta = cg::this_thread_block(scratch);
+  extern __shared__ int sdata[];
+  int *tile_sums = sdata + blockDim.x;
+  cg::thread_block_tile<128> tile = cg::tiled_partition<128>(cta);
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   int v = (i < n) ? in[i] : 0;
+  sdata[threadIdx.x] = v;
   int s = cg::reduce(tile, v, cg::plus<int>());
   if (tile.thread_rank() == 0) tile_sums[tile.meta_group_rank()] = s;
   cg::sync(cta);
   if (cta.thread_rank() == 0) {
-    int total = 0;
+    int total = 0, kept = 0;
     for (unsigned k = 0; k < tile.meta_group_size(); k++) total += tile_sums[k];
-    out[blockIdx.x] = total;
+    for (unsigned k = 0; k < blockDim.x; k++) kept += sdata[k];
+    out[2 * blockIdx.x] = total;
+    out[2 * blockIdx.x + 1] = kept;
   }
 }
 

@@ -1,5 +1,6 @@
 //! nvcc's PTX for `warpSize` and cooperative groups' tiles — the constructs of NVIDIA's
-//! `reduction` and `shfl_scan` samples — runs on the CPU backend with results equal to host
+//! `reduction` and `shfl_scan` samples (which, compiled unmodified, load and give their
+//! results too; their sources are not part of this repository) — runs on the CPU backend with results equal to host
 //! computations. `warpSize` is the predefined identifier `WARP_SZ` in PTX; tiles of 64 threads
 //! keep their scratch in the reserved shared memory `%reserved_smem_offset_1` points to, next
 //! to the kernel's own dynamic shared memory. Sources: `tests/cuda/coop_groups.cu`, compiled
@@ -9,8 +10,14 @@ use crate::cpu_harness::{arg, nvcc_archs_cccl, Harness};
 
 const SRC: &str = include_str!("../cuda/coop_groups.cu");
 
+/// With a watchdog: tiles of several warps wait on barriers in their scratch, so scratch
+/// that other data overwrote would spin forever instead of failing.
 fn modules() -> Vec<Harness> {
-    nvcc_archs_cccl("cpu_cg", SRC, &["sm_80", "sm_90"]).iter().map(|p| Harness::new(p)).collect()
+    let v: Vec<Harness> = nvcc_archs_cccl("cpu_cg", SRC, &["sm_80", "sm_90"]).iter().map(|p| Harness::new(p)).collect();
+    for k in &v {
+        k.dev.set_watchdog(Some(std::time::Duration::from_secs(60)));
+    }
+    v
 }
 
 /// Small signed values, different for every index.
@@ -91,14 +98,15 @@ fn reduction_sample_kernels() {
         let got: Vec<i32> = k.download(out);
         let want: Vec<i32> = x.chunks(threads * 2).map(|c| c.iter().sum()).collect();
         assert_eq!(got, want, "reduce_cg");
-        // reduce_multi_warp: cg::reduce over tiles of 64, the tiles' sums in dynamic shared
-        // memory (which must not overlap the tiles' scratch in the reserved region).
+        // reduce_multi_warp: cg::reduce over tiles of 128; the threads' values kept in dynamic
+        // shared memory across it (which must not overlap the tiles' scratch in the reserved
+        // region) and the tiles' sums after them.
         let blocks = n.div_ceil(threads);
-        let out = k.zeroed::<i32>(blocks);
-        k.launch("reduce_multi_warp", [blocks as u32, 1, 1], [threads as u32, 1, 1], (threads / 64) as u32 * 4, &[din.ptr(), out.ptr(), arg(n as u32)])
-            .unwrap();
+        let out = k.zeroed::<i32>(2 * blocks);
+        let shared = (threads + threads / 128) as u32 * 4;
+        k.launch("reduce_multi_warp", [blocks as u32, 1, 1], [threads as u32, 1, 1], shared, &[din.ptr(), out.ptr(), arg(n as u32)]).unwrap();
         let got: Vec<i32> = k.download(out);
-        let want: Vec<i32> = x.chunks(threads).map(|c| c.iter().sum()).collect();
+        let want: Vec<i32> = x.chunks(threads).flat_map(|c| [c.iter().sum(), c.iter().sum()]).collect();
         assert_eq!(got, want, "reduce_multi_warp");
     }
 }
