@@ -71,3 +71,13 @@ extern "C" __global__ void block_votes(const int* in, int* out) {
   int o = __syncthreads_or(x == 99);
   if (threadIdx.x == 0) { out[0] = c; out[1] = a; out[2] = o; }
 }
+
+// Each half warp synchronizes on its own member mask, as tiles of 16 threads do.
+extern "C" __global__ void half_masks(int* out) {
+  int t = threadIdx.x;
+  unsigned m = (t % 32) < 16 ? 0x0000ffffu : 0xffff0000u;
+  int v = t;
+  for (int d = 8; d > 0; d /= 2) v += __shfl_down_sync(m, v, d, 16);
+  out[2 * t] = v;
+  out[2 * t + 1] = __ballot_sync(m, t % 3 == 0);
+}

@@ -143,6 +143,15 @@ pub fn nvcc_archs(name: &str, src: &str, archs: &[&str]) -> Vec<String> {
     out
 }
 
+/// [`nvcc_archs`] for sources that include cooperative groups (which need CUDA's C++ library
+/// headers, see `tools::has_cccl`); empty when nvcc or the headers are missing.
+pub fn nvcc_archs_cccl(name: &str, src: &str, archs: &[&str]) -> Vec<String> {
+    match crate::tools::tool("NVCC", "nvcc", name) {
+        Some(nvcc) if crate::tools::has_cccl(&nvcc, name) => nvcc_archs(name, src, archs),
+        _ => Vec::new(),
+    }
+}
+
 /// The fault inside an `Error::Fault`, or a panic naming what came instead.
 pub fn fault(r: Result<(), Error>) -> ptx_runtime::Fault {
     match r {

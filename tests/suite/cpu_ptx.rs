@@ -1,7 +1,9 @@
 //! Hand-written PTX: instruction forms compilers emit less often (carry chains, packs,
 //! combined predicates, byte permutes, named barriers), the parameter ABI of the project's own
 //! kernels, and what happens with PTX the backend cannot run: `Error::Unsupported` naming the
-//! instruction and line, `Error::PtxLoad` for malformed text — never a wrong result.
+//! instruction (or, for a function body that does not decode, the construct) and line, for
+//! the kernels that can reach it only; `Error::PtxLoad` for malformed module-level text —
+//! never a wrong result.
 
 use crate::cpu_harness::{arg, Harness};
 use crate::tools::assemble;
@@ -245,17 +247,106 @@ fn unsupported_instructions_are_reported_before_running() {
 }
 
 #[test]
-fn malformed_ptx_is_a_load_error_with_its_line() {
+fn malformed_module_syntax_is_a_load_error() {
     let dev = CpuDevice::new();
-    let undefined = UNSUPPORTED.replace("ld.param.u64 %rd1, [out];\n    st.global", "ld.param.u64 %rd9, [out];\n    st.global");
-    let line = undefined.lines().position(|l| l.contains("%rd9")).unwrap() + 1;
-    match dev.load_module(&undefined) {
-        Err(Error::PtxLoad { log }) => assert!(log.starts_with(&format!("line {line}:")) && log.contains("%rd9"), "{log}"),
-        other => panic!("{:?}", other.map(|_| ())),
-    }
+    // A body without its closing brace: where one function ends is unknown.
     let syntax = UNSUPPORTED.replace("ret;\n}\n\n.visible", "ret;\n\n.visible");
     assert!(matches!(dev.load_module(&syntax), Err(Error::PtxLoad { .. })));
     assert!(matches!(dev.load_module("garbage"), Err(Error::PtxLoad { .. })));
+    let bad_directive = UNSUPPORTED.replace(".address_size 64", ".address_size 64\n.frobnicate 3;");
+    match dev.load_module(&bad_directive) {
+        Err(Error::PtxLoad { log }) => assert!(log.starts_with("line 4:") && log.contains(".frobnicate"), "{log}"),
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}
+
+/// One entry that is fine and, beside it, functions whose bodies hold what the backend cannot
+/// decode (malformed for ptxas too, so this module is not assembled).
+const BROKEN_BODIES: &str = r#".version 7.8
+.target sm_80
+.address_size 64
+
+.visible .entry fine(.param .u64 out)
+{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, WARP_SZ;
+    st.global.u32 [%rd1], %r1;
+    ret;
+}
+
+.visible .entry unknown_sreg(.param .u64 out)
+{
+    .reg .b32 %r<2>;
+    mov.u32 %r1, %no_such_sreg;
+    ret;
+}
+
+.visible .entry undefined_register(.param .u64 out)
+{
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd9, [out];
+    ret;
+}
+
+.visible .entry bad_operand(.param .u64 out)
+{
+    .reg .b32 %r<2>;
+    add.s32 %r1, %r1, ];
+    ret;
+}
+
+.visible .entry bad_type(.param .u64 out)
+{
+    .reg .b99 %x;
+    ret;
+}
+
+.func helper()
+{
+    .reg .b32 %r<2>;
+    mov.u32 %r1, NOT_A_NAME;
+    ret;
+}
+
+.visible .entry calls_helper(.param .u64 out)
+{
+    call helper, ();
+    ret;
+}
+"#;
+
+#[test]
+fn a_body_that_does_not_decode_rejects_only_the_kernels_that_reach_it() {
+    let dev = CpuDevice::new();
+    let m = dev.load_module(BROKEN_BODIES).unwrap();
+    let out = dev.alloc(4).unwrap();
+    dev.launch(&m, "fine", [1, 1, 1], [1, 1, 1], 0, &[&out.to_le_bytes()]).unwrap();
+    let mut b = [0u8; 4];
+    dev.read(out, &mut b).unwrap();
+    assert_eq!(u32::from_le_bytes(b), 32, "WARP_SZ");
+    let line_of = |s: &str| BROKEN_BODIES.lines().position(|l| l.contains(s)).unwrap() + 1;
+    for (entry, construct, at) in [
+        ("unknown_sreg", "%no_such_sreg", "%no_such_sreg"),
+        ("undefined_register", "%rd9", "%rd9"),
+        ("bad_operand", "bad operand `]`", "%r1, ]"),
+        ("bad_type", ".b99", ".b99"),
+        ("calls_helper", "NOT_A_NAME", "NOT_A_NAME"),
+    ] {
+        match dev.launch(&m, entry, [1, 1, 1], [1, 1, 1], 0, &[&out.to_le_bytes()]) {
+            Err(Error::Unsupported { instruction, line }) => {
+                assert!(instruction.contains(construct), "{entry}: {instruction}");
+                assert_eq!(line, line_of(at), "{entry}: {instruction}");
+            }
+            other => panic!("{entry}: {other:?}"),
+        }
+    }
+    // The good kernel still runs after the others were refused.
+    dev.write(out, &[0; 4]).unwrap();
+    dev.launch(&m, "fine", [1, 1, 1], [1, 1, 1], 0, &[&out.to_le_bytes()]).unwrap();
+    dev.read(out, &mut b).unwrap();
+    assert_eq!(u32::from_le_bytes(b), 32);
 }
 
 const SPECIAL: &str = r#".version 7.8

@@ -152,3 +152,49 @@ fn block_wide_vote_at_barriers() {
         assert_eq!(o, [input.iter().filter(|x| **x > 0).count() as i32, 1, 0]);
     }
 }
+
+#[test]
+fn half_warps_with_their_own_masks() {
+    for mut k in modules() {
+        let n = 64usize;
+        let out = k.zeroed::<i32>(n * 2);
+        k.launch("half_masks", [1, 1, 1], [n as u32, 1, 1], 0, &[out.ptr()]).unwrap();
+        let o: Vec<i32> = k.download(out);
+        for half in 0..n / 16 {
+            let mut v: Vec<i32> = (0..16).map(|i| (half * 16 + i) as i32).collect();
+            for d in [8, 4, 2, 1] {
+                v = (0..16).map(|i| v[i] + if i + d < 16 { v[i + d] } else { v[i] }).collect();
+            }
+            let ballot = (0..16).filter(|i| (half * 16 + i) % 3 == 0).fold(0u32, |b, i| b | 1 << (i + 16 * (half % 2)));
+            for (i, want) in v.iter().enumerate() {
+                let t = half * 16 + i;
+                assert_eq!(o[2 * t], *want, "shfl_down within the half warp, thread {t}");
+                assert_eq!(o[2 * t + 1] as u32, ballot, "ballot of the half warp, thread {t}");
+            }
+        }
+    }
+}
+
+#[test]
+fn overlapping_member_masks_are_a_fault() {
+    let ptx = r#".version 7.8
+.target sm_80
+.address_size 64
+
+.visible .entry overlap(.param .u64 out)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<4>;
+    mov.u32 %r1, %laneid;
+    setp.lt.u32 %p1, %r1, 16;
+    selp.b32 %r2, 65535, -1, %p1;
+    shfl.sync.idx.b32 %r3, %r1, 0, 31, %r2;
+    ret;
+}
+"#;
+    crate::tools::assemble("cpu_warp_overlap", ptx);
+    let k = Harness::new(ptx);
+    let f = crate::cpu_harness::fault(k.launch("overlap", [1, 1, 1], [32, 1, 1], 0, &[0u64.to_le_bytes().to_vec()]));
+    assert_eq!(f.kind, ptx_runtime::FaultKind::InvalidWarpSync, "{f}");
+    assert!(f.detail.contains("overlapping"), "{f}");
+}

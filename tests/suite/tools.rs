@@ -40,6 +40,21 @@ pub fn tool(var: &str, name: &str, what: &str) -> Option<PathBuf> {
     found
 }
 
+/// Whether `nvcc` has CUDA's C++ library headers (CCCL, which cooperative groups include:
+/// `<nv/target>`), a wheel of their own that `cargo xtask test` installs next to nvcc. When
+/// they are missing: `false` after announcing the skip, or a panic under `PTX_TOOLS_REQUIRED`.
+pub fn has_cccl(nvcc: &Path, what: &str) -> bool {
+    let include = nvcc.parent().and_then(Path::parent).map(|d| d.join("include"));
+    if include.is_some_and(|i| i.join("cccl/nv/target").is_file() || i.join("nv/target").is_file()) {
+        return true;
+    }
+    if std::env::var_os("PTX_TOOLS_REQUIRED").is_some() {
+        panic!("CUDA's C++ library headers (<nv/target>) are required (PTX_TOOLS_REQUIRED is set) but {} has none; run `cargo xtask test`", nvcc.display());
+    }
+    let _ = writeln!(std::io::stderr(), "SKIPPED (nvcc has no CCCL headers; run `cargo xtask test` to install them): {what}");
+    false
+}
+
 static SCRATCH: AtomicUsize = AtomicUsize::new(0);
 
 /// A fresh scratch directory under `target/`.

@@ -3,7 +3,8 @@
 //! The wheels carry `ptxas`, `nvcc` (with `cicc` from nvidia-nvvm and the headers from
 //! nvidia-cuda-crt and nvidia-cuda-runtime), `cuobjdump` and `nvdisasm`. They are installed with
 //! `pip install --target target/cuda-tools`, outside any Python environment, at the pinned
-//! version below.
+//! version below. CUDA's C++ library headers (CCCL: `<nv/target>`, which cooperative groups
+//! include) come in their own wheel, versioned apart, installed next to them when missing.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -18,6 +19,9 @@ const WHEELS: [&str; 6] = [
     "nvidia-cuda-cuobjdump",
     "nvidia-cuda-nvdisasm",
 ];
+
+/// The CCCL wheel matching that release (nvcc looks in `include/cccl`, where it lands).
+const CCCL_WHEEL: &str = "nvidia-cuda-cccl==13.3.5.0.6";
 
 pub struct Tools {
     pub ptxas: PathBuf,
@@ -88,30 +92,74 @@ fn find_all() -> Option<Tools> {
 
 /// Finds the tools, installing the wheels first when `ptxas` or `nvcc` is missing.
 pub fn ensure() -> Result<Tools, String> {
-    if let Some(t) = find_all() {
-        if t.nvcc.is_some() && t.cuobjdump.is_some() {
-            return Ok(t);
+    let t = match find_all() {
+        Some(t) if t.nvcc.is_some() && t.cuobjdump.is_some() => t,
+        _ => {
+            install()?;
+            let t = find_all().ok_or("ptxas is still missing after installing the wheels")?;
+            if t.nvcc.is_none() {
+                return Err("nvcc is still missing after installing the wheels".into());
+            }
+            t
         }
-    }
-    install()?;
-    let t = find_all().ok_or("ptxas is still missing after installing the wheels")?;
-    if t.nvcc.is_none() {
-        return Err("nvcc is still missing after installing the wheels".into());
+    };
+    // The wheels' nvcc without CCCL cannot compile cooperative groups; a toolkit installed
+    // elsewhere is left as it is (the tests that need CCCL then say they need it).
+    if let Some(nvcc) = &t.nvcc {
+        if !has_cccl(nvcc) && nvcc.starts_with(install_dir()) {
+            install_cccl()?;
+        }
     }
     Ok(t)
 }
 
+/// Whether `nvcc` finds CUDA's C++ library headers (`<nv/target>`).
+fn has_cccl(nvcc: &Path) -> bool {
+    let include = nvcc.parent().and_then(Path::parent).map(|d| d.join("include"));
+    include.is_some_and(|i| i.join("cccl/nv/target").is_file() || i.join("nv/target").is_file())
+}
+
 fn install() -> Result<(), String> {
-    let dir = install_dir();
-    eprintln!("xtask: installing CUDA {CUDA_WHEEL_VERSION} tools from PyPI into {}", dir.display());
+    eprintln!("xtask: installing CUDA {CUDA_WHEEL_VERSION} tools from PyPI into {}", install_dir().display());
+    let mut wheels: Vec<String> = WHEELS.iter().map(|w| format!("{w}=={CUDA_WHEEL_VERSION}")).collect();
+    wheels.push(CCCL_WHEEL.to_owned());
+    pip_install(&install_dir(), &wheels)
+}
+
+/// CCCL added to an earlier install. `pip install --target` will not merge a wheel into the
+/// `nvidia/` directory that is already there (with `--upgrade` it would replace it whole), so
+/// the wheel goes to a directory of its own and its headers are copied where nvcc looks.
+fn install_cccl() -> Result<(), String> {
+    let side = install_dir().with_file_name("cuda-tools-cccl");
+    eprintln!("xtask: installing CUDA's C++ library headers ({CCCL_WHEEL}) into {}", side.display());
+    pip_install(&side, &[CCCL_WHEEL.to_owned()])?;
+    let from = side.join("nvidia/cu13/include/cccl");
+    copy_dir(&from, &install_dir().join("nvidia/cu13/include/cccl")).map_err(|e| format!("copying {}: {e}", from.display()))
+}
+
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
+}
+
+fn pip_install(dir: &Path, wheels: &[String]) -> Result<(), String> {
     let python = ["python3", "python"]
         .into_iter()
         .find(|p| Command::new(p).arg("--version").output().map(|o| o.status.success()).unwrap_or(false))
         .ok_or("neither ptxas/nvcc nor python3 found: install a CUDA toolkit or python3 with pip")?;
     let status = Command::new(python)
         .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--upgrade", "--target"])
-        .arg(&dir)
-        .args(WHEELS.iter().map(|w| format!("{w}=={CUDA_WHEEL_VERSION}")))
+        .arg(dir)
+        .args(wheels)
         .status()
         .map_err(|e| format!("cannot run {python} -m pip: {e}"))?;
     if !status.success() {

@@ -295,8 +295,9 @@ impl CpuDevice {
     }
 
     /// Parses and decodes a module, placing its `.global`/`.const` variables (initialized) in
-    /// device memory for as long as the module lives. Malformed PTX is `Error::PtxLoad` with
-    /// the line; instructions the backend does not implement are reported by `launch`.
+    /// device memory for as long as the module lives. Malformed module-level PTX is
+    /// `Error::PtxLoad` with the line; instructions the backend does not implement, and
+    /// function bodies that do not decode, are reported by the launches that can reach them.
     pub fn load_module(&self, ptx: &str) -> Result<Arc<CpuModule>> {
         let ast = parse::parse(ptx).map_err(|e| Error::PtxLoad { log: format!("line {}: {}", e.line, e.message) })?;
         let load_err = |e: decode::DecodeError| Error::PtxLoad { log: format!("line {}: {}", e.line, e.message) };
@@ -432,7 +433,8 @@ impl CpuDevice {
             grid,
             block,
             dyn_shared: dynamic_shared_bytes,
-            shared_size: shared_size as u32,
+            shared_size: (shared_size + layout.reserved as u64) as u32,
+            reserved_shared: layout.reserved,
             shared_offsets: layout.offsets,
             kparams,
             table: self.memory.snapshot(),

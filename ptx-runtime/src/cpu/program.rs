@@ -63,7 +63,10 @@ pub enum Sreg {
     GlobalTimerLo,
     GlobalTimerHi,
     DynamicSmemSize,
+    /// Static plus dynamic shared memory (`%total_smem_size`).
     TotalSmemSize,
+    /// That plus the reserved region (`%aggr_smem_size`).
+    AggrSmemSize,
     /// Registers that read as a constant here (`%cluster_ctarank` = 0, `%envregN` = 0, ...).
     Const(u32),
 }
@@ -288,7 +291,23 @@ pub struct Function {
     pub kparam_size: u32,
     /// The shared variables this function's instructions name.
     pub shared_vars: Vec<u32>,
+    /// Whether it reads a `%reserved_smem_offset_*` register, so an entry reaching it gets the
+    /// reserved shared-memory region (see [`RESERVED_SMEM_BYTES`]).
+    pub reserved_smem: bool,
 }
+
+/// Bytes of the shared-memory region reserved for NVIDIA's system software on sm_80 and
+/// newer (`cudaDevAttrReservedSharedMemoryPerBlock`: 1 KiB). Cooperative groups keep the
+/// scratch of multi-warp tiles there, found through `%reserved_smem_offset_1`. As on the GPU
+/// it sits at the start of the block's shared window, before the kernel's own variables; a
+/// kernel gets it only when its code reads one of the `%reserved_smem_offset_*` registers, so
+/// every other kernel's shared memory (and its memcheck) is exactly what it declares.
+pub const RESERVED_SMEM_BYTES: u32 = 1024;
+
+/// Where `%reserved_smem_offset_1` points in the reserved region: its second half, which
+/// leaves 512 bytes to `%reserved_smem_offset_0` (the region's start) and 512 to cooperative
+/// groups' multi-warp scratch (which needs 288).
+pub const RESERVED_SMEM_OFFSET_1: u32 = 512;
 
 /// A `.shared` variable of the module (every `.extern .shared` declaration is the one
 /// dynamic region).
@@ -302,13 +321,18 @@ pub struct SharedVar {
 
 /// Where an entry's shared variables are: only those its code can reach are placed, in
 /// declaration order, so each kernel's shared memory is exactly what it uses (as ptxas lays it
-/// out) and memcheck bounds it exactly; the dynamic region follows, aligned.
+/// out) and memcheck bounds it exactly; the dynamic region follows, aligned. A reserved region
+/// comes first when the entry uses one.
 #[derive(Debug, Clone, Default)]
 pub struct SharedLayout {
     /// Offset of each variable (`u32::MAX`: not used by this entry).
     pub offsets: Vec<u32>,
-    /// Bytes of static shared memory, including padding before the dynamic region.
+    /// Bytes of static shared memory, including padding before the dynamic region (and not
+    /// the reserved region, which the GPU does not count against the kernel's limits either).
     pub static_size: u32,
+    /// Bytes of the reserved region at offset 0: [`RESERVED_SMEM_BYTES`] when the entry
+    /// reads a `%reserved_smem_offset_*` register, else 0. The kernel's own variables follow.
+    pub reserved: u32,
 }
 
 /// A module-scope `.global`/`.const` variable: its image and where it must live.

@@ -15,7 +15,7 @@ impl FnDecoder<'_> {
                 m.take("uni");
                 self.args(i, 1)?;
                 let Operand::Name(l) = &a[0] else { return self.error("bra: expected a label") };
-                let target = *self.labels.get(l).ok_or_else(|| DecodeError { line: i.line, message: format!("undefined label `{l}`") })?;
+                let target = *self.labels.get(l).ok_or_else(|| DecodeError { construct: None, line: i.line, message: format!("undefined label `{l}`") })?;
                 Ok(Op::Bra { target })
             }
             "call" => self.call(i, m),
@@ -227,7 +227,7 @@ impl FnDecoder<'_> {
                 Some(Sym::Func(f)) => (CallTarget::Direct(f), self.syms.sigs[f as usize].clone()),
                 Some(Sym::Reg(r, _)) => {
                     let Some(Operand::Name(p)) = proto else { return self.error("indirect call without a prototype") };
-                    let sig = self.protos.get(p).cloned().ok_or_else(|| DecodeError { line: i.line, message: format!("undefined prototype `{p}`") })?;
+                    let sig = self.protos.get(p).cloned().ok_or_else(|| DecodeError { construct: None, line: i.line, message: format!("undefined prototype `{p}`") })?;
                     (CallTarget::Indirect(Src::Reg(r)), sig)
                 }
                 _ => return self.error(format!("call: `{n}` is not a function")),

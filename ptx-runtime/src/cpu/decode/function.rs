@@ -10,8 +10,10 @@ use std::collections::HashMap;
 
 pub(super) type R<T> = Result<T, DecodeError>;
 
+#[derive(Default)]
 pub struct FnInfo {
     pub shared_vars: Vec<u32>,
+    pub reserved_smem: bool,
     pub nregs: u32,
     pub param_frame: u32,
     pub local_frame: u32,
@@ -31,6 +33,8 @@ pub struct FnDecoder<'a> {
     pub(super) cc: Option<Reg>,
     /// Shared variables named so far.
     pub(super) shared_used: std::cell::RefCell<std::collections::BTreeSet<u32>>,
+    /// Whether a `%reserved_smem_offset_*` register was read.
+    pub(super) reserved_smem: std::cell::Cell<bool>,
     pub(super) line: u32,
 }
 
@@ -39,7 +43,10 @@ pub(super) fn unsupported(what: impl Into<String>) -> R<Op> {
     Ok(Op::Unsupported { what: what.into() })
 }
 
-fn special(name: &str) -> Option<Sreg> {
+/// A special register or predefined identifier, by name (the PTX ISA's "Special Registers"
+/// chapter and its table of predefined identifiers; the values are in docs/cpu-backend.md).
+/// `None` for any other name.
+pub(super) fn special(name: &str) -> Option<Sreg> {
     let (base, comp) = match name.split_once('.') {
         Some((b, c)) => (b, Some(c)),
         None => (name, None),
@@ -52,9 +59,22 @@ fn special(name: &str) -> Option<Sreg> {
             _ => None,
         }
     };
+    // Registers without components take none.
+    if comp.is_some() && !matches!(base, "%tid" | "%ntid" | "%ctaid" | "%nctaid" | "%clusterid" | "%nclusterid" | "%cluster_ctaid" | "%cluster_nctaid") {
+        return None;
+    }
+    // `%pm0`..`%pm7`, `%pm0_64`..`%pm7_64`, `%envreg0`..`%envreg31`: read as 0.
+    let numbered = |prefix: &str, suffix: &str, n: u32| {
+        base.strip_prefix(prefix)
+            .and_then(|r| r.strip_suffix(suffix))
+            .filter(|d| !d.is_empty() && d.len() <= 2 && d.bytes().all(|b| b.is_ascii_digit()) && (d.len() == 1 || !d.starts_with('0')))
+            .and_then(|d| d.parse::<u32>().ok())
+            .is_some_and(|d| d < n)
+    };
     Some(match base {
         "%tid" => Sreg::Tid(dim(comp)?),
         "%ntid" => Sreg::Ntid(dim(comp)?),
+        // No clusters: every CTA is a cluster of one, so cluster ids are CTA ids.
         "%ctaid" | "%clusterid" => Sreg::Ctaid(dim(comp)?),
         "%nctaid" | "%nclusterid" => Sreg::Nctaid(dim(comp)?),
         "%cluster_ctaid" => {
@@ -85,8 +105,18 @@ fn special(name: &str) -> Option<Sreg> {
         "%globaltimer_lo" => Sreg::GlobalTimerLo,
         "%globaltimer_hi" => Sreg::GlobalTimerHi,
         "%dynamic_smem_size" => Sreg::DynamicSmemSize,
-        "%total_smem_size" | "%aggr_smem_size" => Sreg::TotalSmemSize,
-        b if b.starts_with("%envreg") || b.starts_with("%pm") => Sreg::Const(0),
+        "%total_smem_size" => Sreg::TotalSmemSize,
+        "%aggr_smem_size" => Sreg::AggrSmemSize,
+        // The reserved region is [0, RESERVED_SMEM_BYTES) of the shared window (see
+        // `RESERVED_SMEM_BYTES`); the decoder notes the use so the entry gets the region.
+        "%reserved_smem_offset_begin" | "%reserved_smem_offset_0" => Sreg::Const(0),
+        "%reserved_smem_offset_end" | "%reserved_smem_offset_cap" => Sreg::Const(RESERVED_SMEM_BYTES),
+        "%reserved_smem_offset_1" => Sreg::Const(RESERVED_SMEM_OFFSET_1),
+        // Not running inside a CUDA graph.
+        "%current_graph_exec" => Sreg::Const(0),
+        // `warpSize` in CUDA C.
+        "WARP_SZ" => Sreg::Const(32),
+        _ if numbered("%pm", "", 8) || numbered("%pm", "_64", 8) || numbered("%envreg", "", 32) => Sreg::Const(0),
         _ => return None,
     })
 }
@@ -119,6 +149,7 @@ impl<'a> FnDecoder<'a> {
             local_align: 1,
             cc: None,
             shared_used: Default::default(),
+            reserved_smem: Default::default(),
             line: f.line,
         }
     }
@@ -165,6 +196,7 @@ impl<'a> FnDecoder<'a> {
         out.push(Inst { op: Op::Ret, guard: None, line: f.body.as_ref().map_or(f.line, |_| self.line) });
         Ok(FnInfo {
             shared_vars: self.shared_used.borrow().iter().copied().collect(),
+            reserved_smem: self.reserved_smem.get(),
             nregs: self.reg_bits.len() as u32,
             param_frame: self.param_frame,
             local_frame: self.local_frame,
@@ -176,7 +208,7 @@ impl<'a> FnDecoder<'a> {
         let top = self.scopes.len() - 1;
         match d.space {
             Space::Reg => {
-                let t = T::parse(&d.ty).ok_or_else(|| DecodeError { line: d.line, message: format!("unknown type .{}", d.ty) })?;
+                let t = T::parse(&d.ty).ok_or_else(|| DecodeError { construct: Some(format!(".{}", d.ty)), line: d.line, message: format!("unknown type .{}", d.ty) })?;
                 if d.vector != 1 || t == T::B128 || !d.dims.is_empty() {
                     return err(d.line, format!("register `{}`: vector, array and 128-bit registers are not supported", d.name));
                 }
@@ -194,18 +226,19 @@ impl<'a> FnDecoder<'a> {
             Space::Local => {
                 let (size, align) = decl_size(d)?;
                 let off = self.local_frame.div_ceil(align) * align;
-                self.local_frame = off.checked_add(size as u32).ok_or_else(|| DecodeError { line: d.line, message: "local frame too large".into() })?;
+                self.local_frame = off.checked_add(size as u32).ok_or_else(|| DecodeError { construct: None, line: d.line, message: "local frame too large".into() })?;
                 self.local_align = self.local_align.max(align);
                 self.scopes[top].insert(d.name.clone(), Sym::Local(off));
             }
             Space::Param => {
                 let (size, align) = decl_size(d)?;
                 let off = self.param_frame.div_ceil(align) * align;
-                self.param_frame = off.checked_add(size as u32).ok_or_else(|| DecodeError { line: d.line, message: "parameter frame too large".into() })?;
+                self.param_frame = off.checked_add(size as u32).ok_or_else(|| DecodeError { construct: None, line: d.line, message: "parameter frame too large".into() })?;
                 self.scopes[top].insert(d.name.clone(), Sym::FParam(off, size as u32));
             }
             Space::Shared => {
                 let v = *self.syms.fn_shared.get(&(self.fname.clone(), d.name.clone())).ok_or_else(|| DecodeError {
+                    construct: None,
                     line: d.line,
                     message: format!("shared variable `{}` was not laid out", d.name),
                 })?;
@@ -234,6 +267,9 @@ impl<'a> FnDecoder<'a> {
     pub(super) fn pred_reg(&self, name: &str) -> R<Reg> {
         match self.lookup(name) {
             Some(Sym::Reg(r, _)) => Ok(r),
+            None if special(name).is_none() => {
+                Err(DecodeError { construct: Some(name.to_owned()), line: self.line, message: format!("undefined name `{name}`") })
+            }
             _ => self.error(format!("`{name}` is not a register")),
         }
     }
@@ -281,12 +317,15 @@ impl<'a> FnDecoder<'a> {
             Some(Sym::Func(i)) => Src::Imm(add(func_address(i))),
             _ => {
                 if let Some(s) = special(name) {
+                    if name.starts_with("%reserved_smem_offset") {
+                        self.reserved_smem.set(true);
+                    }
                     return Ok(Src::Special(s));
                 }
                 if let Some(&pc) = self.labels.get(name) {
                     return Ok(Src::Imm(pc as u64));
                 }
-                return self.error(format!("undefined name `{name}`"));
+                return Err(DecodeError { construct: Some(name.to_owned()), line: self.line, message: format!("undefined name `{name}`") });
             }
         })
     }

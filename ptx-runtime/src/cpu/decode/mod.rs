@@ -6,9 +6,11 @@
 //! `.shared` variables to offsets in the block's shared memory, global variables and functions
 //! to addresses, labels to instruction indices — and turns each instruction into an [`Op`].
 //!
-//! Malformed PTX (an undefined name, a wrong operand count) is an error here, as it is for
-//! ptxas. An instruction or modifier the executor does not implement becomes
-//! [`Op::Unsupported`], reported when a launch could reach it.
+//! An instruction or modifier the executor does not implement becomes [`Op::Unsupported`],
+//! reported when a launch could reach it. So does a whole function body that does not decode
+//! (an undefined name, a wrong operand count — errors for ptxas too), so that one such body
+//! does not take the module's other kernels down with it. What belongs to no one function
+//! (module variables, signatures) is an error here.
 
 /// Opcode families, each an `impl FnDecoder` block.
 mod arith;
@@ -24,21 +26,32 @@ use super::program::*;
 use std::collections::HashMap;
 use types::T;
 
-/// A load-time error: line and message.
+/// A decoding error: line and message. Inside a function body it is reported as
+/// `Error::Unsupported` when a launch can reach the function; elsewhere it fails the load.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DecodeError {
     pub line: u32,
     pub message: String,
+    /// The construct the error is about when it is one name (an undefined identifier or
+    /// special register, an unknown type): what `Error::Unsupported` then names.
+    pub construct: Option<String>,
+}
+
+impl DecodeError {
+    /// What a launch reports: the construct, or else the whole message.
+    pub fn what(&self) -> String {
+        self.construct.clone().unwrap_or_else(|| self.message.clone())
+    }
 }
 
 pub(crate) fn err<X>(line: u32, message: impl Into<String>) -> Result<X, DecodeError> {
-    Err(DecodeError { line, message: message.into() })
+    Err(DecodeError { construct: None, line, message: message.into() })
 }
 
 /// Bytes and alignment of a declaration (scalar or vector element times array dimensions).
 pub fn decl_size(d: &VarDecl) -> Result<(u64, u32), DecodeError> {
-    let t = T::parse(&d.ty).ok_or_else(|| DecodeError { line: d.line, message: format!("unknown type .{}", d.ty) })?;
-    let too_big = || DecodeError { line: d.line, message: format!("`{}` is larger than {MAX_DECL} bytes", d.name) };
+    let t = T::parse(&d.ty).ok_or_else(|| DecodeError { construct: Some(format!(".{}", d.ty)), line: d.line, message: format!("unknown type .{}", d.ty) })?;
+    let too_big = || DecodeError { construct: None, line: d.line, message: format!("`{}` is larger than {MAX_DECL} bytes", d.name) };
     let elem = t.bytes() as u64 * d.vector as u64;
     let mut n = 1u64;
     for dim in &d.dims {
@@ -68,9 +81,9 @@ pub fn module_vars(m: &ast::Module) -> Result<Vec<GlobalVar>, DecodeError> {
             continue;
         }
         let (size, align) = decl_size(d)?;
-        let t = T::parse(&d.ty).ok_or_else(|| DecodeError { line: d.line, message: format!("unknown type .{}", d.ty) })?;
+        let t = T::parse(&d.ty).ok_or_else(|| DecodeError { construct: Some(format!(".{}", d.ty)), line: d.line, message: format!("unknown type .{}", d.ty) })?;
         let mut init = Vec::new();
-        init.try_reserve_exact(size as usize).map_err(|_| DecodeError { line: d.line, message: format!("no host memory for `{}`", d.name) })?;
+        init.try_reserve_exact(size as usize).map_err(|_| DecodeError { construct: None, line: d.line, message: format!("no host memory for `{}`", d.name) })?;
         init.resize(size as usize, 0u8);
         let mut relocs = Vec::new();
         let eb = t.bytes() as usize;
@@ -213,16 +226,29 @@ pub fn decode(m: &ast::Module, var_addr: &HashMap<String, u64>) -> Result<Progra
         }
     }
     let mut fn_shared = HashMap::new();
-    for f in &m.funcs {
+    // Errors inside a function body, kept for the launches that can reach the function (the
+    // parser's, then those found here and while decoding the body).
+    let mut fn_errors: HashMap<usize, DecodeError> = HashMap::new();
+    for (i, f) in m.funcs.iter().enumerate() {
+        if let Some(e) = &f.body_error {
+            fn_errors.insert(i, DecodeError { line: e.line, message: e.message.clone(), construct: None });
+        }
         for s in f.body.iter().flatten() {
             if let Stmt::Decl(d) = s {
                 if d.space == Space::Shared {
                     let v = if d.linkage == Linkage::Extern {
                         dyn_var(&mut shared_vars, d.align.unwrap_or(1))
                     } else {
-                        let (size, align) = decl_size(d)?;
-                        shared_vars.push(SharedVar { name: d.name.clone(), size: size as u32, align, dynamic: false });
-                        (shared_vars.len() - 1) as u32
+                        match decl_size(d) {
+                            Ok((size, align)) => {
+                                shared_vars.push(SharedVar { name: d.name.clone(), size: size as u32, align, dynamic: false });
+                                (shared_vars.len() - 1) as u32
+                            }
+                            Err(e) => {
+                                fn_errors.entry(i).or_insert(e);
+                                continue;
+                            }
+                        }
                     };
                     fn_shared.insert((f.name.clone(), d.name.clone()), v);
                 }
@@ -251,6 +277,7 @@ pub fn decode(m: &ast::Module, var_addr: &HashMap<String, u64>) -> Result<Progra
                 local_align: 1,
                 kparam_size: 0,
                 shared_vars: Vec::new(),
+                reserved_smem: false,
             });
             sigs.push((Vec::new(), Vec::new()));
             defs.push(None);
@@ -295,7 +322,17 @@ pub fn decode(m: &ast::Module, var_addr: &HashMap<String, u64>) -> Result<Progra
         let Some(i) = *def else { continue };
         let f = &m.funcs[i];
         let pc = insts.len() as u32;
-        let info = function::FnDecoder::new(&syms, f, idx as u32, pc).run(f, &mut insts)?;
+        let decoded = match fn_errors.remove(&i) {
+            Some(e) => Err(e),
+            None => function::FnDecoder::new(&syms, f, idx as u32, pc).run(f, &mut insts),
+        };
+        // A body that does not decode becomes one unsupported instruction: the launches that
+        // can reach it report the error, the module's other kernels run.
+        let info = decoded.unwrap_or_else(|e| {
+            insts.truncate(pc as usize);
+            insts.push(Inst { op: Op::Unsupported { what: e.what() }, guard: None, line: e.line });
+            function::FnInfo { local_align: 1, ..Default::default() }
+        });
         let func = &mut funcs[idx];
         func.pc = pc;
         func.pc_end = insts.len() as u32;
@@ -304,6 +341,7 @@ pub fn decode(m: &ast::Module, var_addr: &HashMap<String, u64>) -> Result<Progra
         func.local_frame = info.local_frame;
         func.local_align = info.local_align;
         func.shared_vars = info.shared_vars;
+        func.reserved_smem = info.reserved_smem;
     }
 
     let entries = funcs
@@ -371,11 +409,18 @@ fn address_taken(p: &Program) -> Vec<u32> {
 
 fn shared_layout(p: &Program, entry: u32) -> SharedLayout {
     let mut used = vec![false; p.shared_vars.len()];
+    let mut reserved = 0;
     for f in reachable(p, entry) {
-        for &v in &p.funcs[f as usize].shared_vars {
+        let f = &p.funcs[f as usize];
+        for &v in &f.shared_vars {
             used[v as usize] = true;
         }
+        if f.reserved_smem {
+            reserved = RESERVED_SMEM_BYTES;
+        }
     }
+    // Offsets are counted from the kernel's own first byte, then moved past the reserved
+    // region when there is one.
     let mut offsets = vec![u32::MAX; p.shared_vars.len()];
     let mut off = 0u64;
     for (i, v) in p.shared_vars.iter().enumerate() {
@@ -392,7 +437,10 @@ fn shared_layout(p: &Program, entry: u32) -> SharedLayout {
             offsets[i] = static_size;
         }
     }
-    SharedLayout { offsets, static_size }
+    for o in offsets.iter_mut().filter(|o| **o != u32::MAX) {
+        *o = o.saturating_add(reserved);
+    }
+    SharedLayout { offsets, static_size, reserved }
 }
 
 /// For each entry, the first unsupported instruction (or call of an undefined function) it

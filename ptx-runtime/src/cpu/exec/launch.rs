@@ -18,8 +18,10 @@ pub struct Launch<'a> {
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub dyn_shared: u32,
-    /// Static plus dynamic shared bytes.
+    /// Bytes of the block's shared memory: the reserved region, static and dynamic.
     pub shared_size: u32,
+    /// Bytes of the reserved region at its start (0 when the kernel does not use one).
+    pub reserved_shared: u32,
     /// The entry's shared-memory layout: offset of each shared variable.
     pub shared_offsets: Vec<u32>,
     pub kparams: Vec<u8>,

@@ -182,6 +182,9 @@ impl<'l> Block<'l> {
             .filter(|(_, o)| **o != u32::MAX)
             .map(|(v, o)| (*o, v.name.as_str(), if v.dynamic { self.l.dyn_shared as u64 } else { v.size as u64 }))
             .collect();
+        if self.l.reserved_shared > 0 {
+            placed.push((0, "(reserved region)", self.l.reserved_shared as u64));
+        }
         placed.sort();
         let list: Vec<String> = placed.iter().map(|(o, n, s)| format!("`{n}` at {o:#x}..{:#x}", *o as u64 + s)).collect();
         if list.is_empty() {

@@ -120,7 +120,8 @@ impl<'l> Block<'l> {
                 self.time(sr)
             }
             Sreg::DynamicSmemSize => l.dyn_shared as u64,
-            Sreg::TotalSmemSize => l.shared_size as u64,
+            Sreg::TotalSmemSize => (l.shared_size - l.reserved_shared) as u64,
+            Sreg::AggrSmemSize => l.shared_size as u64,
             Sreg::Const(c) => c as u64,
         };
         *out = [v; 32];
@@ -467,29 +468,29 @@ impl<'l> Block<'l> {
                     if exec == 0 {
                         pc += 1;
                     } else {
-                        match self.warp_sync(w, d, pc, exec, inst)? {
-                            None => {
-                                // Blocked until the rest of the member mask arrives.
-                                for l in lanes(exec) {
-                                    w.state[l] = WSYNC;
-                                }
-                                w.runnable &= !exec;
-                                w.writeback(mask, pc, depth);
-                                if mask & !exec != 0 {
-                                    w.writeback(mask & !exec, pc + 1, depth);
-                                }
-                                return Ok(());
-                            }
-                            Some((joined, elsewhere)) => {
-                                mask |= joined;
-                                pc += 1;
-                                if elsewhere {
-                                    w.writeback(mask, pc, depth);
-                                    return Ok(());
-                                }
-                                next_key = recompute_next(w, mask);
-                            }
+                        let r = self.warp_sync(w, d, pc, exec, inst)?;
+                        // Lanes blocked until the rest of their member mask arrives.
+                        for l in lanes(r.blocked) {
+                            w.state[l] = WSYNC;
                         }
+                        w.runnable &= !r.blocked;
+                        if r.blocked == exec {
+                            w.writeback(mask, pc, depth);
+                            if mask & !exec != 0 {
+                                w.writeback(mask & !exec, pc + 1, depth);
+                            }
+                            return Ok(());
+                        }
+                        if r.blocked != 0 {
+                            w.writeback(r.blocked, pc, depth);
+                        }
+                        mask = (mask & !r.blocked) | r.joined;
+                        pc += 1;
+                        if r.elsewhere {
+                            w.writeback(mask, pc, depth);
+                            return Ok(());
+                        }
+                        next_key = recompute_next(w, mask);
                     }
                 }
                 Op::Activemask { d: dst } => {

@@ -7,12 +7,22 @@ use super::warp::{lanes, Warp, RUN, WSYNC};
 use crate::cpu::program::*;
 use crate::error::{Error, FaultKind};
 
+/// What a rendezvous did: the lanes of `exec` that must wait for more of their member mask,
+/// the lanes that were waiting here and now join the executing group, and whether lanes
+/// waiting at other instructions (`bar.warp.sync`) were released.
+pub(super) struct Rendezvous {
+    pub blocked: u32,
+    pub joined: u32,
+    pub elsewhere: bool,
+}
+
 impl<'l> Block<'l> {
-    /// The rendezvous of a warp-synchronous instruction: `None` when the lanes of `exec` must
-    /// wait for more of their member mask; otherwise the instruction has executed for every
-    /// lane that had arrived and the result is (lanes that were waiting here and now join the
-    /// group, whether lanes waiting at other instructions were released).
-    pub(super) fn warp_sync(&mut self, w: &mut Warp, d: usize, pc: u32, exec: u32, inst: &Inst) -> Result<Option<(u32, bool)>, Error> {
+    /// The rendezvous of a warp-synchronous instruction. The lanes of `exec` may pass
+    /// different member masks as long as the masks do not overlap (tiles of 16 threads: one
+    /// mask per half warp); each mask's group completes on its own once all of its lanes have
+    /// arrived. The instruction executes for every group that completes, together with the
+    /// lanes that were waiting here for it.
+    pub(super) fn warp_sync(&mut self, w: &mut Warp, d: usize, pc: u32, exec: u32, inst: &Inst) -> Result<Rendezvous, Error> {
         let mask_src = match &inst.op {
             Op::BarWarp { mask } | Op::Shfl { mask, .. } | Op::Vote { mask, .. } | Op::Redux { mask, .. } | Op::Match { mask, .. } => *mask,
             _ => Src::None,
@@ -20,54 +30,64 @@ impl<'l> Block<'l> {
         let any_pc = matches!(inst.op, Op::BarWarp { .. });
         let mut tm = [0u64; 32];
         self.fetch(w, d, mask_src, &mut tm);
-        let l0 = exec.trailing_zeros() as usize;
-        let m = tm[l0] as u32;
         for l in lanes(exec) {
             let ml = tm[l] as u32;
-            if ml >> l & 1 == 0 || ml != m {
+            // A lane named by `ml` that executes here must pass `ml` too.
+            let disagree = lanes(exec & ml).find(|&k| tm[k] as u32 != ml);
+            if ml >> l & 1 == 0 || disagree.is_some() {
                 return Err(self.fault_at(
                     w,
                     l,
                     FaultKind::InvalidWarpSync,
                     None,
                     Some(inst.line as usize),
-                    if ml >> l & 1 == 0 {
-                        format!("member mask {ml:#010x} does not include the executing lane {l}")
-                    } else {
-                        format!("lanes of the warp use different member masks ({m:#010x} and {ml:#010x})")
+                    match disagree {
+                        Some(k) if ml >> l & 1 != 0 => format!(
+                            "lanes of the warp use overlapping member masks: lane {l} passes {ml:#010x}, lane {k} passes {:#010x}",
+                            tm[k] as u32
+                        ),
+                        _ => format!("member mask {ml:#010x} does not include the executing lane {l}"),
                     },
                 ));
             }
         }
-        let mut here = 0u32;
-        let mut other = 0u32;
-        for l in lanes(w.live & !exec) {
-            if w.state[l] != WSYNC || w.wsync_mask[l] != m {
+        let mut r = Rendezvous { blocked: 0, joined: 0, elsewhere: false };
+        let mut todo = exec;
+        while todo != 0 {
+            let m = tm[todo.trailing_zeros() as usize] as u32;
+            let group = exec & m;
+            todo &= !group;
+            let mut here = 0u32;
+            let mut other = 0u32;
+            for l in lanes(w.live & !exec) {
+                if w.state[l] != WSYNC || w.wsync_mask[l] != m {
+                    continue;
+                }
+                if w.pc[l] == pc && w.depth[l] as usize == d {
+                    here |= 1 << l;
+                } else if any_pc && matches!(self.l.prog.insts[w.pc[l] as usize].op, Op::BarWarp { .. }) {
+                    other |= 1 << l;
+                }
+            }
+            if m & w.live & !(group | here | other) != 0 {
+                for l in lanes(group) {
+                    w.wsync_mask[l] = m;
+                }
+                r.blocked |= group;
                 continue;
             }
-            if w.pc[l] == pc && w.depth[l] as usize == d {
-                here |= 1 << l;
-            } else if any_pc && matches!(self.l.prog.insts[w.pc[l] as usize].op, Op::BarWarp { .. }) {
-                other |= 1 << l;
+            self.warp_op(w, d, group | here, (group | here) & m, inst);
+            for l in lanes(here | other) {
+                w.state[l] = RUN;
+                w.runnable |= 1 << l;
             }
-        }
-        let arrived = exec | here | other;
-        if m & w.live & !arrived != 0 {
-            for l in lanes(exec) {
-                w.wsync_mask[l] = m;
+            for l in lanes(other) {
+                w.pc[l] += 1;
             }
-            return Ok(None);
+            r.joined |= here;
+            r.elsewhere |= other != 0;
         }
-        let part = (exec | here) & m;
-        self.warp_op(w, d, exec | here, part, inst);
-        for l in lanes(here | other) {
-            w.state[l] = RUN;
-            w.runnable |= 1 << l;
-        }
-        for l in lanes(other) {
-            w.pc[l] += 1;
-        }
-        Ok(Some((here, other != 0)))
+        Ok(r)
     }
 
     /// Executes a warp-synchronous instruction for `lanes_` (participants `part`).

@@ -66,6 +66,9 @@ pub struct FuncDecl {
     pub params: Vec<VarDecl>,
     /// `None` for a prototype (`.extern .func …;`).
     pub body: Option<Vec<Stmt>>,
+    /// A syntax error inside the body (then `body` is empty): it rejects only the launches
+    /// that can reach this function, not the whole module.
+    pub body_error: Option<super::ParseError>,
 }
 
 #[derive(Debug, Clone)]

@@ -239,8 +239,26 @@ impl Parser {
                 _ => break,
             }
         }
-        let body = if self.eat_punct(';') { None } else { Some(self.body()?) };
-        Ok(FuncDecl { line, kind, name, rets, params, body })
+        let start = self.pos;
+        let mut body_error = None;
+        let body = if self.eat_punct(';') {
+            None
+        } else {
+            match self.body() {
+                Ok(b) => Some(b),
+                // A statement that does not parse: skip to the brace that closes the body, so
+                // the error stays with this function. Without balanced braces the module
+                // itself is malformed.
+                Err(e) if self.toks.get(start).is_some_and(|t| t.tok == Tok::Punct('{')) => {
+                    self.pos = start;
+                    self.skip_braces().map_err(|_| e.clone())?;
+                    body_error = Some(e);
+                    Some(Vec::new())
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        Ok(FuncDecl { line, kind, name, rets, params, body, body_error })
     }
 
     fn param_list(&mut self) -> R<Vec<VarDecl>> {
