@@ -103,6 +103,30 @@ pub struct Report {
     pub slowest: (u64, Duration),
 }
 
+/// Where a worker notes the input it runs, so that a crash no `catch_unwind` can catch (an
+/// allocation failure, a stack overflow) still names its input: `cargo xtask fuzz` sets
+/// `PTX_FUZZ_INFLIGHT` to a directory and reads the notes back when the process dies.
+struct Inflight(Option<std::fs::File>);
+
+impl Inflight {
+    fn new(seed: u64) -> Inflight {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let file = std::env::var_os("PTX_FUZZ_INFLIGHT").and_then(|dir| {
+            let name = format!("seed-{seed}-worker-{}", NEXT.fetch_add(1, Ordering::Relaxed));
+            std::fs::create_dir_all(&dir).ok()?;
+            std::fs::File::create(std::path::Path::new(&dir).join(name)).ok()
+        });
+        Inflight(file)
+    }
+
+    fn set(&mut self, what: &str) {
+        use std::os::unix::fs::FileExt;
+        if let Some(f) = &self.0 {
+            let _ = f.write_all_at(format!("{what:<24}").as_bytes(), 0);
+        }
+    }
+}
+
 /// An input still running after this long is reported as a hang (the run stops).
 fn hang_limit() -> Duration {
     Duration::from_secs(std::env::var("PTX_FUZZ_HANG_S").ok().and_then(|s| s.parse().ok()).unwrap_or(120))
@@ -125,12 +149,15 @@ pub fn run(fuzzer: &Fuzzer, seed: u64, indices: std::ops::Range<u64>, threads: u
         for slot in &running {
             let work = move || {
                 let fuzzer = Fuzzer::new();
+                let mut inflight = Inflight::new(seed);
                 loop {
                 let index = next.fetch_add(1, Ordering::Relaxed);
                 if index >= indices.end {
+                    inflight.set("-");
                     done.fetch_add(1, Ordering::Relaxed);
                     return;
                 }
+                inflight.set(&index.to_string());
                 let t0 = Instant::now();
                 *slot.lock().unwrap() = Some((index, t0));
                 let (input, made) = fuzzer.input(seed, index);
@@ -272,6 +299,16 @@ fn seeds_reach_the_compiler() {
     let compiled = fuzzer.seeds.iter().filter(|s| fuzzer.run(s).is_ok_and(|r| r.ptx)).count();
     eprintln!("{compiled} of {} seeds compile", fuzzer.seeds.len());
     assert!(compiled * 2 > fuzzer.seeds.len(), "{compiled} of {} seeds compile", fuzzer.seeds.len());
+}
+
+/// `PTX_FUZZ_INPUT`: runs that one item (text) and shows each round's expansion.
+#[test]
+#[ignore = "a debugging aid"]
+fn one() {
+    std::env::set_var("PTX_FUZZ_SHOW", "1");
+    let input = std::env::var("PTX_FUZZ_INPUT").unwrap_or_default();
+    let r = Fuzzer::new().run(&mutate::toks(&input));
+    eprintln!("fuzz: {}", r.err().map_or("no failure".to_owned(), |f| f.to_string()));
 }
 
 /// Every failure the fuzzer has found, minimised, stays fixed.

@@ -74,6 +74,9 @@ fn guarded(f: impl FnOnce() -> TokenStream) -> Result<TokenStream, Failure> {
     let r = catch_unwind(AssertUnwindSafe(f));
     QUIET.set(false);
     let out = r.map_err(|_| LAST_PANIC.take().unwrap_or(Failure::Panic { at: "?".into(), message: "?".into() }))?;
+    if std::env::var_os("PTX_FUZZ_SHOW").is_some() {
+        eprintln!("fuzz: expansion:\n{out}\n");
+    }
     match internal_error(&out) {
         Some(m) => Err(Failure::Internal(m)),
         None => Ok(out),
