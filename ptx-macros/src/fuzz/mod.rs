@@ -28,6 +28,9 @@ use std::time::{Duration, Instant};
 /// The seeds, the replacement pools and the world the fetch chains resolve against.
 pub struct Fuzzer {
     seeds: Vec<Vec<Tok>>,
+    /// The seeds that compile to PTX: half the inputs start from one, so mutants reach the
+    /// lowering and the writer more often than from a rejected `tests/ui` input.
+    compiling: Vec<usize>,
     pools: Pools,
     world: World,
 }
@@ -41,18 +44,23 @@ impl Fuzzer {
         let world = seeds::world(&items);
         let seeds: Vec<Vec<Tok>> = items.into_iter().map(tree).collect();
         assert!(seeds.len() > 50, "found only {} seed items under {}", seeds.len(), seeds::workspace_root().display());
-        Fuzzer { pools: Pools::new(&seeds), seeds, world }
+        let compiling = (0..seeds.len()).filter(|&i| oracle::run(&stream(&seeds[i]), &world).is_ok_and(|r| r.ptx)).collect();
+        Fuzzer { pools: Pools::new(&seeds), seeds, compiling, world }
     }
 
     /// Input `index` of `seed`: a seed item under one to four mutations, the first such
     /// mutant that parses as an item; with how many mutants were made to find it.
     pub fn input(&self, seed: u64, index: u64) -> (Vec<Tok>, u64) {
         let mut rng = Rng::for_input(seed, index);
-        let base = &self.seeds[rng.below(self.seeds.len())];
+        let base = match rng.below(2) {
+            0 if !self.compiling.is_empty() => &self.seeds[self.compiling[rng.below(self.compiling.len())]],
+            _ => &self.seeds[rng.below(self.seeds.len())],
+        };
         for attempt in 1..=ATTEMPTS {
             let mut item = base.clone();
             let mut applied = 0;
-            let want = 1 + rng.below(4);
+            // One mutation half the time: a small change to valid code goes deepest.
+            let want = [1, 1, 1, 2, 3, 4][rng.below(6)];
             for _ in 0..want * 4 {
                 applied += mutate::mutate(&mut item, &self.pools, &mut rng) as usize;
                 if applied == want {
