@@ -184,7 +184,7 @@ pub fn run(fuzzer: &Fuzzer, seed: u64, indices: std::ops::Range<u64>, threads: u
                 }
                 drop(s);
                 let n = index - indices.start + 1;
-                if progress && n % (total / 10).max(1) == 0 {
+                if progress && n.is_multiple_of((total / 10).max(1)) {
                     eprintln!("fuzz: {n}/{total} inputs, {} failures, {:.0?}", failures_ref.lock().unwrap().len(), start.elapsed());
                 }
                 }
