@@ -77,3 +77,6 @@ pub fn derive_device_repr(item: TokenStream) -> TokenStream {
 
 #[cfg(test)]
 mod no_panic;
+
+#[cfg(test)]
+mod fuzz;

@@ -5,6 +5,8 @@
 //!   whole test suite with them, then every example (each verifies its own result), then the
 //!   GPU timing harness on the CPU backend (ours against nvcc's builds, outputs compared).
 //!   With `CI=true` a missing tool fails the run.
+//! - `fuzz [--count N] [--seed S] [--only I] [--threads T] [--debug]`: the macro fuzzer
+//!   (`ptx-macros/src/fuzz`), 100,000 inputs by default, optimised; see docs/testing.md.
 //! - `tools`: installs the tools if needed and prints where they are, as shell exports.
 //! - `gpu-pack`: release test binaries and examples plus a `run.sh`, to carry to a GPU machine.
 //! - `bench-cpu`: the CPU backend's benchmark (`benches/cpu_interp.rs`) in release mode:
@@ -21,6 +23,7 @@
 
 mod bench_codegen;
 mod bench_compile;
+mod fuzz;
 mod gpu_pack;
 mod sass;
 mod tools;
@@ -32,6 +35,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("test") => test(&args[1..]),
         Some("gpu-pack") => gpu_pack::pack(),
+        Some("fuzz") => fuzz::run(&args[1..]),
         Some("bench-codegen") => bench_codegen::run(&args[1..]),
         Some("bench-compile") => bench_compile::run(&args[1..]),
         Some("bench-gpu") => bench_gpu(),
@@ -41,7 +45,7 @@ fn main() -> ExitCode {
                 println!("export {var}={}", path.display());
             }
         }),
-        _ => Err("usage: cargo xtask <test [cargo test args] | tools | gpu-pack | bench-cpu | bench-codegen [--update-docs] | bench-compile [--update-docs] | bench-gpu>".to_owned()),
+        _ => Err("usage: cargo xtask <test [cargo test args] | fuzz [--count N] [--seed S] [--only I] [--threads T] [--debug] | tools | gpu-pack | bench-cpu | bench-codegen [--update-docs] | bench-compile [--update-docs] | bench-gpu>".to_owned()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -95,6 +99,7 @@ fn test(extra: &[String]) -> Result<(), String> {
     }
     run(&mut cmd)?;
     if extra.is_empty() {
+        fuzz::ci_fresh_seed()?;
         run_examples()?;
         gpu_timing_smoke(tools.as_ref())?;
     }

@@ -108,8 +108,9 @@ impl Infer {
             (Ty::Var(v), t) | (t, Ty::Var(v)) => {
                 let ok = match self.kind_of(*v) {
                     VarKind::General => true,
-                    VarKind::Int => t.is_integer() || matches!(t, Ty::Named(_)),
-                    VarKind::Float => t.is_float() || matches!(t, Ty::Named(_)),
+                    // Not a named type: the macro sees a struct or an alias, never a primitive.
+                    VarKind::Int => t.is_integer(),
+                    VarKind::Float => t.is_float(),
                 };
                 if !ok {
                     return Err(Mismatch);

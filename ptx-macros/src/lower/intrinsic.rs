@@ -168,9 +168,13 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         match len {
             // Whole 32-bit words: an 8- or 16-bit atomic reads and writes the word that holds
             // its element (see `atomic`).
-            Len::Known(n) => {
-                t.str(&(n * l.size as u64).max(1).next_multiple_of(4).to_string());
-            }
+            Len::Known(n) => match n.checked_mul(l.size as u64).filter(|&b| b <= u32::MAX as u64) {
+                Some(bytes) => {
+                    t.str(&bytes.max(1).next_multiple_of(4).to_string());
+                }
+                // Shared memory is addressed with 32 bits.
+                None => return self.error(span, format!("a shared array of {n} `{elem}` does not fit in a block's shared memory (at most 227 KiB)")),
+            },
             Len::Const(c) => {
                 let size = l.size as u64;
                 t.piece(quote!(::ptx_runtime::__private::Piece::Dec(((#c) as u64 * #size).next_multiple_of(4))));

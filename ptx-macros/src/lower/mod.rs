@@ -19,6 +19,7 @@ mod cast;
 mod control;
 mod expr;
 mod intrinsic;
+mod limits;
 mod panic;
 mod place;
 mod syscall;
@@ -182,6 +183,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
 
     fn run(&mut self) {
         self.ret_ty = self.ty(&self.cx.body.ret.clone());
+        if self.oversized() {
+            return;
+        }
         self.load_params();
         let body = &self.cx.body.block;
         let v = self.block(body);

@@ -173,7 +173,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     /// region).
     pub fn element_addr(&mut self, base: &Arg, space: Space, idx: &Val, size: u64) -> (Arg, i64) {
         if let Val::S(Arg::Imm(Imm::Int(i))) = idx {
-            return (base.clone(), i * size as i64);
+            // Wrapping: an index this large fails its bounds check before the access.
+            return (base.clone(), i.wrapping_mul(size as i64));
         }
         let key = format!("addr {base:?} {:?} {size} {space:?}", idx.arg());
         if let Some(Some(r)) = self.available(&key) {

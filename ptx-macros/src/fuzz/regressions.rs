@@ -1,0 +1,15 @@
+//! Inputs the fuzzer found failing, minimised; the commit that added each fixed it.
+
+pub const FOUND: &[&str] = &[
+    // A literal typed as a named type (a struct or an alias the macro cannot see) reached the
+    // lowering: "internal: float literal of type `which`". Now a type mismatch.
+    "fn sum (x : f32) -> which { 0.0 }",
+    "#[device_fn] fn n() -> S { 7 }",
+    // A local array of 2^32 elements: registers for every element exhausted memory (abort).
+    "#[kernel] pub fn k(out: &mut [f32]) { let mut acc = [0.0f32; 4294967296u32]; acc[0] = 1.0; out[0] = acc[0]; }",
+    "#[kernel] pub fn k(out: &mut [f32]) { let a: [[f32; 65536]; 65536]; out[0] = 1.0; }",
+    // Overflow (a panic in a debug build): a shared array whose size in bytes overflows, and
+    // a constant index whose byte offset does.
+    "#[kernel] fn w(g: &mut [u32]) { let s = unsafe { shared_array::<u32, 0x9e37_79b9_7f4a_7c15>() }; s[0] = g[0]; }",
+    "#[kernel] fn bounds(x: &[u32], i: u32, out: &mut [u32]) { out[0x9e37_79b9_7f4a_7c15] = x[i as usize] }",
+];
