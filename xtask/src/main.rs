@@ -21,6 +21,7 @@
 
 mod bench_codegen;
 mod bench_compile;
+mod difftest;
 mod gpu_pack;
 mod sass;
 mod tools;
@@ -32,6 +33,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("test") => test(&args[1..]),
         Some("gpu-pack") => gpu_pack::pack(),
+        Some("difftest") => difftest::cli(&args[1..]),
         Some("bench-codegen") => bench_codegen::run(&args[1..]),
         Some("bench-compile") => bench_compile::run(&args[1..]),
         Some("bench-gpu") => bench_gpu(),
