@@ -24,6 +24,7 @@ mod cpu_nvcc;
 mod cpu_ptx;
 mod cpu_syscalls;
 mod cpu_warp;
+mod difftest_cases;
 mod expansion;
 mod gpu;
 mod runtime;

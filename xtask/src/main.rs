@@ -5,6 +5,9 @@
 //!   whole test suite with them, then every example (each verifies its own result), then the
 //!   GPU timing harness on the CPU backend (ours against nvcc's builds, outputs compared).
 //!   With `CI=true` a missing tool fails the run.
+//! - `difftest [--seed S] [--kernels N] ...`: the differential tester: random kernels of the
+//!   subset, run on the CPU backend and on the host, compared (`xtask/src/difftest/`,
+//!   docs/testing.md). `test` runs its short form: a fixed seed and a fresh one.
 //! - `tools`: installs the tools if needed and prints where they are, as shell exports.
 //! - `gpu-pack`: release test binaries and examples plus a `run.sh`, to carry to a GPU machine.
 //! - `bench-cpu`: the CPU backend's benchmark (`benches/cpu_interp.rs`) in release mode:
@@ -97,6 +100,8 @@ fn test(extra: &[String]) -> Result<(), String> {
     }
     run(&mut cmd)?;
     if extra.is_empty() {
+        // The differential tester's short form (docs/testing.md).
+        difftest::ci(60)?;
         run_examples()?;
         gpu_timing_smoke(tools.as_ref())?;
     }

@@ -58,6 +58,18 @@ impl Verdict {
     }
 }
 
+/// What a batch tells about its kernels.
+#[derive(Default)]
+pub struct Output {
+    pub verdicts: BTreeMap<u64, Verdict>,
+    /// The host's outcome (`support::describe`).
+    pub host: BTreeMap<u64, String>,
+    /// The line of `src/kernels.rs` where each kernel's module starts.
+    pub starts: BTreeMap<u64, u32>,
+    /// Seconds spent building, running, and in ptxas.
+    pub times: [f64; 3],
+}
+
 pub struct Batch {
     pub dir: PathBuf,
     pub package: String,
@@ -74,11 +86,14 @@ impl Batch {
     }
 
     /// Builds and runs `kernels`, and assembles their PTX: a verdict per kernel index.
-    pub fn run(&self, root: &Path, kernels: &[Kernel], ptxas: Option<&Path>) -> Result<BTreeMap<u64, Verdict>, String> {
+    pub fn run(&self, root: &Path, kernels: &[Kernel], ptxas: Option<&Path>) -> Result<Output, String> {
         let mut verdicts = BTreeMap::new();
         let mut live: Vec<&Kernel> = kernels.iter().collect();
+        let mut starts = BTreeMap::new();
+        let t0 = std::time::Instant::now();
         for _attempt in 0..6 {
             let ranges = self.write(root, &live)?;
+            starts = ranges.iter().filter(|r| r.0 < 1_000_000).map(|r| (r.0, r.1)).collect();
             match self.build(root, &ranges)? {
                 None => break,
                 Some(rejected) => {
@@ -87,15 +102,17 @@ impl Batch {
                 }
             }
             if live.is_empty() {
-                return Ok(verdicts);
+                return Ok(Output { verdicts, ..Output::default() });
             }
         }
+        let mut host = BTreeMap::new();
+        let t1 = std::time::Instant::now();
         let ptx_dir = self.dir.join("ptx");
         let _ = std::fs::remove_dir_all(&ptx_dir);
         std::fs::create_dir_all(&ptx_dir).map_err(|e| e.to_string())?;
         let mut from = 0usize;
         while from < live.len() {
-            let (results, stopped) = self.execute(root, &ptx_dir, from)?;
+            let (results, stopped) = self.execute(root, &ptx_dir, from, &mut host)?;
             for (i, v) in results {
                 verdicts.insert(i, v);
             }
@@ -111,6 +128,7 @@ impl Batch {
         for k in &live {
             verdicts.entry(k.index).or_insert_with(|| Verdict::DeviceError("no result (the runner stopped)".into()));
         }
+        let t2 = std::time::Instant::now();
         if let Some(ptxas) = ptxas {
             for (i, e) in assemble_all(ptxas, &ptx_dir, &live.iter().map(|k| k.index).collect::<Vec<_>>()) {
                 if !verdicts.get(&i).is_some_and(|v| v.is_failure()) {
@@ -118,7 +136,8 @@ impl Batch {
                 }
             }
         }
-        Ok(verdicts)
+        let times = [(t1 - t0).as_secs_f64(), (t2 - t1).as_secs_f64(), t2.elapsed().as_secs_f64()];
+        Ok(Output { verdicts, host, starts, times })
     }
 
     /// Writes the crate; returns each kernel's line range in `src/kernels.rs` and, offset by
@@ -165,8 +184,8 @@ impl Batch {
                 main.push('\n');
             }
         }
-        let table: Vec<String> = kernels.iter().map(|k| format!("({}, run_{} as fn(&Stream) -> (String, &'static str))", k.index, k.index)).collect();
-        main += &format!("\nconst KERNELS: &[(u64, fn(&Stream) -> (String, &'static str))] = &[{}];\n", table.join(", "));
+        let table: Vec<String> = kernels.iter().map(|k| format!("({}, run_{} as fn(&Stream) -> (String, &'static str, String))", k.index, k.index)).collect();
+        main += &format!("\nconst KERNELS: &[(u64, fn(&Stream) -> (String, &'static str, String))] = &[{}];\n", table.join(", "));
         main += &format!("const HANG_SECONDS: u64 = {HANG_SECONDS};\n");
         main += MAIN;
         std::fs::write(src.join("main.rs"), main).map_err(|e| e.to_string())?;
@@ -229,7 +248,7 @@ impl Batch {
 
     /// Runs the batch binary from position `from`; its results, and the position where it
     /// stopped early (hang or crash), if it did.
-    fn execute(&self, root: &Path, ptx_dir: &Path, from: usize) -> Result<(Vec<(u64, Verdict)>, Option<usize>), String> {
+    fn execute(&self, root: &Path, ptx_dir: &Path, from: usize, host: &mut BTreeMap<u64, String>) -> Result<(Vec<(u64, Verdict)>, Option<usize>), String> {
         let exe = target_dir(root).join("debug").join(&self.package);
         let mut child = Command::new(&exe)
             .arg(ptx_dir)
@@ -245,6 +264,12 @@ impl Batch {
         let mut hung = None;
         for l in out.lines() {
             let l = l.map_err(|e| e.to_string())?;
+            if let Some(h) = l.strip_prefix("HOST ") {
+                if let Some((i, what)) = h.split_once(' ') {
+                    host.insert(i.parse().unwrap_or(0), what.to_owned());
+                }
+                continue;
+            }
             // `RESULT <pos> <index> <verdict...>`
             let mut it = l.splitn(4, ' ');
             if it.next() != Some("RESULT") {
@@ -361,7 +386,6 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let dir = std::path::PathBuf::from(&args[1]);
     let from: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(0);
-    install_panic_hook();
     std::thread::spawn(|| {
         let mut seen = usize::MAX;
         let mut since = std::time::Instant::now();
@@ -380,8 +404,9 @@ fn main() {
     let stream = ptx_runtime::Device::cpu().stream();
     for (pos, (index, run)) in KERNELS.iter().enumerate().skip(from) {
         CURRENT.store(pos, std::sync::atomic::Ordering::SeqCst);
-        let (verdict, ptx) = run(&stream);
+        let (verdict, ptx, host) = run(&stream);
         let _ = std::fs::write(dir.join(format!("k{index}.ptx")), ptx);
+        println!("HOST {index} {host}");
         println!("RESULT {pos} {index} {verdict}");
     }
     CURRENT.store(usize::MAX, std::sync::atomic::Ordering::SeqCst);

@@ -19,7 +19,7 @@ pub mod rng;
 use crate::tools;
 use batch::{Batch, Verdict};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 pub struct Options {
@@ -33,11 +33,13 @@ pub struct Options {
     pub minimize: bool,
     /// Print the kernels' source.
     pub show: bool,
+    /// Constructs left out (their names in `gen::expr::EXPRS` and `gen::stmt::STMTS`).
+    pub skip: Vec<String>,
 }
 
 impl Options {
     pub fn new(seed: u64, kernels: u64) -> Options {
-        Options { seed, kernels, first: 0, batch: 150, jobs: 1, keep: false, minimize: false, show: false }
+        Options { seed, kernels, first: 0, batch: 150, jobs: 1, keep: false, minimize: false, show: false, skip: Vec::new() }
     }
 }
 
@@ -47,7 +49,7 @@ pub fn fresh_seed() -> u64 {
     rng::Rng::new(t).next() % 1_000_000_000
 }
 
-const USAGE: &str = "usage: cargo xtask difftest [--seed S] [--kernels N] [--batch B] [--jobs J] [--keep] [--minimize] | --replay SEED:INDEX";
+const USAGE: &str = "usage: cargo xtask difftest [--seed S] [--kernels N] [--batch B] [--jobs J] [--keep] [--minimize] [--skip CONSTRUCT,...] | --replay SEED:INDEX [--skip ...]";
 
 pub fn cli(args: &[String]) -> Result<(), String> {
     let mut o = Options::new(fresh_seed(), 1000);
@@ -61,6 +63,15 @@ pub fn cli(args: &[String]) -> Result<(), String> {
             "--jobs" => o.jobs = num(it.next())?.max(1) as usize,
             "--keep" => o.keep = true,
             "--minimize" => o.minimize = true,
+            "--skip" => {
+                let names = it.next().ok_or(USAGE)?;
+                for n in names.split(',') {
+                    if !gen::construct_names().contains(&n) {
+                        return Err(format!("--skip: no construct `{n}`; the constructs are {}", gen::construct_names().join(", ")));
+                    }
+                    o.skip.push(n.to_owned());
+                }
+            }
             "--replay" => {
                 let v = it.next().ok_or(USAGE)?;
                 let (s, i) = v.split_once(':').ok_or(USAGE)?;
@@ -82,7 +93,6 @@ pub fn cli(args: &[String]) -> Result<(), String> {
 }
 
 pub struct Summary {
-    pub kernels: usize,
     pub failures: Vec<(u64, u64, Verdict)>,
 }
 
@@ -105,7 +115,8 @@ pub fn run(o: &Options) -> Result<Summary, String> {
     let root = tools::workspace_root();
     let ptxas = ptxas();
     let start = Instant::now();
-    eprintln!("difftest: seed {} kernels {}..{} (replay one: cargo xtask difftest --replay {}:INDEX)", o.seed, o.first, o.first + o.kernels, o.seed);
+    let skip = if o.skip.is_empty() { String::new() } else { format!(" --skip {}", o.skip.join(",")) };
+    eprintln!("difftest: seed {} kernels {}..{} (replay one: cargo xtask difftest --replay {}:INDEX{skip})", o.seed, o.first, o.first + o.kernels, o.seed);
     let batches: Vec<(u64, u64)> = (0..o.kernels.div_ceil(o.batch)).map(|b| (o.first + b * o.batch, (o.first + (b + 1) * o.batch).min(o.first + o.kernels))).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(BTreeMap::new());
@@ -117,7 +128,7 @@ pub fn run(o: &Options) -> Result<Summary, String> {
                 let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(&(lo, hi)) = batches.get(n) else { break };
                 let t = Instant::now();
-                let kernels: Vec<gen::Kernel> = (lo..hi).map(|i| gen::kernel(o.seed, i)).collect();
+                let kernels: Vec<gen::Kernel> = (lo..hi).map(|i| gen::kernel(o.seed, i, &o.skip)).collect();
                 if o.show {
                     for k in &kernels {
                         println!("{}", gen::render::kernel_module(k).join("\n"));
@@ -125,8 +136,9 @@ pub fn run(o: &Options) -> Result<Summary, String> {
                 }
                 let b = Batch::new(root, &format!("s{}-{lo}", o.seed), slot);
                 match b.run(root, &kernels, ptxas.as_deref()) {
-                    Ok(v) => {
-                        report_batch(o.seed, lo, hi, &v, t.elapsed().as_secs_f64());
+                    Ok(out) => {
+                        let v = out.verdicts;
+                        report_batch(o.seed, lo, hi, &v, t.elapsed().as_secs_f64(), out.times);
                         if !o.keep && !v.values().any(|v| v.is_failure()) {
                             let _ = std::fs::remove_dir_all(&b.dir);
                         }
@@ -163,27 +175,30 @@ pub fn run(o: &Options) -> Result<Summary, String> {
         secs * 1000.0 / results.len().max(1) as f64
     );
     if o.minimize {
-        for (seed, index, v) in failures.iter().take(8) {
-            match minimize::minimize(&root, ptxas.as_deref(), *seed, *index, v) {
+        // One failure of each kind: minimising costs a build per round.
+        let mut seen = std::collections::BTreeSet::new();
+        for (seed, index, v) in failures.iter().filter(|f| seen.insert(f.2.word())) {
+            match minimize::minimize(&root, ptxas.as_deref(), *seed, *index, &o.skip, v) {
                 Ok(path) => eprintln!("difftest: kernel {seed}:{index} minimised into {}", path.display()),
                 Err(e) => eprintln!("difftest: kernel {seed}:{index} not minimised: {e}"),
             }
         }
     }
-    Ok(Summary { kernels: results.len(), failures })
+    Ok(Summary { failures })
 }
 
-fn report_batch(seed: u64, lo: u64, hi: u64, v: &BTreeMap<u64, Verdict>, secs: f64) {
+fn report_batch(seed: u64, lo: u64, hi: u64, v: &BTreeMap<u64, Verdict>, secs: f64, times: [f64; 3]) {
     let bad: Vec<(&u64, &Verdict)> = v.iter().filter(|(_, v)| v.is_failure()).collect();
     let traps = v.values().filter(|v| **v == Verdict::OkTrap).count();
-    eprintln!("difftest: batch {seed}:{lo}..{hi}: {} ok ({traps} trapped on both sides), {} failing, {secs:.0} s", v.len() - bad.len(), bad.len());
+    eprintln!("difftest: batch {seed}:{lo}..{hi}: {} ok ({traps} trapped on both sides), {} failing, {secs:.0} s (build {:.0}, run {:.0}, ptxas {:.0})", v.len() - bad.len(), bad.len(), times[0], times[1], times[2]);
     for (i, v) in bad {
         let d: String = v.detail().chars().take(600).collect();
         println!("FAIL {seed}:{i} {} {}", v.word(), d.replace('\n', "\n    "));
     }
 }
 
-/// The short form `cargo xtask test` runs: a fixed seed, then a fresh one (printed).
+/// The short form `cargo xtask test` runs: `kernels` kernels of a fixed seed, then as many
+/// of a fresh one (printed, so that a failure can be replayed).
 pub fn ci(kernels: u64) -> Result<(), String> {
     let mut bad = 0;
     for seed in [12, fresh_seed()] {
@@ -197,5 +212,3 @@ pub fn ci(kernels: u64) -> Result<(), String> {
     Ok(())
 }
 
-#[allow(dead_code)]
-fn _paths(_: &Path) {}

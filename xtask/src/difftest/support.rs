@@ -12,7 +12,7 @@
 #![allow(dead_code)]
 
 use ptx_runtime::{DeviceBuffer, Error, Stream};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 #[derive(Clone, Copy, Debug)]
 pub enum Slot {
@@ -33,21 +33,34 @@ pub enum Outcome {
 }
 
 thread_local! {
+    static CATCHING: Cell<bool> = const { Cell::new(false) };
     static PANIC: RefCell<Option<(String, u32, String)>> = const { RefCell::new(None) };
 }
 
-/// Records each panic's location and message instead of printing them.
-pub fn install_panic_hook() {
-    std::panic::set_hook(Box::new(|info| {
-        let msg = info.payload().downcast_ref::<String>().cloned().or_else(|| info.payload().downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
-        let (file, line) = info.location().map_or((String::new(), 0), |l| (l.file().to_owned(), l.line()));
-        PANIC.with(|p| *p.borrow_mut() = Some((file, line, msg)));
-    }));
+/// Records the location and message of a panic inside [`caught`] instead of printing it;
+/// other panics go to the hook that was there before.
+fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !CATCHING.with(Cell::get) {
+                return prev(info);
+            }
+            let msg = info.payload().downcast_ref::<String>().cloned().or_else(|| info.payload().downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+            let (file, line) = info.location().map_or((String::new(), 0), |l| (l.file().to_owned(), l.line()));
+            PANIC.with(|p| *p.borrow_mut() = Some((file, line, msg)));
+        }));
+    });
 }
 
 fn caught<R>(f: impl FnOnce() -> R) -> Result<R, (String, u32, String)> {
+    install_panic_hook();
     PANIC.with(|p| *p.borrow_mut() = None);
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|_| PANIC.with(|p| p.borrow_mut().take()).unwrap_or_default())
+    CATCHING.with(|c| c.set(true));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    CATCHING.with(|c| c.set(false));
+    r.map_err(|_| PANIC.with(|p| p.borrow_mut().take()).unwrap_or_default())
 }
 
 /// The body run as plain Rust: a grid of one thread, which is what a body sees outside
@@ -108,6 +121,16 @@ pub fn same(slot: Slot, h: u64, d: u64) -> bool {
 /// Whether the host's panic names a line of the generated source (not of `core`).
 fn ours(file: &str) -> bool {
     file.starts_with("src/") || file.contains("difftest")
+}
+
+/// The host's outcome in a line: `values 0x1,0x2` or `trap <line> <file>` (what a
+/// regression test expects from the device).
+pub fn describe(o: &Outcome) -> String {
+    match o {
+        Outcome::Values(v) => format!("values {}", v.iter().map(|x| format!("{x:#x}")).collect::<Vec<_>>().join(",")),
+        Outcome::Trap { file, line, .. } => format!("trap {line} {file}"),
+        Outcome::Error(e) => format!("error {}", e.replace('\n', " ")),
+    }
 }
 
 /// The verdict, one word first: `ok`, `ok-trap`, `mismatch`, `trap-mismatch`, `device-error`.

@@ -50,7 +50,7 @@ pub fn expr(g: &mut Gen, t: Ty, depth: u32) -> String {
     if depth == 0 {
         return if g.rng.chance(70) { variable(g, t, 0).unwrap_or_else(|| literal(g, t, 0).expect("literals of every type")) } else { literal(g, t, 0).expect("literal") };
     }
-    let weights: Vec<u32> = EXPRS.iter().map(|e| e.1).collect();
+    let weights = g.weights(EXPRS);
     for _ in 0..20 {
         let i = g.rng.weighted(&weights);
         if let Some(s) = (EXPRS[i].2)(g, t, depth - 1) {
@@ -72,7 +72,7 @@ fn operand(g: &mut Gen, t: Ty, depth: u32) -> String {
             return format!("{}.5", g.rng.below(9));
         }
     }
-    if g.rng.chance(5) && !g.in_helper {
+    if g.rng.chance(5) && !g.in_helper && !g.skips("outside-const") {
         return const_of(g, t);
     }
     expr(g, t, depth)
@@ -91,7 +91,7 @@ fn variable(g: &mut Gen, t: Ty, _: u32) -> Option<String> {
 fn const_of(g: &mut Gen, t: Ty) -> String {
     let v = t.value(&mut g.rng);
     g.consts.push((t, v));
-    format!("C{}_{}", g.index, g.consts.len() - 1)
+    format!("C{}_{}", super::TAG, g.consts.len() - 1)
 }
 
 /// `Q as T` or `Q` where a typed context fixes it.
@@ -431,7 +431,7 @@ fn call(g: &mut Gen, t: Ty, d: u32) -> Option<String> {
 }
 
 fn new_helper(g: &mut Gen, ret: Ty) -> usize {
-    let name = format!("h{}_{}", g.index, g.helpers.len());
+    let name = format!("h{}_{}", super::TAG, g.helpers.len());
     let params: Vec<Ty> = (0..1 + g.rng.below(3)).map(|_| *g.rng.pick(&ty::ALL)).collect();
     let takes_struct = g.rng.chance(30);
     let outer = g.swap_scopes(vec![Vec::new()]);
@@ -444,7 +444,7 @@ fn new_helper(g: &mut Gen, ret: Ty) -> usize {
     }
     if takes_struct {
         g.declare("s".into(), Kind::Struct, false);
-        sig.push(format!("s: S{}", g.index));
+        sig.push(format!("s: S{}", super::TAG));
     }
     let mut lines = vec!["#[device_fn]".to_owned(), format!("pub fn {name}({}) -> {} {{", sig.join(", "), ret.name())];
     for i in 0..g.rng.below(3) {

@@ -19,6 +19,10 @@ pub mod ty;
 use super::rng::Rng;
 pub use ty::Ty;
 
+/// Stands for the kernel's index in the names of its items (`S#K`, `C#K_0`, `h#K_0`) until
+/// it is rendered, so that the minimiser can put variants of one kernel side by side.
+pub const TAG: &str = "#K";
+
 /// The most output slots a kernel writes.
 pub const MAX_SLOTS: usize = 24;
 
@@ -61,7 +65,6 @@ pub struct Helper {
 #[derive(Clone, Debug)]
 pub struct Kernel {
     pub index: u64,
-    pub seed: u64,
     /// Scalar parameters `p0..`: type and input bits.
     pub params: Vec<(Ty, u64)>,
     /// `xs: &[T]` and its elements' bits.
@@ -73,12 +76,6 @@ pub struct Kernel {
     pub helpers: Vec<Helper>,
     pub body: Vec<Stmt>,
     pub slots: Vec<Slot>,
-}
-
-impl Kernel {
-    pub fn name(&self) -> String {
-        format!("k{}", self.index)
-    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -108,7 +105,6 @@ pub struct Label {
 /// The generator's state while it writes one kernel.
 pub struct Gen {
     pub rng: Rng,
-    pub index: u64,
     scopes: Vec<Vec<Var>>,
     fresh: u32,
     pub consts: Vec<(Ty, u64)>,
@@ -122,14 +118,31 @@ pub struct Gen {
     pub budget: i32,
     /// Nesting of blocks (bounds loops inside loops).
     pub nesting: u32,
+    /// Constructs left out (`--skip`), by their names in the tables.
+    pub skip: Vec<String>,
 }
 
-/// Generates kernel `index` of the run seeded with `seed`.
-pub fn kernel(seed: u64, index: u64) -> Kernel {
+impl Gen {
+    /// The weights of a table, with skipped constructs at zero.
+    pub fn weights<T>(&self, table: &[(&str, u32, T)]) -> Vec<u32> {
+        table.iter().map(|e| if self.skips(e.0) { 0 } else { e.1 }).collect()
+    }
+
+    pub fn skips(&self, name: &str) -> bool {
+        self.skip.iter().any(|s| s == name)
+    }
+}
+
+/// The names of every construct (`--skip` takes them).
+pub fn construct_names() -> Vec<&'static str> {
+    expr::EXPRS.iter().map(|e| e.0).chain(stmt::STMTS.iter().map(|s| s.0)).collect()
+}
+
+/// Generates kernel `index` of the run seeded with `seed`, without the constructs in `skip`.
+pub fn kernel(seed: u64, index: u64, skip: &[String]) -> Kernel {
     let kseed = Rng::kernel_seed(seed, index);
     let mut g = Gen {
         rng: Rng::new(kseed),
-        index,
         scopes: vec![Vec::new()],
         fresh: 0,
         consts: Vec::new(),
@@ -141,6 +154,7 @@ pub fn kernel(seed: u64, index: u64) -> Kernel {
         in_helper: false,
         budget: 0,
         nesting: 0,
+        skip: skip.to_vec(),
     };
     let nparams = 2 + g.rng.below(4);
     let params: Vec<(Ty, u64)> = (0..nparams)
@@ -178,7 +192,7 @@ pub fn kernel(seed: u64, index: u64) -> Kernel {
             body.push(Stmt::Line { text: g.output(t, &v.name), keep: false });
         }
     }
-    Kernel { index, seed, params, slice, fields: g.fields, consts: g.consts, helpers: g.helpers, body, slots: g.slots }
+    Kernel { index, params, slice, fields: g.fields, consts: g.consts, helpers: g.helpers, body, slots: g.slots }
 }
 
 impl Gen {

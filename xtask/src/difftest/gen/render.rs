@@ -30,7 +30,8 @@ pub fn kernel_module(k: &Kernel) -> Vec<String> {
     stmts(&k.body, 1, &mut l);
     l.push("}".into());
     l.push("}".into());
-    l
+    let tag = i.to_string();
+    l.into_iter().map(|s| s.replace(super::TAG, &tag)).collect()
 }
 
 pub fn stmts(body: &[Stmt], depth: usize, out: &mut Vec<String>) {
@@ -64,7 +65,7 @@ fn slot(s: Slot) -> String {
 pub fn runner(k: &Kernel, path: &str) -> Vec<String> {
     let i = k.index;
     let n = k.slots.len().max(1);
-    let mut l = vec![format!("pub fn run_{i}(stream: &Stream) -> (String, &'static str) {{")];
+    let mut l = vec![format!("pub fn run_{i}(stream: &Stream) -> (String, &'static str, String) {{")];
     for (j, (t, bits)) in k.params.iter().enumerate() {
         l.push(format!("    let p{j}: {} = {};", t.name(), t.input(*bits)));
     }
@@ -81,7 +82,7 @@ pub fn runner(k: &Kernel, path: &str) -> Vec<String> {
         "    let dev = on_device(stream, {n}, |st, out| {{ let xs = DeviceBuffer::from_slice(st, &xs)?; {path}::k{i}::launch(st, LaunchConfig::new(1u32, 1u32), {a}{comma}&xs, s, out) }});"
     ));
     let slots: Vec<String> = k.slots.iter().map(|s| slot(*s)).collect();
-    l.push(format!("    (compare(&host, &dev, &[{}]), {path}::k{i}::PTX)", slots.join(", ")));
+    l.push(format!("    (compare(&host, &dev, &[{}]), {path}::k{i}::PTX, describe(&host))", slots.join(", ")));
     l.push("}".into());
     l
 }

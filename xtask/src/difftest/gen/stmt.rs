@@ -29,7 +29,7 @@ pub const STMTS: &[(&str, u32, Maker)] = &[
     ("array-store", 4, array_store),
     ("struct", 3, struct_let),
     ("field-store", 3, field_store),
-    ("late-typed-index", 3, late_typed),
+    ("late-typed-index", 2, late_typed),
     ("trap", 1, trap),
     ("early-return", 1, early_return),
 ];
@@ -64,7 +64,7 @@ const DEPTH: u32 = 3;
 
 pub fn stmt(g: &mut Gen) -> Stmt {
     g.budget -= 1;
-    let weights: Vec<u32> = STMTS.iter().map(|s| s.1).collect();
+    let weights = g.weights(STMTS);
     loop {
         let i = g.rng.weighted(&weights);
         if let Some(s) = (STMTS[i].2)(g) {
@@ -349,7 +349,7 @@ fn struct_let(g: &mut Gen) -> Option<Stmt> {
         inits.push(format!("f{i}: {}", expr(g, *t, 2)));
     }
     let t = g.fresh("t");
-    let lit = if base { format!("S{} {{ {}, ..s }}", g.index, inits.join(", ")) } else { format!("S{} {{ {} }}", g.index, inits.join(", ")) };
+    let lit = if base { format!("S{} {{ {}, ..s }}", super::TAG, inits.join(", ")) } else { format!("S{} {{ {} }}", super::TAG, inits.join(", ")) };
     g.declare(t.clone(), Kind::Struct, true);
     Some(line(format!("let mut {t} = {lit};")))
 }

@@ -64,18 +64,6 @@ impl Ty {
         }
     }
 
-    /// The unsigned type of the same width (`unsigned_abs`, `abs_diff`).
-    pub fn unsigned(self) -> Ty {
-        match self {
-            Ty::I8 => Ty::U8,
-            Ty::I16 => Ty::U16,
-            Ty::I32 => Ty::U32,
-            Ty::I64 => Ty::U64,
-            Ty::Isize => Ty::Usize,
-            t => t,
-        }
-    }
-
     /// A value of this type as raw bits (two's complement, IEEE), edge values weighted.
     pub fn value(self, rng: &mut Rng) -> u64 {
         let bits = self.bits();
