@@ -81,8 +81,22 @@ const SUPPORT: &str = include_str!("support.rs");
 const HANG_SECONDS: u64 = 60;
 
 impl Batch {
-    pub fn new(root: &Path, name: &str, slot: usize) -> Batch {
-        Batch { dir: root.join("target/difftest").join(name), package: format!("difftest-job{slot}") }
+    pub fn new(root: &Path, name: &str) -> Batch {
+        let package = format!("difftest-{}", name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect::<String>());
+        Batch { dir: root.join("target/difftest").join(name), package }
+    }
+
+    /// Removes the crate and its binaries from the target directory.
+    pub fn remove(&self, root: &Path) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+        let debug = target_dir(root).join("debug");
+        let _ = std::fs::remove_file(debug.join(&self.package));
+        let stem = self.package.replace('-', "_");
+        for e in std::fs::read_dir(debug.join("deps")).into_iter().flatten().flatten() {
+            if e.file_name().to_str().is_some_and(|n| n.starts_with(&format!("{stem}-"))) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
     }
 
     /// Builds and runs `kernels`, and assembles their PTX: a verdict per kernel index.

@@ -25,7 +25,7 @@ pub fn minimize(root: &Path, ptxas: Option<&Path>, seed: u64, index: u64, skip: 
         return Err(format!("{} is not minimised", v.word()));
     }
     let original = gen::kernel(seed, index, skip);
-    let batch = Batch::new(root, &format!("min-s{seed}-{index}"), 99);
+    let batch = Batch::new(root, &format!("min-s{seed}-{index}"));
     let mut removed: BTreeSet<usize> = BTreeSet::new();
     let mut promising: BTreeSet<usize> = BTreeSet::new();
     for _round in 0..MAX_ROUNDS {
@@ -66,7 +66,7 @@ pub fn minimize(root: &Path, ptxas: Option<&Path>, seed: u64, index: u64, skip: 
     let path = root.join("tests/suite/difftest_cases").join(format!("s{seed}_k{index}.rs"));
     std::fs::write(&path, regression_test(&last, seed, &got, &out)).map_err(|e| e.to_string())?;
     register(root, &format!("s{seed}_k{index}"))?;
-    let _ = std::fs::remove_dir_all(&batch.dir);
+    batch.remove(root);
     Ok(path)
 }
 
