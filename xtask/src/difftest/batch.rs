@@ -70,9 +70,15 @@ pub struct Output {
     pub times: [f64; 3],
 }
 
+/// A run of the batch binary: verdicts, and the position where it stopped early, if it did.
+type Executed = (Vec<(u64, Verdict)>, Option<usize>);
+
 pub struct Batch {
     pub dir: PathBuf,
     pub package: String,
+    /// The target directory: the shared one, or one per parallel job (cargo locks a target
+    /// directory for the whole of a build, so jobs sharing one would build one at a time).
+    pub target: PathBuf,
 }
 
 const SUPPORT: &str = include_str!("support.rs");
@@ -81,15 +87,18 @@ const SUPPORT: &str = include_str!("support.rs");
 const HANG_SECONDS: u64 = 60;
 
 impl Batch {
-    pub fn new(root: &Path, name: &str) -> Batch {
+    /// Batch `name`, built by job `job` (job 0 uses the shared target directory).
+    pub fn new(root: &Path, name: &str, job: usize) -> Batch {
         let package = format!("difftest-{}", name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect::<String>());
-        Batch { dir: root.join("target/difftest").join(name), package }
+        let shared = target_dir(root);
+        let target = if job == 0 { shared } else { shared.join(format!("difftest-job{job}")) };
+        Batch { dir: root.join("target/difftest").join(name), package, target }
     }
 
     /// Removes the crate and its binaries from the target directory.
-    pub fn remove(&self, root: &Path) {
+    pub fn remove(&self) {
         let _ = std::fs::remove_dir_all(&self.dir);
-        let debug = target_dir(root).join("debug");
+        let debug = self.target.join("debug");
         let _ = std::fs::remove_file(debug.join(&self.package));
         let stem = self.package.replace('-', "_");
         for e in std::fs::read_dir(debug.join("deps")).into_iter().flatten().flatten() {
@@ -108,7 +117,7 @@ impl Batch {
         for _attempt in 0..6 {
             let ranges = self.write(root, &live)?;
             starts = ranges.iter().filter(|r| r.0 < 1_000_000).map(|r| (r.0, r.1)).collect();
-            match self.build(root, &ranges)? {
+            match self.build(&ranges)? {
                 None => break,
                 Some(rejected) => {
                     live.retain(|k| !rejected.contains_key(&k.index));
@@ -126,7 +135,7 @@ impl Batch {
         std::fs::create_dir_all(&ptx_dir).map_err(|e| e.to_string())?;
         let mut from = 0usize;
         while from < live.len() {
-            let (results, stopped) = self.execute(root, &ptx_dir, from, &mut host)?;
+            let (results, stopped) = self.execute(&ptx_dir, from, &mut host)?;
             for (i, v) in results {
                 verdicts.insert(i, v);
             }
@@ -207,11 +216,11 @@ impl Batch {
     }
 
     /// `cargo build`; `None` when it succeeded, else the kernels it rejected.
-    fn build(&self, root: &Path, ranges: &[(u64, u32, u32)]) -> Result<Option<BTreeMap<u64, Verdict>>, String> {
+    fn build(&self, ranges: &[(u64, u32, u32)]) -> Result<Option<BTreeMap<u64, Verdict>>, String> {
         let o = Command::new(crate::cargo())
             .args(["build", "--message-format=json"])
             .current_dir(&self.dir)
-            .env("CARGO_TARGET_DIR", target_dir(root))
+            .env("CARGO_TARGET_DIR", &self.target)
             .stderr(Stdio::piped())
             .output()
             .map_err(|e| format!("cannot run cargo: {e}"))?;
@@ -262,8 +271,8 @@ impl Batch {
 
     /// Runs the batch binary from position `from`; its results, and the position where it
     /// stopped early (hang or crash), if it did.
-    fn execute(&self, root: &Path, ptx_dir: &Path, from: usize, host: &mut BTreeMap<u64, String>) -> Result<(Vec<(u64, Verdict)>, Option<usize>), String> {
-        let exe = target_dir(root).join("debug").join(&self.package);
+    fn execute(&self, ptx_dir: &Path, from: usize, host: &mut BTreeMap<u64, String>) -> Result<Executed, String> {
+        let exe = self.target.join("debug").join(&self.package);
         let mut child = Command::new(&exe)
             .arg(ptx_dir)
             .arg(from.to_string())

@@ -25,7 +25,7 @@ pub fn minimize(root: &Path, ptxas: Option<&Path>, seed: u64, index: u64, skip: 
         return Err(format!("{} is not minimised", v.word()));
     }
     let original = gen::kernel(seed, index, skip);
-    let batch = Batch::new(root, &format!("min-s{seed}-{index}"));
+    let batch = Batch::new(root, &format!("min-s{seed}-{index}"), 0);
     let mut removed: BTreeSet<usize> = BTreeSet::new();
     let mut promising: BTreeSet<usize> = BTreeSet::new();
     for _round in 0..MAX_ROUNDS {
@@ -66,7 +66,7 @@ pub fn minimize(root: &Path, ptxas: Option<&Path>, seed: u64, index: u64, skip: 
     let path = root.join("tests/suite/difftest_cases").join(format!("s{seed}_k{index}.rs"));
     std::fs::write(&path, regression_test(&last, seed, &got, &out)).map_err(|e| e.to_string())?;
     register(root, &format!("s{seed}_k{index}"))?;
-    batch.remove(root);
+    batch.remove();
     Ok(path)
 }
 
@@ -114,6 +114,11 @@ fn variant(k: &Kernel, removed: &BTreeSet<usize>, index: u64) -> Kernel {
     let mut v = k.clone();
     v.index = index;
     v.body = filter(&k.body, removed, &mut 0);
+    // Helpers no statement calls any more go too (a helper calls no other helper).
+    let mut text = Vec::new();
+    render::stmts(&v.body, 0, &mut text);
+    let text = text.join("\n");
+    v.helpers.retain(|h| text.contains(&format!("{}(", h.name)));
     v
 }
 

@@ -122,7 +122,7 @@ pub fn run(o: &Options) -> Result<Summary, String> {
     let results = std::sync::Mutex::new(BTreeMap::new());
     let error = std::sync::Mutex::new(None);
     std::thread::scope(|s| {
-        for _ in 0..o.jobs.min(batches.len()) {
+        for job in 0..o.jobs.min(batches.len()) {
             let (root, ptxas, batches, next, results, error) = (&root, &ptxas, &batches, &next, &results, &error);
             s.spawn(move || loop {
                 let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -134,13 +134,13 @@ pub fn run(o: &Options) -> Result<Summary, String> {
                         println!("{}", gen::render::kernel_module(k).join("\n"));
                     }
                 }
-                let b = Batch::new(root, &format!("s{}-{lo}", o.seed));
+                let b = Batch::new(root, &format!("s{}-{lo}", o.seed), job);
                 match b.run(root, &kernels, ptxas.as_deref()) {
                     Ok(out) => {
                         let v = out.verdicts;
                         report_batch(o.seed, lo, hi, &v, t.elapsed().as_secs_f64(), out.times);
                         if !o.keep && !v.values().any(|v| v.is_failure()) {
-                            b.remove(root);
+                            b.remove();
                         }
                         results.lock().unwrap_or_else(|e| e.into_inner()).extend(v);
                     }
