@@ -163,6 +163,15 @@ impl Batch {
         Ok(Output { verdicts, host, starts, times })
     }
 
+    /// One build of `kernels`, nothing run: the kernels it rejects. Our macro's errors all
+    /// appear in this build (they are reported while macros expand, before rustc stops at its
+    /// own errors), so one build answers whether a kernel is still rejected.
+    pub fn rejections(&self, root: &Path, kernels: &[Kernel]) -> Result<BTreeMap<u64, Verdict>, String> {
+        let live: Vec<&Kernel> = kernels.iter().collect();
+        let ranges = self.write(root, &live)?;
+        Ok(self.build(&ranges)?.unwrap_or_default())
+    }
+
     /// Writes the crate; returns each kernel's line range in `src/kernels.rs` and, offset by
     /// a million, in `src/main.rs`.
     fn write(&self, root: &Path, kernels: &[&Kernel]) -> Result<Vec<(u64, u32, u32)>, String> {

@@ -25,7 +25,8 @@ pub fn minimize(root: &Path, ptxas: Option<&Path>, seed: u64, index: u64, skip: 
         return Err(format!("{} is not minimised", v.word()));
     }
     let original = gen::kernel(seed, index, skip);
-    let batch = Batch::new(root, &format!("min-s{seed}-{index}"), 0);
+    // Its own target directory: not blocked by a long run building in the shared one.
+    let batch = Batch::new(root, &format!("min-s{seed}-{index}"), 99);
     let mut removed: BTreeSet<usize> = BTreeSet::new();
     let mut promising: BTreeSet<usize> = BTreeSet::new();
     for _round in 0..MAX_ROUNDS {
@@ -43,8 +44,8 @@ pub fn minimize(root: &Path, ptxas: Option<&Path>, seed: u64, index: u64, skip: 
             break;
         }
         let kernels: Vec<Kernel> = sets.iter().enumerate().map(|(j, s)| variant(&original, s, CANDIDATES + j as u64)).collect();
-        let out = batch.run(root, &kernels, ptxas)?;
-        let fails = |j: usize| out.verdicts.get(&(CANDIDATES + j as u64)).is_some_and(|c| c.word() == v.word());
+        let verdicts = if let Verdict::Rejected(_) = v { batch.rejections(root, &kernels)? } else { batch.run(root, &kernels, ptxas)?.verdicts };
+        let fails = |j: usize| verdicts.get(&(CANDIDATES + j as u64)).is_some_and(|c| c.word() == v.word());
         let good: Vec<usize> = (0..sets.len()).filter(|&j| fails(j)).collect();
         if good.is_empty() {
             break;
@@ -65,7 +66,9 @@ pub fn minimize(root: &Path, ptxas: Option<&Path>, seed: u64, index: u64, skip: 
     }
     let path = root.join("tests/suite/difftest_cases").join(format!("s{seed}_k{index}.rs"));
     std::fs::write(&path, regression_test(&last, seed, &got, &out)).map_err(|e| e.to_string())?;
-    register(root, &format!("s{seed}_k{index}"))?;
+    // A kernel our macro rejects would stop the whole suite from building: its test waits,
+    // commented out, for the fix.
+    register(root, &format!("s{seed}_k{index}"), matches!(got, Verdict::Rejected(_)))?;
     batch.remove();
     Ok(path)
 }
@@ -172,11 +175,11 @@ fn regression_test(k: &Kernel, seed: u64, v: &Verdict, out: &Output) -> String {
     s
 }
 
-/// Adds `mod <name>;` to `tests/suite/difftest_cases/mod.rs`.
-fn register(root: &Path, name: &str) -> Result<(), String> {
+/// Adds `mod <name>;` to `tests/suite/difftest_cases/mod.rs` (commented out when `pending`).
+fn register(root: &Path, name: &str, pending: bool) -> Result<(), String> {
     let p = root.join("tests/suite/difftest_cases/mod.rs");
     let text = std::fs::read_to_string(&p).map_err(|e| format!("{}: {e}", p.display()))?;
-    let line = format!("mod {name};");
+    let line = if pending { format!("// mod {name}; // rejected by #[kernel] when found: enable once fixed") } else { format!("mod {name};") };
     if !text.lines().any(|l| l == line) {
         std::fs::write(&p, format!("{text}{line}\n")).map_err(|e| e.to_string())?;
     }
