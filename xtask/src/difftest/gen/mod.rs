@@ -257,3 +257,36 @@ impl Gen {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(k: &Kernel) -> String {
+        render::kernel_module(k).join("\n")
+    }
+
+    /// A replay regenerates the kernel exactly, alone, whatever else the run held.
+    #[test]
+    fn a_kernel_depends_on_its_seed_and_index_only() {
+        let a = kernel(7, 42, &[]);
+        assert_eq!(text(&a), text(&kernel(7, 42, &[])));
+        assert_ne!(text(&a), text(&kernel(7, 43, &[])));
+        assert_ne!(text(&a), text(&kernel(8, 42, &[])));
+    }
+
+    /// Every statement is one line, outputs stay within the slots, and `--skip` works.
+    #[test]
+    fn kernels_are_within_their_limits() {
+        for i in 0..200 {
+            let k = kernel(1, i, &["outside-const".to_owned()]);
+            assert!(k.slots.len() <= MAX_SLOTS);
+            assert!(k.consts.is_empty(), "kernel {i} uses an outside constant despite --skip");
+            let t = text(&k);
+            assert!(!t.contains(TAG));
+            for l in t.lines() {
+                assert!(!l.trim_start().starts_with("out[") || l.trim_end().ends_with(';'), "{l}");
+            }
+        }
+    }
+}
