@@ -6,3 +6,4 @@
 #[path = "../../../xtask/src/difftest/support.rs"]
 pub mod support;
 
+mod s12_k14;

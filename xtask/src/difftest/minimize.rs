@@ -45,7 +45,7 @@ pub fn minimize(root: &Path, ptxas: Option<&Path>, seed: u64, index: u64, skip: 
         }
         let kernels: Vec<Kernel> = sets.iter().enumerate().map(|(j, s)| variant(&original, s, CANDIDATES + j as u64)).collect();
         let verdicts = if let Verdict::Rejected(_) = v { batch.rejections(root, &kernels)? } else { batch.run(root, &kernels, ptxas)?.verdicts };
-        let fails = |j: usize| verdicts.get(&(CANDIDATES + j as u64)).is_some_and(|c| c.word() == v.word());
+        let fails = |j: usize| verdicts.get(&(CANDIDATES + j as u64)).is_some_and(|c| same_failure(v, c));
         let good: Vec<usize> = (0..sets.len()).filter(|&j| fails(j)).collect();
         if good.is_empty() {
             break;
@@ -61,7 +61,7 @@ pub fn minimize(root: &Path, ptxas: Option<&Path>, seed: u64, index: u64, skip: 
     let last = variant(&original, &removed, index);
     let out = batch.run(root, std::slice::from_ref(&last), ptxas)?;
     let got = out.verdicts.get(&index).cloned().unwrap_or(Verdict::Ok);
-    if got.word() != v.word() {
+    if !same_failure(v, &got) {
         return Err(format!("the minimised kernel no longer fails ({})", got.word()));
     }
     let path = root.join("tests/suite/difftest_cases").join(format!("s{seed}_k{index}.rs"));
@@ -71,6 +71,16 @@ pub fn minimize(root: &Path, ptxas: Option<&Path>, seed: u64, index: u64, skip: 
     register(root, &format!("s{seed}_k{index}"), matches!(got, Verdict::Rejected(_)))?;
     batch.remove();
     Ok(path)
+}
+
+/// Whether candidate verdict `c` is still the failure `v`. A rejection must be the same
+/// message: removing a `let` makes the macro reject the use of the name, a different error.
+fn same_failure(v: &Verdict, c: &Verdict) -> bool {
+    let first = |s: &str| s.lines().next().unwrap_or("").to_owned();
+    match (v, c) {
+        (Verdict::Rejected(a), Verdict::Rejected(b)) => first(a) == first(b),
+        _ => v.word() == c.word(),
+    }
 }
 
 /// Pre-order ids of the statements that may be removed (not `keep`, not inside a removed one).
