@@ -100,6 +100,7 @@ impl Batch {
         let _ = std::fs::remove_dir_all(&self.dir);
         let debug = self.target.join("debug");
         let _ = std::fs::remove_file(debug.join(&self.package));
+        let _ = std::fs::remove_file(debug.join(format!("{}.d", self.package)));
         let stem = self.package.replace('-', "_");
         for e in std::fs::read_dir(debug.join("deps")).into_iter().flatten().flatten() {
             if e.file_name().to_str().is_some_and(|n| n.starts_with(&format!("{stem}-"))) {
