@@ -235,6 +235,11 @@ fn special_values_follow_c() {
     assert!(ln_f64(-1.0).is_nan() && sin_f64(inf).is_nan() && cos_f64(-inf).is_nan());
     assert_eq!((exp_f64(-inf), exp_f64(inf), exp_f32(-1000.0), exp_f32(1000.0)), (0.0, inf, 0.0, f32::INFINITY));
     assert_eq!((hypot_f64(inf, nan), hypot_f32(f32::NAN, f32::NEG_INFINITY)), (inf, f32::INFINITY));
+    // The largest binade: the scale 2^-1023 is not a normal number (found by the differential
+    // tester, `f64::MAX.hypot(-7.1875)` gave 0).
+    for (x, y) in [(f64::MAX, -7.1875), (f64::MAX, f64::MAX / 2.0), (1.5e308, 1.5e308), (f64::from_bits(0x7fe0_0000_0000_0000), 1.0)] {
+        assert_eq!(hypot_f64(x, y).to_bits(), x.hypot(y).to_bits(), "hypot({x:e}, {y:e})");
+    }
 }
 
 // ---- the same functions on the device ----

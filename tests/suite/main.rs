@@ -27,6 +27,7 @@ mod cpu_ptx;
 mod cpu_sregs;
 mod cpu_syscalls;
 mod cpu_warp;
+mod difftest_cases;
 mod expansion;
 mod gpu;
 mod regress;

@@ -7,6 +7,9 @@
 //!   With `CI=true` a missing tool fails the run.
 //! - `fuzz [--count N] [--seed S] [--only I] [--threads T] [--debug]`: the macro fuzzer
 //!   (`ptx-macros/src/fuzz`), 100,000 inputs by default, optimised; see docs/testing.md.
+//! - `difftest [--seed S] [--kernels N] ...`: the differential tester: random kernels of the
+//!   subset, run on the CPU backend and on the host, compared (`xtask/src/difftest/`,
+//!   docs/testing.md). `test` runs its short form: a fixed seed and a fresh one.
 //! - `tools`: installs the tools if needed and prints where they are, as shell exports.
 //! - `gpu-pack`: release test binaries and examples plus a `run.sh`, to carry to a GPU machine.
 //! - `bench-cpu`: the CPU backend's benchmark (`benches/cpu_interp.rs`) in release mode:
@@ -24,6 +27,7 @@
 mod bench_codegen;
 mod bench_compile;
 mod fuzz;
+mod difftest;
 mod gpu_pack;
 mod sass;
 mod tools;
@@ -36,6 +40,7 @@ fn main() -> ExitCode {
         Some("test") => test(&args[1..]),
         Some("gpu-pack") => gpu_pack::pack(),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("difftest") => difftest::cli(&args[1..]),
         Some("bench-codegen") => bench_codegen::run(&args[1..]),
         Some("bench-compile") => bench_compile::run(&args[1..]),
         Some("bench-gpu") => bench_gpu(),
@@ -45,7 +50,7 @@ fn main() -> ExitCode {
                 println!("export {var}={}", path.display());
             }
         }),
-        _ => Err("usage: cargo xtask <test [cargo test args] | fuzz [--count N] [--seed S] [--only I] [--threads T] [--debug] | tools | gpu-pack | bench-cpu | bench-codegen [--update-docs] | bench-compile [--update-docs] | bench-gpu>".to_owned()),
+        _ => Err("usage: cargo xtask <test [cargo test args] | difftest [--seed S] [--kernels N] [--replay S:I] ... | fuzz [--count N] [--seed S] [--only I] [--threads T] [--debug] | tools | gpu-pack | bench-cpu | bench-codegen [--update-docs] | bench-compile [--update-docs] | bench-gpu>".to_owned()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -100,6 +105,8 @@ fn test(extra: &[String]) -> Result<(), String> {
     run(&mut cmd)?;
     if extra.is_empty() {
         fuzz::ci_fresh_seed()?;
+        // The differential tester's short form (docs/testing.md).
+        difftest::ci(60)?;
         run_examples()?;
         gpu_timing_smoke(tools.as_ref())?;
     }

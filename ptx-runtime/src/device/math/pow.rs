@@ -135,8 +135,9 @@ pub fn hypot_f64(x: f64, y: f64) -> f64 {
         return a;
     }
     // Scale by 2^-e so the larger is near 1: exact, and b·s at worst underflows when b ≪ a.
+    // 2^-1023 is not a normal number, so the top binade scales by 2^-1022 (into 2..4).
     let e = ((a.to_bits() >> 52) as i64) - 1023;
-    let e = if e < -1000 { -1000 } else { e };
+    let e = e.clamp(-1000, 1022);
     let s = f64::from_bits(((1023 - e) as u64) << 52);
     let t = f64::from_bits(((1023 + e) as u64) << 52);
     let (sa, sb) = (a * s, b * s);
