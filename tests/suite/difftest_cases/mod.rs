@@ -7,4 +7,4 @@
 pub mod support;
 
 mod s12_k14;
-// mod s12_k0; // rejected by #[kernel] when found: enable once fixed
+mod s12_k0;
