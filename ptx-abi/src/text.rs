@@ -165,13 +165,20 @@ impl<'b> Sink<'b> {
         self.pos += 1;
     }
 
+    /// One copy per string, not a loop per byte: rendering runs in rustc's const evaluator,
+    /// where each interpreted step costs far more than a native one (a crate of 150 kernels
+    /// spent half its build here).
     pub const fn str(&mut self, s: &str) {
         let b = s.as_bytes();
-        let mut i = 0;
-        while i < b.len() {
-            self.byte(b[i]);
-            i += 1;
+        if self.pos + b.len() > self.buf.len() {
+            // Counting (an empty buffer), or past the end, which `render_to` reports.
+            self.pos += b.len();
+            return;
         }
+        let (_, rest) = self.buf.split_at_mut(self.pos);
+        let (dst, _) = rest.split_at_mut(b.len());
+        dst.copy_from_slice(b);
+        self.pos += b.len();
     }
 
     pub const fn dec(&mut self, v: u64) {
