@@ -1,8 +1,8 @@
 //! Logarithms: `ln`, `log2`, `log10`, `ln_1p`.
 //!
 //! `x = 2^e · m` with `m` in [√½, √2); with `f = m − 1` and `s = f / (2 + f)`,
-//! `ln m = f − f²/2 + s·(f²/2 + R)`, `R = 2s²/3 + 2s⁴/5 + …` (the series of `2·atanh s`,
-//! `|s| ≤ 0.172`, to a quarter ulp), and `ln x = e·ln 2 + ln m` with a two-part `ln 2`.
+//! `ln m = 2·atanh s = 2s·(1 + s²/3 + s⁴/5 + …)` (`|s| ≤ 0.172`), evaluated in
+//! double-double to about 2^-70, and `ln x = e·ln 2 + ln m` with a two-part `ln 2`.
 //! The result is kept as a double-double (`log_dd`, which `powf` uses too) and rounded once;
 //! the `f32` logarithms compute in `f64`.
 
@@ -15,6 +15,10 @@ const LOG2_E_HI: f64 = core::f64::consts::LOG2_E;
 const LOG2_E_LO: f64 = 2.035_527_374_093_103_3e-17;
 const LOG10_E_HI: f64 = core::f64::consts::LOG10_E;
 const LOG10_E_LO: f64 = 1.098_319_650_216_765e-17;
+const ONE_THIRD_HI: f64 = 0.333_333_333_333_333_3;
+const ONE_THIRD_LO: f64 = 1.850_371_707_708_594e-17;
+/// `1/5 − 0.2` (the double `0.2` is above a fifth).
+const ONE_FIFTH_LO: f64 = -1.110_223_024_625_156_6e-17;
 
 /// A double-double: `hi + lo` with `|lo| ≤ ulp(hi) / 2`.
 #[derive(Clone, Copy, Debug, DeviceRepr)]
@@ -63,32 +67,46 @@ pub(crate) fn log_dd(x: f64) -> DoubleF64 {
         m *= 0.5;
         e += 1;
     }
-    let f = m - 1.0;
-    let s = f / (2.0 + f);
-    let z = s * s;
-    let mut p = z.mul_add(0.086_956_521_739_130_43, 0.095_238_095_238_095_23);
-    p = z.mul_add(p, 0.105_263_157_894_736_84);
-    p = z.mul_add(p, 0.117_647_058_823_529_41);
-    p = z.mul_add(p, 0.133_333_333_333_333_33);
-    p = z.mul_add(p, 0.153_846_153_846_153_85);
-    p = z.mul_add(p, 0.181_818_181_818_181_82);
-    p = z.mul_add(p, 0.222_222_222_222_222_2);
-    p = z.mul_add(p, 0.285_714_285_714_285_7);
-    p = z.mul_add(p, 0.4);
-    p = z.mul_add(p, 0.666_666_666_666_666_6);
-    let r = z * p;
-    // ln m = f − hfsq + s·(hfsq + r), hfsq = f²/2 split exactly into hi + lo.
-    let hf = 0.5 * f;
-    let hfsq = hf * f;
-    let hfsq_lo = hf.mul_add(f, -hfsq);
-    let v = s * (hfsq + r);
-    // (f − hfsq) exactly as a sum of two doubles.
-    let a = f - hfsq;
-    let bb = a - f;
-    let a_err = (f - (a - bb)) + (-hfsq - bb);
-    let lm_lo = a_err - hfsq_lo + v;
-    let lm_hi = a + lm_lo;
-    let lm_lo = lm_lo - (lm_hi - a);
+    // ln m = 2·atanh(s) = 2s·(1 + w), s = f / (2 + f), w = z/3 + z²/5 + …, z = s².
+    // s, z and w are double-doubles: `powf` multiplies ln x by up to ~10^3/|ln x|, so it
+    // needs ln x to about 2^-66 relative, which a double-precision series does not give.
+    let f = m - 1.0; // exact (Sterbenz)
+    let d_hi = 2.0 + f;
+    let d_lo = f - (d_hi - 2.0);
+    let s_hi = f / d_hi;
+    let s_lo = ((-s_hi).mul_add(d_hi, f) - s_hi * d_lo) / d_hi;
+    let z_hi = s_hi * s_hi;
+    let z_lo = s_hi.mul_add(s_hi, -z_hi) + 2.0 * s_hi * s_lo;
+    // z²·(1/7 + z/9 + …) in double: |z| ≤ 0.0295, so its rounding is below 2^-70 of ln m.
+    let mut r = z_hi.mul_add(0.034_482_758_620_689_655, 0.037_037_037_037_037_035);
+    r = z_hi.mul_add(r, 0.04);
+    r = z_hi.mul_add(r, 0.043_478_260_869_565_216);
+    r = z_hi.mul_add(r, 0.047_619_047_619_047_616);
+    r = z_hi.mul_add(r, 0.052_631_578_947_368_42);
+    r = z_hi.mul_add(r, 0.058_823_529_411_764_705);
+    r = z_hi.mul_add(r, 0.066_666_666_666_666_67);
+    r = z_hi.mul_add(r, 0.076_923_076_923_076_93);
+    r = z_hi.mul_add(r, 0.090_909_090_909_090_91);
+    r = z_hi.mul_add(r, 0.111_111_111_111_111_1);
+    r = z_hi.mul_add(r, 0.142_857_142_857_142_85);
+    // q5 = 1/5 + z·r, q3 = 1/3 + z·q5, w = z·q3, each a double-double (u is z times the last).
+    let u_hi = z_hi * r;
+    let u_lo = z_hi.mul_add(r, -u_hi) + z_lo * r;
+    let q5_hi = 0.2 + u_hi;
+    let q5_lo = ((0.2 - q5_hi) + u_hi) + (u_lo + ONE_FIFTH_LO);
+    let u_hi = z_hi * q5_hi;
+    let u_lo = z_hi.mul_add(q5_hi, -u_hi) + (z_hi * q5_lo + z_lo * q5_hi);
+    let q3_hi = ONE_THIRD_HI + u_hi;
+    let q3_lo = ((ONE_THIRD_HI - q3_hi) + u_hi) + (u_lo + ONE_THIRD_LO);
+    let w_hi = z_hi * q3_hi;
+    let w_lo = z_hi.mul_add(q3_hi, -w_hi) + (z_hi * q3_lo + z_lo * q3_hi);
+    // s·w, then s + s·w (|s| ≥ |s·w|), doubled exactly.
+    let p_hi = s_hi * w_hi;
+    let p_lo = s_hi.mul_add(w_hi, -p_hi) + (s_hi * w_lo + s_lo * w_hi);
+    let a = s_hi + p_hi;
+    let a_err = (s_hi - a) + p_hi;
+    let lm_lo = 2.0 * (a_err + (s_lo + p_lo));
+    let lm_hi = 2.0 * a;
     // e·ln 2 as a double-double, then the sum.
     let ef = e as f64;
     let t_hi = ef * LN2_HI_F64;
