@@ -2,18 +2,20 @@
 //! it produces — exactly as the ABI lays the parameter out (aggregate bytes with zeroed
 //! padding; a slice as `{ u64 address, u64 length }`; a pointer as its 64-bit address).
 
-use crate::buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut, Memory};
+use crate::backend::LaunchGuard;
+use crate::buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
+use crate::cuda;
 use crate::error::{Error, Result};
 use crate::repr::DeviceRepr;
-use crate::stream::{Stream, StreamInner};
-use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, SyncOnDrop};
+use crate::stream::Stream;
+use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 /// The encoded arguments of one launch. On CUDA it also holds the guards that make other
 /// streams wait for this launch before they touch the buffers it uses.
 pub struct Args<'a> {
     stream: &'a Stream,
     params: Vec<Vec<u8>>,
-    _guards: Vec<SyncOnDrop<'a>>,
+    _guards: Vec<Box<dyn LaunchGuard + 'a>>,
 }
 
 impl<'a> Args<'a> {
@@ -42,14 +44,8 @@ impl<'a> Args<'a> {
         if !buf.on_device_of(self.stream) {
             return Err(Error::InvalidBuffer { reason: "a buffer passed to a kernel lives on a different device than the launch's stream".into() });
         }
-        let base = match (&buf.mem, &self.stream.inner) {
-            (Memory::Cuda { slice, .. }, StreamInner::Cuda(_, s)) => {
-                let (ptr, guard) = slice.device_ptr(s);
-                self._guards.push(guard);
-                ptr
-            }
-            _ => buf.device_address(),
-        };
+        let (base, guard) = buf.mem.launch_address(&*self.stream.inner);
+        self._guards.extend(guard);
         Ok(base + (start * T::LAYOUT.size) as u64)
     }
 
@@ -57,24 +53,14 @@ impl<'a> Args<'a> {
         if !buf.on_device_of(self.stream) {
             return Err(Error::InvalidBuffer { reason: "a buffer passed to a kernel lives on a different device than the launch's stream".into() });
         }
-        let size = T::LAYOUT.size;
-        let cpu_address = buf.device_address();
-        let base = match (&mut buf.mem, &self.stream.inner) {
-            (Memory::Cuda { slice, .. }, StreamInner::Cuda(_, s)) => {
-                let (ptr, guard) = slice.device_ptr_mut(s);
-                self._guards.push(guard);
-                ptr
-            }
-            _ => cpu_address,
-        };
-        Ok(base + (start * size) as u64)
+        let (base, guard) = buf.mem.launch_address_mut(&*self.stream.inner);
+        self._guards.extend(guard);
+        Ok(base + (start * T::LAYOUT.size) as u64)
     }
 
     fn cuda_stream(&self) -> Result<&'a std::sync::Arc<cudarc::driver::CudaStream>> {
-        match &self.stream.inner {
-            StreamInner::Cuda(_, s) => Ok(s),
-            StreamInner::Cpu(_) => Err(Error::InvalidBuffer { reason: "a cudarc `CudaSlice` can only be passed to a launch on a CUDA stream".into() }),
-        }
+        cuda::as_cudarc(&*self.stream.inner)
+            .ok_or_else(|| Error::InvalidBuffer { reason: "a cudarc `CudaSlice` can only be passed to a launch on a CUDA stream".into() })
     }
 }
 
@@ -212,7 +198,7 @@ impl<T: DeviceRepr> KernelArg<&'static [T]> for &CudaSlice<T> {
     {
         let stream = args.cuda_stream()?;
         let (ptr, guard) = self.device_ptr(stream);
-        args._guards.push(guard);
+        args._guards.push(Box::new(guard));
         args.push_view(ptr, self.len());
         Ok(())
     }
@@ -226,7 +212,7 @@ impl<T: DeviceRepr> KernelArg<&'static mut [T]> for &mut CudaSlice<T> {
         let stream = args.cuda_stream()?;
         let len = self.len();
         let (ptr, guard) = self.device_ptr_mut(stream);
-        args._guards.push(guard);
+        args._guards.push(Box::new(guard));
         args.push_view(ptr, len);
         Ok(())
     }

@@ -5,16 +5,13 @@
 //! to match). Uploads serialise each element with `DeviceRepr::write_bytes`, so padding bytes
 //! are zeros rather than whatever the host had there.
 
-use crate::cuda::{driver_error, CudaDevice};
-use crate::devices::CpuBackend;
+use crate::backend::MemoryImpl;
 use crate::error::{Error, Result};
 use crate::repr::DeviceRepr;
-use crate::stream::{Stream, StreamInner};
-use cudarc::driver::{CudaSlice, CudaStream};
+use crate::stream::Stream;
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
-use std::sync::Arc;
 
 /// An allocation of `len` elements of `T` in device memory.
 ///
@@ -30,14 +27,9 @@ use std::sync::Arc;
 /// # }
 /// ```
 pub struct DeviceBuffer<T: DeviceRepr> {
-    pub(crate) mem: Memory,
+    pub(crate) mem: Box<dyn MemoryImpl>,
     len: usize,
     _elem: PhantomData<T>,
-}
-
-pub(crate) enum Memory {
-    Cuda { device: Arc<CudaDevice>, stream: Arc<CudaStream>, slice: CudaSlice<u8> },
-    Cpu { backend: Arc<CpuBackend>, addr: u64 },
 }
 
 fn elem_size<T: DeviceRepr>() -> usize {
@@ -50,16 +42,10 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         let bytes = len.checked_mul(elem_size::<T>()).ok_or(Error::OutOfMemory { requested: usize::MAX })?;
         // A zero-byte allocation is invalid in CUDA; keep one byte so every buffer has an address.
         let alloc = bytes.max(1);
-        let mem = match &stream.inner {
-            StreamInner::Cuda(device, s) => {
-                let slice = s.alloc_zeros::<u8>(alloc).map_err(|e| match driver_error("cuMemAlloc", e) {
-                    Error::OutOfMemory { .. } => Error::OutOfMemory { requested: bytes },
-                    other => other,
-                })?;
-                Memory::Cuda { device: device.clone(), stream: s.clone(), slice }
-            }
-            StreamInner::Cpu(backend) => Memory::Cpu { backend: backend.clone(), addr: backend.device.alloc(alloc)? },
-        };
+        let mem = stream.inner.alloc_zeroed(alloc).map_err(|e| match e {
+            Error::OutOfMemory { .. } => Error::OutOfMemory { requested: bytes },
+            other => other,
+        })?;
         Ok(DeviceBuffer { mem, len, _elem: PhantomData })
     }
 
@@ -116,53 +102,20 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
 
     /// The device address of the first element (for kernels taking raw pointers).
     pub fn device_address(&self) -> u64 {
-        match &self.mem {
-            Memory::Cuda { slice, stream, .. } => {
-                use cudarc::driver::DevicePtr;
-                let (ptr, _sync) = slice.device_ptr(stream);
-                ptr
-            }
-            Memory::Cpu { addr, .. } => *addr,
-        }
+        self.mem.address()
     }
 
     pub(crate) fn write_bytes(&mut self, byte_offset: usize, bytes: &[u8]) -> Result<()> {
-        match &mut self.mem {
-            Memory::Cuda { stream, slice, .. } => {
-                let mut dst = slice.slice_mut(byte_offset..byte_offset + bytes.len());
-                stream.memcpy_htod(bytes, &mut dst).map_err(|e| driver_error("cuMemcpyHtoD", e))
-            }
-            Memory::Cpu { backend, addr } => backend.device.write(*addr + byte_offset as u64, bytes),
-        }
+        self.mem.write(byte_offset, bytes)
     }
 
     pub(crate) fn read_bytes(&self, byte_offset: usize, out: &mut [u8]) -> Result<()> {
-        match &self.mem {
-            Memory::Cuda { stream, slice, .. } => {
-                let src = slice.slice(byte_offset..byte_offset + out.len());
-                stream.memcpy_dtoh(&src, out).map_err(|e| driver_error("cuMemcpyDtoH", e))?;
-                stream.synchronize().map_err(|e| driver_error("cuStreamSynchronize", e))
-            }
-            Memory::Cpu { backend, addr } => backend.device.read(*addr + byte_offset as u64, out),
-        }
+        self.mem.read(byte_offset, out)
     }
 
     /// Whether this buffer lives on the stream's device.
     pub(crate) fn on_device_of(&self, stream: &Stream) -> bool {
-        match (&self.mem, &stream.inner) {
-            (Memory::Cuda { device, .. }, StreamInner::Cuda(d, _)) => device.ctx.cu_ctx() == d.ctx.cu_ctx(),
-            (Memory::Cpu { backend, .. }, StreamInner::Cpu(b)) => Arc::ptr_eq(backend, b),
-            _ => false,
-        }
-    }
-}
-
-impl<T: DeviceRepr> Drop for DeviceBuffer<T> {
-    fn drop(&mut self) {
-        // CUDA memory is freed by cudarc, ordered on its stream after the work that uses it.
-        if let Memory::Cpu { backend, addr } = &self.mem {
-            let _ = backend.device.free(*addr);
-        }
+        self.mem.device() == stream.inner.device().id()
     }
 }
 

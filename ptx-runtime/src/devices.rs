@@ -1,30 +1,11 @@
 //! Devices: a CUDA GPU, or the CPU backend that executes the same PTX.
 
-use crate::cpu::{CpuDevice, CpuModule};
-use crate::cuda::{self, CudaDevice};
+use crate::backend::{self, BackendKind, DeviceImpl};
+use crate::cuda;
 use crate::error::{Error, Result};
-use crate::kernel::{Kernel, ModuleCache};
-use crate::stream::Stream;
+use crate::kernel::Kernel;
 use std::fmt;
-use std::sync::{Arc, OnceLock};
-
-/// Which backend a [`Device`] runs kernels on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BackendKind {
-    /// An NVIDIA GPU through the CUDA driver.
-    Cuda,
-    /// The CPU backend: the same PTX, interpreted.
-    Cpu,
-}
-
-impl fmt::Display for BackendKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            BackendKind::Cuda => "CUDA",
-            BackendKind::Cpu => "CPU",
-        })
-    }
-}
+use std::sync::Arc;
 
 /// A device to run kernels on. Cheap to clone; clones share the device.
 ///
@@ -42,25 +23,7 @@ impl fmt::Display for BackendKind {
 /// ```
 #[derive(Clone)]
 pub struct Device {
-    pub(crate) backend: DeviceBackend,
-}
-
-#[derive(Clone)]
-pub(crate) enum DeviceBackend {
-    Cuda(Arc<CudaDevice>),
-    Cpu(Arc<CpuBackend>),
-}
-
-/// The CPU backend's device and the modules parsed for it.
-pub(crate) struct CpuBackend {
-    pub device: CpuDevice,
-    pub modules: ModuleCache<Arc<CpuModule>>,
-}
-
-impl CpuBackend {
-    pub fn module(&self, kernel: &'static Kernel) -> Result<Arc<CpuModule>> {
-        self.modules.get_or_load(kernel, || self.device.load_module(kernel.ptx)).map(|m| Arc::clone(&*m))
-    }
+    pub(crate) inner: Arc<dyn DeviceImpl>,
 }
 
 /// The environment variable that overrides [`Device::select`]: `cpu`, `cuda` or `cuda:N`.
@@ -95,92 +58,52 @@ impl Device {
     /// CUDA device `ordinal`. `Err(NoDriver)` without a driver, `Err(NoDevice)` without such a
     /// device.
     pub fn cuda(ordinal: usize) -> Result<Device> {
-        Ok(Device { backend: DeviceBackend::Cuda(Arc::new(CudaDevice::open(ordinal)?)) })
+        Ok(Device { inner: cuda::open(ordinal)? })
     }
 
     /// The CPU backend. There is one per process; every handle shares its memory.
     pub fn cpu() -> Device {
-        static CPU: OnceLock<Arc<CpuBackend>> = OnceLock::new();
-        let backend = CPU.get_or_init(|| Arc::new(CpuBackend { device: CpuDevice::new(), modules: ModuleCache::default() }));
-        Device { backend: DeviceBackend::Cpu(backend.clone()) }
+        Device { inner: backend::cpu::shared() }
     }
 
     pub fn kind(&self) -> BackendKind {
-        match &self.backend {
-            DeviceBackend::Cuda(_) => BackendKind::Cuda,
-            DeviceBackend::Cpu(_) => BackendKind::Cpu,
-        }
+        self.inner.id().kind
     }
 
     /// A human-readable name: the GPU's, or the CPU backend's.
     pub fn name(&self) -> String {
-        match &self.backend {
-            DeviceBackend::Cuda(d) => d.name(),
-            DeviceBackend::Cpu(_) => "CPU backend (PTX executed on the host)".into(),
-        }
-    }
-
-    /// The device's default stream.
-    pub fn stream(&self) -> Stream {
-        Stream::default_for(self)
-    }
-
-    /// A new stream: work on different streams may overlap.
-    pub fn new_stream(&self) -> Result<Stream> {
-        Stream::new_for(self)
+        self.inner.name()
     }
 
     /// Waits for all work on the device.
     pub fn synchronize(&self) -> Result<()> {
-        match &self.backend {
-            DeviceBackend::Cuda(d) => d.ctx.synchronize().map_err(|e| cuda::driver_error("cuCtxSynchronize", e)),
-            DeviceBackend::Cpu(_) => Ok(()),
-        }
+        self.inner.synchronize()
     }
 
     /// The CUDA JIT's informational log for `kernel` (registers, spills, as ptxas reports
     /// them), loading its module if needed. `None` on the CPU backend.
     pub fn jit_info_log(&self, kernel: &'static Kernel) -> Result<Option<String>> {
-        match &self.backend {
-            DeviceBackend::Cuda(d) => Ok(Some(d.module(kernel)?.info_log.clone())),
-            DeviceBackend::Cpu(_) => Ok(None),
-        }
+        self.inner.jit_info_log(kernel)
     }
 
     /// Sets the size of the device heap that device code's `malloc` allocates from (PTX
     /// Interoperability §3), in bytes. CUDA: `cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE)` (8 MiB
     /// by default; it must be set before a kernel that uses `malloc` is launched). CPU backend:
-    /// [`CpuDevice::set_heap_size`], which fails while blocks from an earlier launch are still
-    /// allocated.
+    /// [`CpuDevice::set_heap_size`](crate::cpu::CpuDevice::set_heap_size), which fails while
+    /// blocks from an earlier launch are still allocated.
     pub fn set_heap_size(&self, bytes: usize) -> Result<()> {
-        match &self.backend {
-            DeviceBackend::Cuda(d) => d
-                .ctx
-                .set_limit(cudarc::driver::sys::CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE, bytes)
-                .map_err(|e| cuda::driver_error("cuCtxSetLimit", e)),
-            DeviceBackend::Cpu(c) => c.device.set_heap_size(bytes),
-        }
+        self.inner.set_heap_size(bytes)
     }
 
     /// The size of the device heap, in bytes (see [`set_heap_size`](Device::set_heap_size)).
     pub fn heap_size(&self) -> Result<usize> {
-        match &self.backend {
-            DeviceBackend::Cuda(d) => d
-                .ctx
-                .get_limit(cudarc::driver::sys::CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE)
-                .map_err(|e| cuda::driver_error("cuCtxGetLimit", e)),
-            DeviceBackend::Cpu(c) => Ok(c.device.heap_size()),
-        }
+        self.inner.heap_size()
     }
 
     /// Number of kernel modules loaded on this device so far (each kernel's once).
     pub fn modules_loaded(&self) -> usize {
-        match &self.backend {
-            DeviceBackend::Cuda(d) => d.modules_loaded(),
-            DeviceBackend::Cpu(c) => c.modules.len(),
-        }
+        self.inner.modules_loaded()
     }
-
 }
 
 impl fmt::Debug for Device {

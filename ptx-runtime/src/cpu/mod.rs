@@ -175,6 +175,11 @@ impl CpuDevice {
         }
     }
 
+    /// This device's identity, unique in the process (modules and memory belong to one).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
     fn settings(&self) -> std::sync::MutexGuard<'_, Settings> {
         self.settings.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -7,11 +7,15 @@
 //! `cuModuleLoadDataEx` to capture the JIT's logs, and kernels launched with `cuLaunchKernel`.
 
 mod error;
+mod memory;
 mod module;
+mod stream;
 
 pub(crate) use error::driver_error;
 pub(crate) use module::LoadedModule;
+pub(crate) use stream::from_cudarc;
 
+use crate::backend::{BackendKind, DeviceId, DeviceImpl, StreamImpl};
 use crate::config::LaunchConfig;
 use crate::error::{Error, Result};
 use crate::kernel::{Kernel, ModuleCache};
@@ -111,6 +115,57 @@ impl CudaDevice {
             )
         };
         status.result().map_err(|e| driver_error("cuLaunchKernel", e))
+    }
+}
+
+/// The cudarc stream behind `stream`, if it is a CUDA stream (whose `as_any` is its cudarc
+/// stream).
+pub(crate) fn as_cudarc(stream: &dyn StreamImpl) -> Option<&Arc<CudaStream>> {
+    stream.as_any().downcast_ref::<Arc<CudaStream>>()
+}
+
+/// CUDA device `ordinal`, behind the runtime's interface.
+pub(crate) fn open(ordinal: usize) -> Result<Arc<dyn DeviceImpl>> {
+    Ok(Arc::new(CudaDevice::open(ordinal)?))
+}
+
+impl DeviceImpl for CudaDevice {
+    fn id(&self) -> DeviceId {
+        DeviceId { kind: BackendKind::Cuda, id: self.ctx.cu_ctx() as usize as u64 }
+    }
+
+    fn name(&self) -> String {
+        CudaDevice::name(self)
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        self.ctx.synchronize().map_err(|e| driver_error("cuCtxSynchronize", e))
+    }
+
+    fn jit_info_log(&self, kernel: &'static Kernel) -> Result<Option<String>> {
+        Ok(Some(self.module(kernel)?.info_log.clone()))
+    }
+
+    fn set_heap_size(&self, bytes: usize) -> Result<()> {
+        self.ctx.set_limit(sys::CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE, bytes).map_err(|e| driver_error("cuCtxSetLimit", e))
+    }
+
+    fn heap_size(&self) -> Result<usize> {
+        self.ctx.get_limit(sys::CUlimit::CU_LIMIT_MALLOC_HEAP_SIZE).map_err(|e| driver_error("cuCtxGetLimit", e))
+    }
+
+    fn modules_loaded(&self) -> usize {
+        CudaDevice::modules_loaded(self)
+    }
+
+    fn default_stream(self: Arc<Self>) -> Arc<dyn StreamImpl> {
+        let stream = self.ctx.default_stream();
+        Arc::new(stream::CudaStreamImpl { device: self, stream })
+    }
+
+    fn new_stream(self: Arc<Self>) -> Result<Arc<dyn StreamImpl>> {
+        let stream = self.ctx.new_stream().map_err(|e| driver_error("cuStreamCreate", e))?;
+        Ok(Arc::new(stream::CudaStreamImpl { device: self, stream }))
     }
 }
 

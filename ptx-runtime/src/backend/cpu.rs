@@ -1,0 +1,140 @@
+//! The CPU backend behind the runtime's interface: an adapter over the PTX emulator in
+//! [`crate::cpu`], whose own API (`CpuDevice`) knows nothing of streams or typed buffers.
+//!
+//! Every operation completes before it returns, so a stream is the device itself and there is
+//! nothing to order between streams.
+
+use super::{BackendKind, DeviceId, DeviceImpl, LaunchGuard, MemoryImpl, StreamImpl};
+use crate::config::LaunchConfig;
+use crate::cpu::{CpuDevice, CpuModule};
+use crate::error::Result;
+use crate::kernel::{Kernel, ModuleCache};
+use std::any::Any;
+use std::sync::{Arc, OnceLock};
+
+/// The CPU backend's device and the modules parsed for it.
+pub(crate) struct CpuBackend {
+    device: CpuDevice,
+    modules: ModuleCache<Arc<CpuModule>>,
+}
+
+/// The process's CPU backend: every `Device::cpu()` shares it, and its memory.
+pub(crate) fn shared() -> Arc<CpuBackend> {
+    static CPU: OnceLock<Arc<CpuBackend>> = OnceLock::new();
+    CPU.get_or_init(|| Arc::new(CpuBackend { device: CpuDevice::new(), modules: ModuleCache::default() })).clone()
+}
+
+impl CpuBackend {
+    fn module(&self, kernel: &'static Kernel) -> Result<Arc<CpuModule>> {
+        self.modules.get_or_load(kernel, || self.device.load_module(kernel.ptx)).map(|m| Arc::clone(&*m))
+    }
+
+    fn device_id(&self) -> DeviceId {
+        DeviceId { kind: BackendKind::Cpu, id: self.device.id() }
+    }
+}
+
+impl DeviceImpl for CpuBackend {
+    fn id(&self) -> DeviceId {
+        self.device_id()
+    }
+
+    fn name(&self) -> String {
+        "CPU backend (PTX executed on the host)".into()
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn jit_info_log(&self, _kernel: &'static Kernel) -> Result<Option<String>> {
+        Ok(None)
+    }
+
+    fn set_heap_size(&self, bytes: usize) -> Result<()> {
+        self.device.set_heap_size(bytes)
+    }
+
+    fn heap_size(&self) -> Result<usize> {
+        Ok(self.device.heap_size())
+    }
+
+    fn modules_loaded(&self) -> usize {
+        self.modules.len()
+    }
+
+    fn default_stream(self: Arc<Self>) -> Arc<dyn StreamImpl> {
+        Arc::new(CpuStream(self))
+    }
+
+    fn new_stream(self: Arc<Self>) -> Result<Arc<dyn StreamImpl>> {
+        Ok(Arc::new(CpuStream(self)))
+    }
+}
+
+/// A stream of the CPU backend: the device, since every operation is synchronous.
+struct CpuStream(Arc<CpuBackend>);
+
+impl StreamImpl for CpuStream {
+    fn device(&self) -> Arc<dyn DeviceImpl> {
+        self.0.clone()
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn alloc_zeroed(&self, bytes: usize) -> Result<Box<dyn MemoryImpl>> {
+        let addr = self.0.device.alloc(bytes)?;
+        Ok(Box::new(CpuMemory { backend: self.0.clone(), addr }))
+    }
+
+    fn launch(&self, kernel: &'static Kernel, config: &LaunchConfig, params: &[Vec<u8>]) -> Result<()> {
+        let module = self.0.module(kernel)?;
+        let params: Vec<&[u8]> = params.iter().map(Vec::as_slice).collect();
+        let shared = (config.shared_bytes, config.max_dynamic_shared_bytes);
+        self.0.device.launch_opt_in(&module, kernel.entry, config.grid.to_array(), config.block.to_array(), shared, &params)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// An allocation in the CPU backend's global memory (zeroed by `CpuDevice::alloc`).
+struct CpuMemory {
+    backend: Arc<CpuBackend>,
+    addr: u64,
+}
+
+impl MemoryImpl for CpuMemory {
+    fn device(&self) -> DeviceId {
+        self.backend.device_id()
+    }
+
+    fn address(&self) -> u64 {
+        self.addr
+    }
+
+    fn write(&mut self, offset: usize, bytes: &[u8]) -> Result<()> {
+        self.backend.device.write(self.addr + offset as u64, bytes)
+    }
+
+    fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
+        self.backend.device.read(self.addr + offset as u64, out)
+    }
+
+    fn launch_address<'a>(&'a self, _stream: &'a dyn StreamImpl) -> (u64, Option<Box<dyn LaunchGuard + 'a>>) {
+        (self.addr, None)
+    }
+
+    fn launch_address_mut<'a>(&'a mut self, _stream: &'a dyn StreamImpl) -> (u64, Option<Box<dyn LaunchGuard + 'a>>) {
+        (self.addr, None)
+    }
+}
+
+impl Drop for CpuMemory {
+    fn drop(&mut self) {
+        let _ = self.backend.device.free(self.addr);
+    }
+}

@@ -1,0 +1,104 @@
+//! The one interface between the user-facing types and a backend.
+//!
+//! [`Device`](crate::Device), [`Stream`](crate::Stream), [`DeviceBuffer`](crate::DeviceBuffer)
+//! and [`Args`](crate::Args) are backend-neutral: each holds a trait object from here and
+//! never asks which backend it is. A backend implements three traits:
+//!
+//! ```text
+//! DeviceImpl   a device: its name, heap, module cache, streams
+//! StreamImpl   an ordered queue: allocations, launches, synchronisation
+//! MemoryImpl   one allocation: reads, writes, its address for a launch
+//! ```
+//!
+//! The CUDA backend implements them in `cuda/`; the CPU backend (`cpu/`, a PTX emulator with
+//! its own API) through the adapter in [`cpu`]. Nothing outside those two places names a
+//! backend, except the cudarc interop calls, which ask `cuda/` for the cudarc object behind a
+//! trait object ([`StreamImpl::as_any`]).
+
+pub(crate) mod cpu;
+
+use crate::config::LaunchConfig;
+use crate::error::Result;
+use crate::kernel::Kernel;
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
+
+/// Which backend a [`Device`](crate::Device) runs kernels on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BackendKind {
+    /// An NVIDIA GPU through the CUDA driver.
+    Cuda,
+    /// The CPU backend: the same PTX, interpreted.
+    Cpu,
+}
+
+impl fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BackendKind::Cuda => "CUDA",
+            BackendKind::Cpu => "CPU",
+        })
+    }
+}
+
+/// Which device an object belongs to: equal for objects of the same device (the same CUDA
+/// context, the same CPU device), different otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct DeviceId {
+    pub kind: BackendKind,
+    pub id: u64,
+}
+
+/// A device.
+pub(crate) trait DeviceImpl: Send + Sync {
+    fn id(&self) -> DeviceId;
+    fn name(&self) -> String;
+    /// Waits for all work on the device.
+    fn synchronize(&self) -> Result<()>;
+    /// The JIT's informational log for `kernel`'s module, loading it; `None` where there is no
+    /// JIT.
+    fn jit_info_log(&self, kernel: &'static Kernel) -> Result<Option<String>>;
+    fn set_heap_size(&self, bytes: usize) -> Result<()>;
+    fn heap_size(&self) -> Result<usize>;
+    fn modules_loaded(&self) -> usize;
+    /// The device's default stream.
+    fn default_stream(self: Arc<Self>) -> Arc<dyn StreamImpl>;
+    /// A new stream, whose work may overlap other streams'.
+    fn new_stream(self: Arc<Self>) -> Result<Arc<dyn StreamImpl>>;
+}
+
+/// An ordered queue of work on one device.
+pub(crate) trait StreamImpl: Send + Sync {
+    fn device(&self) -> Arc<dyn DeviceImpl>;
+    /// Waits for everything queued; reports a kernel that failed.
+    fn synchronize(&self) -> Result<()>;
+    /// Allocates `bytes` (at least one) zeroed bytes, ordered on this stream.
+    fn alloc_zeroed(&self, bytes: usize) -> Result<Box<dyn MemoryImpl>>;
+    /// Enqueues a launch whose configuration has passed [`LaunchConfig::validate`]; `params`
+    /// are the parameters' bytes, each exactly as the ABI lays it out.
+    fn launch(&self, kernel: &'static Kernel, config: &LaunchConfig, params: &[Vec<u8>]) -> Result<()>;
+    /// The backend's own stream object, for interop (CUDA: the cudarc `Arc<CudaStream>`).
+    fn as_any(&self) -> &dyn Any;
+}
+
+/// Keeps a launch's use of an allocation ordered before later work on other streams, for as
+/// long as the launch's arguments live (CUDA: cudarc's event guard).
+pub(crate) trait LaunchGuard {}
+impl<T> LaunchGuard for T {}
+
+/// A device allocation. Dropping it frees it (ordered after the work queued on its stream).
+pub(crate) trait MemoryImpl: Send + Sync {
+    fn device(&self) -> DeviceId;
+    /// The device address of byte 0.
+    fn address(&self) -> u64;
+    /// Copies `bytes` to byte `offset` (in bounds).
+    fn write(&mut self, offset: usize, bytes: &[u8]) -> Result<()>;
+    /// Copies bytes from `offset` into `out` (in bounds), after the work queued before.
+    fn read(&self, offset: usize, out: &mut [u8]) -> Result<()>;
+    /// The address for a launch on `stream` that reads the allocation, and what orders the
+    /// launch against other streams.
+    fn launch_address<'a>(&'a self, stream: &'a dyn StreamImpl) -> (u64, Option<Box<dyn LaunchGuard + 'a>>);
+    /// As [`launch_address`](MemoryImpl::launch_address), for a launch that writes it.
+    fn launch_address_mut<'a>(&'a mut self, stream: &'a dyn StreamImpl) -> (u64, Option<Box<dyn LaunchGuard + 'a>>);
+}

@@ -1,0 +1,16 @@
+//! Launching a kernel on a stream, with its encoded arguments.
+
+use crate::arg::Args;
+use crate::config::LaunchConfig;
+use crate::error::Result;
+use crate::kernel::Kernel;
+use crate::stream::Stream;
+
+impl Stream {
+    /// Launches `kernel` with arguments already encoded. The launchers `#[kernel]` generates
+    /// (`k::launch`) call this; use it directly only to launch a [`Kernel`] by hand.
+    pub fn launch_kernel(&self, kernel: &'static Kernel, config: LaunchConfig, args: Args<'_>) -> Result<()> {
+        config.validate()?;
+        self.inner.launch(kernel, &config, args.params())
+    }
+}
