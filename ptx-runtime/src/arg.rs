@@ -4,23 +4,21 @@
 
 use crate::backend::LaunchGuard;
 use crate::buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
-use crate::cuda;
 use crate::error::{Error, Result};
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
-use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 
 /// The encoded arguments of one launch. On CUDA it also holds the guards that make other
 /// streams wait for this launch before they touch the buffers it uses.
 pub struct Args<'a> {
-    stream: &'a Stream,
+    pub(crate) stream: &'a Stream,
     params: Vec<Vec<u8>>,
-    _guards: Vec<Box<dyn LaunchGuard + 'a>>,
+    pub(crate) guards: Vec<Box<dyn LaunchGuard + 'a>>,
 }
 
 impl<'a> Args<'a> {
     pub fn new(stream: &'a Stream) -> Args<'a> {
-        Args { stream, params: Vec::new(), _guards: Vec::new() }
+        Args { stream, params: Vec::new(), guards: Vec::new() }
     }
 
     /// Appends one parameter's bytes.
@@ -32,7 +30,7 @@ impl<'a> Args<'a> {
         &self.params
     }
 
-    fn push_view(&mut self, address: u64, len: usize) {
+    pub(crate) fn push_view(&mut self, address: u64, len: usize) {
         let mut bytes = Vec::with_capacity(16);
         bytes.extend_from_slice(&address.to_le_bytes());
         bytes.extend_from_slice(&(len as u64).to_le_bytes());
@@ -45,7 +43,7 @@ impl<'a> Args<'a> {
             return Err(Error::InvalidBuffer { reason: "a buffer passed to a kernel lives on a different device than the launch's stream".into() });
         }
         let (base, guard) = buf.mem.launch_address(&*self.stream.inner);
-        self._guards.extend(guard);
+        self.guards.extend(guard);
         Ok(base + (start * T::LAYOUT.size) as u64)
     }
 
@@ -54,13 +52,8 @@ impl<'a> Args<'a> {
             return Err(Error::InvalidBuffer { reason: "a buffer passed to a kernel lives on a different device than the launch's stream".into() });
         }
         let (base, guard) = buf.mem.launch_address_mut(&*self.stream.inner);
-        self._guards.extend(guard);
+        self.guards.extend(guard);
         Ok(base + (start * T::LAYOUT.size) as u64)
-    }
-
-    fn cuda_stream(&self) -> Result<&'a std::sync::Arc<cudarc::driver::CudaStream>> {
-        cuda::as_cudarc(&*self.stream.inner)
-            .ok_or_else(|| Error::InvalidBuffer { reason: "a cudarc `CudaSlice` can only be passed to a launch on a CUDA stream".into() })
     }
 }
 
@@ -188,34 +181,6 @@ fn push_ref_mut<'a, T: DeviceRepr>(args: &mut Args<'a>, view: DeviceSliceMut<'a,
         return Err(Error::InvalidBuffer { reason: "a reference parameter needs a non-empty buffer or view".into() });
     }
     push_pointer_mut(args, view)
-}
-
-// cudarc interop: a `CudaSlice<T>` on the launch's context.
-impl<T: DeviceRepr> KernelArg<&'static [T]> for &CudaSlice<T> {
-    fn push<'a>(self, args: &mut Args<'a>) -> Result<()>
-    where
-        Self: 'a,
-    {
-        let stream = args.cuda_stream()?;
-        let (ptr, guard) = self.device_ptr(stream);
-        args._guards.push(Box::new(guard));
-        args.push_view(ptr, self.len());
-        Ok(())
-    }
-}
-
-impl<T: DeviceRepr> KernelArg<&'static mut [T]> for &mut CudaSlice<T> {
-    fn push<'a>(self, args: &mut Args<'a>) -> Result<()>
-    where
-        Self: 'a,
-    {
-        let stream = args.cuda_stream()?;
-        let len = self.len();
-        let (ptr, guard) = self.device_ptr_mut(stream);
-        args._guards.push(Box::new(guard));
-        args.push_view(ptr, len);
-        Ok(())
-    }
 }
 
 #[cfg(test)]

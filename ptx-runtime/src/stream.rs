@@ -1,12 +1,11 @@
 //! Streams: ordered queues of copies and launches on one device.
 //!
-//! Launching is in `launch.rs` (`Stream::launch_kernel`), next to the arguments it takes.
+//! Launching is in `launch.rs` (`Stream::launch_kernel`), next to the arguments it takes; the
+//! cudarc interop (`Stream::from_cuda`, `cuda_stream`) in `cuda/interop.rs`.
 
 use crate::backend::StreamImpl;
-use crate::cuda;
 use crate::devices::Device;
 use crate::error::Result;
-use cudarc::driver::CudaStream;
 use std::sync::Arc;
 
 /// A stream on a device. Cheap to clone.
@@ -32,16 +31,6 @@ impl Device {
 }
 
 impl Stream {
-    /// Wraps a cudarc stream, to share work with code that uses cudarc directly.
-    pub fn from_cuda(stream: Arc<CudaStream>) -> Stream {
-        Stream { inner: cuda::from_cudarc(stream) }
-    }
-
-    /// The cudarc stream underneath, on the CUDA backend.
-    pub fn cuda_stream(&self) -> Option<&Arc<CudaStream>> {
-        cuda::as_cudarc(&*self.inner)
-    }
-
     /// The device this stream belongs to.
     pub fn device(&self) -> Device {
         Device { inner: self.inner.device() }

@@ -7,13 +7,13 @@
 //! `cuModuleLoadDataEx` to capture the JIT's logs, and kernels launched with `cuLaunchKernel`.
 
 mod error;
+mod interop;
 mod memory;
 mod module;
 mod stream;
 
 pub(crate) use error::driver_error;
 pub(crate) use module::LoadedModule;
-pub(crate) use stream::from_cudarc;
 
 use crate::backend::{BackendKind, DeviceId, DeviceImpl, StreamImpl};
 use crate::config::LaunchConfig;
