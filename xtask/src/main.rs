@@ -12,8 +12,9 @@
 //!   docs/testing.md). `test` runs its short form: a fixed seed and a fresh one.
 //! - `tools`: installs the tools if needed and prints where they are, as shell exports.
 //! - `gpu-pack`: release test binaries and examples plus a `run.sh`, to carry to a GPU machine.
-//! - `bench-cpu`: the CPU backend's benchmark (`benches/cpu_interp.rs`) in release mode:
-//!   thread-instructions per second, and saxpy over 2^20 elements.
+//! - `bench-cpu`: the CPU backend's benchmark (`benches/cpu_interp.rs`): thread-instructions
+//!   per second, and saxpy over 2^20 elements, in the release profile and then in the dev
+//!   profile (the emulator unoptimised, as a user's `cargo run` builds it by default).
 //! - `bench-codegen [--update-docs]`: our PTX against nvcc's on the CUDA C twins in
 //!   `benches/cuda/` (registers, spills, SASS instructions, inner loops), for sm_80 and sm_90;
 //!   writes `target/bench/codegen.md` (see `docs/performance.md`). No GPU needed.
@@ -44,7 +45,7 @@ fn main() -> ExitCode {
         Some("bench-codegen") => bench_codegen::run(&args[1..]),
         Some("bench-compile") => bench_compile::run(&args[1..]),
         Some("bench-gpu") => bench_gpu(),
-        Some("bench-cpu") => run(Command::new(cargo()).args(["bench", "-p", "ptx-suite", "--bench", "cpu_interp"]).args(&args[1..])),
+        Some("bench-cpu") => bench_cpu(&args[1..]),
         Some("tools") => tools::ensure().map(|t| {
             for (var, path) in t.env() {
                 println!("export {var}={}", path.display());
@@ -62,6 +63,15 @@ fn main() -> ExitCode {
 }
 
 /// nvcc's PTX of the twins (when nvcc can be had), then `benches/gpu_timing.rs` in release.
+/// `cargo bench` of the CPU backend, in the release profile and then in the dev profile.
+fn bench_cpu(args: &[String]) -> Result<(), String> {
+    for profile in ["bench", "dev"] {
+        println!("== profile {profile}");
+        run(Command::new(cargo()).args(["bench", "-p", "ptx-suite", "--bench", "cpu_interp", "--profile", profile]).args(args))?;
+    }
+    Ok(())
+}
+
 fn bench_gpu() -> Result<(), String> {
     let root = tools::workspace_root();
     let dir = root.join("target/bench/nvcc-ptx");

@@ -91,6 +91,9 @@ impl StreamImpl for CpuStream {
 
     fn launch(&self, kernel: &'static Kernel, config: &LaunchConfig, params: &[Vec<u8>]) -> Result<()> {
         let module = self.0.module(kernel)?;
+        if cfg!(ptx_runtime_unoptimized) {
+            unoptimized_notice(config);
+        }
         let params: Vec<&[u8]> = params.iter().map(Vec::as_slice).collect();
         let shared = (config.shared_bytes, config.max_dynamic_shared_bytes);
         self.0.device.launch_opt_in(&module, kernel.entry, config.grid.to_array(), config.block.to_array(), shared, &params)
@@ -98,6 +101,27 @@ impl StreamImpl for CpuStream {
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+/// Threads in a launch from which an unoptimised CPU backend is noticeably slow.
+const LARGE_LAUNCH_THREADS: u64 = 1 << 16;
+
+/// Says once per process, on standard error, that the emulator runs unoptimised (cargo's dev
+/// profile builds dependencies at `opt-level = 0`), which makes large launches some 25× slower
+/// than in a release build, and how to fix it.
+fn unoptimized_notice(config: &LaunchConfig) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    let [g, b] = [config.grid.to_array(), config.block.to_array()];
+    let threads = g.iter().chain(&b).map(|&d| d as u64).product::<u64>();
+    if threads >= LARGE_LAUNCH_THREADS {
+        ONCE.call_once(|| {
+            eprintln!(
+                "ptx-runtime: the CPU backend was built without optimisation (a dev build), so large launches run \
+                 about 25x slower than in a release build. To optimise just this crate in dev builds, add to your \
+                 Cargo.toml:\n\n    [profile.dev.package.ptx-runtime]\n    opt-level = 3\n"
+            );
+        });
     }
 }
 
