@@ -33,6 +33,7 @@ mod gpu;
 mod regress;
 mod regress_consts;
 mod runtime;
+mod runtime_events;
 mod runtime_robust;
 mod sys_assert;
 mod sys_atomics;

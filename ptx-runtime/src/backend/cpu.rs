@@ -4,13 +4,14 @@
 //! Every operation completes before it returns, so a stream is the device itself and there is
 //! nothing to order between streams.
 
-use super::{BackendKind, DeviceId, DeviceImpl, LaunchGuard, MemoryImpl, StreamImpl};
+use super::{BackendKind, DeviceId, DeviceImpl, EventImpl, LaunchGuard, MemoryImpl, StreamImpl};
 use crate::config::LaunchConfig;
 use crate::cpu::{CpuDevice, CpuModule};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::kernel::{Kernel, ModuleCache};
 use std::any::Any;
 use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 /// The CPU backend's device and the modules parsed for it.
 pub(crate) struct CpuBackend {
@@ -70,6 +71,15 @@ impl DeviceImpl for CpuBackend {
     fn new_stream(self: Arc<Self>) -> Result<Arc<dyn StreamImpl>> {
         Ok(Arc::new(CpuStream(self)))
     }
+
+    /// One priority: every operation runs to completion when it is issued.
+    fn stream_priority_range(&self) -> Result<(i32, i32)> {
+        Ok((0, 0))
+    }
+
+    fn new_stream_with_priority(self: Arc<Self>, _priority: i32) -> Result<Arc<dyn StreamImpl>> {
+        self.new_stream()
+    }
 }
 
 /// A stream of the CPU backend: the device, since every operation is synchronous.
@@ -99,8 +109,55 @@ impl StreamImpl for CpuStream {
         self.0.device.launch_opt_in(&module, kernel.entry, config.grid.to_array(), config.block.to_array(), shared, &params)
     }
 
+    fn record_event(&self) -> Result<Arc<dyn EventImpl>> {
+        Ok(Arc::new(CpuEvent { device: self.0.device_id(), at: Instant::now() }))
+    }
+
+    fn wait_event(&self, event: &dyn EventImpl) -> Result<()> {
+        same_device(self.0.device_id(), event.device(), "a stream cannot wait for an event of another device")
+    }
+
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+/// An event of the CPU backend: the moment it was recorded, when the work before it had
+/// already finished.
+struct CpuEvent {
+    device: DeviceId,
+    at: Instant,
+}
+
+impl EventImpl for CpuEvent {
+    fn device(&self) -> DeviceId {
+        self.device
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn is_complete(&self) -> Result<bool> {
+        Ok(true)
+    }
+
+    fn elapsed_since(&self, start: &dyn EventImpl) -> Result<Duration> {
+        same_device(self.device, start.device(), "elapsed time between events of different devices")?;
+        let start = start.as_any().downcast_ref::<CpuEvent>().map(|e| e.at).unwrap_or(self.at);
+        Ok(self.at.saturating_duration_since(start))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+fn same_device(a: DeviceId, b: DeviceId, what: &str) -> Result<()> {
+    if a == b {
+        Ok(())
+    } else {
+        Err(Error::InvalidConfig { reason: format!("{what} ({} and {})", a.kind, b.kind) })
     }
 }
 

@@ -6,8 +6,9 @@
 //!
 //! ```text
 //! DeviceImpl   a device: its name, heap, module cache, streams
-//! StreamImpl   an ordered queue: allocations, launches, synchronisation
+//! StreamImpl   an ordered queue: allocations, launches, events, synchronisation
 //! MemoryImpl   one allocation: reads, writes, its address for a launch
+//! EventImpl    a point in a stream's work: completion, timing
 //! ```
 //!
 //! The CUDA backend implements them in `cuda/`; the CPU backend (`cpu/`, a PTX emulator with
@@ -23,6 +24,7 @@ use crate::kernel::Kernel;
 use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Which backend a [`Device`](crate::Device) runs kernels on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -66,6 +68,11 @@ pub(crate) trait DeviceImpl: Send + Sync {
     fn default_stream(self: Arc<Self>) -> Arc<dyn StreamImpl>;
     /// A new stream, whose work may overlap other streams'.
     fn new_stream(self: Arc<Self>) -> Result<Arc<dyn StreamImpl>>;
+    /// The stream priorities the device has, as CUDA numbers them: `(least, greatest)`, the
+    /// greatest priority being the smallest number.
+    fn stream_priority_range(&self) -> Result<(i32, i32)>;
+    /// A new stream of `priority`, which is within [`stream_priority_range`](Self::stream_priority_range).
+    fn new_stream_with_priority(self: Arc<Self>, priority: i32) -> Result<Arc<dyn StreamImpl>>;
 }
 
 /// An ordered queue of work on one device.
@@ -78,6 +85,10 @@ pub(crate) trait StreamImpl: Send + Sync {
     /// Enqueues a launch whose configuration has passed [`LaunchConfig::validate`]; `params`
     /// are the parameters' bytes, each exactly as the ABI lays it out.
     fn launch(&self, kernel: &'static Kernel, config: &LaunchConfig, params: &[Vec<u8>]) -> Result<()>;
+    /// Records the work queued so far into a new event.
+    fn record_event(&self) -> Result<Arc<dyn EventImpl>>;
+    /// Makes later work on this stream wait for `event`'s work (an event of the same device).
+    fn wait_event(&self, event: &dyn EventImpl) -> Result<()>;
     /// The backend's own stream object, for interop (CUDA: the cudarc `Arc<CudaStream>`).
     fn as_any(&self) -> &dyn Any;
 }
@@ -101,4 +112,17 @@ pub(crate) trait MemoryImpl: Send + Sync {
     fn launch_address<'a>(&'a self, stream: &'a dyn StreamImpl) -> (u64, Option<Box<dyn LaunchGuard + 'a>>);
     /// As [`launch_address`](MemoryImpl::launch_address), for a launch that writes it.
     fn launch_address_mut<'a>(&'a mut self, stream: &'a dyn StreamImpl) -> (u64, Option<Box<dyn LaunchGuard + 'a>>);
+}
+
+/// The work a stream had queued when the event was recorded.
+pub(crate) trait EventImpl: Send + Sync {
+    fn device(&self) -> DeviceId;
+    /// Waits until the recorded work has finished.
+    fn synchronize(&self) -> Result<()>;
+    /// Whether the recorded work has finished, without waiting.
+    fn is_complete(&self) -> Result<bool>;
+    /// The time from `start` (an event of the same device) to this one, once both finished.
+    fn elapsed_since(&self, start: &dyn EventImpl) -> Result<Duration>;
+    /// The backend's own event object.
+    fn as_any(&self) -> &dyn Any;
 }

@@ -7,6 +7,7 @@
 //! `cuModuleLoadDataEx` to capture the JIT's logs, and kernels launched with `cuLaunchKernel`.
 
 mod error;
+mod event;
 mod interop;
 mod memory;
 mod module;
@@ -165,6 +166,16 @@ impl DeviceImpl for CudaDevice {
 
     fn new_stream(self: Arc<Self>) -> Result<Arc<dyn StreamImpl>> {
         let stream = self.ctx.new_stream().map_err(|e| driver_error("cuStreamCreate", e))?;
+        Ok(Arc::new(stream::CudaStreamImpl { device: self, stream }))
+    }
+
+    fn stream_priority_range(&self) -> Result<(i32, i32)> {
+        self.ctx.bind_to_thread().map_err(|e| driver_error("cuCtxSetCurrent", e))?;
+        result::stream::get_priority_range().map_err(|e| driver_error("cuCtxGetStreamPriorityRange", e))
+    }
+
+    fn new_stream_with_priority(self: Arc<Self>, priority: i32) -> Result<Arc<dyn StreamImpl>> {
+        let stream = self.ctx.new_stream_with_priority(priority).map_err(|e| driver_error("cuStreamCreateWithPriority", e))?;
         Ok(Arc::new(stream::CudaStreamImpl { device: self, stream }))
     }
 }
