@@ -79,6 +79,7 @@ impl Stream {
     /// (`k::launch`) call this; use it directly only to launch a [`Kernel`] by hand.
     pub fn launch_kernel(&self, kernel: &'static Kernel, config: LaunchConfig, args: Args<'_>) -> Result<()> {
         config.validate()?;
+        crate::limits::check_bounds(kernel.entry, config.block.to_array(), &kernel.bounds)?;
         match &self.inner {
             StreamInner::Cuda(d, s) => d.launch(s, kernel, &config, args.params()),
             StreamInner::Cpu(c) => {

@@ -7,6 +7,7 @@ mod builder;
 mod constprop;
 mod inst;
 pub mod opt;
+mod range;
 
 pub use builder::Builder;
 pub use inst::*;
@@ -20,6 +21,28 @@ pub struct Func {
     pub blocks: Vec<Block>,
     /// Function-scope declarations: `.local` and `.shared` arrays.
     pub decls: Vec<crate::text::Text>,
+    /// What the kernel's launch bounds guarantee (the runtime refuses other launches).
+    pub launch: LaunchFacts,
+}
+
+/// Facts every thread of a kernel may rely on because the launch checks them, for range
+/// analysis: under `block`, `%tid.x < block[0]` (and `%ntid` is the constant shape); under
+/// `max_threads`, every `%tid` and `%ntid` component is at most that.
+#[derive(Default, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchFacts {
+    pub block: Option<[u32; 3]>,
+    pub max_threads: Option<u32>,
+}
+
+impl LaunchFacts {
+    /// An exclusive upper bound of `%tid.<axis>` (0, 1, 2 for x, y, z), if the bounds give one.
+    pub fn tid_bound(&self, axis: usize) -> Option<u64> {
+        match (self.block, self.max_threads) {
+            (Some(b), _) => Some(b[axis] as u64),
+            (None, Some(n)) => Some(n as u64),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug)]
