@@ -1,10 +1,9 @@
 //! Histogram of bytes into 256 bins with shared-memory atomics: each block clears its shared
 //! bins, counts its grid-stride share into them (block scope), then adds them to the global
-//! bins (device scope). The counts are exact whatever the order of the atomics.
+//! bins (device scope). The counts are exact whatever the order of the atomics. (The paths are
+//! spelled out so that `cargo xtask bench-compile` can copy the kernel on its own.)
 
 use super::Rng;
-use core::sync::atomic::Ordering;
-use ptx_runtime::device::atomic::{self, Scope};
 use ptx_runtime::device::*;
 use ptx_runtime::{kernel, DeviceBuffer, LaunchConfig, Result, Stream};
 
@@ -23,13 +22,13 @@ pub fn shared_histogram(data: &[u32], bins: &mut [u32]) {
     let mut i = (block_idx_x() * block_dim_x()) as usize + t;
     while i < data.len() {
         let bin = (data[i] & 255) as usize;
-        unsafe { atomic::fetch_add(&mut local[bin], 1, Ordering::Relaxed, Scope::Block) };
+        unsafe { atomic::fetch_add(&mut local[bin], 1, core::sync::atomic::Ordering::Relaxed, atomic::Scope::Block) };
         i += stride;
     }
     sync_threads();
     let mut b = t;
     while b < 256 {
-        unsafe { atomic::fetch_add(&mut bins[b], local[b], Ordering::Relaxed, Scope::Device) };
+        unsafe { atomic::fetch_add(&mut bins[b], local[b], core::sync::atomic::Ordering::Relaxed, atomic::Scope::Device) };
         b += threads;
     }
 }
