@@ -35,12 +35,14 @@ pub struct LaunchFacts {
 }
 
 impl LaunchFacts {
-    /// An exclusive upper bound of `%tid.<axis>` (0, 1, 2 for x, y, z), if the bounds give one.
-    pub fn tid_bound(&self, axis: usize) -> Option<u64> {
+    /// The largest `%ntid.<axis>` (0, 1, 2 for x, y, z), so `%tid.<axis>` is below it: the
+    /// declared bounds, else the hardware's (1024 in x and y, 64 in z).
+    pub fn tid_bound(&self, axis: usize) -> u64 {
+        let hardware = [1024, 1024, 64][axis];
         match (self.block, self.max_threads) {
-            (Some(b), _) => Some(b[axis] as u64),
-            (None, Some(n)) => Some(n as u64),
-            _ => None,
+            (Some(b), _) => b[axis] as u64,
+            (None, Some(n)) => hardware.min(n as u64),
+            _ => hardware,
         }
     }
 }

@@ -1,6 +1,8 @@
-//! Value ranges of integer registers, from the kernel's launch bounds: under
-//! `#[kernel(block = (16, 16))]` the launch guarantees `%tid.x < 16`, so `ty * 16 + tx` is at
-//! most 255 and a shared tile of 256 needs no check (see [`super::bce`], which asks).
+//! Value ranges of integer registers, from the special registers and the kernel's launch
+//! bounds: under `#[kernel(block = (16, 16))]` the launch guarantees `%tid.x < 16`, so
+//! `ty * 16 + tx` is at most 255 and a shared tile of 256 needs no check; without bounds
+//! `%tid.x < 1024` and `%laneid < 32` still hold, and `v & 255` is at most 255 (see
+//! [`super::bce`], which asks).
 //!
 //! A register written once gets the unsigned interval `[lo, hi]` its defining instruction
 //! gives from its operands' intervals; arithmetic that could wrap gives nothing. Registers
@@ -17,9 +19,6 @@ pub type Range = (u64, u64);
 /// The interval of every register the launch bounds constrain.
 pub fn ranges(func: &Func) -> HashMap<Reg, Range> {
     let mut out = HashMap::new();
-    if func.launch == LaunchFacts::default() {
-        return out;
-    }
     let mut defs: HashMap<Reg, usize> = HashMap::new();
     for b in &func.blocks {
         for i in &b.insts {
@@ -63,8 +62,14 @@ fn eval(opcode: &str, args: &[Arg], known: &HashMap<Reg, Range>, launch: &Launch
     let fits = |r: (u64, u64)| (r.1 <= max).then_some(r);
     match (op, args) {
         ("mov", [Arg::Sym(Sym::Named(s))]) => {
-            let axis = ["%tid.x", "%tid.y", "%tid.z"].iter().position(|t| t == s)?;
-            Some((0, launch.tid_bound(axis)?.checked_sub(1)?))
+            if s == "%laneid" {
+                return Some((0, 31));
+            }
+            if let Some(axis) = ["%tid.x", "%tid.y", "%tid.z"].iter().position(|t| t == s) {
+                return Some((0, launch.tid_bound(axis).checked_sub(1)?));
+            }
+            let axis = ["%ntid.x", "%ntid.y", "%ntid.z"].iter().position(|t| t == s)?;
+            Some((1, launch.tid_bound(axis)))
         }
         ("mov", [a]) => get(a),
         // Between unsigned types the value is kept when it fits the destination
