@@ -12,8 +12,9 @@
 //! registers, so writing one of them (a mutable local's update) forgets it. Only integer
 //! comparisons are used: with floats, `!(a < b)` is not `a >= b`.
 //!
-//! A comparison is also decided when the launch bounds confine its operands
-//! ([`super::range`]): under `block = (16, 16)`, the check of `tile[ty * 16 + tx]` against 256.
+//! A comparison is also decided when the value ranges of its operands do ([`super::range`]):
+//! under `block = (16, 16)`, the check of `tile[ty * 16 + tx]` against 256; anywhere, the check
+//! of `bins[(v & 255) as usize]` against 256.
 
 use super::{Arg, BlockId, Func, Imm, InstKind, Reg, Term};
 use std::collections::HashMap;
@@ -143,7 +144,7 @@ pub fn run(func: &mut Func) {
     }
 }
 
-/// An unsigned comparison the launch bounds decide (see [`super::range`]).
+/// An unsigned comparison the operands' value ranges decide (see [`super::range`]).
 fn by_range(f: &Fact, ranges: &HashMap<Reg, super::range::Range>) -> Option<bool> {
     if !f.ty.starts_with('u') {
         return None;

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 /// An inclusive unsigned interval.
 pub type Range = (u64, u64);
 
-/// The interval of every register the launch bounds constrain.
+/// The interval of every register whose definition bounds it.
 pub fn ranges(func: &Func) -> HashMap<Reg, Range> {
     let mut out = HashMap::new();
     let mut defs: HashMap<Reg, usize> = HashMap::new();
