@@ -56,6 +56,16 @@ pub fn scale_max_only(x: &mut [f32]) {
     }
 }
 
+/// A fixed shape with a residency hint (`.minnctapersm` goes with `.reqntid` as with `.maxntid`).
+#[kernel(block = (8, 4, 2), launch_bounds(min_blocks = 4))]
+pub fn scale_shaped(x: &mut [f32]) {
+    let t = (thread_idx_z() * 32 + thread_idx_y() * 8 + thread_idx_x()) as usize;
+    let i = block_idx_x() as usize * (block_dim_x() * block_dim_y() * block_dim_z()) as usize + t;
+    if i < x.len() {
+        x[i] *= 2.0;
+    }
+}
+
 /// The entry's directives: the lines between its parameter list and its body.
 fn directives(ptx: &str) -> Vec<String> {
     let entry = &ptx[ptx.find(".entry").expect("an entry")..];
@@ -71,6 +81,8 @@ fn directives_are_those_nvcc_writes_for_launch_bounds() {
     assert!(assemble("scale_max_only", scale_max_only::PTX));
     assert_eq!(directives(tile_flip::PTX), [".reqntid 16, 16, 1"]);
     assert_eq!(directives(scale_max_only::PTX), [".maxntid 128, 1, 1"]);
+    assert!(assemble("scale_shaped", scale_shaped::PTX));
+    assert_eq!(directives(scale_shaped::PTX), [".reqntid 8, 4, 2", ".minnctapersm 4"]);
     let ours = directives(scale_bounded::PTX);
     assert_eq!(ours, [".maxntid 256, 1, 1", ".minnctapersm 2"]);
     // nvcc's own spelling of `__launch_bounds__(256, 2)`, where nvcc is at hand.
@@ -139,8 +151,14 @@ fn a_launch_outside_the_bounds_is_an_error_before_it_runs() {
     let e = scale_max_only::launch(&stream, LaunchConfig::new(1, (16, 16)), &mut sb).unwrap_err();
     assert!(matches!(&e, Error::InvalidConfig { reason } if reason.contains("at most 128")), "{e}");
     assert_eq!(sb.to_vec().unwrap(), vec![1.0; n]);
-    // Within the bound, any shape.
-    scale_max_only::launch(&stream, LaunchConfig::new(8, (8, 4, 2)), &mut sb).unwrap();
+    // Within the bound it runs.
+    scale_max_only::launch(&stream, LaunchConfig::new(8, 128), &mut sb).unwrap();
+    assert_eq!(sb.to_vec().unwrap(), vec![2.0; n]);
+    // A 3-D declared shape: exactly it runs, its transpose does not.
+    scale_shaped::launch(&stream, LaunchConfig::new(16, (8, 4, 2)), &mut sb).unwrap();
+    assert_eq!(sb.to_vec().unwrap(), vec![4.0; n]);
+    assert!(scale_shaped::launch(&stream, LaunchConfig::new(16, (2, 4, 8)), &mut sb).is_err());
+    assert_eq!(sb.to_vec().unwrap(), vec![4.0; n]);
 }
 
 /// The CPU backend reads `.reqntid` and `.maxntid` from PTX it did not get from `#[kernel]`
