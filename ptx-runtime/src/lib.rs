@@ -51,7 +51,7 @@ mod stream;
 
 pub use arg::{Args, KernelArg};
 pub use buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
-pub use config::{Dim3, LaunchConfig};
+pub use config::{Dim3, LaunchBounds, LaunchConfig};
 pub use devices::{BackendKind, Device, DEVICE_ENV};
 pub use error::{Error, Fault, FaultKind, Result};
 pub use kernel::Kernel;
