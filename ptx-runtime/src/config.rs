@@ -42,6 +42,22 @@ impl From<(u32, u32, u32)> for Dim3 {
     }
 }
 
+/// A kernel's launch bounds, as its PTX states them (`.reqntid`, `.maxntid`) and
+/// `#[kernel(block = ..., launch_bounds(max_threads = ...))]` declares them. A launch outside
+/// them is an `Error::InvalidConfig` on both backends, before anything runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct LaunchBounds {
+    /// The one block shape the kernel may be launched with (`.reqntid`).
+    pub block: Option<Dim3>,
+    /// The most threads per block (`.maxntid x, y, z`: their product).
+    pub max_threads: Option<u64>,
+}
+
+impl LaunchBounds {
+    /// No bounds: any block the hardware allows.
+    pub const NONE: LaunchBounds = LaunchBounds { block: None, max_threads: None };
+}
+
 /// How a kernel is launched: a grid of blocks, each a block of threads, plus dynamic shared
 /// memory per block (`extern __shared__` in CUDA).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

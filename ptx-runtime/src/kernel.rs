@@ -1,5 +1,6 @@
 //! Kernels as the runtime sees them, and the per-device cache of loaded modules.
 
+use crate::config::LaunchBounds;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -9,11 +10,18 @@ use std::sync::{Arc, Mutex};
 pub struct Kernel {
     pub ptx: &'static str,
     pub entry: &'static str,
+    /// The declared launch bounds, checked before every launch on either backend.
+    pub bounds: LaunchBounds,
 }
 
 impl Kernel {
     pub const fn new(ptx: &'static str, entry: &'static str) -> Kernel {
-        Kernel { ptx, entry }
+        Kernel { ptx, entry, bounds: LaunchBounds::NONE }
+    }
+
+    /// The kernel with launch bounds (those its PTX's `.reqntid`/`.maxntid` state).
+    pub const fn with_bounds(self, bounds: LaunchBounds) -> Kernel {
+        Kernel { bounds, ..self }
     }
 
     fn key(&'static self) -> usize {

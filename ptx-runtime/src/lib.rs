@@ -54,8 +54,8 @@ mod stream;
 
 pub use arg::{Args, KernelArg};
 pub use buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
-pub use config::{Dim3, LaunchConfig};
 pub use backend::BackendKind;
+pub use config::{Dim3, LaunchBounds, LaunchConfig};
 pub use devices::{Device, DEVICE_ENV};
 pub use error::{Error, Fault, FaultKind, Result};
 pub use event::Event;

@@ -77,6 +77,30 @@ pub fn check_dims(grid: [u32; 3], block: [u32; 3]) -> Result<()> {
     Ok(())
 }
 
+/// A block shape against the kernel's launch bounds (its PTX's `.reqntid` and `.maxntid`,
+/// which `#[kernel(block = ..., launch_bounds(max_threads = ...))]` writes): the body may rely
+/// on them (range analysis does), so a launch outside them is refused before it starts, as the
+/// CUDA driver refuses it.
+pub fn check_bounds(kernel: &str, block: [u32; 3], bounds: &crate::LaunchBounds) -> Result<()> {
+    if let Some(want) = bounds.block {
+        if want.to_array() != block {
+            let [x, y, z] = want.to_array();
+            return Err(invalid(format!(
+                "kernel `{kernel}` requires blocks of ({x}, {y}, {z}) threads (`#[kernel(block = ...)]`, PTX `.reqntid`); the launch asks for {block:?}"
+            )));
+        }
+    }
+    if let Some(max) = bounds.max_threads {
+        let threads = crate::Dim3::new(block[0], block[1], block[2]).volume();
+        if threads > max {
+            return Err(invalid(format!(
+                "kernel `{kernel}` takes at most {max} threads per block (`launch_bounds(max_threads = {max})`, PTX `.maxntid`); the launch asks for {threads} (block {block:?})"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// A kernel's static shared memory, as ptxas checks it when the module loads (an
 /// `Error::PtxLoad` on both backends).
 pub fn check_static_shared(kernel: &str, static_bytes: u64) -> Result<()> {

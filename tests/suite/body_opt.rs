@@ -148,3 +148,42 @@ fn a_check_after_its_value_changed_stays() {
         other => panic!("expected a failed bounds check, got {other:?}"),
     }
 }
+
+/// Indices proved in bounds without launch bounds (`ir/range.rs`): `lane_id() < 32` and
+/// `v & 31 <= 31` into a 32-element shared array need no check; `out`'s stays.
+#[kernel]
+pub fn masked_lane_counts(x: &[u32], out: &mut [u32]) {
+    let mut counts = unsafe { shared_array::<u32, 32>() };
+    let lane = lane_id() as usize;
+    if thread_idx_x() < 32 {
+        counts[lane] = 0;
+    }
+    sync_threads();
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i < x.len() {
+        unsafe { atomic::fetch_add(&mut counts[(x[i] & 31) as usize], 1, core::sync::atomic::Ordering::Relaxed, atomic::Scope::Block) };
+    }
+    sync_threads();
+    if thread_idx_x() < 32 {
+        out[block_idx_x() as usize * 32 + lane] = counts[lane];
+    }
+}
+
+#[test]
+fn lane_and_masked_indices_need_no_check() {
+    let ptx = masked_lane_counts::PTX;
+    assert!(assemble("masked_lane_counts", ptx));
+    let against_32 = ptx.lines().filter(|l| l.trim_start().starts_with("setp.") && l.trim_end().ends_with(", 32;")).count();
+    // `thread_idx_x() < 32` is the program's own test (twice); no bounds check compares with 32.
+    assert_eq!(against_32, 2, "{ptx}");
+    let x: Vec<u32> = (0..500u32).map(|k| k.wrapping_mul(2654435761) >> 5).collect();
+    let stream = cpu_stream();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 4 * 32).unwrap();
+    masked_lane_counts::launch(&stream, LaunchConfig::new(4, 128), &xb, &mut ob).unwrap();
+    let mut want = vec![0u32; 4 * 32];
+    for (i, v) in x.iter().enumerate() {
+        want[(i / 128) * 32 + (v & 31) as usize] += 1;
+    }
+    assert_eq!(ob.to_vec().unwrap(), want);
+}

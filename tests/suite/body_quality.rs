@@ -72,8 +72,12 @@ fn corpus_kernels_are_as_lean_as_nvccs() {
         ("transpose", "transpose.cu", transpose::transpose::PTX),
         ("softmax", "softmax.cu", softmax::softmax::PTX),
         ("nbody_step", "nbody.cu", nbody::nbody_step::PTX),
+        ("warp_reduce", "warp_reduce.cu", warp_reduce::warp_reduce::PTX),
+        ("shared_histogram", "shared_histogram.cu", shared_histogram::shared_histogram::PTX),
+        ("conv1d", "conv1d.cu", conv1d::conv1d::PTX),
+        ("layernorm", "layernorm.cu", layernorm::layernorm::PTX),
     ];
-    let mut table = String::from("kernel      arch    regs ours/nvcc   SASS ours/nvcc\n");
+    let mut table = String::from("kernel            arch    regs ours/nvcc   SASS ours/nvcc\n");
     let mut worse = Vec::new();
     for sm in [80, 90] {
         for (name, file, ptx) in cases {
@@ -81,7 +85,7 @@ fn corpus_kernels_are_as_lean_as_nvccs() {
             let Some(ours) = measure(name, ptx, sm) else { return };
             let (_, our_regs, our_sass) = ours[0].clone();
             let (_, their_regs, their_sass) = theirs.iter().find(|(f, ..)| f == name).cloned().expect("nvcc's kernel");
-            table.push_str(&format!("{name:<10}  sm_{sm}   {our_regs:>4} / {their_regs:<4}      {our_sass:>4} / {their_sass:<4}\n"));
+            table.push_str(&format!("{name:<16}  sm_{sm}   {our_regs:>4} / {their_regs:<4}      {our_sass:>4} / {their_sass:<4}\n"));
             // The targets of issue 7: at most 5% more instructions, no more registers.
             if our_sass as f64 > their_sass as f64 * 1.05 || our_regs > their_regs {
                 worse.push(format!("{name} sm_{sm}"));

@@ -30,6 +30,7 @@ mod cpu_warp;
 mod difftest_cases;
 mod expansion;
 mod gpu;
+mod launch_bounds;
 mod regress;
 mod regress_consts;
 mod runtime;

@@ -28,6 +28,7 @@ pub fn expand(c: Compiled) -> TokenStream {
     let prototype = c.prototype.pieces();
     let body = c.body.pieces();
     let launcher = launch::launcher(&c);
+    let bounds = bounds_tokens(&c);
     let doc = format!("PTX and launcher for the kernel [`{ident}`](fn@{ident}).");
     quote! {
         #[doc = #doc]
@@ -54,7 +55,7 @@ pub fn expand(c: Compiled) -> TokenStream {
             ];
 
             /// The kernel as the runtime sees it: its module is loaded once per device.
-            pub static KERNEL: ::ptx_runtime::Kernel = ::ptx_runtime::Kernel::new(PTX, ENTRY);
+            pub static KERNEL: ::ptx_runtime::Kernel = ::ptx_runtime::Kernel::new(PTX, ENTRY)#bounds;
 
             #launcher
 
@@ -62,4 +63,25 @@ pub fn expand(c: Compiled) -> TokenStream {
             #(#checks)*
         }
     }
+}
+
+/// `.with_bounds(...)`: the declared block shape and thread limit, which every launch is
+/// checked against (the PTX's `.reqntid`/`.maxntid` say the same to the driver).
+fn bounds_tokens(c: &Compiled) -> TokenStream {
+    let b = &c.args.bounds;
+    if b.block.is_none() && b.max_threads.is_none() {
+        return quote!();
+    }
+    let block = match b.block {
+        Some([x, y, z]) => quote!(::core::option::Option::Some(::ptx_runtime::Dim3::new(#x, #y, #z))),
+        None => quote!(::core::option::Option::None),
+    };
+    let max = match b.max_threads {
+        Some(n) => {
+            let n = n as u64;
+            quote!(::core::option::Option::Some(#n))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    quote!(.with_bounds(::ptx_runtime::LaunchBounds { block: #block, max_threads: #max }))
 }

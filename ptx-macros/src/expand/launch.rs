@@ -28,7 +28,7 @@ pub fn launcher(c: &Compiled) -> TokenStream {
     let kernel = &c.item.sig.ident;
     let mut doc = format!(
         "Launches [`{kernel}`](fn@super::{kernel}) on `stream`: one argument per kernel parameter, in order.\n\n\
-         Errors are returned, never panics: an invalid configuration, a buffer on another device, a module that fails to load, a failed launch."
+         Errors are returned, never panics: an invalid configuration (a block outside the kernel's launch bounds included), a buffer on another device, a module that fails to load, a failed launch."
     );
     if takes_raw_pointers {
         doc.push_str("\n\n# Safety\nThe kernel takes raw pointers: every pointer argument must be valid device memory for every access the kernel makes.");

@@ -144,7 +144,7 @@ fn round(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_tokens
         Err(e) => return e.to_compile_error(),
     };
     let mut errors = Errors::new();
-    let parsed_args = attrs::parse_args(args.clone(), &mut errors);
+    let parsed_args = attrs::parse_args(args.clone(), kind, &mut errors);
     let no_mangle = attrs::take_no_mangle(&mut item.attrs);
     check::ascii_name(&item.sig.ident, &mut errors);
     let sig = Signature::parse(&item.sig, kind, &mut errors);
@@ -169,12 +169,16 @@ fn round(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_tokens
         params: sig.params.iter().map(|p| for_inner_module(&p.syn_ty)).collect(),
         ret: sig.ret.as_ref().map(|(ty, _)| for_inner_module(ty)),
     };
-    let cx = lower::Context { body: &checked.body, infer: &checked.infer, structs: &checked.structs, kind, param_types: &types.params, target: parsed_args.target };
+    let cx = lower::Context { body: &checked.body, infer: &checked.infer, structs: &checked.structs, kind, param_types: &types.params, target: parsed_args.target, bounds: parsed_args.bounds };
     let Some(lowered) = lower::lower(&cx, &mut errors) else { return errors.to_compile_errors() };
     let mut checks = abi_agreement(&checked.body, &checked, &types);
     checks.extend(checked.checks);
     let compiled = Compiled {
-        prototype: crate::back::ptx::prototype(kind, &types),
+        prototype: {
+            let mut p = crate::back::ptx::prototype(kind, &types);
+            p.str(&crate::back::ptx::launch_directives(&parsed_args.bounds));
+            p
+        },
         body: crate::back::ptx::body(&lowered.func),
         item,
         sig,

@@ -11,6 +11,10 @@
 //! walk down trees of single-predecessor blocks, sound without a fixpoint. A fact names
 //! registers, so writing one of them (a mutable local's update) forgets it. Only integer
 //! comparisons are used: with floats, `!(a < b)` is not `a >= b`.
+//!
+//! A comparison is also decided when the value ranges of its operands do ([`super::range`]):
+//! under `block = (16, 16)`, the check of `tile[ty * 16 + tx]` against 256; anywhere, the check
+//! of `bins[(v & 255) as usize]` against 256.
 
 use super::{Arg, BlockId, Func, Imm, InstKind, Reg, Term};
 use std::collections::HashMap;
@@ -88,6 +92,7 @@ impl Known {
 }
 
 pub fn run(func: &mut Func) {
+    let ranges = super::range::ranges(func);
     let mut preds = vec![0usize; func.blocks.len()];
     for b in &func.blocks {
         for s in b.term.successors() {
@@ -121,7 +126,7 @@ pub fn run(func: &mut Func) {
                     edge(if_false, None, &known);
                     continue;
                 };
-                if let Some(v) = known.holds(&f) {
+                if let Some(v) = known.holds(&f).or_else(|| by_range(&f, &ranges)) {
                     let to = if v != negate { if_true } else { if_false };
                     func.blocks[b].term = Term::Jump(to);
                     // The other successor may now have one predecessor fewer; it stays a root
@@ -137,6 +142,18 @@ pub fn run(func: &mut Func) {
             _ => {}
         }
     }
+}
+
+/// An unsigned comparison the operands' value ranges decide (see [`super::range`]).
+fn by_range(f: &Fact, ranges: &HashMap<Reg, super::range::Range>) -> Option<bool> {
+    if !f.ty.starts_with('u') {
+        return None;
+    }
+    let range = |o: Operand| match o {
+        Operand::Reg(r) => ranges.get(&r).copied(),
+        Operand::Int(v) => u64::try_from(v).ok().map(|v| (v, v)),
+    };
+    super::range::decide(f.cmp, range(f.a)?, range(f.b)?)
 }
 
 fn op_args(inst: &super::Inst) -> &[Arg] {

@@ -7,6 +7,7 @@ mod builder;
 mod constprop;
 mod inst;
 pub mod opt;
+mod range;
 
 pub use builder::Builder;
 pub use inst::*;
@@ -20,6 +21,30 @@ pub struct Func {
     pub blocks: Vec<Block>,
     /// Function-scope declarations: `.local` and `.shared` arrays.
     pub decls: Vec<crate::text::Text>,
+    /// What the kernel's launch bounds guarantee (the runtime refuses other launches).
+    pub launch: LaunchFacts,
+}
+
+/// Facts every thread of a kernel may rely on because the launch checks them, for range
+/// analysis: under `block`, `%tid.x < block[0]` (and `%ntid` is the constant shape); under
+/// `max_threads`, every `%tid` and `%ntid` component is at most that.
+#[derive(Default, Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchFacts {
+    pub block: Option<[u32; 3]>,
+    pub max_threads: Option<u32>,
+}
+
+impl LaunchFacts {
+    /// The largest `%ntid.<axis>` (0, 1, 2 for x, y, z), so `%tid.<axis>` is below it: the
+    /// declared bounds, else the hardware's (1024 in x and y, 64 in z).
+    pub fn tid_bound(&self, axis: usize) -> u64 {
+        let hardware = [1024, 1024, 64][axis];
+        match (self.block, self.max_threads) {
+            (Some(b), _) => b[axis] as u64,
+            (None, Some(n)) => hardware.min(n as u64),
+            _ => hardware,
+        }
+    }
 }
 
 #[derive(Debug)]

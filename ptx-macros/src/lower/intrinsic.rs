@@ -34,6 +34,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 let d = self.b.op1("mov.u32", RegClass::B32, vec![Arg::named(*name)]);
                 r(self, d)
             }
+            Intrinsic::Sreg(name) if block_dim(self.cx.bounds.block, name).is_some() => {
+                // `block = (x, y, z)`: the launch is refused with any other shape.
+                Val::S(Arg::imm(block_dim(self.cx.bounds.block, name).unwrap_or(1) as i64))
+            }
             Intrinsic::Sreg(name) => {
                 // Constant for the thread: read once, at the entry.
                 let d = match self.sregs.get(name) {
@@ -683,4 +687,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             }
         }
     }
+}
+
+/// `%ntid.<axis>` when the kernel declares its block shape: the declared extent.
+fn block_dim(block: Option<[u32; 3]>, sreg: &str) -> Option<u32> {
+    let axis = ["%ntid.x", "%ntid.y", "%ntid.z"].iter().position(|s| *s == sreg)?;
+    Some(block?[axis])
 }

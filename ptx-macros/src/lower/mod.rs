@@ -72,6 +72,9 @@ pub struct Context<'a> {
     pub param_types: &'a [syn::Type],
     /// The function's `.target`: what the atomics' fences may use.
     pub target: ptx_abi::Target,
+    /// The kernel's declared launch bounds: the launch is refused outside them, so the body
+    /// may rely on them (`block_dim_x()` is a constant under `block = ...`).
+    pub bounds: crate::syntax::attrs::LaunchBounds,
 }
 
 /// Facts learned while lowering that require lowering again: a mutable local of pointer
@@ -101,6 +104,7 @@ pub fn lower(cx: &Context, errors: &mut Errors) -> Option<Lowered> {
             return None;
         }
         let mut func = b.finish();
+        func.launch = crate::ir::LaunchFacts { block: cx.bounds.block, max_threads: cx.bounds.max_threads };
         crate::ir::opt::run(&mut func);
         return Some(Lowered { func, callees: callees.into_iter().map(|(_, p)| p).collect(), isa, decls });
     }

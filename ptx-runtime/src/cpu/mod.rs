@@ -317,6 +317,7 @@ impl CpuDevice {
                 shared_vars: Vec::new(),
                 shared_layout: HashMap::new(),
                 unsupported: HashMap::new(),
+                bounds: HashMap::new(),
             },
             memory: self.memory.clone(),
             vars: HashMap::new(),
@@ -403,6 +404,9 @@ impl CpuDevice {
             return Err(Error::InvalidConfig { reason: format!("the module has no kernel `{entry}` (its kernels: {})", module.entries().join(", ")) });
         };
         crate::limits::check_dims(grid, block)?;
+        if let Some(b) = prog.bounds.get(&e) {
+            crate::limits::check_bounds(entry, block, b)?;
+        }
         let layout = prog.shared_layout.get(&e).cloned().unwrap_or_default();
         crate::limits::check_shared(module.sm, layout.static_size, dynamic_shared_bytes, max_dynamic)?;
         let shared_size = layout.static_size as u64 + dynamic_shared_bytes as u64;

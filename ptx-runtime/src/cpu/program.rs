@@ -365,6 +365,8 @@ pub struct Program {
     pub shared_layout: HashMap<u32, SharedLayout>,
     /// Per entry: the first unsupported instruction reachable from it (name, line).
     pub unsupported: HashMap<u32, (String, u32)>,
+    /// Per entry with `.reqntid` or `.maxntid`: the launches it accepts.
+    pub bounds: HashMap<u32, crate::LaunchBounds>,
 }
 
 /// Windows of the generic address space (each 4 GiB), as on a GPU: a generic address in one of

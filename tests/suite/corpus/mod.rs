@@ -19,17 +19,20 @@ use ptx_runtime::{Result, Stream};
 
 pub mod bitonic;
 pub mod classify;
+pub mod conv1d;
 pub mod dot;
 pub mod dyn_reduce;
 pub mod hash;
 pub mod histogram;
 pub mod inline_ptx;
+pub mod layernorm;
 pub mod mandelbrot;
 pub mod matmul;
 pub mod nbody;
 pub mod recursion;
 pub mod saxpy;
 pub mod scan;
+pub mod shared_histogram;
 pub mod softmax;
 pub mod stencil;
 pub mod struct_fn;
@@ -59,7 +62,8 @@ macro_rules! cases {
 
 cases!(
     vadd, saxpy, dot, matmul, stencil, scan, histogram, transpose, nbody, bitonic, warp_reduce, mandelbrot,
-    softmax, recursion, struct_fn, dyn_reduce, vec4, classify, hash, inline_ptx,
+    softmax, recursion, struct_fn, dyn_reduce, vec4, classify, hash, inline_ptx, shared_histogram, conv1d,
+    layernorm,
 );
 
 /// A launch dimension from the host runner's spelling.

@@ -5,5 +5,5 @@ mod regs;
 mod signature;
 mod writer;
 
-pub use signature::{prototype, SigTypes};
+pub use signature::{launch_directives, prototype, SigTypes};
 pub use writer::body;

@@ -5,6 +5,7 @@
 //! declared by the same rules as primitives. The function's symbol is the constant `__SYMBOL`
 //! in the generated module.
 
+use crate::syntax::attrs::LaunchBounds;
 use crate::syntax::signature::FnKind;
 use crate::text::Text;
 use proc_macro2::TokenStream;
@@ -55,4 +56,20 @@ pub fn prototype(kind: FnKind, types: &SigTypes) -> Text {
     }
     t.str(if types.params.is_empty() { ")" } else { "\n)" });
     t
+}
+
+/// A kernel's launch-bound directives, as nvcc writes them after the parameter list
+/// (`__launch_bounds__(256, 2)` is `.maxntid 256, 1, 1` and `.minnctapersm 2`).
+pub fn launch_directives(b: &LaunchBounds) -> String {
+    let mut s = String::new();
+    if let Some([x, y, z]) = b.block {
+        s.push_str(&format!("\n.reqntid {x}, {y}, {z}"));
+    }
+    if let Some(n) = b.max_threads {
+        s.push_str(&format!("\n.maxntid {n}, 1, 1"));
+    }
+    if let Some(m) = b.min_blocks {
+        s.push_str(&format!("\n.minnctapersm {m}"));
+    }
+    s
 }

@@ -258,6 +258,7 @@ pub fn decode(m: &ast::Module, var_addr: &HashMap<String, u64>) -> Result<Progra
 
     // Functions: one index per name; a definition replaces a prototype.
     let mut funcs: Vec<Function> = Vec::new();
+    let mut bounds = HashMap::new();
     let mut func_idx: HashMap<String, u32> = HashMap::new();
     let mut sigs = Vec::new();
     let mut defs: Vec<Option<usize>> = Vec::new();
@@ -283,6 +284,9 @@ pub fn decode(m: &ast::Module, var_addr: &HashMap<String, u64>) -> Result<Progra
             defs.push(None);
             (funcs.len() - 1) as u32
         }) as usize;
+        if f.kind == AstKind::Entry && f.bounds != crate::LaunchBounds::NONE {
+            bounds.insert(idx as u32, f.bounds);
+        }
         let (params, rets) = if f.kind == AstKind::Entry {
             let (p, size) = param_slots(&f.params, 0)?;
             funcs[idx].kparam_size = size;
@@ -358,6 +362,7 @@ pub fn decode(m: &ast::Module, var_addr: &HashMap<String, u64>) -> Result<Progra
         shared_vars,
         shared_layout: HashMap::new(),
         unsupported: HashMap::new(),
+        bounds,
     };
     prog.unsupported = reachable_unsupported(&prog);
     for &e in prog.entries.values() {

@@ -69,6 +69,8 @@ pub struct FuncDecl {
     /// A syntax error inside the body (then `body` is empty): it rejects only the launches
     /// that can reach this function, not the whole module.
     pub body_error: Option<super::ParseError>,
+    /// `.reqntid` and `.maxntid`, which a launch must respect.
+    pub bounds: crate::LaunchBounds,
 }
 
 #[derive(Debug, Clone)]

@@ -222,6 +222,9 @@ impl Parser {
         let name = self.word()?;
         let params = if self.is_punct('(') { self.param_list()? } else { Vec::new() };
         // Performance directives: `.maxntid 256, 1, 1`, `.noreturn`, `.reqntid …`, `.pragma`.
+        // `.reqntid` and `.maxntid` bound the launches (the driver refuses others); the rest
+        // are hints to ptxas.
+        let mut bounds = crate::LaunchBounds::NONE;
         loop {
             match self.peek() {
                 Some(Tok::Word(w)) if w.starts_with('.') && w != ".loc" => {
@@ -231,9 +234,22 @@ impl Parser {
                         self.skip_to_semicolon()?;
                         continue;
                     }
-                    while matches!(self.peek(), Some(Tok::Int(_))) {
+                    let mut dims = Vec::new();
+                    while let Some(Tok::Int(v)) = self.peek() {
+                        dims.push(*v);
                         self.pos += 1;
                         self.eat_punct(',');
+                    }
+                    if w == ".reqntid" || w == ".maxntid" {
+                        if dims.is_empty() || dims.len() > 3 || dims.iter().any(|&d| d == 0 || d > u32::MAX as u64) {
+                            return Err(ParseError { line, message: format!("`{w}` takes one to three extents of at least 1") });
+                        }
+                        dims.resize(3, 1);
+                        if w == ".reqntid" {
+                            bounds.block = Some(crate::Dim3::new(dims[0] as u32, dims[1] as u32, dims[2] as u32));
+                        } else {
+                            bounds.max_threads = Some(dims.iter().fold(1u64, |a, &d| a.saturating_mul(d)));
+                        }
                     }
                 }
                 _ => break,
@@ -258,7 +274,7 @@ impl Parser {
                 Err(e) => return Err(e),
             }
         };
-        Ok(FuncDecl { line, kind, name, rets, params, body, body_error })
+        Ok(FuncDecl { line, kind, name, rets, params, body, body_error, bounds })
     }
 
     fn param_list(&mut self) -> R<Vec<VarDecl>> {
