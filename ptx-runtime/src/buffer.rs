@@ -49,6 +49,13 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         Ok(DeviceBuffer { mem, len, _elem: PhantomData })
     }
 
+    /// A copy of this buffer on `stream`'s device (this one or another).
+    pub fn to_device(&self, stream: &Stream) -> Result<DeviceBuffer<T>> {
+        let mut copy = DeviceBuffer::zeroed(stream, self.len)?;
+        copy.as_slice_mut().copy_from_device(&self.as_slice())?;
+        Ok(copy)
+    }
+
     /// A copy of `data` in device memory.
     pub fn from_slice(stream: &Stream, data: &[T]) -> Result<DeviceBuffer<T>> {
         let mut buf = DeviceBuffer::zeroed(stream, data.len())?;
@@ -247,5 +254,20 @@ impl<'a, T: DeviceRepr> DeviceSliceMut<'a, T> {
 
     pub fn to_vec(&self) -> Result<Vec<T>> {
         self.as_slice().to_vec()
+    }
+
+    /// Copies `src` (exactly `len()` elements) into this view, on the same device or from
+    /// another: device to device where the backend can (same device; CUDA peers, as
+    /// `cudaMemcpyPeer`), else through the host.
+    pub fn copy_from_device(&mut self, src: &DeviceSlice<'_, T>) -> Result<()> {
+        check_len("copy_from_device", self.len, src.len())?;
+        let size = elem_size::<T>();
+        let (offset, src_offset, bytes) = (self.start * size, src.start * size, self.len * size);
+        if bytes == 0 || self.buf.mem.copy_from(offset, &*src.buf.mem, src_offset, bytes)? {
+            return Ok(());
+        }
+        let mut staged = vec![0u8; bytes];
+        src.buf.read_bytes(src_offset, &mut staged)?;
+        self.buf.write_bytes(offset, &staged)
     }
 }

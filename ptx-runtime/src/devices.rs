@@ -4,6 +4,7 @@ use crate::backend::{self, BackendKind, DeviceImpl};
 use crate::cuda;
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
+use crate::properties::DeviceProperties;
 use std::fmt;
 use std::sync::Arc;
 
@@ -66,6 +67,54 @@ impl Device {
         Device { inner: backend::cpu::shared() }
     }
 
+    /// Another CPU device, with its own memory and loaded modules, distinct from
+    /// [`Device::cpu`] and from every other: several of them stand in for several GPUs where
+    /// there are none (a multi-device program and its tests run anywhere).
+    pub fn new_cpu() -> Device {
+        Device { inner: backend::cpu::new() }
+    }
+
+    /// Every CUDA device, in ordinal order; where there is no driver or no GPU, the CPU
+    /// backend alone. `PTX_DEVICE` does not apply (it names one device).
+    pub fn all() -> Result<Vec<Device>> {
+        match cuda::device_count() {
+            Ok(n) if n > 0 => (0..n).map(Device::cuda).collect(),
+            _ => Ok(vec![Device::cpu()]),
+        }
+    }
+
+    /// The first of [`Device::all`] whose properties satisfy `pred` (e.g. a compute
+    /// capability of at least 8.0); `Err(NoDevice)` if none does.
+    pub fn select_by(pred: impl Fn(&DeviceProperties) -> bool) -> Result<Device> {
+        let all = Device::all()?;
+        let count = all.len();
+        for d in all {
+            if pred(&d.properties()?) {
+                return Ok(d);
+            }
+        }
+        Err(Error::NoDevice { ordinal: count, count })
+    }
+
+    /// What the device is: name, compute capability, multiprocessors, memory, limits.
+    pub fn properties(&self) -> Result<DeviceProperties> {
+        self.inner.properties()
+    }
+
+    /// Whether kernels on this device can access `peer`'s memory directly (CUDA peer access
+    /// between two GPUs that have it; never on the CPU backend).
+    pub fn can_access_peer(&self, peer: &Device) -> Result<bool> {
+        self.inner.can_access_peer(&*peer.inner)
+    }
+
+    /// Enables access from this device's kernels to `peer`'s memory
+    /// (`cuCtxEnablePeerAccess`); `Err` between devices that have none. Copies between devices
+    /// ([`DeviceSliceMut::copy_from_device`](crate::DeviceSliceMut::copy_from_device)) do not
+    /// need it.
+    pub fn enable_peer_access(&self, peer: &Device) -> Result<()> {
+        self.inner.enable_peer_access(&*peer.inner)
+    }
+
     pub fn kind(&self) -> BackendKind {
         self.inner.id().kind
     }
@@ -105,6 +154,15 @@ impl Device {
         self.inner.modules_loaded()
     }
 }
+
+/// Two handles are equal when they name the same device.
+impl PartialEq for Device {
+    fn eq(&self, other: &Device) -> bool {
+        self.inner.id() == other.inner.id()
+    }
+}
+
+impl Eq for Device {}
 
 impl fmt::Debug for Device {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -49,6 +49,7 @@ mod event;
 mod kernel;
 mod launch;
 pub mod limits;
+mod properties;
 mod repr;
 mod stream;
 
@@ -60,6 +61,7 @@ pub use devices::{Device, DEVICE_ENV};
 pub use error::{Error, Fault, FaultKind, Result};
 pub use event::Event;
 pub use kernel::Kernel;
+pub use properties::DeviceProperties;
 pub use repr::{DeviceRepr, ParamType};
 pub use stream::Stream;
 

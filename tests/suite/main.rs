@@ -34,6 +34,7 @@ mod launch_bounds;
 mod regress;
 mod regress_consts;
 mod runtime;
+mod runtime_devices;
 mod runtime_events;
 mod runtime_robust;
 mod sys_assert;

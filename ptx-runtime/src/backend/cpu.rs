@@ -7,6 +7,7 @@
 use super::{BackendKind, DeviceId, DeviceImpl, EventImpl, LaunchGuard, MemoryImpl, StreamImpl};
 use crate::config::LaunchConfig;
 use crate::cpu::{CpuDevice, CpuModule};
+use crate::properties::DeviceProperties;
 use crate::error::{Error, Result};
 use crate::kernel::{Kernel, ModuleCache};
 use std::any::Any;
@@ -22,7 +23,12 @@ pub(crate) struct CpuBackend {
 /// The process's CPU backend: every `Device::cpu()` shares it, and its memory.
 pub(crate) fn shared() -> Arc<CpuBackend> {
     static CPU: OnceLock<Arc<CpuBackend>> = OnceLock::new();
-    CPU.get_or_init(|| Arc::new(CpuBackend { device: CpuDevice::new(), modules: ModuleCache::default() })).clone()
+    CPU.get_or_init(new).clone()
+}
+
+/// Another CPU device, with memory and modules of its own (`Device::new_cpu`).
+pub(crate) fn new() -> Arc<CpuBackend> {
+    Arc::new(CpuBackend { device: CpuDevice::new(), modules: ModuleCache::default() })
 }
 
 impl CpuBackend {
@@ -42,6 +48,35 @@ impl DeviceImpl for CpuBackend {
 
     fn name(&self) -> String {
         "CPU backend (PTX executed on the host)".into()
+    }
+
+    /// What a module without a `.target` is held to (modules are held to their own target);
+    /// memory is the host's.
+    fn properties(&self) -> Result<DeviceProperties> {
+        let sm = crate::cpu::DEFAULT_SM;
+        Ok(DeviceProperties {
+            name: self.name(),
+            compute_capability: (sm / 10, sm % 10),
+            multiprocessors: self.device.parallelism() as u32,
+            total_memory: None,
+            max_threads_per_block: crate::limits::MAX_THREADS_PER_BLOCK as u32,
+            max_shared_bytes_per_block: crate::limits::max_shared_opt_in(sm),
+            warp_size: 32,
+        })
+    }
+
+    fn can_access_peer(&self, _peer: &dyn DeviceImpl) -> Result<bool> {
+        Ok(false)
+    }
+
+    fn enable_peer_access(&self, peer: &dyn DeviceImpl) -> Result<()> {
+        Err(Error::InvalidConfig {
+            reason: format!("peer access from the CPU backend to {}: CPU devices have separate memories; copy between them (`copy_from_device`)", peer.name()),
+        })
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 
     fn synchronize(&self) -> Result<()> {
@@ -203,6 +238,20 @@ impl MemoryImpl for CpuMemory {
 
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
         self.backend.device.read(self.addr + offset as u64, out)
+    }
+
+    fn copy_from(&mut self, offset: usize, src: &dyn MemoryImpl, src_offset: usize, bytes: usize) -> Result<bool> {
+        match src.as_any().downcast_ref::<CpuMemory>() {
+            Some(s) if Arc::ptr_eq(&s.backend, &self.backend) => {
+                self.backend.device.copy(self.addr + offset as u64, s.addr + src_offset as u64, bytes)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 
     fn launch_address<'a>(&'a self, _stream: &'a dyn StreamImpl) -> (u64, Option<Box<dyn LaunchGuard + 'a>>) {

@@ -19,6 +19,7 @@
 pub(crate) mod cpu;
 
 use crate::config::LaunchConfig;
+use crate::properties::DeviceProperties;
 use crate::error::Result;
 use crate::kernel::Kernel;
 use std::any::Any;
@@ -56,6 +57,13 @@ pub(crate) struct DeviceId {
 pub(crate) trait DeviceImpl: Send + Sync {
     fn id(&self) -> DeviceId;
     fn name(&self) -> String;
+    fn properties(&self) -> Result<DeviceProperties>;
+    /// Whether kernels on this device can read and write `peer`'s memory directly.
+    fn can_access_peer(&self, peer: &dyn DeviceImpl) -> Result<bool>;
+    /// Lets kernels on this device access `peer`'s memory; `Err` where it cannot.
+    fn enable_peer_access(&self, peer: &dyn DeviceImpl) -> Result<()>;
+    /// The backend's own device object.
+    fn as_any(&self) -> &dyn Any;
     /// Waits for all work on the device.
     fn synchronize(&self) -> Result<()>;
     /// The JIT's informational log for `kernel`'s module, loading it; `None` where there is no
@@ -107,6 +115,12 @@ pub(crate) trait MemoryImpl: Send + Sync {
     fn write(&mut self, offset: usize, bytes: &[u8]) -> Result<()>;
     /// Copies bytes from `offset` into `out` (in bounds), after the work queued before.
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<()>;
+    /// Copies `bytes` from `src` at `src_offset` to `offset` (both in bounds) without the
+    /// host, where the backend can (same device, or CUDA peers); `Ok(false)` where it cannot,
+    /// and the caller copies through the host.
+    fn copy_from(&mut self, offset: usize, src: &dyn MemoryImpl, src_offset: usize, bytes: usize) -> Result<bool>;
+    /// The backend's own allocation object.
+    fn as_any(&self) -> &dyn Any;
     /// The address for a launch on `stream` that reads the allocation, and what orders the
     /// launch against other streams.
     fn launch_address<'a>(&'a self, stream: &'a dyn StreamImpl) -> (u64, Option<Box<dyn LaunchGuard + 'a>>);

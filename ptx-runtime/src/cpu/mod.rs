@@ -299,6 +299,11 @@ impl CpuDevice {
         self.settings().workers = threads.clamp(1, 1024) as u32;
     }
 
+    /// How many host threads run a launch's blocks.
+    pub fn parallelism(&self) -> usize {
+        self.settings().workers as usize
+    }
+
     /// Parses and decodes a module, placing its `.global`/`.const` variables (initialized) in
     /// device memory for as long as the module lives. Malformed module-level PTX is
     /// `Error::PtxLoad` with the line; instructions the backend does not implement, and

@@ -5,6 +5,7 @@ use super::driver_error;
 use crate::backend::{DeviceId, LaunchGuard, MemoryImpl, StreamImpl};
 use crate::error::Result;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
+use std::any::Any;
 use std::sync::Arc;
 
 pub(crate) struct CudaMemory {
@@ -32,6 +33,19 @@ impl MemoryImpl for CudaMemory {
         let src = self.slice.slice(offset..offset + out.len());
         self.stream.memcpy_dtoh(&src, out).map_err(|e| driver_error("cuMemcpyDtoH", e))?;
         self.stream.synchronize().map_err(|e| driver_error("cuStreamSynchronize", e))
+    }
+
+    fn copy_from(&mut self, offset: usize, src: &dyn MemoryImpl, src_offset: usize, bytes: usize) -> Result<bool> {
+        let Some(s) = src.as_any().downcast_ref::<CudaMemory>() else { return Ok(false) };
+        // cudarc orders the copy after `src`'s work and uses a peer copy across contexts.
+        let from = s.slice.slice(src_offset..src_offset + bytes);
+        let mut to = self.slice.slice_mut(offset..offset + bytes);
+        self.stream.memcpy_dtod(&from, &mut to).map_err(|e| driver_error("cuMemcpyDtoDAsync", e))?;
+        Ok(true)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 
     fn launch_address<'a>(&'a self, stream: &'a dyn StreamImpl) -> (u64, Option<Box<dyn LaunchGuard + 'a>>) {

@@ -18,9 +18,11 @@ pub(crate) use module::LoadedModule;
 
 use crate::backend::{BackendKind, DeviceId, DeviceImpl, StreamImpl};
 use crate::config::LaunchConfig;
+use crate::properties::DeviceProperties;
 use crate::error::{Error, Result};
 use crate::kernel::{Kernel, ModuleCache};
 use cudarc::driver::{result, sys, CudaContext, CudaStream};
+use std::any::Any;
 use std::ffi::c_void;
 use std::sync::Arc;
 
@@ -137,6 +139,51 @@ impl DeviceImpl for CudaDevice {
 
     fn name(&self) -> String {
         CudaDevice::name(self)
+    }
+
+    fn properties(&self) -> Result<DeviceProperties> {
+        use sys::CUdevice_attribute as A;
+        let attr = |a| self.ctx.attribute(a).map(|v| v.max(0) as u32).map_err(|e| driver_error("cuDeviceGetAttribute", e));
+        let (major, minor) = self.ctx.compute_capability().map_err(|e| driver_error("cuDeviceGetAttribute", e))?;
+        Ok(DeviceProperties {
+            name: self.ctx.name().map_err(|e| driver_error("cuDeviceGetName", e))?,
+            compute_capability: (major.max(0) as u32, minor.max(0) as u32),
+            multiprocessors: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+            total_memory: Some(self.ctx.total_mem().map_err(|e| driver_error("cuDeviceTotalMem", e))? as u64),
+            max_threads_per_block: attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            max_shared_bytes_per_block: attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?,
+            warp_size: attr(A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
+        })
+    }
+
+    fn can_access_peer(&self, peer: &dyn DeviceImpl) -> Result<bool> {
+        let Some(peer) = peer.as_any().downcast_ref::<CudaDevice>() else { return Ok(false) };
+        if peer.ctx.cu_device() == self.ctx.cu_device() {
+            return Ok(false);
+        }
+        let mut can = 0;
+        // SAFETY: two valid device handles and an out-pointer to an int.
+        let status = unsafe { sys::cuDeviceCanAccessPeer(&mut can, self.ctx.cu_device(), peer.ctx.cu_device()) };
+        status.result().map_err(|e| driver_error("cuDeviceCanAccessPeer", e))?;
+        Ok(can != 0)
+    }
+
+    fn enable_peer_access(&self, peer: &dyn DeviceImpl) -> Result<()> {
+        if !self.can_access_peer(peer)? {
+            return Err(Error::InvalidConfig { reason: format!("{} cannot access the memory of {} (no peer access between them)", self.name(), peer.name()) });
+        }
+        let Some(peer) = peer.as_any().downcast_ref::<CudaDevice>() else { return Ok(()) };
+        self.ctx.bind_to_thread().map_err(|e| driver_error("cuCtxSetCurrent", e))?;
+        // SAFETY: the peer's context is alive (we hold it); flags must be 0.
+        let status = unsafe { sys::cuCtxEnablePeerAccess(peer.ctx.cu_ctx(), 0) };
+        match status {
+            sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
+            s => s.result().map_err(|e| driver_error("cuCtxEnablePeerAccess", e)),
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 
     fn synchronize(&self) -> Result<()> {
