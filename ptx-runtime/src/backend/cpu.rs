@@ -200,8 +200,8 @@ fn same_device(a: DeviceId, b: DeviceId, what: &str) -> Result<()> {
 const LARGE_LAUNCH_THREADS: u64 = 1 << 16;
 
 /// Says once per process, on standard error, that the emulator runs unoptimised (cargo's dev
-/// profile builds dependencies at `opt-level = 0`), which makes large launches some 25× slower
-/// than in a release build, and how to fix it.
+/// profile builds dependencies at `opt-level = 0`), which makes large launches 8 to 15 times
+/// slower than in a release build (`cargo xtask bench-cpu`), and how to fix it.
 fn unoptimized_notice(config: &LaunchConfig) {
     static ONCE: std::sync::Once = std::sync::Once::new();
     let [g, b] = [config.grid.to_array(), config.block.to_array()];
@@ -210,7 +210,7 @@ fn unoptimized_notice(config: &LaunchConfig) {
         ONCE.call_once(|| {
             eprintln!(
                 "ptx-runtime: the CPU backend was built without optimisation (a dev build), so large launches run \
-                 about 25x slower than in a release build. To optimise just this crate in dev builds, add to your \
+                 8 to 15 times slower than in a release build. To optimise just this crate in dev builds, add to your \
                  Cargo.toml:\n\n    [profile.dev.package.ptx-runtime]\n    opt-level = 3\n"
             );
         });
