@@ -14,12 +14,16 @@
 //! | [`syscall`] | chapter 3 system calls: vprintf, malloc, free, __assertfail      |
 //! | [`atomic`]  | chapter 4 atomics: (operation, order, scope) → PTX              |
 //! | [`target`]  | `.target` / `.version`: the lowest PTX ISA a module needs       |
+//! | [`launch`]  | grid shapes, launch bounds, and CUDA's launch limits table      |
 //! | [`symbol`]  | symbol names (chapter 7: Itanium-style mangling)                |
 //! | [`text`]    | assembling PTX text at compile time from literal and const parts |
 #![no_std]
 #![forbid(unsafe_code)]
 
+extern crate alloc;
+
 pub mod atomic;
+pub mod launch;
 pub mod layout;
 pub mod param;
 pub mod scalar;

@@ -2,61 +2,7 @@
 
 use crate::error::Result;
 use crate::limits;
-
-/// Three dimensions, as CUDA's `dim3`. Converts from `u32`, `(u32, u32)` and `(u32, u32, u32)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Dim3 {
-    pub x: u32,
-    pub y: u32,
-    pub z: u32,
-}
-
-impl Dim3 {
-    pub const fn new(x: u32, y: u32, z: u32) -> Dim3 {
-        Dim3 { x, y, z }
-    }
-
-    /// `x * y * z`, saturating at `u64::MAX` (three `u32`s can overflow a `u64`).
-    pub const fn volume(self) -> u64 {
-        (self.x as u64 * self.y as u64).saturating_mul(self.z as u64)
-    }
-
-    pub const fn to_array(self) -> [u32; 3] {
-        [self.x, self.y, self.z]
-    }
-}
-
-impl From<u32> for Dim3 {
-    fn from(x: u32) -> Dim3 {
-        Dim3::new(x, 1, 1)
-    }
-}
-impl From<(u32, u32)> for Dim3 {
-    fn from((x, y): (u32, u32)) -> Dim3 {
-        Dim3::new(x, y, 1)
-    }
-}
-impl From<(u32, u32, u32)> for Dim3 {
-    fn from((x, y, z): (u32, u32, u32)) -> Dim3 {
-        Dim3::new(x, y, z)
-    }
-}
-
-/// A kernel's launch bounds, as its PTX states them (`.reqntid`, `.maxntid`) and
-/// `#[kernel(block = ..., launch_bounds(max_threads = ...))]` declares them. A launch outside
-/// them is an `Error::InvalidConfig` on both backends, before anything runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct LaunchBounds {
-    /// The one block shape the kernel may be launched with (`.reqntid`).
-    pub block: Option<Dim3>,
-    /// The most threads per block (`.maxntid x, y, z`: their product).
-    pub max_threads: Option<u64>,
-}
-
-impl LaunchBounds {
-    /// No bounds: any block the hardware allows.
-    pub const NONE: LaunchBounds = LaunchBounds { block: None, max_threads: None };
-}
+pub use ptx_abi::launch::{Dim3, LaunchBounds};
 
 /// How a kernel is launched: a grid of blocks, each a block of threads, plus dynamic shared
 /// memory per block (`extern __shared__` in CUDA).

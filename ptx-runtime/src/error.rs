@@ -4,6 +4,10 @@
 
 use std::fmt;
 
+/// Where and how a kernel faulted, and the kinds of fault (the CPU emulator's types, which
+/// CUDA's reports fill in as far as they go).
+pub use ptx_cpu::{Fault, FaultKind};
+
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Everything that can go wrong on the host side of a launch or a transfer.
@@ -35,75 +39,6 @@ pub enum Error {
     Cuda { call: &'static str, name: String, message: String },
 }
 
-/// Where and how a kernel faulted. The CPU backend fills in every field it knows; CUDA reports
-/// only the error name, in `detail`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Fault {
-    pub kind: FaultKind,
-    /// The `.entry` symbol.
-    pub kernel: String,
-    pub block: [u32; 3],
-    pub thread: [u32; 3],
-    /// The faulting address, for memory faults.
-    pub address: Option<u64>,
-    /// 1-based line in the PTX text.
-    pub line: Option<usize>,
-    /// Extra explanation (the access size and space, the allocation it missed, ...).
-    pub detail: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum FaultKind {
-    /// An access outside every allocation (or outside shared/local memory).
-    OutOfBounds,
-    /// An access not aligned to its size.
-    Misaligned,
-    /// `bar.sync` not reached by every thread of the block.
-    BarrierDivergence,
-    /// Threads wait on each other forever.
-    Deadlock,
-    /// `trap` executed.
-    Trap,
-    /// Use of memory after `free`, or `free` of something not allocated.
-    InvalidFree,
-    /// A warp-synchronous instruction (`shfl.sync`, `vote.sync`, `bar.warp.sync`, ...) whose
-    /// member mask leaves out the executing thread, or whose threads disagree on the mask.
-    InvalidWarpSync,
-}
-
-impl fmt::Display for FaultKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            FaultKind::OutOfBounds => "out-of-bounds access",
-            FaultKind::Misaligned => "misaligned access",
-            FaultKind::BarrierDivergence => "barrier not reached by every thread of the block",
-            FaultKind::Deadlock => "deadlock",
-            FaultKind::Trap => "trap",
-            FaultKind::InvalidFree => "invalid free",
-            FaultKind::InvalidWarpSync => "invalid warp-synchronous instruction",
-        })
-    }
-}
-
-impl fmt::Display for Fault {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let [bx, by, bz] = self.block;
-        let [tx, ty, tz] = self.thread;
-        write!(f, "{} in kernel `{}`, block ({bx}, {by}, {bz}), thread ({tx}, {ty}, {tz})", self.kind, self.kernel)?;
-        if let Some(a) = self.address {
-            write!(f, ", address {a:#x}")?;
-        }
-        if let Some(l) = self.line {
-            write!(f, ", PTX line {l}")?;
-        }
-        if !self.detail.is_empty() {
-            write!(f, ": {}", self.detail)?;
-        }
-        Ok(())
-    }
-}
-
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -127,3 +62,22 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// The CPU emulator's errors are this crate's, variant for variant.
+impl From<ptx_cpu::Error> for Error {
+    fn from(e: ptx_cpu::Error) -> Error {
+        use ptx_cpu::Error as E;
+        match e {
+            E::OutOfMemory { requested } => Error::OutOfMemory { requested },
+            E::InvalidConfig { reason } => Error::InvalidConfig { reason },
+            E::InvalidBuffer { reason } => Error::InvalidBuffer { reason },
+            E::PtxLoad { log } => Error::PtxLoad { log },
+            E::Unsupported { instruction, line } => Error::Unsupported { instruction, line },
+            E::Fault(f) => Error::Fault(f),
+            E::Assert { message, file, line, function } => Error::Assert { message, file, line, function },
+            // `Error` is non-exhaustive for the emulator's future variants; none exists today.
+            #[allow(unreachable_patterns)]
+            other => Error::InvalidConfig { reason: other.to_string() },
+        }
+    }
+}

@@ -68,7 +68,9 @@ pub use stream::Stream;
 /// cudarc, whose `CudaSlice` and `CudaStream` interoperate with this crate's launches.
 pub use cudarc;
 
-pub mod cpu;
+/// The CPU backend's emulator (the `ptx-cpu` crate), for using it directly: load PTX text from
+/// any producer, allocate, copy, launch, read the memcheck's reports.
+pub use ptx_cpu as cpu;
 pub mod device;
 
 pub mod handle;

@@ -100,9 +100,10 @@ impl Harness {
         bytes.chunks(T::LAYOUT.size).map(T::from_le).collect()
     }
 
+    /// A launch, its error as the runtime reports it (the emulator's, variant for variant).
     pub fn launch(&self, entry: &str, grid: [u32; 3], block: [u32; 3], shared: u32, params: &[Vec<u8>]) -> Result<(), Error> {
         let p: Vec<&[u8]> = params.iter().map(Vec::as_slice).collect();
-        self.dev.launch(&self.module, entry, grid, block, shared, &p)
+        self.dev.launch(&self.module, entry, grid, block, shared, &p).map_err(Error::from)
     }
 
     pub fn printf(&self) -> String {

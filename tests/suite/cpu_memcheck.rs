@@ -181,5 +181,5 @@ fn bad_launches_are_errors() {
     assert!(cfg(k.launch("traps", [1, 1, 1], [32, 1, 1], 0, &[arg(1u32)])));
     assert!(cfg(k.launch("no_such_kernel", [1, 1, 1], [32, 1, 1], 0, &[])));
     let other = ptx_runtime::cpu::CpuDevice::new();
-    assert!(cfg(other.launch(&k.module, "traps", [1, 1, 1], [1, 1, 1], 0, &[&out.ptr()])));
+    assert!(cfg(other.launch(&k.module, "traps", [1, 1, 1], [1, 1, 1], 0, &[&out.ptr()]).map_err(Error::from)));
 }

@@ -8,6 +8,7 @@
 use crate::cpu_harness::{arg, Harness};
 use crate::tools::assemble;
 use ptx_runtime::cpu::CpuDevice;
+use ptx_runtime::cpu::Error as CpuError;
 use ptx_runtime::Error;
 
 const FORMS: &str = r#".version 7.8
@@ -229,7 +230,7 @@ fn unsupported_instructions_are_reported_before_running() {
     let err = dev.launch(&m, "textures", [1, 1, 1], [1, 1, 1], 0, &[&out.to_le_bytes(), &0u64.to_le_bytes()]).unwrap_err();
     let line = UNSUPPORTED.lines().position(|l| l.contains("tex.1d")).unwrap() + 1;
     match err {
-        Error::Unsupported { instruction, line: l } => {
+        CpuError::Unsupported { instruction, line: l } => {
             assert!(instruction.starts_with("tex.1d"), "{instruction}");
             assert_eq!(l, line);
         }
@@ -243,7 +244,7 @@ fn unsupported_instructions_are_reported_before_running() {
     let odd = UNSUPPORTED.replace("st.global.u32 [%rd1], 1;", "add.foo.s32 %rd1, %rd1, 1;");
     let m = dev.load_module(&odd).unwrap();
     let err = dev.launch(&m, "fine", [1, 1, 1], [1, 1, 1], 0, &[&out.to_le_bytes()]).unwrap_err();
-    assert!(matches!(&err, Error::Unsupported { instruction, .. } if instruction.contains(".foo")), "{err:?}");
+    assert!(matches!(&err, CpuError::Unsupported { instruction, .. } if instruction.contains(".foo")), "{err:?}");
 }
 
 #[test]
@@ -251,11 +252,11 @@ fn malformed_module_syntax_is_a_load_error() {
     let dev = CpuDevice::new();
     // A body without its closing brace: where one function ends is unknown.
     let syntax = UNSUPPORTED.replace("ret;\n}\n\n.visible", "ret;\n\n.visible");
-    assert!(matches!(dev.load_module(&syntax), Err(Error::PtxLoad { .. })));
-    assert!(matches!(dev.load_module("garbage"), Err(Error::PtxLoad { .. })));
+    assert!(matches!(dev.load_module(&syntax), Err(CpuError::PtxLoad { .. })));
+    assert!(matches!(dev.load_module("garbage"), Err(CpuError::PtxLoad { .. })));
     let bad_directive = UNSUPPORTED.replace(".address_size 64", ".address_size 64\n.frobnicate 3;");
     match dev.load_module(&bad_directive) {
-        Err(Error::PtxLoad { log }) => assert!(log.starts_with("line 4:") && log.contains(".frobnicate"), "{log}"),
+        Err(CpuError::PtxLoad { log }) => assert!(log.starts_with("line 4:") && log.contains(".frobnicate"), "{log}"),
         other => panic!("{:?}", other.map(|_| ())),
     }
 }
@@ -335,7 +336,7 @@ fn a_body_that_does_not_decode_rejects_only_the_kernels_that_reach_it() {
         ("calls_helper", "NOT_A_NAME", "NOT_A_NAME"),
     ] {
         match dev.launch(&m, entry, [1, 1, 1], [1, 1, 1], 0, &[&out.to_le_bytes()]) {
-            Err(Error::Unsupported { instruction, line }) => {
+            Err(CpuError::Unsupported { instruction, line }) => {
                 assert!(instruction.contains(construct), "{entry}: {instruction}");
                 assert_eq!(line, line_of(at), "{entry}: {instruction}");
             }

@@ -6,6 +6,7 @@
 use crate::body_exec::cpu_stream;
 use crate::tools::{assemble, nvcc_ptx};
 use ptx_runtime::device::*;
+use ptx_runtime::cpu::Error as CpuError;
 use ptx_runtime::cpu::CpuDevice;
 use ptx_runtime::{kernel, DeviceBuffer, Error, LaunchConfig};
 
@@ -185,8 +186,8 @@ fn the_cpu_backend_honours_the_directives_of_any_ptx() {
     let cpu = CpuDevice::new();
     let m = cpu.load_module(ptx).unwrap();
     assert!(cpu.launch(&m, "req", [1, 1, 1], [32, 2, 1], 0, &[]).is_ok());
-    assert!(matches!(cpu.launch(&m, "req", [1, 1, 1], [64, 1, 1], 0, &[]), Err(Error::InvalidConfig { .. })));
+    assert!(matches!(cpu.launch(&m, "req", [1, 1, 1], [64, 1, 1], 0, &[]), Err(CpuError::InvalidConfig { .. })));
     assert!(cpu.launch(&m, "most", [1, 1, 1], [128, 1, 1], 0, &[]).is_ok());
     assert!(cpu.launch(&m, "most", [1, 1, 1], [8, 8, 1], 0, &[]).is_ok());
-    assert!(matches!(cpu.launch(&m, "most", [1, 1, 1], [129, 1, 1], 0, &[]), Err(Error::InvalidConfig { .. })));
+    assert!(matches!(cpu.launch(&m, "most", [1, 1, 1], [129, 1, 1], 0, &[]), Err(CpuError::InvalidConfig { .. })));
 }

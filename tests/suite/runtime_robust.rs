@@ -5,6 +5,7 @@
 
 use crate::cpu_harness::{arg, Harness};
 use ptx_runtime::cpu::CpuDevice;
+use ptx_runtime::cpu::Error as CpuError;
 use ptx_runtime::{Device, DeviceBuffer, Error, LaunchConfig};
 use std::ops::Bound;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -201,11 +202,11 @@ fn one_case(rng: &mut Rng, cpu: &CpuDevice, heap_module: &ptx_runtime::cpu::CpuM
             let r2 = cpu.free(if rng.below(4) == 0 { addr } else { a });
             let _ = cpu.free(a);
             match (r, inside || (n == 0 && off <= size as u64)) {
-                (Ok(()), true) | (Err(Error::InvalidBuffer { .. }), false) => {}
+                (Ok(()), true) | (Err(CpuError::InvalidBuffer { .. }), false) => {}
                 (r, want) => return Err(format!("{n} bytes at +{off:#x} of {size} (inside: {want}) gave {r:?}")),
             }
             match r2 {
-                Ok(()) | Err(Error::InvalidBuffer { .. }) => Ok(()),
+                Ok(()) | Err(CpuError::InvalidBuffer { .. }) => Ok(()),
                 r => Err(format!("free gave {r:?}")),
             }
         }
@@ -214,14 +215,14 @@ fn one_case(rng: &mut Rng, cpu: &CpuDevice, heap_module: &ptx_runtime::cpu::CpuM
             let heap = rng.usize();
             let request = if rng.below(2) == 0 { rng.usize() as u64 } else { rng.next() };
             match cpu.set_heap_size(heap) {
-                Ok(()) | Err(Error::InvalidConfig { .. }) => {}
+                Ok(()) | Err(CpuError::InvalidConfig { .. }) => {}
                 r => return Err(format!("set_heap_size({heap}) gave {r:?}")),
             }
             let out = cpu.alloc(8).map_err(|e| e.to_string())?;
             let r = cpu.launch(heap_module, "grab", [1, 1, 1], [1, 1, 1], 0, &[&request.to_le_bytes(), &out.to_le_bytes()]);
             let _ = cpu.free(out);
             match r {
-                Ok(()) | Err(Error::OutOfMemory { .. }) => Ok(()),
+                Ok(()) | Err(CpuError::OutOfMemory { .. }) => Ok(()),
                 r => Err(format!("malloc({request}) from a heap of {heap} gave {r:?}")),
             }
         }
@@ -238,7 +239,7 @@ fn one_case(rng: &mut Rng, cpu: &CpuDevice, heap_module: &ptx_runtime::cpu::CpuM
                 return Ok(()); // by chance the right parameters
             }
             match cpu.launch(heap_module, "grab", grid, block, shared, &p) {
-                Err(Error::InvalidConfig { .. }) => Ok(()),
+                Err(CpuError::InvalidConfig { .. }) => Ok(()),
                 r => Err(format!("launch({grid:?}, {block:?}, {shared}, {} params) gave {r:?}", p.len())),
             }
         }
@@ -255,7 +256,7 @@ fn one_case(rng: &mut Rng, cpu: &CpuDevice, heap_module: &ptx_runtime::cpu::CpuM
             cpu.set_stack_size(64 << 10);
             match r {
                 // A stack of 0 bytes has no room for the call's parameters: a fault.
-                Ok(()) | Err(Error::OutOfMemory { .. } | Error::Fault(_)) => Ok(()),
+                Ok(()) | Err(CpuError::OutOfMemory { .. } | CpuError::Fault(_)) => Ok(()),
                 r => Err(format!("a launch after extreme settings gave {r:?}")),
             }
         }
@@ -322,7 +323,7 @@ fn known_overflows_are_errors() {
     cpu.set_heap_size(usize::MAX).unwrap();
     let o = cpu.alloc(8).unwrap();
     let r = cpu.launch(&module, "grab", [1, 1, 1], [1, 1, 1], 0, &[&16u64.to_le_bytes(), &o.to_le_bytes()]);
-    assert!(matches!(r, Err(Error::OutOfMemory { .. })), "{r:?}");
+    assert!(matches!(r, Err(CpuError::OutOfMemory { .. })), "{r:?}");
     // A sane heap, and a request past the address space: NULL, as CUDA's malloc.
     cpu.set_heap_size(1 << 20).unwrap();
     cpu.write(o, &[0xff; 8]).unwrap();
@@ -384,7 +385,7 @@ fn static_shared_past_48_kib_does_not_load_as_ptxas_refuses_it() {
     let ptx = shared_ptx(90, 64);
     let cpu = CpuDevice::new();
     let log = match cpu.load_module(&ptx) {
-        Err(Error::PtxLoad { log }) => log,
+        Err(CpuError::PtxLoad { log }) => log,
         other => panic!("64 KiB of static shared memory loaded: {:?}", other.map(|m| m.entries().len())),
     };
     assert!(log.contains("Entry function 'big' uses too much shared data (0x10000 bytes, 0xc000 max)"), "{log}");
@@ -407,15 +408,15 @@ fn dynamic_shared_past_48_kib_needs_the_opt_in() {
     let (ptr, len) = (out.ptr(), arg(n));
     let run = |shared: (u32, Option<u32>)| k.dev.launch_opt_in(&k.module, "big", [1, 1, 1], [32, 1, 1], shared, &[&ptr, &len]);
     match run((n, None)) {
-        Err(Error::InvalidConfig { reason }) => assert!(reason.contains("81920 bytes of shared memory (40960 static + 40960 dynamic)"), "{reason}"),
+        Err(CpuError::InvalidConfig { reason }) => assert!(reason.contains("81920 bytes of shared memory (40960 static + 40960 dynamic)"), "{reason}"),
         other => panic!("40 + 40 KiB without opting in: {other:?}"),
     }
     run((n, Some(n))).unwrap();
     assert_eq!(k.download::<u32>(out)[0], 49, "both ends of both shared regions were written");
     // The opt-in is bounded by the architecture: sm_90 allows 227 KiB in all.
     assert!(run((n, Some(187 * 1024))).is_ok());
-    assert!(matches!(run((n, Some(188 * 1024))), Err(Error::InvalidConfig { .. })));
-    assert!(matches!(run((n + 1, Some(n))), Err(Error::InvalidConfig { .. })), "more than opted in to");
+    assert!(matches!(run((n, Some(188 * 1024))), Err(CpuError::InvalidConfig { .. })));
+    assert!(matches!(run((n + 1, Some(n))), Err(CpuError::InvalidConfig { .. })), "more than opted in to");
     // The same module for sm_75: 64 KiB in all, so 40 + 40 is refused even with the opt-in.
     let ptx75 = shared_ptx(75, 40);
     crate::tools::assemble("static40_sm75", &ptx75);
@@ -423,7 +424,7 @@ fn dynamic_shared_past_48_kib_needs_the_opt_in() {
     assert_eq!(k75.module.compute_capability(), 75);
     let r = k75.dev.launch_opt_in(&k75.module, "big", [1, 1, 1], [32, 1, 1], (n, Some(n)), &[&ptr, &len]);
     match r {
-        Err(Error::InvalidConfig { reason }) => assert!(reason.contains("sm_75's 65536-byte limit"), "{reason}"),
+        Err(CpuError::InvalidConfig { reason }) => assert!(reason.contains("sm_75's 65536-byte limit"), "{reason}"),
         other => panic!("{other:?}"),
     }
     let out75 = k75.dev.alloc(4).unwrap();

@@ -158,7 +158,13 @@ fn run_examples() -> Result<(), String> {
         eprintln!("xtask: example {name}");
         run(Command::new(cargo()).args(["run", "--quiet", "--example", &name]))?;
     }
-    Ok(())
+    // The emulator's command-line runner, on nvcc's saxpy.
+    eprintln!("xtask: example ptx-cpu/run_ptx");
+    run(Command::new(cargo()).current_dir(tools::workspace_root()).args([
+        "run", "--quiet", "-p", "ptx-cpu", "--example", "run_ptx", "--", "benches/cpu_interp.ptx", "saxpy", "--grid", "4", "--block", "256",
+        "u32:1024", "f32:2.5", "buf:f32:1024=1.5", "buf:f32:1024=1",
+    ]))
+
 }
 
 pub fn cargo() -> String {

@@ -1,5 +1,6 @@
-//! The CPU backend behind the runtime's interface: an adapter over the PTX emulator in
-//! [`crate::cpu`], whose own API (`CpuDevice`) knows nothing of streams or typed buffers.
+//! The CPU backend behind the runtime's interface: an adapter over the PTX emulator (the
+//! `ptx-cpu` crate), whose own API (`CpuDevice`) knows nothing of streams or typed buffers,
+//! and whose errors become this crate's here.
 //!
 //! Every operation completes before it returns, so a stream is the device itself and there is
 //! nothing to order between streams.
@@ -33,7 +34,7 @@ pub(crate) fn new() -> Arc<CpuBackend> {
 
 impl CpuBackend {
     fn module(&self, kernel: &'static Kernel) -> Result<Arc<CpuModule>> {
-        self.modules.get_or_load(kernel, || self.device.load_module(kernel.ptx)).map(|m| Arc::clone(&*m))
+        self.modules.get_or_load(kernel, || Ok(self.device.load_module(kernel.ptx)?)).map(|m| Arc::clone(&*m))
     }
 
     fn device_id(&self) -> DeviceId {
@@ -88,7 +89,7 @@ impl DeviceImpl for CpuBackend {
     }
 
     fn set_heap_size(&self, bytes: usize) -> Result<()> {
-        self.device.set_heap_size(bytes)
+        Ok(self.device.set_heap_size(bytes)?)
     }
 
     fn heap_size(&self) -> Result<usize> {
@@ -141,7 +142,7 @@ impl StreamImpl for CpuStream {
         }
         let params: Vec<&[u8]> = params.iter().map(Vec::as_slice).collect();
         let shared = (config.shared_bytes, config.max_dynamic_shared_bytes);
-        self.0.device.launch_opt_in(&module, kernel.entry, config.grid.to_array(), config.block.to_array(), shared, &params)
+        Ok(self.0.device.launch_opt_in(&module, kernel.entry, config.grid.to_array(), config.block.to_array(), shared, &params)?)
     }
 
     fn record_event(&self) -> Result<Arc<dyn EventImpl>> {
@@ -233,11 +234,11 @@ impl MemoryImpl for CpuMemory {
     }
 
     fn write(&mut self, offset: usize, bytes: &[u8]) -> Result<()> {
-        self.backend.device.write(self.addr + offset as u64, bytes)
+        Ok(self.backend.device.write(self.addr + offset as u64, bytes)?)
     }
 
     fn read(&self, offset: usize, out: &mut [u8]) -> Result<()> {
-        self.backend.device.read(self.addr + offset as u64, out)
+        Ok(self.backend.device.read(self.addr + offset as u64, out)?)
     }
 
     fn copy_from(&mut self, offset: usize, src: &dyn MemoryImpl, src_offset: usize, bytes: usize) -> Result<bool> {
