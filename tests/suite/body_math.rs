@@ -277,6 +277,44 @@ fn f32_functions_are_within_their_documented_ulps() {
     }
 }
 
+/// The "max seen" column of docs/body-compiler.md: every `F32_SWEEP_STRIDE`th (default 31st)
+/// `f32` bit pattern through each function. Minutes in release mode:
+/// `F32_SWEEP_STRIDE=7 cargo test --release --test suite f32_sweep -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn f32_sweep() {
+    let stride: u64 = std::env::var("F32_SWEEP_STRIDE").ok().and_then(|s| s.parse().ok()).unwrap_or(31);
+    let unary: [(&str, fn(f32) -> f32, fn(f64) -> f64); 16] = [
+        ("exp", exp_f32, f64::exp), ("exp2", exp2_f32, f64::exp2), ("exp_m1", exp_m1_f32, f64::exp_m1), ("ln", ln_f32, f64::ln), ("log2", log2_f32, f64::log2),
+        ("log10", log10_f32, f64::log10), ("ln_1p", ln_1p_f32, f64::ln_1p), ("sin", sin_f32, f64::sin), ("cos", cos_f32, f64::cos), ("tan", tan_f32, f64::tan),
+        ("atan", atan_f32, f64::atan), ("asin", asin_f32, f64::asin), ("acos", acos_f32, f64::acos), ("sinh", sinh_f32, f64::sinh), ("cosh", cosh_f32, f64::cosh),
+        ("tanh", tanh_f32, f64::tanh),
+    ];
+    let xs = || (0..1u64 << 32).step_by(stride as usize).map(|b| f32::from_bits(b as u32));
+    for (name, f, r) in unary {
+        let w = xs().fold((0.0f64, 0.0f32), |w, x| {
+            let e = ulps_f32(f(x), r(x as f64));
+            if e > w.0 { (e, x) } else { w }
+        });
+        println!("{name:>14}: {:.3} ulp at {:e}, bound {}", w.0, w.1, f32_bound(name));
+    }
+    let binary: [(&str, fn(f32, f32) -> f32, fn(f64, f64) -> f64, f32); 5] = [
+        ("powf(x, 2.5)", powf_f32, f64::powf, 2.5), ("powf(x, -7.3)", powf_f32, f64::powf, -7.3), ("atan2(x, 0.7)", atan2_f32, f64::atan2, 0.7), ("atan2(x, -0.7)", atan2_f32, f64::atan2, -0.7), ("hypot(x, 3)", hypot_f32, f64::hypot, 3.0),
+    ];
+    for (name, f, r, y) in binary {
+        let w = xs().fold((0.0f64, 0.0f32), |w, x| {
+            let e = ulps_f32(f(x, y), r(x as f64, y as f64));
+            if e > w.0 { (e, x) } else { w }
+        });
+        println!("{name:>14}: {:.3} ulp at {:e}, bound {}", w.0, w.1, f32_bound(name));
+    }
+    let w = xs().fold((0.0f64, 0.0f32), |w, y| {
+        let e = ulps_f32(powf_f32(1.0001, y), (1.0001f32 as f64).powf(y as f64));
+        if e > w.0 { (e, y) } else { w }
+    });
+    println!("{:>14}: {:.3} ulp at y = {:e}, bound {}", "powf(1.0001, y)", w.0, w.1, f32_bound("powf"));
+}
+
 #[test]
 fn precise_f32_functions_are_within_half_an_ulp() {
     // The via-f64 functions: one rounding of an f64 result, so 0.5 ulp plus a hair.
