@@ -245,10 +245,12 @@ pub fn atan2_f32(y: f32, x: f32) -> f32 {
     }
     if y == 0.0 {
         // ±0 for x > 0 or x = +0, ±π for x < 0 or x = −0.
-        return if x.is_sign_negative() { (PI_HI_F32 as f32).copysign(y) } else { y };
+        let pi: f32 = PI_HI_F32;
+        return if x.is_sign_negative() { pi.copysign(y) } else { y };
     }
+    let half_pi: f32 = PIO2_HI_F32;
     if x == 0.0 {
-        return (PIO2_HI_F32 as f32).copysign(y);
+        return half_pi.copysign(y);
     }
     if x.is_infinite() {
         let v: f32 = if y.is_infinite() {
@@ -265,7 +267,7 @@ pub fn atan2_f32(y: f32, x: f32) -> f32 {
         return v.copysign(y);
     }
     if y.is_infinite() {
-        return (PIO2_HI_F32 as f32).copysign(y);
+        return half_pi.copysign(y);
     }
     atan2_core_f32(y, 0.0, x, 0.0)
 }
@@ -277,7 +279,8 @@ pub fn asin_f32(x: f32) -> f32 {
         return f32::NAN;
     }
     if x.abs() == 1.0 || x == 0.0 {
-        return if x == 0.0 { x } else { (PIO2_HI_F32 as f32).copysign(x) };
+        let half_pi: f32 = PIO2_HI_F32;
+        return if x == 0.0 { x } else { half_pi.copysign(x) };
     }
     let s = cos_of_asin_f32(x);
     atan2_core_f32(x, 0.0, s.hi, s.lo)

@@ -71,27 +71,24 @@ pub(crate) fn expm1_tail_f64(r: f64) -> f64 {
     r * r * p
 }
 
-/// `e^(r + r_err)` for `|r| ≤ 0.35` and a tiny `r_err`, rounded once: `1 + r` is split
-/// exactly, so the tail's and `r_err`'s roundings fall below the last addition's.
-#[device_fn]
-pub(crate) fn exp_reduced_f32(r: f32, r_err: f32) -> f32 {
-    let s = 1.0 + r;
-    let s_err = (1.0 - s) + r;
-    s + (s_err + (expm1_tail_f32(r) + r_err.mul_add(r, r_err)))
-}
-
-/// `e^x · 2^k` for `|x| ≤ 110`: `n = round(x / ln 2)`, `r = x − n·ln 2` with its rounding
-/// error (`n·LN2_HI` is exact, so is the first difference).
+/// `e^x · 2^k` for `|x| ≤ 110` (`sinh`, `cosh` halve `e^x` past its overflow): the same steps
+/// as [`exp_f32`].
 #[device_fn]
 pub(crate) fn exp_scaled_f32(x: f32, k: i32) -> f32 {
     let n = (x * LOG2_E_F32).round_ties_even();
     let r_hi = (-n).mul_add(LN2_HI_F32, x);
     let r = (-n).mul_add(LN2_LO_F32, r_hi);
     let r_err = (-n).mul_add(LN2_LO_F32, r_hi - r);
-    scale_f32(exp_reduced_f32(r, r_err), n as i32 + k)
+    let s = 1.0 + r;
+    let s_err = (1.0 - s) + r;
+    scale_f32(s + (s_err + (expm1_tail_f32(r) + r_err.mul_add(r, r_err))), n as i32 + k)
 }
 
 /// `e^x` (`f32::exp`).
+///
+/// `r = x − n·ln 2` keeps its rounding error `r_err` (`n·LN2_HI` and the first difference are
+/// exact), and `e^r = (1 + r) + (tail(r) + r_err·(1 + r))` with `1 + r` split exactly, so the
+/// one rounding of size is the last addition (then the scaling's, for subnormal results).
 #[device_fn]
 pub fn exp_f32(x: f32) -> f32 {
     if x.is_nan() {
@@ -103,7 +100,25 @@ pub fn exp_f32(x: f32) -> f32 {
     if x < -110.0 {
         return 0.0;
     }
-    exp_scaled_f32(x, 0)
+    let n = (x * LOG2_E_F32).round_ties_even();
+    let r_hi = (-n).mul_add(LN2_HI_F32, x);
+    let r = (-n).mul_add(LN2_LO_F32, r_hi);
+    let r_err = (-n).mul_add(LN2_LO_F32, r_hi - r);
+    // expm1_tail_f32 and the common case of scale_f32 written out: this is the hot one.
+    let mut t = r.mul_add(1.984_127e-4, 1.388_888_9e-3);
+    t = r.mul_add(t, 8.333_334e-3);
+    t = r.mul_add(t, 4.166_666_8e-2);
+    t = r.mul_add(t, 0.166_666_67);
+    t = r.mul_add(t, 0.5);
+    let s = 1.0 + r;
+    let s_err = (1.0 - s) + r;
+    let p = s + (s_err + ((r * r).mul_add(t, r_err.mul_add(r, r_err))));
+    let k = n as i32;
+    if ((k + 126) as u32) <= 253 {
+        // −126 ≤ k ≤ 127: 2^k is a normal float.
+        return p * f32::from_bits(((k + 127) as u32) << 23);
+    }
+    scale_f32(p, k)
 }
 
 /// `2^x` (`f32::exp2`); exact for integer `x`.
@@ -122,7 +137,9 @@ pub fn exp2_f32(x: f32) -> f32 {
     let f = x - n;
     let r = f * LN2_F32;
     let r_err = f.mul_add(LN2_F32, -r) + f * LN2_F32_LO;
-    scale_f32(exp_reduced_f32(r, r_err), n as i32)
+    let s = 1.0 + r;
+    let s_err = (1.0 - s) + r;
+    scale_f32(s + (s_err + (expm1_tail_f32(r) + r_err.mul_add(r, r_err))), n as i32)
 }
 
 /// `e^x` (`f64::exp`).

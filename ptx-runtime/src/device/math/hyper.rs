@@ -117,7 +117,7 @@ pub fn tanh_f32(x: f32) -> f32 {
         // Taylor to a^13 (truncation below 2^-33): e^2a − 1 would bring its own rounding.
         let z = a * a;
         let mut p = z.mul_add(3.592_128e-3, -8.863_236e-3);
-        p = z.mul_add(p, 2.186_948_9e-2);
+        p = z.mul_add(p, 2.186_949e-2);
         p = z.mul_add(p, -5.396_825_4e-2);
         p = z.mul_add(p, 0.133_333_34);
         p = z.mul_add(p, -0.333_333_34);

@@ -15,7 +15,7 @@ const LOG2_E_LO: f32 = 1.925_963e-8;
 const LOG10_E_HI: f32 = core::f32::consts::LOG10_E;
 const LOG10_E_LO: f32 = -1.010_305e-8;
 /// `log₁₀ 2` in two parts, the first with 16 bits so `e · LOG10_2_HI` is exact.
-const LOG10_2_HI: f32 = 0.301_025_39;
+const LOG10_2_HI: f32 = 0.301_025_4;
 const LOG10_2_LO: f32 = 4.605_039e-6;
 const ONE_THIRD_HI: f32 = 0.333_333_34;
 const ONE_THIRD_LO: f32 = -9.934_108e-9;
@@ -127,7 +127,7 @@ pub(crate) fn log_special(x: f32) -> f32 {
 /// `ln x` (`f32::ln`).
 #[device_fn]
 pub fn ln_f32(x: f32) -> f32 {
-    if !(x > 0.0) || x.is_infinite() {
+    if x.is_nan() || x <= 0.0 || x.is_infinite() {
         return log_special(x);
     }
     let l = log_parts(x);
@@ -137,7 +137,7 @@ pub fn ln_f32(x: f32) -> f32 {
 /// `log₂ x` (`f32::log2`); exact for powers of two.
 #[device_fn]
 pub fn log2_f32(x: f32) -> f32 {
-    if !(x > 0.0) || x.is_infinite() {
+    if x.is_nan() || x <= 0.0 || x.is_infinite() {
         return log_special(x);
     }
     let l = log_parts(x);
@@ -148,7 +148,7 @@ pub fn log2_f32(x: f32) -> f32 {
 /// `log₁₀ x` (`f32::log10`).
 #[device_fn]
 pub fn log10_f32(x: f32) -> f32 {
-    if !(x > 0.0) || x.is_infinite() {
+    if x.is_nan() || x <= 0.0 || x.is_infinite() {
         return log_special(x);
     }
     let l = log_parts(x);

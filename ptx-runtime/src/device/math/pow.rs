@@ -12,7 +12,7 @@ use ptx_runtime::device_fn;
 
 /// `ln 2` in two parts: the first has 32 significant bits (`0x3fe62e42_fee00000`), so
 /// `n · LN2_HI_32` is exact for every `n` reached here, and `x − n · LN2_HI_32` is exact too.
-const LN2_HI_32: f64 = 6.931_471_803_691_238_164_9e-1;
+const LN2_HI_32: f64 = 6.931_471_803_691_238e-1;
 const LN2_LO_32: f64 = 1.908_214_929_270_587_7e-10;
 
 /// `exp(hi + lo)` for a double-double argument, rounded once (≤ 0.65 ulp).

@@ -13,8 +13,9 @@ use ptx_runtime::{device_fn, DeviceRepr};
 
 const TWO_OVER_PI: f32 = core::f32::consts::FRAC_2_PI;
 /// `π/2` truncated to 24 bits (0x3fc90fda), and the next two pieces.
+#[allow(clippy::approx_constant)]
 const PIO2_1: f32 = 1.570_796_3;
-const PIO2_2: f32 = 7.549_790_1e-8;
+const PIO2_2: f32 = 7.549_79e-8;
 const PIO2_3: f32 = -1.715_124_5e-15;
 const PIO2_HI: f32 = core::f32::consts::FRAC_PI_2;
 const PIO2_LO: f32 = -4.371_139e-8;
