@@ -11,12 +11,14 @@
 use super::reduce::two_over_pi_word;
 use ptx_runtime::{device_fn, DeviceRepr};
 
-const TWO_OVER_PI: f32 = core::f32::consts::FRAC_2_PI;
+pub(crate) const TWO_OVER_PI: f32 = core::f32::consts::FRAC_2_PI;
+/// Where Cody–Waite stops and Payne–Hanek takes over: 2^17.
+pub(crate) const CODY_WAITE_LIMIT: f32 = 131_072.0;
 /// `π/2` truncated to 24 bits (0x3fc90fda), and the next two pieces.
 #[allow(clippy::approx_constant)]
-const PIO2_1: f32 = 1.570_796_3;
-const PIO2_2: f32 = 7.549_79e-8;
-const PIO2_3: f32 = -1.715_124_5e-15;
+pub(crate) const PIO2_1: f32 = 1.570_796_3;
+pub(crate) const PIO2_2: f32 = 7.549_79e-8;
+pub(crate) const PIO2_3: f32 = -1.715_124_5e-15;
 const PIO2_HI: f32 = core::f32::consts::FRAC_PI_2;
 const PIO2_LO: f32 = -4.371_139e-8;
 
@@ -32,7 +34,7 @@ pub(crate) struct ReducedF32 {
 /// Reduces a finite `x`: exact quadrant, `hi + lo` to about 2^-40 relative.
 #[device_fn]
 pub(crate) fn rem_pio2_f32(x: f32) -> ReducedF32 {
-    if x.abs() < 131_072.0 {
+    if x.abs() < CODY_WAITE_LIMIT {
         let k = (x * TWO_OVER_PI).round_ties_even();
         let r1 = (-k).mul_add(PIO2_1, x);
         let p2 = k * PIO2_2;
