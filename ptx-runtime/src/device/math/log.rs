@@ -4,7 +4,7 @@
 //! `ln m = 2·atanh s = 2s·(1 + s²/3 + s⁴/5 + …)` (`|s| ≤ 0.172`), evaluated in
 //! double-double to about 2^-70, and `ln x = e·ln 2 + ln m` with a two-part `ln 2`.
 //! The result is kept as a double-double (`log_dd`, which `powf` uses too) and rounded once;
-//! the `f32` logarithms compute in `f64`.
+//! the `f32` logarithms are in `log_f32`.
 
 use ptx_runtime::{device_fn, DeviceRepr};
 
@@ -26,30 +26,6 @@ const ONE_FIFTH_LO: f64 = -1.110_223_024_625_156_6e-17;
 pub(crate) struct DoubleF64 {
     pub hi: f64,
     pub lo: f64,
-}
-
-/// `ln x` (`f32::ln`), through `f64`.
-#[device_fn]
-pub fn ln_f32(x: f32) -> f32 {
-    ln_f64(x as f64) as f32
-}
-
-/// `log₂ x` (`f32::log2`), through `f64`; exact for powers of two.
-#[device_fn]
-pub fn log2_f32(x: f32) -> f32 {
-    log2_f64(x as f64) as f32
-}
-
-/// `log₁₀ x` (`f32::log10`), through `f64`.
-#[device_fn]
-pub fn log10_f32(x: f32) -> f32 {
-    log10_f64(x as f64) as f32
-}
-
-/// `ln(1 + x)` (`f32::ln_1p`), through `f64`.
-#[device_fn]
-pub fn ln_1p_f32(x: f32) -> f32 {
-    ln_1p_f64(x as f64) as f32
 }
 
 /// `ln x` as a double-double, for finite `x > 0`.

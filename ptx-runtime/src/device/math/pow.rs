@@ -1,4 +1,4 @@
-//! `powf`, `powi`, `hypot`, and `%` on floats (`fmod`).
+//! `f64` `powf` and `hypot`, `powi`, and `%` on floats (`fmod`); `pow_f32` has the `f32` ones.
 //!
 //! `powf` follows C's `pow` for every special case and computes `exp(y · ln |x|)` with
 //! `ln |x|` and the product as double-doubles, so the one rounding left is `exp`'s. `powi`
@@ -50,6 +50,12 @@ pub(crate) fn is_odd_integer(y: f64) -> bool {
     y.is_finite() && y == y.trunc() && (y * 0.5) != (y * 0.5).trunc()
 }
 
+/// Whether `y` is an integer, and odd (every `f32` from 2^24 up is even).
+#[device_fn]
+pub(crate) fn is_odd_integer_f32(y: f32) -> bool {
+    y.is_finite() && y == y.trunc() && (y * 0.5) != (y * 0.5).trunc()
+}
+
 /// `x^y` (`f64::powf`).
 #[device_fn]
 pub fn powf_f64(x: f64, y: f64) -> f64 {
@@ -87,12 +93,6 @@ pub fn powf_f64(x: f64, y: f64) -> f64 {
     } else {
         v
     }
-}
-
-/// `x^y` (`f32::powf`), through `f64`.
-#[device_fn]
-pub fn powf_f32(x: f32, y: f32) -> f32 {
-    powf_f64(x as f64, y as f64) as f32
 }
 
 /// `x^n` (`f32::powi`): compiler-rt's `__powisf2`.
@@ -166,17 +166,6 @@ pub fn hypot_f64(x: f64, y: f64) -> f64 {
     let t = f64::from_bits(((1023 + e) as u64) << 52);
     let (sa, sb) = (a * s, b * s);
     sa.mul_add(sa, sb * sb).sqrt() * t
-}
-
-/// `√(x² + y²)` (`f32::hypot`): exact squares and sum in `f64`, one rounding each for the sum,
-/// the root, and the `f32` result.
-#[device_fn]
-pub fn hypot_f32(x: f32, y: f32) -> f32 {
-    if x.is_infinite() || y.is_infinite() {
-        return f32::INFINITY;
-    }
-    let (a, b) = (x as f64, y as f64);
-    a.mul_add(a, b * b).sqrt() as f32
 }
 
 /// `x % y` for `f64`: the exact remainder with the sign of `x` (C's `fmod`).

@@ -3,16 +3,11 @@
 //! The argument is reduced to `r` in [−π/4, π/4] and a quadrant (see `reduce`), then `sin r`
 //! and `cos r` come from their Taylor polynomials (to `r^17` and `r^16`: truncation below
 //! 2^-58 relative), evaluated in `f64` with the reduction's low part as a first-order
-//! correction. The `f32` functions reduce and evaluate in `f64` and round once, which makes
-//! them within 1 ulp (nearly always correctly rounded) — at `f64` throughput; `fast::sin` and
-//! friends are the quick ones.
+//! correction. The `f32` functions are in `trig_f32`.
 
-use super::reduce::{rem_pio2, rem_pio2_large, Reduced};
+use super::reduce::{rem_pio2, Reduced};
 use ptx_runtime::device_fn;
 
-const TWO_OVER_PI: f64 = core::f64::consts::FRAC_2_PI;
-const PIO2_HI: f64 = core::f64::consts::FRAC_PI_2;
-const PIO2_LO: f64 = 6.123_233_995_736_766e-17;
 const PIO4: f64 = core::f64::consts::FRAC_PI_4;
 
 /// `sin(hi + lo)` for `|hi| ≤ π/4`.
@@ -68,22 +63,6 @@ pub(crate) fn tan_reduced(red: Reduced) -> f64 {
     }
 }
 
-/// Reduction of an `f32` argument (exact in `f64` for `|x| < 2^27`).
-#[device_fn]
-pub(crate) fn reduce_f32(x: f32) -> Reduced {
-    let d = x as f64;
-    if d.abs() <= PIO4 {
-        return Reduced { q: 0, hi: d, lo: 0.0 };
-    }
-    if d.abs() < 134_217_728.0 {
-        let k = (d * TWO_OVER_PI).round_ties_even();
-        let r1 = (-k).mul_add(PIO2_HI, d);
-        let r = (-k).mul_add(PIO2_LO, r1);
-        return Reduced { q: (k as i64 & 3) as u32, hi: r, lo: 0.0 };
-    }
-    rem_pio2_large(d)
-}
-
 /// `sin x` (`f64::sin`).
 #[device_fn]
 pub fn sin_f64(x: f64) -> f64 {
@@ -91,7 +70,8 @@ pub fn sin_f64(x: f64) -> f64 {
         return f64::NAN;
     }
     if x.abs() <= PIO4 {
-        return sin_kernel(x, 0.0);
+        // sin(−0) is −0, which the kernel's sums would make +0.
+        return if x == 0.0 { x } else { sin_kernel(x, 0.0) };
     }
     sin_cos_reduced(rem_pio2(x), false)
 }
@@ -114,35 +94,11 @@ pub fn tan_f64(x: f64) -> f64 {
     if !x.is_finite() {
         return f64::NAN;
     }
+    if x == 0.0 {
+        return x;
+    }
     if x.abs() <= PIO4 {
         return tan_reduced(Reduced { q: 0, hi: x, lo: 0.0 });
     }
     tan_reduced(rem_pio2(x))
-}
-
-/// `sin x` (`f32::sin`).
-#[device_fn]
-pub fn sin_f32(x: f32) -> f32 {
-    if !x.is_finite() {
-        return f32::NAN;
-    }
-    sin_cos_reduced(reduce_f32(x), false) as f32
-}
-
-/// `cos x` (`f32::cos`).
-#[device_fn]
-pub fn cos_f32(x: f32) -> f32 {
-    if !x.is_finite() {
-        return f32::NAN;
-    }
-    sin_cos_reduced(reduce_f32(x), true) as f32
-}
-
-/// `tan x` (`f32::tan`).
-#[device_fn]
-pub fn tan_f32(x: f32) -> f32 {
-    if !x.is_finite() {
-        return f32::NAN;
-    }
-    tan_reduced(reduce_f32(x)) as f32
 }
