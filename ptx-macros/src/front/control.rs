@@ -324,6 +324,9 @@ impl<'a> Checker<'a> {
             Some(v) => self.expect(v.span, &ret, &v.ty),
             None => self.expect(span, &ret, &Ty::Unit),
         }
+        if let Some(id) = self.return_to {
+            return Expr { kind: ExprKind::Break { id, value: None }, ty: Ty::Never, span };
+        }
         Expr { kind: ExprKind::Return(value.map(Box::new)), ty: Ty::Never, span }
     }
 

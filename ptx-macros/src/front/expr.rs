@@ -138,6 +138,7 @@ impl<'a> Checker<'a> {
         let inner = self.expr(&u.expr);
         match u.op {
             syn::UnOp::Deref(_) => self.deref(inner, span),
+            syn::UnOp::Neg(_) if matches!(self.peel_refs(&inner.ty), Ty::Struct(_) | Ty::Named(_)) => self.user_operator("Neg", inner, &u.expr, None, span),
             syn::UnOp::Neg(_) => {
                 let inner = self.auto_deref_value(inner);
                 let t = self.shallow(&inner.ty);
@@ -163,6 +164,12 @@ impl<'a> Checker<'a> {
 
     /// `*e`: through a pointer or reference.
     pub fn deref(&mut self, inner: Expr, span: Span) -> Expr {
+        if let ExprKind::Local(id) = inner.kind {
+            if self.ref_self == Some(id) {
+                // `*self` in a `&self`/`&mut self` method: the receiver is held by value.
+                return Expr { span, ..inner };
+            }
+        }
         match self.shallow(&inner.ty) {
             Ty::Ptr { pointee, .. } => {
                 let ty = self.describe(&pointee, span);
@@ -232,6 +239,10 @@ impl<'a> Checker<'a> {
             return self.error(span, "this operator is not supported in device code");
         };
         let lhs = self.expr(&b.left);
+        if let (Some(t), Ty::Struct(_) | Ty::Named(_)) = (super::user_method::op_trait(op, compound), self.peel_refs(&lhs.ty)) {
+            // An operator of a `DeviceRepr` type: its `#[device_fn] impl core::ops::..`.
+            return self.user_operator(t, lhs, &b.left, Some(&b.right), span);
+        }
         let rhs = self.expr(&b.right);
         if compound {
             self.check_place(&lhs, true);

@@ -1,0 +1,241 @@
+//! Methods and operators of user types: `#[device_fn]` on inherent and `core::ops` impl blocks
+//! (receivers `self`, `&self`, `&mut self`; associated functions and constants; `Self`), run
+//! on the host and on the CPU backend and compared, every module through ptxas.
+
+#![allow(clippy::op_ref)]
+
+use crate::tools::assemble;
+use ptx_runtime::device::*;
+use ptx_runtime::{kernel, DeviceBuffer, LaunchConfig};
+
+pub mod geo {
+    use core::ops::{Add, AddAssign, Div, Mul, MulAssign, Neg, Sub, SubAssign};
+    use ptx_runtime::{device_fn, DeviceRepr};
+
+    #[repr(C)]
+    #[derive(DeviceRepr, Clone, Copy, Debug, PartialEq, Default)]
+    pub struct Vec3 {
+        pub x: f32,
+        pub y: f32,
+        pub z: f32,
+    }
+
+    #[device_fn]
+    impl Vec3 {
+        pub const EPS: f32 = 1e-6;
+
+        pub fn new(x: f32, y: f32, z: f32) -> Vec3 {
+            Vec3 { x, y, z }
+        }
+
+        pub fn splat(v: f32) -> Self {
+            Self::new(v, v, v)
+        }
+
+        pub fn dot(self, o: Vec3) -> f32 {
+            self.x * o.x + self.y * o.y + self.z * o.z
+        }
+
+        pub fn length(&self) -> f32 {
+            self.dot(*self).sqrt()
+        }
+
+        pub fn normalized(&self) -> Vec3 {
+            let l = self.length();
+            if l < Self::EPS {
+                return *self;
+            }
+            *self / l
+        }
+
+        pub fn cross(&self, o: Vec3) -> Vec3 {
+            Vec3::new(self.y * o.z - self.z * o.y, self.z * o.x - self.x * o.z, self.x * o.y - self.y * o.x)
+        }
+
+        /// `&mut self`, with an early `return`.
+        pub fn clamp_len(&mut self, max: f32) {
+            let l = self.length();
+            if l <= max {
+                return;
+            }
+            self.x *= max / l;
+            self.y *= max / l;
+            self.z *= max / l;
+        }
+
+        pub fn scale_by(&mut self, s: f32) {
+            *self *= s;
+        }
+    }
+
+    #[device_fn]
+    impl Add for Vec3 {
+        type Output = Vec3;
+        fn add(self, o: Vec3) -> Vec3 {
+            Vec3::new(self.x + o.x, self.y + o.y, self.z + o.z)
+        }
+    }
+
+    #[device_fn]
+    impl Sub for Vec3 {
+        type Output = Self;
+        fn sub(self, o: Self) -> Self {
+            Self::new(self.x - o.x, self.y - o.y, self.z - o.z)
+        }
+    }
+
+    #[device_fn]
+    impl Mul<f32> for Vec3 {
+        type Output = Vec3;
+        fn mul(self, s: f32) -> Vec3 {
+            Vec3::new(self.x * s, self.y * s, self.z * s)
+        }
+    }
+
+    /// Component-wise: a second `Mul`, picked by the right operand's type.
+    #[device_fn]
+    impl Mul<Vec3> for Vec3 {
+        type Output = Vec3;
+        fn mul(self, o: Vec3) -> Vec3 {
+            Vec3::new(self.x * o.x, self.y * o.y, self.z * o.z)
+        }
+    }
+
+    #[device_fn]
+    impl Div<f32> for Vec3 {
+        type Output = Vec3;
+        fn div(self, s: f32) -> Vec3 {
+            self * (1.0 / s)
+        }
+    }
+
+    #[device_fn]
+    impl Neg for Vec3 {
+        type Output = Vec3;
+        fn neg(self) -> Vec3 {
+            Vec3::new(-self.x, -self.y, -self.z)
+        }
+    }
+
+    #[device_fn]
+    impl AddAssign for Vec3 {
+        fn add_assign(&mut self, o: Vec3) {
+            self.x += o.x;
+            self.y += o.y;
+            self.z += o.z;
+        }
+    }
+
+    #[device_fn]
+    impl SubAssign for Vec3 {
+        fn sub_assign(&mut self, o: Vec3) {
+            *self = *self - o;
+        }
+    }
+
+    #[device_fn]
+    impl MulAssign<f32> for Vec3 {
+        fn mul_assign(&mut self, s: f32) {
+            self.x *= s;
+            self.y *= s;
+            self.z *= s;
+        }
+    }
+
+    #[repr(C)]
+    #[derive(DeviceRepr, Clone, Copy, Debug, PartialEq, Default)]
+    pub struct Ray {
+        pub origin: Vec3,
+        pub dir: Vec3,
+    }
+
+    #[device_fn]
+    impl Ray {
+        pub fn at(&self, t: f32) -> Vec3 {
+            self.origin + self.dir * t
+        }
+    }
+}
+
+mod user {
+    // Methods are found next to their type: a glob import of its module, or a path through it.
+    use super::geo::*;
+    use ptx_runtime::device::*;
+    use ptx_runtime::kernel;
+
+    /// Methods on locals, slice elements and struct fields; operators; `&mut self` on each kind
+    /// of place.
+    #[kernel]
+    pub fn shade(vs: &[Vec3], rays: &[Ray], out: &mut [Vec3], lens: &mut [f32]) {
+        let i = thread_idx_x() as usize;
+        let a = vs[i];
+        let ra = &vs[i];
+        let b = Vec3::splat(0.5);
+        let mut c = a + b * 2.0 - -a;
+        c += b;
+        c -= Vec3::new(0.25, 0.0, 1.0);
+        c *= 0.5;
+        c.clamp_len(4.0);
+        let n = vs[i].normalized();
+        let r = rays[i];
+        let p = r.at(1.5);
+        let mut twice = r;
+        twice.dir.scale_by(2.0);
+        let q = twice.at(0.5) * (n * Vec3::new(1.0, 2.0, 3.0));
+        out[i] = c + p.cross(q) + n;
+        out[i].scale_by(0.5);
+        lens[i] = Vec3::dot(c, n) + out[i].length() + ra.dot(b) + rays[i].dir.dot(ra.cross(b)) + r.dir.length() + Vec3::EPS;
+    }
+}
+
+fn inputs() -> (Vec<geo::Vec3>, Vec<geo::Ray>) {
+    use geo::{Ray, Vec3};
+    let vs: Vec<Vec3> = (0..32).map(|i| Vec3 { x: i as f32 * 0.5 - 4.0, y: (i % 5) as f32, z: if i == 3 { 0.0 } else { 1.0 / (i as f32 + 1.0) } }).collect();
+    let vs: Vec<Vec3> = vs.into_iter().enumerate().map(|(i, v)| if i == 8 { Vec3::default() } else { v }).collect();
+    let rays = (0..32).map(|i| Ray { origin: Vec3 { x: i as f32, y: 1.0, z: -2.0 }, dir: Vec3 { x: 0.25, y: -(i as f32), z: 3.0 } }).collect();
+    (vs, rays)
+}
+
+#[test]
+fn methods_and_operators_run_as_on_the_host() {
+    let ptx = user::shade::PTX;
+    assemble("methods_shade", ptx);
+    let (vs, rays) = inputs();
+    let (mut out, mut lens) = (vec![geo::Vec3::default(); 32], vec![0.0f32; 32]);
+    {
+        let (o, l) = (host::Disjoint::new(&mut out), host::Disjoint::new(&mut lens));
+        // SAFETY: one element per thread.
+        host::run([1, 1, 1], [32, 1, 1], 0, || user::shade(&vs, &rays, unsafe { o.get() }, unsafe { l.get() }));
+    }
+    let stream = crate::body_exec::cpu_stream();
+    let (vb, rb) = (DeviceBuffer::from_slice(&stream, &vs).unwrap(), DeviceBuffer::from_slice(&stream, &rays).unwrap());
+    let mut ob = DeviceBuffer::<geo::Vec3>::zeroed(&stream, 32).unwrap();
+    let mut lb = DeviceBuffer::<f32>::zeroed(&stream, 32).unwrap();
+    user::shade::launch(&stream, LaunchConfig::new(1, 32), &vb, &rb, &mut ob, &mut lb).unwrap();
+    let (dev_out, dev_lens) = (ob.to_vec().unwrap(), lb.to_vec().unwrap());
+    for i in 0..32 {
+        let (h, d) = (out[i], dev_out[i]);
+        assert_eq!((h.x.to_bits(), h.y.to_bits(), h.z.to_bits()), (d.x.to_bits(), d.y.to_bits(), d.z.to_bits()), "thread {i}: host {h:?}, device {d:?}");
+        assert_eq!(lens[i].to_bits(), dev_lens[i].to_bits(), "thread {i}: host {}, device {}", lens[i], dev_lens[i]);
+    }
+}
+
+#[kernel]
+pub fn unused_methods_stay_out(v: &mut [f32]) {
+    v[0] = geo::Vec3::new(1.0, 2.0, 2.0).length();
+}
+
+#[test]
+fn a_kernel_carries_the_methods_it_reaches() {
+    let ptx = unused_methods_stay_out::PTX;
+    assemble("methods_reach", ptx);
+    // `new`, `length` and `dot` (called by `length`), each defined once; nothing else.
+    let funcs = ptx.matches(".visible .func").count();
+    assert_eq!(funcs, 6, "three prototypes and three definitions:\n{ptx}");
+    for sym in [geo::Vec3::__PTX_SYMBOL__new, geo::Vec3::__PTX_SYMBOL__length, geo::Vec3::__PTX_SYMBOL__dot] {
+        assert_eq!(ptx.matches(&format!("{sym}(")).count(), 2, "{sym}:\n{ptx}");
+    }
+    let mut v = [0.0f32];
+    unused_methods_stay_out(&mut v);
+    assert_eq!(v[0], 3.0);
+}
