@@ -199,6 +199,9 @@ fn inputs() -> (Vec<geo::Vec3>, Vec<geo::Ray>) {
 #[test]
 fn methods_and_operators_run_as_on_the_host() {
     let ptx = user::shade::PTX;
+    if std::env::var_os("DUMP_METHODS").is_some() {
+        std::fs::write("/tmp/methods.ptx", ptx).unwrap();
+    }
     assemble("methods_shade", ptx);
     let (vs, rays) = inputs();
     let (mut out, mut lens) = (vec![geo::Vec3::default(); 32], vec![0.0f32; 32]);

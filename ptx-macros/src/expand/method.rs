@@ -108,10 +108,12 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
             f.attrs.retain(|a| !a.path().is_ident("device_fn"));
         }
     }
-    if !imp.generics.params.is_empty() || imp.generics.where_clause.is_some() {
+    let generic = !imp.generics.params.is_empty() || imp.generics.where_clause.is_some();
+    if generic {
         errors.error(&imp.generics, "`#[device_fn]` impls cannot be generic yet: each method is compiled to one PTX function; implement it for each concrete type");
     }
     let ty_name = match &*imp.self_ty {
+        _ if generic => String::new(),
         syn::Type::Path(p) if p.qself.is_none() && p.path.segments.iter().all(|s| s.arguments.is_empty()) => type_name(&imp.self_ty),
         other => {
             errors.error(other, "`#[device_fn]` impls are for a `#[derive(DeviceRepr)]` type named by a path (`impl Vec3`); references and generic types are not supported");
@@ -358,19 +360,39 @@ pub fn stub(m: &MethodCx) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
+    use quote::quote;
+
+    fn expand(item: syn::ItemImpl) -> String {
+        let out = super::device_impl(quote!(), item);
+        syn::parse2::<syn::File>(out.clone()).expect("the expansion is items");
+        out.to_string()
+    }
+
     #[test]
-    fn debug_expansion() {
-        let item: syn::ItemImpl = syn::parse_quote! {
+    fn receivers_keep_their_spelling_and_each_method_has_its_replay() {
+        let out = expand(syn::parse_quote! {
             impl Ray {
                 pub fn at(&self, t: f32) -> Vec3 { self.origin }
+                pub fn push(&mut self, d: Self) { self.origin = d; }
             }
-        };
-        let mut m: syn::ImplItemFn = syn::parse_quote!(pub fn at(&self, t: f32) -> Vec3 { self.origin });
-        let t: syn::Type = syn::parse_quote!(Ray);
-        syn::visit_mut::VisitMut::visit_impl_item_fn_mut(&mut super::SelfToType(&t), &mut m);
-        eprintln!("{}", quote::ToTokens::to_token_stream(&m));
-        let out = super::device_impl(quote::quote!(), item);
-        eprintln!("{out}");
-        syn::parse2::<syn::File>(out).unwrap();
+        });
+        // `&self` with its implied type changed would print as `&self: &Ray`, which does not parse
+        // as a method again.
+        assert!(!out.contains("self : &"), "{out}");
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(out.contains("as Ray__at__needs_device_fn_impl_in_scope") && out.contains("as Ray__push__needs_device_fn_impl_in_scope"), "{out}");
+        assert!(out.contains("@ method push by_mut ([Ray]) []"), "`Self` is the type in the replay: {out}");
+    }
+
+    #[test]
+    fn operator_keys_name_the_right_operand() {
+        let out = expand(syn::parse_quote! {
+            impl Mul<f32> for Vec3 { type Output = Vec3; fn mul(self, s: f32) -> Vec3 { self } }
+        });
+        assert!(out.contains("Vec3__Mul_scalar__needs_device_fn_impl_in_scope") && out.contains("name : \"ml\"") && out.contains("params : \"f\""), "{out}");
+        let out = expand(syn::parse_quote! {
+            impl Add<Vec3> for Vec3 { type Output = Vec3; fn add(self, o: Self) -> Vec3 { o } }
+        });
+        assert!(out.contains("Vec3__Add__needs_device_fn_impl_in_scope") && out.contains("params : \"$\""), "{out}");
     }
 }

@@ -101,7 +101,7 @@ fn first_round(kind: FnKind, args: TokenStream, item_tokens: TokenStream) -> Tok
         if let Some(span) = method_marker(&item) {
             // A method inside a plain `impl`: the generated module cannot live there, so say
             // once where the attribute goes and leave the method as it is.
-            let e = syn::Error::new(span, "`#[device_fn]` on a method: put it on the `impl` block instead (`#[device_fn] impl Vec3 { ... }`), which makes every method of the block a device function").to_compile_error();
+            let e = syn::Error::new(span, "`#[device_fn]` on a method: put it on the `impl` block instead (`#[device_fn] impl T { ... }`), which makes every method of the block a device function").to_compile_error();
             return quote!(#item #e);
         }
     }

@@ -138,7 +138,7 @@ impl<'a> Checker<'a> {
         let inner = self.expr(&u.expr);
         match u.op {
             syn::UnOp::Deref(_) => self.deref(inner, span),
-            syn::UnOp::Neg(_) if matches!(self.peel_refs(&inner.ty), Ty::Struct(_) | Ty::Named(_)) => self.user_operator("Neg", inner, &u.expr, None, span),
+            syn::UnOp::Neg(_) if matches!(self.peel_refs(&inner.ty), Ty::Struct(_) | Ty::Named(_)) => self.user_operator("Neg", inner, &u.expr, None, span, span),
             syn::UnOp::Neg(_) => {
                 let inner = self.auto_deref_value(inner);
                 let t = self.shallow(&inner.ty);
@@ -241,7 +241,7 @@ impl<'a> Checker<'a> {
         let lhs = self.expr(&b.left);
         if let (Some(t), Ty::Struct(_) | Ty::Named(_)) = (super::user_method::op_trait(op, compound), self.peel_refs(&lhs.ty)) {
             // An operator of a `DeviceRepr` type: its `#[device_fn] impl core::ops::..`.
-            return self.user_operator(t, lhs, &b.left, Some(&b.right), span);
+            return self.user_operator(t, lhs, &b.left, Some(&b.right), span, b.op.span());
         }
         let rhs = self.expr(&b.right);
         if compound {

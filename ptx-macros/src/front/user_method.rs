@@ -167,7 +167,8 @@ impl<'a> Checker<'a> {
     /// `lhs op rhs` (`op_assign`: `lhs op= rhs`) where `lhs` is a `DeviceRepr` type: a call of
     /// its `core::ops` impl. `lhs_syn`: the left operand, the place a compound assignment
     /// writes back to.
-    pub fn user_operator(&mut self, trait_name: &str, lhs: Expr, lhs_syn: &syn::Expr, rhs: Option<&syn::Expr>, span: Span) -> Expr {
+    /// `op_span`: the operator token, where a missing impl is reported.
+    pub fn user_operator(&mut self, trait_name: &str, lhs: Expr, lhs_syn: &syn::Expr, rhs: Option<&syn::Expr>, span: Span, op_span: Span) -> Expr {
         let lhs = self.auto_deref_value(lhs);
         let Some(def) = self.struct_of(&lhs.ty, lhs.span) else {
             if let Some(r) = rhs {
@@ -196,7 +197,7 @@ impl<'a> Checker<'a> {
             },
         };
         let key = op_key(trait_name, rhs_key.as_deref());
-        let Some(mut info) = self.method_info(&def, &key, span) else { return self.error_expr(span) };
+        let Some(mut info) = self.method_info(&def, &key, op_span) else { return self.error_expr(span) };
         info.name = key;
         let Some(param) = info.params.first().cloned() else {
             // `Neg`: no operand.

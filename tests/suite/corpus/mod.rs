@@ -31,6 +31,7 @@ pub mod recursion;
 pub mod saxpy;
 pub mod scan;
 pub mod softmax;
+pub mod spheres;
 pub mod stencil;
 pub mod struct_fn;
 pub mod transpose;
@@ -59,7 +60,7 @@ macro_rules! cases {
 
 cases!(
     vadd, saxpy, dot, matmul, stencil, scan, histogram, transpose, nbody, bitonic, warp_reduce, mandelbrot,
-    softmax, recursion, struct_fn, dyn_reduce, vec4, classify, hash, inline_ptx,
+    softmax, recursion, struct_fn, dyn_reduce, vec4, classify, hash, inline_ptx, spheres,
 );
 
 /// A launch dimension from the host runner's spelling.
