@@ -242,3 +242,32 @@ fn a_kernel_carries_the_methods_it_reaches() {
     unused_methods_stay_out(&mut v);
     assert_eq!(v[0], 3.0);
 }
+
+/// Methods and an operator of a type in another crate, named through its crate.
+#[kernel]
+pub fn other_crate(cs: &[ptx_devlib::Rgb], out: &mut [ptx_devlib::Rgb]) {
+    let i = thread_idx_x() as usize;
+    out[i] = cs[i].inverted() + cs[0];
+}
+
+#[test]
+fn methods_of_another_crate() {
+    use ptx_devlib::Rgb;
+    assemble("methods_other_crate", other_crate::PTX);
+    let cs: Vec<Rgb> = (0..16u8).map(|i| Rgb { r: i * 16, g: 200 - i, b: i * 3 }).collect();
+    let mut out = vec![Rgb { r: 0, g: 0, b: 0 }; 16];
+    {
+        let o = host::Disjoint::new(&mut out);
+        // SAFETY: one element per thread.
+        host::run([1, 1, 1], [16, 1, 1], 0, || other_crate(&cs, unsafe { o.get() }));
+    }
+    for i in 0..16 {
+        let c = cs[i];
+        assert_eq!(out[i], Rgb { r: (255 - c.r).saturating_add(cs[0].r), g: (255 - c.g).saturating_add(cs[0].g), b: (255 - c.b).saturating_add(cs[0].b) });
+    }
+    let stream = crate::body_exec::cpu_stream();
+    let cb = DeviceBuffer::from_slice(&stream, &cs).unwrap();
+    let mut ob = DeviceBuffer::<Rgb>::zeroed(&stream, 16).unwrap();
+    other_crate::launch(&stream, LaunchConfig::new(1, 16), &cb, &mut ob).unwrap();
+    assert_eq!(ob.to_vec().unwrap(), out);
+}
