@@ -4,7 +4,7 @@
 
 #![allow(clippy::op_ref)]
 
-use crate::tools::assemble;
+use crate::tools::{assemble, nvcc_ptx};
 use ptx_runtime::device::*;
 use ptx_runtime::{kernel, DeviceBuffer, LaunchConfig};
 
@@ -184,6 +184,9 @@ mod user {
         let q = twice.at(0.5) * (n * Vec3::new(1.0, 2.0, 3.0));
         out[i] = c + p.cross(q) + n;
         out[i].scale_by(0.5);
+        let slot = &mut out[i];
+        slot.scale_by(2.0);
+        (*slot).scale_by(0.5);
         lens[i] = Vec3::dot(c, n) + out[i].length() + ra.dot(b) + rays[i].dir.dot(ra.cross(b)) + r.dir.length() + Vec3::EPS;
     }
 }
@@ -199,9 +202,6 @@ fn inputs() -> (Vec<geo::Vec3>, Vec<geo::Ray>) {
 #[test]
 fn methods_and_operators_run_as_on_the_host() {
     let ptx = user::shade::PTX;
-    if std::env::var_os("DUMP_METHODS").is_some() {
-        std::fs::write("/tmp/methods.ptx", ptx).unwrap();
-    }
     assemble("methods_shade", ptx);
     let (vs, rays) = inputs();
     let (mut out, mut lens) = (vec![geo::Vec3::default(); 32], vec![0.0f32; 32]);
@@ -270,4 +270,40 @@ fn methods_of_another_crate() {
     let mut ob = DeviceBuffer::<Rgb>::zeroed(&stream, 16).unwrap();
     other_crate::launch(&stream, LaunchConfig::new(1, 16), &cb, &mut ob).unwrap();
     assert_eq!(ob.to_vec().unwrap(), out);
+}
+
+/// The methods' symbols are the ones nvcc gives the C++ members of the same struct in the same
+/// namespaces (`const` members for `self`/`&self`, operators by their Itanium names).
+#[test]
+fn method_symbols_are_nvccs() {
+    use geo::Vec3;
+    let cuda = r#"
+namespace suite { namespace body_methods { namespace geo {
+struct Vec3 {
+    float x, y, z;
+    __device__ Vec3 operator+(Vec3 o) const;
+    __device__ Vec3 operator*(float s) const;
+    __device__ Vec3 operator*(Vec3 o) const;
+    __device__ Vec3 operator-() const;
+    __device__ void operator+=(Vec3 o);
+    __device__ void operator*=(float s);
+};
+__device__ __noinline__ Vec3 Vec3::operator+(Vec3 o) const { return Vec3{x + o.x, y, z}; }
+__device__ __noinline__ Vec3 Vec3::operator*(float s) const { return Vec3{x * s, y, z}; }
+__device__ __noinline__ Vec3 Vec3::operator*(Vec3 o) const { return Vec3{x * o.x, y, z}; }
+__device__ __noinline__ Vec3 Vec3::operator-() const { return Vec3{-x, y, z}; }
+__device__ __noinline__ void Vec3::operator+=(Vec3 o) { x += o.x; }
+__device__ __noinline__ void Vec3::operator*=(float s) { x *= s; }
+}}}
+using suite::body_methods::geo::Vec3;
+__global__ void k(Vec3 *p) { Vec3 a = p[0]; a += a; a *= 2.0f; p[1] = (-a + a) * 2.0f * a; }
+"#;
+    let ours = [Vec3::__PTX_SYMBOL__Add, Vec3::__PTX_SYMBOL__Mul_scalar, Vec3::__PTX_SYMBOL__Mul, Vec3::__PTX_SYMBOL__Neg, Vec3::__PTX_SYMBOL__AddAssign, Vec3::__PTX_SYMBOL__MulAssign_scalar];
+    assert_eq!(ours[0], "_ZNK5suite12body_methods3geo4Vec3plES2_");
+    let Some(theirs) = nvcc_ptx("method_symbols", cuda) else { return };
+    for sym in ours {
+        // nvcc suffixes functions it keeps internal with `$<n>`.
+        let defined = theirs.lines().any(|l| l.starts_with(".func") && (l.contains(&format!(" {sym}(")) || l.contains(&format!(" {sym}$"))));
+        assert!(defined, "nvcc has no `{sym}`:\n{theirs}");
+    }
 }

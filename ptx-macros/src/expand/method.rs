@@ -102,10 +102,12 @@ fn type_name(t: &syn::Type) -> String {
 /// `#[device_fn] impl ...`: the impl itself, and per method its replay, symbol and compile round.
 pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
     let mut errors = Errors::new();
-    // `#[device_fn]` repeated on a method of a `#[device_fn] impl` says nothing more.
+    // `#[device_fn]` repeated on a method of a `#[device_fn] impl` says nothing more; a method
+    // only device code calls is used.
     for item in &mut imp.items {
         if let syn::ImplItem::Fn(f) = item {
             f.attrs.retain(|a| !a.path().is_ident("device_fn"));
+            f.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
         }
     }
     let generic = !imp.generics.params.is_empty() || imp.generics.where_clause.is_some();
