@@ -9,7 +9,7 @@ use ptx_runtime::device::*;
 use ptx_runtime::{kernel, DeviceBuffer, LaunchConfig};
 
 pub mod geo {
-    use core::ops::{Add, AddAssign, Div, Mul, MulAssign, Neg, Sub, SubAssign};
+    use core::ops::{Add, AddAssign, Div, Index, Mul, MulAssign, Neg, Sub, SubAssign};
     use ptx_runtime::{device_fn, DeviceRepr};
 
     #[repr(C)]
@@ -142,6 +142,21 @@ pub mod geo {
         }
     }
 
+    /// Read-only indexing: on the device `v[i]` is a call returning the element.
+    #[device_fn]
+    impl Index<usize> for Vec3 {
+        type Output = f32;
+        fn index(&self, i: usize) -> &f32 {
+            if i == 0 {
+                return &self.x;
+            }
+            match i {
+                1 => &self.y,
+                _ => &self.z,
+            }
+        }
+    }
+
     #[repr(C)]
     #[derive(DeviceRepr, Clone, Copy, Debug, PartialEq, Default)]
     pub struct Ray {
@@ -187,7 +202,7 @@ mod user {
         let slot = &mut out[i];
         slot.scale_by(2.0);
         (*slot).scale_by(0.5);
-        lens[i] = Vec3::dot(c, n) + out[i].length() + ra.dot(b) + rays[i].dir.dot(ra.cross(b)) + r.dir.length() + Vec3::EPS;
+        lens[i] = Vec3::dot(c, n) + out[i].length() + ra.dot(b) + rays[i].dir.dot(ra.cross(b)) + r.dir.length() + Vec3::EPS + c[i % 3] + vs[i][2] + ra[1];
     }
 }
 
@@ -287,6 +302,7 @@ struct Vec3 {
     __device__ Vec3 operator-() const;
     __device__ void operator+=(Vec3 o);
     __device__ void operator*=(float s);
+    __device__ float operator[](unsigned long i) const;
 };
 __device__ __noinline__ Vec3 Vec3::operator+(Vec3 o) const { return Vec3{x + o.x, y, z}; }
 __device__ __noinline__ Vec3 Vec3::operator*(float s) const { return Vec3{x * s, y, z}; }
@@ -294,11 +310,12 @@ __device__ __noinline__ Vec3 Vec3::operator*(Vec3 o) const { return Vec3{x * o.x
 __device__ __noinline__ Vec3 Vec3::operator-() const { return Vec3{-x, y, z}; }
 __device__ __noinline__ void Vec3::operator+=(Vec3 o) { x += o.x; }
 __device__ __noinline__ void Vec3::operator*=(float s) { x *= s; }
+__device__ __noinline__ float Vec3::operator[](unsigned long i) const { return i == 0 ? x : y; }
 }}}
 using suite::body_methods::geo::Vec3;
-__global__ void k(Vec3 *p) { Vec3 a = p[0]; a += a; a *= 2.0f; p[1] = (-a + a) * 2.0f * a; }
+__global__ void k(Vec3 *p) { Vec3 a = p[0]; a += a; a *= 2.0f; p[1] = (-a + a) * 2.0f * a; p[2].x = a[1]; }
 "#;
-    let ours = [Vec3::__PTX_SYMBOL__Add, Vec3::__PTX_SYMBOL__Mul_scalar, Vec3::__PTX_SYMBOL__Mul, Vec3::__PTX_SYMBOL__Neg, Vec3::__PTX_SYMBOL__AddAssign, Vec3::__PTX_SYMBOL__MulAssign_scalar];
+    let ours = [Vec3::__PTX_SYMBOL__Add, Vec3::__PTX_SYMBOL__Mul_scalar, Vec3::__PTX_SYMBOL__Mul, Vec3::__PTX_SYMBOL__Neg, Vec3::__PTX_SYMBOL__AddAssign, Vec3::__PTX_SYMBOL__MulAssign_scalar, Vec3::__PTX_SYMBOL__Index_scalar];
     assert_eq!(ours[0], "_ZNK5suite12body_methods3geo4Vec3plES2_");
     let Some(theirs) = nvcc_ptx("method_symbols", cuda) else { return };
     for sym in ours {

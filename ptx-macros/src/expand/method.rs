@@ -28,8 +28,9 @@ use quote::{format_ident, quote, ToTokens};
 use syn::visit_mut::VisitMut;
 
 /// The `core::ops` traits a `#[device_fn] impl` can implement: trait, method, Itanium
-/// operator code.
-pub const OPS: [(&str, &str, &str); 11] = [
+/// operator code. `Index` reads: its function returns the element by value (see
+/// [`index_by_value`]).
+pub const OPS: [(&str, &str, &str); 12] = [
     ("Add", "add", "pl"),
     ("Sub", "sub", "mi"),
     ("Mul", "mul", "ml"),
@@ -41,6 +42,7 @@ pub const OPS: [(&str, &str, &str); 11] = [
     ("MulAssign", "mul_assign", "mL"),
     ("DivAssign", "div_assign", "dV"),
     ("RemAssign", "rem_assign", "rM"),
+    ("Index", "index", "ix"),
 ];
 
 /// The name a method's replay is re-exported under, next to its type.
@@ -174,6 +176,9 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
         };
         let mut method = f.clone();
         SelfToType(&self_ty).visit_impl_item_fn_mut(&mut method);
+        if name == "index" && op.is_some() {
+            index_by_value(&mut method, &imp, &mut errors);
+        }
         let recv = match method.sig.inputs.first() {
             Some(syn::FnArg::Receiver(r)) => match (&r.reference, &r.mutability) {
                 (None, _) => Recv::Value,
@@ -273,6 +278,67 @@ fn param_code(t: &syn::Type, ty_name: &str) -> String {
         .into(),
         None => format!("{}{}", n.len(), n),
     }
+}
+
+/// `Index::index` returns a reference into the receiver; on the device the receiver is a
+/// value in registers, so the function returns the element itself: `-> &Output` becomes
+/// `-> Output` (the impl's `type Output`) and each `&place` the body returns becomes `place`.
+/// `v[i]` in a body is then a call that reads the element (writing through it, `IndexMut`, is
+/// not supported).
+fn index_by_value(f: &mut syn::ImplItemFn, imp: &syn::ItemImpl, errors: &mut Errors) {
+    let output = imp.items.iter().find_map(|i| match i {
+        syn::ImplItem::Type(t) if t.ident == "Output" => Some(t.ty.clone()),
+        _ => None,
+    });
+    match (&mut f.sig.output, output) {
+        (syn::ReturnType::Type(_, t), Some(out)) if matches!(**t, syn::Type::Reference(_)) => **t = out,
+        (o, _) => {
+            errors.error(&*o, "`index` returns `&Self::Output`, with `type Output = T;` in the same impl");
+            return;
+        }
+    }
+    strip_block(&mut f.block);
+    ReturnRefs.visit_block_mut(&mut f.block);
+}
+
+/// `&place` in the value positions of a block (its tail, `if`/`match` branches) becomes `place`.
+fn strip_block(b: &mut syn::Block) {
+    if let Some(syn::Stmt::Expr(e, None)) = b.stmts.last_mut() {
+        strip_ref(e);
+    }
+}
+
+fn strip_ref(e: &mut syn::Expr) {
+    match e {
+        syn::Expr::Reference(r) => *e = (*r.expr).clone(),
+        syn::Expr::Paren(p) => strip_ref(&mut p.expr),
+        syn::Expr::Block(b) => strip_block(&mut b.block),
+        syn::Expr::Unsafe(b) => strip_block(&mut b.block),
+        syn::Expr::If(i) => {
+            strip_block(&mut i.then_branch);
+            if let Some((_, els)) = &mut i.else_branch {
+                strip_ref(els);
+            }
+        }
+        syn::Expr::Match(m) => m.arms.iter_mut().for_each(|a| strip_ref(&mut a.body)),
+        _ => {}
+    }
+}
+
+/// `return &place` becomes `return place`.
+struct ReturnRefs;
+
+impl VisitMut for ReturnRefs {
+    fn visit_expr_return_mut(&mut self, r: &mut syn::ExprReturn) {
+        if let Some(e) = &mut r.expr {
+            strip_ref(e);
+        }
+        syn::visit_mut::visit_expr_return_mut(self, r);
+    }
+
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
 /// `Self` (in types, paths and struct literals) becomes the impl's type, so a method compiles

@@ -348,6 +348,10 @@ impl<'a> Checker<'a> {
             },
             ExprKind::Deref(_) => true,
             ExprKind::Tuple(xs) => xs.iter().all(|x| self.check_place(x, write)),
+            ExprKind::Call { callee, .. } if write && callee.assoc.as_deref().is_some_and(|a| a.starts_with("Index")) => {
+                self.errors.at(e.span, "writing through `v[i]` on a user type (`IndexMut`) is not supported in device code yet: `v[i]` reads a copy; assign the field (`v.x = ..`) or call a `&mut self` setter method");
+                false
+            }
             _ if matches!(e.ty, Ty::Error) => true,
             _ => {
                 self.errors.at(e.span, "this expression is not a place that can be assigned");
@@ -457,6 +461,10 @@ impl<'a> Checker<'a> {
             return self.error(span, "a range index makes a sub-slice: write `&s[a..b]`");
         }
         let base = self.expr(&i.expr);
+        if matches!(self.peel_refs(&base.ty), Ty::Struct(_) | Ty::Named(_)) {
+            // `v[i]` on a `DeviceRepr` type: its `#[device_fn] impl Index`.
+            return self.user_operator("Index", base, &i.expr, Some(&i.index), span, i.bracket_token.span.join());
+        }
         let index = self.expr(&i.index);
         self.index_of(base, index, true, span)
     }
