@@ -9,7 +9,7 @@ use ptx_runtime::device::*;
 use ptx_runtime::{kernel, DeviceBuffer, LaunchConfig};
 
 pub mod geo {
-    use core::ops::{Add, AddAssign, Div, Index, Mul, MulAssign, Neg, Sub, SubAssign};
+    use core::ops::{Add, AddAssign, Div, Index, IndexMut, Mul, MulAssign, Neg, Sub, SubAssign};
     use ptx_runtime::{device_fn, DeviceRepr};
 
     #[repr(C)]
@@ -157,6 +157,18 @@ pub mod geo {
         }
     }
 
+    /// Writing: on the device `v[i] = x` stores through a setter (copy-in/copy-out).
+    #[device_fn]
+    impl IndexMut<usize> for Vec3 {
+        fn index_mut(&mut self, i: usize) -> &mut f32 {
+            match i {
+                0 => &mut self.x,
+                1 => return &mut self.y,
+                _ => &mut self.z,
+            }
+        }
+    }
+
     #[repr(C)]
     #[derive(DeviceRepr, Clone, Copy, Debug, PartialEq, Default)]
     pub struct Ray {
@@ -199,6 +211,9 @@ mod user {
         let q = twice.at(0.5) * (n * Vec3::new(1.0, 2.0, 3.0));
         out[i] = c + p.cross(q) + n;
         out[i].scale_by(0.5);
+        out[i][i % 3] = a[(i + 1) % 3];
+        out[i][2] += 0.25;
+        out[i][1] *= c[0];
         let slot = &mut out[i];
         slot.scale_by(2.0);
         (*slot).scale_by(0.5);
@@ -303,6 +318,7 @@ struct Vec3 {
     __device__ void operator+=(Vec3 o);
     __device__ void operator*=(float s);
     __device__ float operator[](unsigned long i) const;
+    __device__ float &operator[](unsigned long i);
 };
 __device__ __noinline__ Vec3 Vec3::operator+(Vec3 o) const { return Vec3{x + o.x, y, z}; }
 __device__ __noinline__ Vec3 Vec3::operator*(float s) const { return Vec3{x * s, y, z}; }
@@ -311,11 +327,12 @@ __device__ __noinline__ Vec3 Vec3::operator-() const { return Vec3{-x, y, z}; }
 __device__ __noinline__ void Vec3::operator+=(Vec3 o) { x += o.x; }
 __device__ __noinline__ void Vec3::operator*=(float s) { x *= s; }
 __device__ __noinline__ float Vec3::operator[](unsigned long i) const { return i == 0 ? x : y; }
+__device__ __noinline__ float &Vec3::operator[](unsigned long i) { return i == 0 ? x : y; }
 }}}
 using suite::body_methods::geo::Vec3;
-__global__ void k(Vec3 *p) { Vec3 a = p[0]; a += a; a *= 2.0f; p[1] = (-a + a) * 2.0f * a; p[2].x = a[1]; }
+__global__ void k(Vec3 *p) { Vec3 a = p[0]; a += a; a *= 2.0f; p[1] = (-a + a) * 2.0f * a; const Vec3 ca = a; p[2].x = ca[1]; p[3][1] = 2.0f; }
 "#;
-    let ours = [Vec3::__PTX_SYMBOL__Add, Vec3::__PTX_SYMBOL__Mul_scalar, Vec3::__PTX_SYMBOL__Mul, Vec3::__PTX_SYMBOL__Neg, Vec3::__PTX_SYMBOL__AddAssign, Vec3::__PTX_SYMBOL__MulAssign_scalar, Vec3::__PTX_SYMBOL__Index_scalar];
+    let ours = [Vec3::__PTX_SYMBOL__Add, Vec3::__PTX_SYMBOL__Mul_scalar, Vec3::__PTX_SYMBOL__Mul, Vec3::__PTX_SYMBOL__Neg, Vec3::__PTX_SYMBOL__AddAssign, Vec3::__PTX_SYMBOL__MulAssign_scalar, Vec3::__PTX_SYMBOL__Index_scalar, Vec3::__PTX_SYMBOL__IndexMut_scalar];
     assert_eq!(ours[0], "_ZNK5suite12body_methods3geo4Vec3plES2_");
     let Some(theirs) = nvcc_ptx("method_symbols", cuda) else { return };
     for sym in ours {

@@ -29,8 +29,9 @@ use syn::visit_mut::VisitMut;
 
 /// The `core::ops` traits a `#[device_fn] impl` can implement: trait, method, Itanium
 /// operator code. `Index` reads: its function returns the element by value (see
-/// [`index_by_value`]).
-pub const OPS: [(&str, &str, &str); 12] = [
+/// [`index_by_value`]); `IndexMut` writes: its function takes the value to store (see
+/// [`index_mut_as_setter`]).
+pub const OPS: [(&str, &str, &str); 13] = [
     ("Add", "add", "pl"),
     ("Sub", "sub", "mi"),
     ("Mul", "mul", "ml"),
@@ -43,6 +44,7 @@ pub const OPS: [(&str, &str, &str); 12] = [
     ("DivAssign", "div_assign", "dV"),
     ("RemAssign", "rem_assign", "rM"),
     ("Index", "index", "ix"),
+    ("IndexMut", "index_mut", "ix"),
 ];
 
 /// The name a method's replay is re-exported under, next to its type.
@@ -176,8 +178,13 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
         };
         let mut method = f.clone();
         SelfToType(&self_ty).visit_impl_item_fn_mut(&mut method);
-        if name == "index" && op.is_some() {
-            index_by_value(&mut method, &imp, &mut errors);
+        let reshaped = match name.as_str() {
+            "index" if op.is_some() => index_by_value(&mut method, &imp, &mut errors),
+            "index_mut" if op.is_some() => index_mut_as_setter(&mut method, &mut errors),
+            _ => true,
+        };
+        if !reshaped {
+            continue;
         }
         let recv = match method.sig.inputs.first() {
             Some(syn::FnArg::Receiver(r)) => match (&r.reference, &r.mutability) {
@@ -285,7 +292,7 @@ fn param_code(t: &syn::Type, ty_name: &str) -> String {
 /// `-> Output` (the impl's `type Output`) and each `&place` the body returns becomes `place`.
 /// `v[i]` in a body is then a call that reads the element (writing through it, `IndexMut`, is
 /// not supported).
-fn index_by_value(f: &mut syn::ImplItemFn, imp: &syn::ItemImpl, errors: &mut Errors) {
+fn index_by_value(f: &mut syn::ImplItemFn, imp: &syn::ItemImpl, errors: &mut Errors) -> bool {
     let output = imp.items.iter().find_map(|i| match i {
         syn::ImplItem::Type(t) if t.ident == "Output" => Some(t.ty.clone()),
         _ => None,
@@ -294,11 +301,89 @@ fn index_by_value(f: &mut syn::ImplItemFn, imp: &syn::ItemImpl, errors: &mut Err
         (syn::ReturnType::Type(_, t), Some(out)) if matches!(**t, syn::Type::Reference(_)) => **t = out,
         (o, _) => {
             errors.error(&*o, "`index` returns `&Self::Output`, with `type Output = T;` in the same impl");
-            return;
+            return false;
         }
     }
     strip_block(&mut f.block);
     ReturnRefs.visit_block_mut(&mut f.block);
+    true
+}
+
+/// The value `IndexMut::index_mut`'s device function stores.
+pub const INDEX_VALUE: &str = "__ptx_index_value";
+
+/// `IndexMut::index_mut` returns a place in the receiver; on the device it becomes a setter,
+/// a `&mut self` method (copy-in/copy-out) taking the value to store: `-> &mut T` becomes a
+/// parameter `T` and each `&mut place` the body returns becomes `{ place = value; }`, so
+/// `v[i] = x` is `v = V::index_mut(v, i, x)`. `T` is written out (`Self::Output` is defined in
+/// the `Index` impl, which this one cannot see).
+fn index_mut_as_setter(f: &mut syn::ImplItemFn, errors: &mut Errors) -> bool {
+    let elem = match &f.sig.output {
+        syn::ReturnType::Type(_, t) => match &**t {
+            syn::Type::Reference(r) if !matches!(&*r.elem, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Output")) => (*r.elem).clone(),
+            _ => {
+                errors.error(t, "a device `index_mut` names its element type: write `-> &mut f32` (the type `Index::Output` is), not `&mut Self::Output`");
+                return false;
+            }
+        },
+        o => {
+            errors.error(o, "`index_mut` returns `&mut T`");
+            return false;
+        }
+    };
+    let value = syn::Ident::new(INDEX_VALUE, Span::call_site());
+    f.sig.inputs.push(syn::parse_quote!(#value: #elem));
+    f.sig.output = syn::ReturnType::Default;
+    let mut store = StoreRefs(&value);
+    if let Some(syn::Stmt::Expr(e, None)) = f.block.stmts.last_mut() {
+        store.tail(e);
+    }
+    store.visit_block_mut(&mut f.block);
+    true
+}
+
+/// `&mut place` in value positions (and after `return`) becomes `{ place = value; }`.
+struct StoreRefs<'v>(&'v syn::Ident);
+
+impl StoreRefs<'_> {
+    fn tail(&mut self, e: &mut syn::Expr) {
+        match e {
+            syn::Expr::Reference(r) => {
+                let (place, value) = (&r.expr, self.0);
+                *e = syn::parse_quote!({ #place = #value; });
+            }
+            syn::Expr::Paren(p) => self.tail(&mut p.expr),
+            syn::Expr::Block(b) => self.block(&mut b.block),
+            syn::Expr::Unsafe(b) => self.block(&mut b.block),
+            syn::Expr::If(i) => {
+                self.block(&mut i.then_branch);
+                if let Some((_, els)) = &mut i.else_branch {
+                    self.tail(els);
+                }
+            }
+            syn::Expr::Match(m) => m.arms.iter_mut().for_each(|a| self.tail(&mut a.body)),
+            _ => {}
+        }
+    }
+
+    fn block(&mut self, b: &mut syn::Block) {
+        if let Some(syn::Stmt::Expr(e, None)) = b.stmts.last_mut() {
+            self.tail(e);
+        }
+    }
+}
+
+impl VisitMut for StoreRefs<'_> {
+    fn visit_expr_return_mut(&mut self, r: &mut syn::ExprReturn) {
+        if let Some(e) = &mut r.expr {
+            self.tail(e);
+        }
+        syn::visit_mut::visit_expr_return_mut(self, r);
+    }
+
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
 /// `&place` in the value positions of a block (its tail, `if`/`match` branches) becomes `place`.

@@ -238,7 +238,13 @@ impl<'a> Checker<'a> {
         let Some((op, compound)) = Self::binop(&b.op) else {
             return self.error(span, "this operator is not supported in device code");
         };
-        let lhs = self.expr(&b.left);
+        let lhs = match strip(&b.left) {
+            syn::Expr::Index(ix) if compound => match self.index_place(ix) {
+                Ok(place) => place,
+                Err(base) => return self.user_index_op_assign(op, base, ix, &b.right, span),
+            },
+            _ => self.expr(&b.left),
+        };
         if let (Some(t), Ty::Struct(_) | Ty::Named(_)) = (super::user_method::op_trait(op, compound), self.peel_refs(&lhs.ty)) {
             // An operator of a `DeviceRepr` type: its `#[device_fn] impl core::ops::..`.
             return self.user_operator(t, lhs, &b.left, Some(&b.right), span, b.op.span());
@@ -324,11 +330,36 @@ impl<'a> Checker<'a> {
         }
         // The place is typed first, as rustc does: `out[q] = q.pow(2)` makes `q` a `usize`
         // (indexing) before its method is looked up.
-        let lhs = self.expr(&a.left);
+        let lhs = match strip(&a.left) {
+            syn::Expr::Index(ix) => match self.index_place(ix) {
+                Ok(place) => place,
+                Err(base) => {
+                    // `v[i] = x` on a `DeviceRepr` type: its `IndexMut` setter.
+                    let index = self.expr(&ix.index);
+                    let value = self.expr(&a.right);
+                    return self.user_index_set(base, &ix.expr, index, value, span, ix.bracket_token.span.join());
+                }
+            },
+            _ => self.expr(&a.left),
+        };
         self.check_place(&lhs, true);
         let rhs = self.expr(&a.right);
         self.expect(rhs.span, &lhs.ty, &rhs.ty);
         Expr { kind: ExprKind::Assign(Box::new(lhs), Box::new(rhs)), ty: Ty::Unit, span }
+    }
+
+    /// `base[index]` as a place: `Ok` the indexed place, or `Err(base)` when `base` is a
+    /// `DeviceRepr` type, indexed through its `Index`/`IndexMut` impls by the caller.
+    fn index_place(&mut self, ix: &syn::ExprIndex) -> Result<Expr, Expr> {
+        if let syn::Expr::Range(_) = strip(&ix.index) {
+            return Ok(self.index(ix));
+        }
+        let base = self.expr(&ix.expr);
+        if matches!(self.peel_refs(&base.ty), Ty::Struct(_) | Ty::Named(_)) {
+            return Err(base);
+        }
+        let index = self.expr(&ix.index);
+        Ok(self.index_of(base, index, true, ix.span()))
     }
 
     /// Whether `e` is a place that can be assigned (`write`) or read.
@@ -348,10 +379,6 @@ impl<'a> Checker<'a> {
             },
             ExprKind::Deref(_) => true,
             ExprKind::Tuple(xs) => xs.iter().all(|x| self.check_place(x, write)),
-            ExprKind::Call { callee, .. } if write && callee.assoc.as_deref().is_some_and(|a| a.starts_with("Index")) => {
-                self.errors.at(e.span, "writing through `v[i]` on a user type (`IndexMut`) is not supported in device code yet: `v[i]` reads a copy; assign the field (`v.x = ..`) or call a `&mut self` setter method");
-                false
-            }
             _ if matches!(e.ty, Ty::Error) => true,
             _ => {
                 self.errors.at(e.span, "this expression is not a place that can be assigned");

@@ -211,6 +211,39 @@ impl<'a> Checker<'a> {
     }
 }
 
+impl<'a> Checker<'a> {
+    /// `base[index] = value` where `base` is a `DeviceRepr` type: `base = T::index_mut(base,
+    /// index, value)` through its `#[device_fn] impl IndexMut` (see `expand::method`).
+    pub fn user_index_set(&mut self, base: Expr, base_syn: &syn::Expr, index: Expr, value: Expr, span: Span, op_span: Span) -> Expr {
+        let Some(def) = self.struct_of(&base.ty, base.span) else { return self.error_expr(span) };
+        let key = op_key("IndexMut", Some("scalar"));
+        let Some(mut info) = self.method_info(&def, &key, op_span) else { return self.error_expr(span) };
+        info.name = key;
+        if info.params.len() != 2 {
+            return self.error(span, format!("`{}`'s `index_mut` takes one index", def.name));
+        }
+        let (it, vt) = (self.method_type(&info.params[0].clone(), &def), self.method_type(&info.params[1].clone(), &def));
+        self.expect(index.span, &it, &index.ty);
+        self.expect(value.span, &vt, &value.ty);
+        self.finish_method(def, info, base, Some(base_syn), Some(vec![index, value]), span)
+    }
+
+    /// `base[index] op= rhs` on a `DeviceRepr` type: read through `Index`, write through
+    /// `IndexMut`; `base` and `index` are evaluated again for each.
+    pub fn user_index_op_assign(&mut self, op: super::hir::BinOp, base: Expr, ix: &syn::ExprIndex, rhs: &syn::Expr, span: Span) -> Expr {
+        let op_span = ix.bracket_token.span.join();
+        let read = self.user_operator("Index", base, &ix.expr, Some(&ix.index), span, op_span);
+        let rhs = self.expr(rhs);
+        let rhs = self.auto_deref_value(rhs);
+        self.expect(rhs.span, &read.ty, &rhs.ty);
+        let ty = read.ty.clone();
+        let value = Expr { kind: ExprKind::Binary(op, Box::new(read), Box::new(rhs)), ty, span };
+        let base = self.expr(&ix.expr);
+        let index = self.expr(&ix.index);
+        self.user_index_set(base, &ix.expr, index, value, span, op_span)
+    }
+}
+
 /// The trait implementing a binary operator (`compound`: `+=` and friends).
 pub fn op_trait(op: super::hir::BinOp, compound: bool) -> Option<&'static str> {
     use super::hir::BinOp as B;
