@@ -240,8 +240,8 @@ impl<'a> Checker<'a> {
         };
         let lhs = match strip(&b.left) {
             syn::Expr::Index(ix) if compound => match self.index_place(ix) {
-                Ok(place) => place,
-                Err(base) => return self.user_index_op_assign(op, base, ix, &b.right, span),
+                IndexPlace::Place(place) => place,
+                IndexPlace::UserBase(base) => return self.user_index_op_assign(op, base, ix, &b.right, span),
             },
             _ => self.expr(&b.left),
         };
@@ -332,8 +332,8 @@ impl<'a> Checker<'a> {
         // (indexing) before its method is looked up.
         let lhs = match strip(&a.left) {
             syn::Expr::Index(ix) => match self.index_place(ix) {
-                Ok(place) => place,
-                Err(base) => {
+                IndexPlace::Place(place) => place,
+                IndexPlace::UserBase(base) => {
                     // `v[i] = x` on a `DeviceRepr` type: its `IndexMut` setter.
                     let index = self.expr(&ix.index);
                     let value = self.expr(&a.right);
@@ -348,18 +348,18 @@ impl<'a> Checker<'a> {
         Expr { kind: ExprKind::Assign(Box::new(lhs), Box::new(rhs)), ty: Ty::Unit, span }
     }
 
-    /// `base[index]` as a place: `Ok` the indexed place, or `Err(base)` when `base` is a
-    /// `DeviceRepr` type, indexed through its `Index`/`IndexMut` impls by the caller.
-    fn index_place(&mut self, ix: &syn::ExprIndex) -> Result<Expr, Expr> {
+    /// `base[index]` as a place, or its base when that is a `DeviceRepr` type (indexed
+    /// through its `Index`/`IndexMut` impls by the caller).
+    fn index_place(&mut self, ix: &syn::ExprIndex) -> IndexPlace {
         if let syn::Expr::Range(_) = strip(&ix.index) {
-            return Ok(self.index(ix));
+            return IndexPlace::Place(self.index(ix));
         }
         let base = self.expr(&ix.expr);
         if matches!(self.peel_refs(&base.ty), Ty::Struct(_) | Ty::Named(_)) {
-            return Err(base);
+            return IndexPlace::UserBase(base);
         }
         let index = self.expr(&ix.index);
-        Ok(self.index_of(base, index, true, ix.span()))
+        IndexPlace::Place(self.index_of(base, index, true, ix.span()))
     }
 
     /// Whether `e` is a place that can be assigned (`write`) or read.
@@ -650,6 +650,13 @@ impl<'a> Checker<'a> {
 }
 
 /// Strips parentheses and invisible groups.
+/// What an indexed place on the left of an assignment is.
+enum IndexPlace {
+    Place(Expr),
+    /// The base, a `DeviceRepr` type.
+    UserBase(Expr),
+}
+
 pub fn strip(e: &syn::Expr) -> &syn::Expr {
     match e {
         syn::Expr::Paren(p) => strip(&p.expr),
