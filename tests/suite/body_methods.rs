@@ -23,6 +23,7 @@ pub mod geo {
     #[device_fn]
     impl Vec3 {
         pub const EPS: f32 = 1e-6;
+        pub const UP: Vec3 = Vec3 { x: 0.0, y: 1.0, z: 0.0 };
 
         pub fn new(x: f32, y: f32, z: f32) -> Vec3 {
             Vec3 { x, y, z }
@@ -209,7 +210,8 @@ mod user {
         let mut twice = r;
         twice.dir.scale_by(2.0);
         let q = twice.at(0.5) * (n * Vec3::new(1.0, 2.0, 3.0));
-        out[i] = c + p.cross(q) + n;
+        let up: Vec3 = Vec3::UP;
+        out[i] = c + p.cross(q) + n + up * 0.5 + c.cross(Vec3::UP);
         out[i].scale_by(0.5);
         out[i][i % 3] = a[(i + 1) % 3];
         out[i][2] += 0.25;
