@@ -80,7 +80,7 @@ pub mod geo {
     #[device_fn]
     impl Sub for Vec3 {
         type Output = Self;
-        fn sub(self, o: Self) -> Self {
+        fn sub(self, o: Self) -> Self::Output {
             Self::new(self.x - o.x, self.y - o.y, self.z - o.z)
         }
     }
@@ -147,7 +147,7 @@ pub mod geo {
     #[device_fn]
     impl Index<usize> for Vec3 {
         type Output = f32;
-        fn index(&self, i: usize) -> &f32 {
+        fn index(&self, i: usize) -> &Self::Output {
             if i == 0 {
                 return &self.x;
             }

@@ -156,6 +156,11 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
         return quote!(#imp #e);
     }
     let self_ty = (*imp.self_ty).clone();
+    // `type Output = T;`: what `Self::Output` means in the impl's signatures.
+    let output = imp.items.iter().find_map(|i| match i {
+        syn::ImplItem::Type(t) if t.ident == "Output" => Some(t.ty.clone()),
+        _ => None,
+    });
     let mut out = TokenStream::new();
     let mut symbols = Vec::new();
     for item in &imp.items {
@@ -177,6 +182,9 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
             None => (name.clone(), (name.clone(), false, String::new())),
         };
         let mut method = f.clone();
+        if let Some(out) = &output {
+            OutputToType(out).visit_impl_item_fn_mut(&mut method);
+        }
         SelfToType(&self_ty).visit_impl_item_fn_mut(&mut method);
         let reshaped = match name.as_str() {
             "index" if op.is_some() => index_by_value(&mut method, &imp, &mut errors),
@@ -422,6 +430,24 @@ impl VisitMut for ReturnRefs {
     }
 
     fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// `Self::Output` becomes the impl's `type Output`.
+struct OutputToType<'t>(&'t syn::Type);
+
+impl VisitMut for OutputToType<'_> {
+    fn visit_type_mut(&mut self, t: &mut syn::Type) {
+        if let syn::Type::Path(p) = t {
+            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            if p.qself.is_none() && segs == ["Self", "Output"] {
+                *t = self.0.clone();
+                return;
+            }
+        }
+        syn::visit_mut::visit_type_mut(self, t);
+    }
 
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
