@@ -38,7 +38,10 @@ pub const fn write_mangled(path: &str, sink: &mut Sink) {
 /// when `operator`; `K` after `N` when `konst`: a `self`/`&self` receiver is C++'s `const`
 /// member function), then `params`: the parameter types' encoding as nvcc writes it (`f` for
 /// `float`), with `$` standing for the class itself, written as its substitution (`S1_` for
-/// `krate::m::Vec3`: `krate` is `S_`, `krate::m` is `S0_`). An empty `params` writes none,
+/// `krate::m::Vec3`: `krate` is `S_`, `krate::m` is `S0_`) and `#` for the innermost
+/// namespace (`S0_`; an operator with a scalar on the left is a free function of the
+/// namespace, `ty` empty: `krate::m::operator*(float, krate::m::Vec3)` is
+/// `_ZN5krate1m`..`mlEfNS0_4Vec3E`). An empty `params` writes none,
 /// as for free functions (one Rust method per name); operators carry theirs because one type
 /// can have several (`Mul<f32>` and `Mul<Vec3>`).
 pub const fn write_member(path: &str, ty: &str, name: &str, operator: bool, konst: bool, params: &str, sink: &mut Sink) {
@@ -57,7 +60,9 @@ pub const fn write_member(path: &str, ty: &str, name: &str, operator: bool, kons
         }
         i += 1;
     }
-    source_name(ty.as_bytes(), 0, ty.len(), sink);
+    if !ty.is_empty() {
+        source_name(ty.as_bytes(), 0, ty.len(), sink);
+    }
     if operator {
         sink.str(name);
     } else {
@@ -67,11 +72,13 @@ pub const fn write_member(path: &str, ty: &str, name: &str, operator: bool, kons
     let p = params.as_bytes();
     let mut j = 0;
     while j < p.len() {
-        if p[j] == b'$' {
-            // The class is candidate number `segments` (0-based): `S_`, then `S<n-1 in base 36>_`.
+        if p[j] == b'$' || p[j] == b'#' {
+            // Candidate `k` (0-based) is written `S_`, then `S<k-1 in base 36>_`: the class is
+            // candidate `segments`, the innermost namespace candidate `segments - 1`.
+            let k = if p[j] == b'$' { segments } else { segments.saturating_sub(1) };
             sink.byte(b'S');
-            if segments > 0 {
-                write_base36(segments - 1, sink);
+            if k > 0 {
+                write_base36(k - 1, sink);
             }
             sink.byte(b'_');
         } else {
@@ -153,5 +160,15 @@ mod tests {
         assert_eq!(member("krate::m", "Vec3", "pL", true, "$"), "_ZN5krate1m4Vec3pLES1_");
         assert_eq!(member("krate::m", "Vec3", "ng", true, "v"), "_ZNK5krate1m4Vec3ngEv");
         assert_eq!(member("k", "Vec3", "ng", true, "v"), "_ZNK1k4Vec3ngEv");
+        // Free operators, as nvcc names `krate::geo::operator*(float, krate::geo::Vec3)` and
+        // `k1::operator*(float, k1::V)`.
+        let free = |path: &'static str, params: &'static str| {
+            let pieces = [Piece::Member { path, ty: "", name: "ml", operator: true, konst: false, params }];
+            let mut buf = std::vec![0u8; render_len(&pieces)];
+            render_to(&pieces, &mut buf);
+            std::string::String::from_utf8(buf).unwrap()
+        };
+        assert_eq!(free("krate::geo", "fN#4Vec3E"), "_ZN5krate3geomlEfNS0_4Vec3E");
+        assert_eq!(free("k1", "fN#1VE"), "_ZN2k1mlEfNS_1VE");
     }
 }

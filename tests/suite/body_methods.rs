@@ -102,6 +102,15 @@ pub mod geo {
         }
     }
 
+    /// A primitive on the left: `2.0 * v`.
+    #[device_fn]
+    impl Mul<Vec3> for f32 {
+        type Output = Vec3;
+        fn mul(self, v: Vec3) -> Vec3 {
+            v * self
+        }
+    }
+
     #[device_fn]
     impl Div<f32> for Vec3 {
         type Output = Vec3;
@@ -211,6 +220,7 @@ mod user {
         twice.dir.scale_by(2.0);
         let q = twice.at(0.5) * (n * Vec3::new(1.0, 2.0, 3.0));
         let up: Vec3 = Vec3::UP;
+        let up = 0.5 * up + 2.0 * (a * 0.25);
         out[i] = c + p.cross(q) + n + up * 0.5 + c.cross(Vec3::UP);
         out[i].scale_by(0.5);
         out[i][i % 3] = a[(i + 1) % 3];
@@ -322,6 +332,7 @@ struct Vec3 {
     __device__ float operator[](unsigned long i) const;
     __device__ float &operator[](unsigned long i);
 };
+__device__ __noinline__ Vec3 operator*(float s, Vec3 v) { return Vec3{s * v.x, v.y, v.z}; }
 __device__ __noinline__ Vec3 Vec3::operator+(Vec3 o) const { return Vec3{x + o.x, y, z}; }
 __device__ __noinline__ Vec3 Vec3::operator*(float s) const { return Vec3{x * s, y, z}; }
 __device__ __noinline__ Vec3 Vec3::operator*(Vec3 o) const { return Vec3{x * o.x, y, z}; }
@@ -332,14 +343,15 @@ __device__ __noinline__ float Vec3::operator[](unsigned long i) const { return i
 __device__ __noinline__ float &Vec3::operator[](unsigned long i) { return i == 0 ? x : y; }
 }}}
 using suite::body_methods::geo::Vec3;
-__global__ void k(Vec3 *p) { Vec3 a = p[0]; a += a; a *= 2.0f; p[1] = (-a + a) * 2.0f * a; const Vec3 ca = a; p[2].x = ca[1]; p[3][1] = 2.0f; }
+__global__ void k(Vec3 *p) { Vec3 a = p[0]; a += a; a *= 2.0f; p[1] = (-a + a) * 2.0f * a; const Vec3 ca = a; p[2].x = ca[1]; p[3][1] = 2.0f; p[4] = 3.0f * a; }
 "#;
-    let ours = [Vec3::__PTX_SYMBOL__Add, Vec3::__PTX_SYMBOL__Mul_scalar, Vec3::__PTX_SYMBOL__Mul, Vec3::__PTX_SYMBOL__Neg, Vec3::__PTX_SYMBOL__AddAssign, Vec3::__PTX_SYMBOL__MulAssign_scalar, Vec3::__PTX_SYMBOL__Index_scalar, Vec3::__PTX_SYMBOL__IndexMut_scalar];
+    let ours = [Vec3::__PTX_SYMBOL__Add, Vec3::__PTX_SYMBOL__Mul_scalar, Vec3::__PTX_SYMBOL__Mul, Vec3::__PTX_SYMBOL__Neg, Vec3::__PTX_SYMBOL__AddAssign, Vec3::__PTX_SYMBOL__MulAssign_scalar, Vec3::__PTX_SYMBOL__Index_scalar, Vec3::__PTX_SYMBOL__IndexMut_scalar, Vec3::__PTX_SYMBOL__Mul_scalar_lhs];
     assert_eq!(ours[0], "_ZNK5suite12body_methods3geo4Vec3plES2_");
     let Some(theirs) = nvcc_ptx("method_symbols", cuda) else { return };
     for sym in ours {
         // nvcc suffixes functions it keeps internal with `$<n>`.
-        let defined = theirs.lines().any(|l| l.starts_with(".func") && (l.contains(&format!(" {sym}(")) || l.contains(&format!(" {sym}$"))));
+        let named = |w: &str| w.strip_prefix(sym).is_some_and(|rest| rest.is_empty() || rest.starts_with('(') || rest.starts_with('$'));
+        let defined = theirs.lines().any(|l| l.contains(".func") && l.split_whitespace().any(named));
         assert!(defined, "nvcc has no `{sym}`:\n{theirs}");
     }
 }

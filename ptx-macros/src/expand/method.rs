@@ -61,30 +61,33 @@ pub fn op_key(trait_name: &str, rhs: Option<&str>) -> String {
     }
 }
 
-/// What a method's compile rounds carry besides the function: the type as written at the impl
-/// and the method's key.
+/// What a method's compile rounds carry besides the function: the type as written at the impl,
+/// the type whose associated constants hold its node and symbol (the same, except for an
+/// operator with a primitive on the left: its right operand's type), and the method's key.
 pub struct MethodCx {
     pub self_ty: syn::Type,
+    pub anchor: syn::Type,
     pub key: String,
 }
 
 impl MethodCx {
-    /// `{ self_ty } { key }`, ahead of the item in the chain's state.
+    /// `{ self_ty } { anchor } { key }`, ahead of the item in the chain's state.
     pub fn write(&self) -> TokenStream {
-        let t = &self.self_ty;
-        let k = &self.key;
-        quote!({#t} {#k})
+        let (t, a, k) = (&self.self_ty, &self.anchor, &self.key);
+        quote!({#t} {#a} {#k})
     }
 
     pub fn read(item: TokenStream) -> Option<(MethodCx, TokenStream)> {
         let mut it = item.into_iter();
-        let self_ty = syn::parse2(crate::link::info::group(it.next()?, proc_macro2::Delimiter::Brace)?).ok()?;
-        let key: syn::LitStr = syn::parse2(crate::link::info::group(it.next()?, proc_macro2::Delimiter::Brace)?).ok()?;
-        Some((MethodCx { self_ty, key: key.value() }, it.collect()))
+        let brace = proc_macro2::Delimiter::Brace;
+        let self_ty = syn::parse2(crate::link::info::group(it.next()?, brace)?).ok()?;
+        let anchor = syn::parse2(crate::link::info::group(it.next()?, brace)?).ok()?;
+        let key: syn::LitStr = syn::parse2(crate::link::info::group(it.next()?, brace)?).ok()?;
+        Some((MethodCx { self_ty, anchor, key: key.value() }, it.collect()))
     }
 
     fn module(&self) -> proc_macro2::Ident {
-        format_ident!("__ptx_{}__{}", type_name(&self.self_ty), self.key)
+        format_ident!("__ptx_{}__{}", type_name(&self.anchor), self.key)
     }
 
     fn node_const(&self) -> proc_macro2::Ident {
@@ -128,6 +131,7 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
     };
     // For a trait impl: its entry in OPS and the right operand's part of the key.
     let mut op = None;
+    let mut scalar_lhs = None;
     if let Some((bang, path, _)) = &imp.trait_ {
         if let Some(b) = bang {
             errors.error(b, "negative impls have no device code; remove `#[device_fn]`");
@@ -136,13 +140,21 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
         let name = last.map(|s| s.ident.to_string()).unwrap_or_default();
         match OPS.iter().find(|(t, _, _)| *t == name) {
             Some(entry) => {
-                let rhs = match last.map(|s| &s.arguments) {
+                let rhs_ty = match last.map(|s| &s.arguments) {
                     Some(syn::PathArguments::AngleBracketed(a)) => match a.args.first() {
-                        Some(syn::GenericArgument::Type(t)) => rhs_key(t, &ty_name, &mut errors),
+                        Some(syn::GenericArgument::Type(t)) => Some(t.clone()),
                         _ => None,
                     },
                     _ => None,
                 };
+                if Scalar::from_rust_name(&ty_name).is_some() {
+                    // `impl Mul<Vec3> for f32`: `2.0 * v`, anchored at the right operand's type.
+                    match &rhs_ty {
+                        Some(t @ syn::Type::Path(p)) if OPS[..5].contains(entry) && !p.path.is_ident(&ty_name) && p.path.segments.iter().all(|s| s.arguments.is_empty()) => scalar_lhs = Some(t.clone()),
+                        _ => errors.error(&imp.self_ty, "an operator with a primitive on the left is `impl Add<T> for f32` (`Add`, `Sub`, `Mul`, `Div`, `Rem`) with a `DeviceRepr` type `T` on the right"),
+                    }
+                }
+                let rhs = rhs_ty.as_ref().and_then(|t| rhs_key(t, &ty_name, &mut errors));
                 op = Some((*entry, rhs));
             }
             None => errors.error(
@@ -156,6 +168,8 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
         return quote!(#imp #e);
     }
     let self_ty = (*imp.self_ty).clone();
+    let anchor = scalar_lhs.clone().unwrap_or_else(|| self_ty.clone());
+    let anchor_name = type_name(&anchor);
     // `type Output = T;`: what `Self::Output` means in the impl's signatures.
     let output = imp.items.iter().find_map(|i| match i {
         syn::ImplItem::Type(t) if t.ident == "Output" => Some(t.ty.clone()),
@@ -174,10 +188,13 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
                 }
                 let params = match f.sig.inputs.iter().nth(1) {
                     None => "v".to_owned(),
+                    // A free operator of the namespace: `operator*(float, krate::m::Vec3)`.
+                    Some(_) if scalar_lhs.is_some() => format!("{}N#{}{}E", param_code(&self_ty, ""), anchor_name.len(), anchor_name),
                     Some(syn::FnArg::Typed(pt)) => param_code(&pt.ty, &ty_name),
                     Some(_) => String::new(),
                 };
-                (op_key(trait_name, rhs.as_deref()), ((*code).to_owned(), true, params))
+                let key = if scalar_lhs.is_some() { format!("{trait_name}_scalar_lhs") } else { op_key(trait_name, rhs.as_deref()) };
+                (key, ((*code).to_owned(), true, params))
             }
             None => (name.clone(), (name.clone(), false, String::new())),
         };
@@ -195,6 +212,8 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
             continue;
         }
         let recv = match method.sig.inputs.first() {
+            // The primitive is the first parameter of a function of the right operand's type.
+            _ if scalar_lhs.is_some() => Recv::Assoc,
             Some(syn::FnArg::Receiver(r)) => match (&r.reference, &r.mutability) {
                 (None, _) => Recv::Value,
                 (Some(_), None) => Recv::Ref,
@@ -211,6 +230,7 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
                 .iter()
                 .filter_map(|a| match a {
                     syn::FnArg::Typed(pt) => Some(pt.ty.to_token_stream()),
+                    syn::FnArg::Receiver(_) if scalar_lhs.is_some() => Some(self_ty.to_token_stream()),
                     syn::FnArg::Receiver(_) => None,
                 })
                 .collect(),
@@ -219,27 +239,28 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
                 syn::ReturnType::Type(_, t) => Some(t.to_token_stream()),
             },
         });
-        let export = replay_name(&ty_name, &key, f.sig.ident.span());
+        let export = replay_name(&anchor_name, &key, f.sig.ident.span());
         let vis: syn::Visibility = syn::parse_quote!(pub);
         out.extend(crate::link::replay::emit("method", &export, &vis, &method.to_token_stream(), &info));
         let (sym_name, operator, params) = symbol;
         let konst = matches!(recv, Recv::Value | Recv::Ref);
+        let class = if scalar_lhs.is_some() { String::new() } else { ty_name.clone() };
         let sym_const = symbol_const_name(&key);
         symbols.push(quote! {
             #[doc(hidden)]
             pub const #sym_const: &'static str = ::ptx_runtime::__private::ptx_text![::ptx_runtime::__private::Piece::Member {
-                path: ::core::module_path!(), ty: #ty_name, name: #sym_name, operator: #operator, konst: #konst, params: #params,
+                path: ::core::module_path!(), ty: #class, name: #sym_name, operator: #operator, konst: #konst, params: #params,
             }];
         });
         let item = syn::ItemFn { attrs: method.attrs.clone(), vis: syn::Visibility::Inherited, sig: method.sig.clone(), block: Box::new(method.block.clone()) };
-        let cx = MethodCx { self_ty: self_ty.clone(), key };
+        let cx = MethodCx { self_ty: self_ty.clone(), anchor: anchor.clone(), key };
         out.extend(super::method_first_round(args.clone(), item, cx));
     }
     let e = errors.to_compile_errors();
     quote! {
         #imp
         #[allow(non_upper_case_globals)]
-        impl #self_ty { #(#symbols)* }
+        impl #anchor { #(#symbols)* }
         #out
         #e
     }
@@ -486,8 +507,8 @@ impl VisitMut for SelfToType<'_> {
 pub fn expand(c: Compiled, m: &MethodCx) -> TokenStream {
     let module = m.module();
     let node_const = m.node_const();
-    let self_ty = &m.self_ty;
-    let inner_ty = crate::syntax::rewrite::for_inner_module(self_ty);
+    let anchor = &m.anchor;
+    let inner_ty = crate::syntax::rewrite::for_inner_module(anchor);
     let sym_const = symbol_const_name(&m.key);
     let abi = abi_checks(&c.types);
     let checks = &c.checks;
@@ -514,7 +535,7 @@ pub fn expand(c: Compiled, m: &MethodCx) -> TokenStream {
             #(#checks)*
         }
         #[allow(non_upper_case_globals)]
-        impl #self_ty {
+        impl #anchor {
             #[doc(hidden)]
             pub const #node_const: &'static ::ptx_runtime::__private::FnNode = &#module::NODE;
         }
@@ -525,10 +546,10 @@ pub fn expand(c: Compiled, m: &MethodCx) -> TokenStream {
 /// nothing more than its own errors.
 pub fn stub(m: &MethodCx) -> TokenStream {
     let node_const = m.node_const();
-    let self_ty = &m.self_ty;
+    let anchor = &m.anchor;
     quote! {
         #[allow(non_upper_case_globals)]
-        impl #self_ty {
+        impl #anchor {
             #[doc(hidden)]
             pub const #node_const: &'static ::ptx_runtime::__private::FnNode = &::ptx_runtime::__private::FnNode {
                 symbol: "", prototype: "", body: "", callees: &[], isa: ::ptx_runtime::__private::Isa::ABI_CALLS,

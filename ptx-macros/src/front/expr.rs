@@ -250,6 +250,17 @@ impl<'a> Checker<'a> {
             return self.user_operator(t, lhs, &b.left, Some(&b.right), span, b.op.span());
         }
         let rhs = self.expr(&b.right);
+        if let (false, Some(t), Ty::Struct(_) | Ty::Named(_)) = (compound, super::user_method::op_trait(op, false), self.peel_refs(&rhs.ty)) {
+            let scalar = match self.peel_refs(&lhs.ty) {
+                Ty::Scalar(_) => true,
+                Ty::Var(v) => self.infer.kind_of(v) != VarKind::General,
+                _ => false,
+            };
+            if scalar {
+                // `2.0 * v`: its `#[device_fn] impl Mul<Vec3> for f32`.
+                return self.user_operator_scalar_lhs(t, lhs, rhs, span, b.op.span());
+            }
+        }
         if compound {
             self.check_place(&lhs, true);
             let rhs = self.auto_deref_value(rhs);

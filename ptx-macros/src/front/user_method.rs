@@ -212,6 +212,27 @@ impl<'a> Checker<'a> {
 }
 
 impl<'a> Checker<'a> {
+    /// `s op v` with a primitive `s` and a `DeviceRepr` `v`: `impl Op<V> for f32`, whose
+    /// function sits with `V`'s methods and takes `s` first.
+    pub fn user_operator_scalar_lhs(&mut self, trait_name: &str, lhs: Expr, rhs: Expr, span: Span, op_span: Span) -> Expr {
+        let (lhs, rhs) = (self.auto_deref_value(lhs), self.auto_deref_value(rhs));
+        let Some(def) = self.struct_of(&rhs.ty, rhs.span) else { return self.error_expr(span) };
+        let key = format!("{trait_name}_scalar_lhs");
+        let Some(info) = self.method_info(&def, &key, op_span) else { return self.error_expr(span) };
+        let [lt, rt] = &info.params[..] else {
+            return self.error(span, format!("`{key}` of `{}` takes two operands", def.name));
+        };
+        let (lt, rt) = (self.method_type(&lt.clone(), &def), self.method_type(&rt.clone(), &def));
+        self.expect(lhs.span, &lt, &lhs.ty);
+        self.expect(rhs.span, &rt, &rhs.ty);
+        let ret = match &info.ret {
+            Some(t) => self.method_type(t, &def),
+            None => Ty::Unit,
+        };
+        let callee = Rc::new(Callee { path: def.path.clone(), assoc: Some(key), ret: ret.clone() });
+        Expr { kind: ExprKind::Call { callee, args: vec![lhs, rhs] }, ty: ret, span }
+    }
+
     /// `base[index] = value` where `base` is a `DeviceRepr` type: `base = T::index_mut(base,
     /// index, value)` through its `#[device_fn] impl IndexMut` (see `expand::method`).
     pub fn user_index_set(&mut self, base: Expr, base_syn: &syn::Expr, index: Expr, value: Expr, span: Span, op_span: Span) -> Expr {
