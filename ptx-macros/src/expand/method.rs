@@ -17,7 +17,13 @@
 //!
 //! Receivers: `self` and `&self` arrive by value (the type is `Copy` data; `&self` reads the
 //! same bytes), `&mut self` by copy-in/copy-out: the function returns the updated receiver and
-//! the caller stores it back into the place it was called on.
+//! the caller stores it back into the place it was called on. An operator with a primitive on
+//! the left (`impl Mul<Vec3> for f32`) is anchored at its right operand's type instead.
+//!
+//! Why not `#[macro_export]` replays named from the crate root (`$crate::Vec3__dot!`): rustc
+//! refuses macro-expanded `macro_export` macros named by absolute paths inside their own crate
+//! (`macro_expanded_macro_exports_accessed_by_absolute_paths`, deny by default), and the derive
+//! cannot know its module path, so nothing on the type's side can lead to its methods.
 
 use super::{abi_checks, isa_tokens, node_list, string_nodes, Compiled};
 use crate::link::info::{Info, MethodInfo, Recv};
@@ -28,9 +34,8 @@ use quote::{format_ident, quote, ToTokens};
 use syn::visit_mut::VisitMut;
 
 /// The `core::ops` traits a `#[device_fn] impl` can implement: trait, method, Itanium
-/// operator code. `Index` reads: its function returns the element by value (see
-/// [`index_by_value`]); `IndexMut` writes: its function takes the value to store (see
-/// [`index_mut_as_setter`]).
+/// operator code. `Index` and `IndexMut` are reshaped for values in registers (see
+/// `index_ops`).
 pub const OPS: [(&str, &str, &str); 13] = [
     ("Add", "add", "pl"),
     ("Sub", "sub", "mi"),
@@ -204,8 +209,8 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
         }
         SelfToType(&self_ty).visit_impl_item_fn_mut(&mut method);
         let reshaped = match name.as_str() {
-            "index" if op.is_some() => index_by_value(&mut method, &imp, &mut errors),
-            "index_mut" if op.is_some() => index_mut_as_setter(&mut method, &mut errors),
+            "index" if op.is_some() => super::index_ops::index_by_value(&mut method, &mut errors),
+            "index_mut" if op.is_some() => super::index_ops::index_mut_as_setter(&mut method, &mut errors),
             _ => true,
         };
         if !reshaped {
@@ -314,145 +319,6 @@ fn param_code(t: &syn::Type, ty_name: &str) -> String {
         .into(),
         None => format!("{}{}", n.len(), n),
     }
-}
-
-/// `Index::index` returns a reference into the receiver; on the device the receiver is a
-/// value in registers, so the function returns the element itself: `-> &Output` becomes
-/// `-> Output` (the impl's `type Output`) and each `&place` the body returns becomes `place`.
-/// `v[i]` in a body is then a call that reads the element (writing through it, `IndexMut`, is
-/// not supported).
-fn index_by_value(f: &mut syn::ImplItemFn, imp: &syn::ItemImpl, errors: &mut Errors) -> bool {
-    let output = imp.items.iter().find_map(|i| match i {
-        syn::ImplItem::Type(t) if t.ident == "Output" => Some(t.ty.clone()),
-        _ => None,
-    });
-    match (&mut f.sig.output, output) {
-        (syn::ReturnType::Type(_, t), Some(out)) if matches!(**t, syn::Type::Reference(_)) => **t = out,
-        (o, _) => {
-            errors.error(&*o, "`index` returns `&Self::Output`, with `type Output = T;` in the same impl");
-            return false;
-        }
-    }
-    strip_block(&mut f.block);
-    ReturnRefs.visit_block_mut(&mut f.block);
-    true
-}
-
-/// The value `IndexMut::index_mut`'s device function stores.
-pub const INDEX_VALUE: &str = "__ptx_index_value";
-
-/// `IndexMut::index_mut` returns a place in the receiver; on the device it becomes a setter,
-/// a `&mut self` method (copy-in/copy-out) taking the value to store: `-> &mut T` becomes a
-/// parameter `T` and each `&mut place` the body returns becomes `{ place = value; }`, so
-/// `v[i] = x` is `v = V::index_mut(v, i, x)`. `T` is written out (`Self::Output` is defined in
-/// the `Index` impl, which this one cannot see).
-fn index_mut_as_setter(f: &mut syn::ImplItemFn, errors: &mut Errors) -> bool {
-    let elem = match &f.sig.output {
-        syn::ReturnType::Type(_, t) => match &**t {
-            syn::Type::Reference(r) if !matches!(&*r.elem, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Output")) => (*r.elem).clone(),
-            _ => {
-                errors.error(t, "a device `index_mut` names its element type: write `-> &mut f32` (the type `Index::Output` is), not `&mut Self::Output`");
-                return false;
-            }
-        },
-        o => {
-            errors.error(o, "`index_mut` returns `&mut T`");
-            return false;
-        }
-    };
-    let value = syn::Ident::new(INDEX_VALUE, Span::call_site());
-    f.sig.inputs.push(syn::parse_quote!(#value: #elem));
-    f.sig.output = syn::ReturnType::Default;
-    let mut store = StoreRefs(&value);
-    if let Some(syn::Stmt::Expr(e, None)) = f.block.stmts.last_mut() {
-        store.tail(e);
-    }
-    store.visit_block_mut(&mut f.block);
-    true
-}
-
-/// `&mut place` in value positions (and after `return`) becomes `{ place = value; }`.
-struct StoreRefs<'v>(&'v syn::Ident);
-
-impl StoreRefs<'_> {
-    fn tail(&mut self, e: &mut syn::Expr) {
-        match e {
-            syn::Expr::Reference(r) => {
-                let (place, value) = (&r.expr, self.0);
-                *e = syn::parse_quote!({ #place = #value; });
-            }
-            syn::Expr::Paren(p) => self.tail(&mut p.expr),
-            syn::Expr::Block(b) => self.block(&mut b.block),
-            syn::Expr::Unsafe(b) => self.block(&mut b.block),
-            syn::Expr::If(i) => {
-                self.block(&mut i.then_branch);
-                if let Some((_, els)) = &mut i.else_branch {
-                    self.tail(els);
-                }
-            }
-            syn::Expr::Match(m) => m.arms.iter_mut().for_each(|a| self.tail(&mut a.body)),
-            _ => {}
-        }
-    }
-
-    fn block(&mut self, b: &mut syn::Block) {
-        if let Some(syn::Stmt::Expr(e, None)) = b.stmts.last_mut() {
-            self.tail(e);
-        }
-    }
-}
-
-impl VisitMut for StoreRefs<'_> {
-    fn visit_expr_return_mut(&mut self, r: &mut syn::ExprReturn) {
-        if let Some(e) = &mut r.expr {
-            self.tail(e);
-        }
-        syn::visit_mut::visit_expr_return_mut(self, r);
-    }
-
-    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
-
-    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
-}
-
-/// `&place` in the value positions of a block (its tail, `if`/`match` branches) becomes `place`.
-fn strip_block(b: &mut syn::Block) {
-    if let Some(syn::Stmt::Expr(e, None)) = b.stmts.last_mut() {
-        strip_ref(e);
-    }
-}
-
-fn strip_ref(e: &mut syn::Expr) {
-    match e {
-        syn::Expr::Reference(r) => *e = (*r.expr).clone(),
-        syn::Expr::Paren(p) => strip_ref(&mut p.expr),
-        syn::Expr::Block(b) => strip_block(&mut b.block),
-        syn::Expr::Unsafe(b) => strip_block(&mut b.block),
-        syn::Expr::If(i) => {
-            strip_block(&mut i.then_branch);
-            if let Some((_, els)) = &mut i.else_branch {
-                strip_ref(els);
-            }
-        }
-        syn::Expr::Match(m) => m.arms.iter_mut().for_each(|a| strip_ref(&mut a.body)),
-        _ => {}
-    }
-}
-
-/// `return &place` becomes `return place`.
-struct ReturnRefs;
-
-impl VisitMut for ReturnRefs {
-    fn visit_expr_return_mut(&mut self, r: &mut syn::ExprReturn) {
-        if let Some(e) = &mut r.expr {
-            strip_ref(e);
-        }
-        syn::visit_mut::visit_expr_return_mut(self, r);
-    }
-
-    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
-
-    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
 /// `Self::Output` becomes the impl's `type Output`.

@@ -11,6 +11,7 @@
 
 mod derive;
 mod device_fn;
+mod index_ops;
 mod kernel;
 mod launch;
 pub mod method;
