@@ -64,6 +64,12 @@ pub mod geo {
             self.z *= max / l;
         }
 
+        /// A receiver written with its type.
+        pub fn sum(self: &Self) -> f32 {
+            let v = *self;
+            v.x + v.y + v.z
+        }
+
         pub fn scale_by(&mut self, s: f32) {
             *self *= s;
         }
@@ -229,7 +235,7 @@ mod user {
         let slot = &mut out[i];
         slot.scale_by(2.0);
         (*slot).scale_by(0.5);
-        lens[i] = Vec3::dot(c, n) + out[i].length() + ra.dot(b) + rays[i].dir.dot(ra.cross(b)) + r.dir.length() + Vec3::EPS + c[i % 3] + vs[i][2] + ra[1];
+        lens[i] = Vec3::dot(c, n) + out[i].length() + ra.dot(b) + rays[i].dir.dot(ra.cross(b)) + r.dir.length() + Vec3::EPS + c[i % 3] + vs[i][2] + ra[1] + c.sum();
     }
 }
 

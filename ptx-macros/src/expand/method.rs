@@ -219,11 +219,7 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
         let recv = match method.sig.inputs.first() {
             // The primitive is the first parameter of a function of the right operand's type.
             _ if scalar_lhs.is_some() => Recv::Assoc,
-            Some(syn::FnArg::Receiver(r)) => match (&r.reference, &r.mutability) {
-                (None, _) => Recv::Value,
-                (Some(_), None) => Recv::Ref,
-                (Some(_), Some(_)) => Recv::Mut,
-            },
+            Some(syn::FnArg::Receiver(r)) => Recv::of(r),
             _ => Recv::Assoc,
         };
         let info = Info::Method(MethodInfo {
@@ -448,6 +444,29 @@ mod tests {
         assert!(!out.contains("compile_error"), "{out}");
         assert!(out.contains("as Ray__at__needs_device_fn_impl_in_scope") && out.contains("as Ray__push__needs_device_fn_impl_in_scope"), "{out}");
         assert!(out.contains("@ method push by_mut ([Ray]) []"), "`Self` is the type in the replay: {out}");
+    }
+
+    /// Odd impls give errors (or expand), never a panic, and the output is still items.
+    #[test]
+    fn odd_impls_do_not_panic() {
+        let cases: Vec<syn::ItemImpl> = vec![
+            syn::parse_quote!(impl Add for &Vec3 { type Output = Vec3; fn add(self, o: &Vec3) -> Vec3 { *o } }),
+            syn::parse_quote!(impl<T> Pair<T> { fn a(self) -> T { self.a } }),
+            syn::parse_quote!(impl Mul<[f32; 3]> for Vec3 { type Output = Vec3; fn mul(self, o: [f32; 3]) -> Vec3 { self } }),
+            syn::parse_quote!(impl Mul<f32> for f64 { type Output = f64; fn mul(self, o: f32) -> f64 { self } }),
+            syn::parse_quote!(impl Index<usize> for V { fn index(&self, i: usize) -> f32 { self.a } }),
+            syn::parse_quote!(impl IndexMut<usize> for V { fn index_mut(&mut self, i: usize) { } }),
+            syn::parse_quote!(impl Neg for V { type Output = V; fn neg(self) -> V { self } fn extra(self) {} }),
+            syn::parse_quote!(impl V { const A: f32 = 1.0; type X = u32; }),
+            syn::parse_quote!(impl V {}),
+            syn::parse_quote!(impl Drop for V { fn drop(&mut self) {} }),
+            syn::parse_quote!(impl !Send for V {}),
+            syn::parse_quote!(impl V { fn f(self: Box<Self>) {} fn g<T>(&self, t: T) {} async fn h(&self) {} }),
+        ];
+        for item in cases {
+            let out = super::device_impl(quote!(), item);
+            syn::parse2::<syn::File>(out.clone()).unwrap_or_else(|e| panic!("{e}: {out}"));
+        }
     }
 
     #[test]

@@ -64,6 +64,14 @@ impl<'a> Checker<'a> {
 
     /// `recv.name(args)`; also `T::name(recv, args)`.
     pub fn method(&mut self, recv: Expr, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
+        if let Ty::Error = self.peel_refs(&recv.ty) {
+            // Not known until a fetch (a user type's method may have any name): only the
+            // arguments are checked now.
+            for a in args {
+                self.expr(a);
+            }
+            return self.error_expr(span);
+        }
         // Methods every `Copy` type has.
         if matches!(name, "clone" | "to_owned") && args.is_empty() {
             let recv = self.auto_deref_value(recv);

@@ -143,12 +143,14 @@ pub fn check(
         if let syn::FnArg::Receiver(r) = input {
             // A method's receiver, by value (see `expand::method`).
             let ty = c.resolve_type(&p.syn_ty, Position::Signature);
-            let id = c.declare("self", ty, r.mutability.is_some(), r.self_token.span);
-            if r.reference.is_some() {
+            use crate::link::info::Recv;
+            let recv = Recv::of(r);
+            let id = c.declare("self", ty, r.mutability.is_some() || recv == Recv::Mut, r.self_token.span);
+            if recv != Recv::Value {
                 c.ref_self = Some(id);
-                if r.mutability.is_some() {
-                    mut_self = Some(id);
-                }
+            }
+            if recv == Recv::Mut {
+                mut_self = Some(id);
             }
             params.push(Some(id));
             continue;

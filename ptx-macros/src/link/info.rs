@@ -49,6 +49,18 @@ impl Recv {
         }
     }
 
+    /// How `r` takes the receiver: `self`, `&self`, `&mut self`, or the same written with a
+    /// type (`self: &Self`).
+    pub fn of(r: &syn::Receiver) -> Recv {
+        match (&r.reference, &*r.ty) {
+            (Some(_), _) if r.mutability.is_some() => Recv::Mut,
+            (Some(_), _) => Recv::Ref,
+            (None, syn::Type::Reference(t)) if t.mutability.is_some() => Recv::Mut,
+            (None, syn::Type::Reference(_)) => Recv::Ref,
+            (None, _) => Recv::Value,
+        }
+    }
+
     fn parse(s: &str) -> Option<Recv> {
         [Recv::Value, Recv::Ref, Recv::Mut, Recv::Assoc].into_iter().find(|r| r.name() == s)
     }

@@ -73,7 +73,7 @@ impl Signature {
             match input {
                 syn::FnArg::Receiver(r) if self_ty.is_some() => {
                     let ty = self_ty.cloned().unwrap_or_else(|| syn::parse_quote!(()));
-                    mut_receiver = r.reference.is_some() && r.mutability.is_some();
+                    mut_receiver = crate::link::info::Recv::of(r) == crate::link::info::Recv::Mut;
                     let classified = classify(&ty, Position::Param, errors);
                     params.push(Param { ident: Some(syn::Ident::new("self", r.self_token.span)), ty: classified, syn_ty: ty });
                 }
