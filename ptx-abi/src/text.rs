@@ -22,6 +22,10 @@ pub enum Piece<'a> {
     Dec(u64),
     /// The mangled symbol of the item at this path (a `module_path!()`).
     Mangled(&'a str),
+    /// The mangled symbol of a method: `path::ty::name` (`name` an Itanium operator code such
+    /// as `pl` when `operator`; `konst`: a `const` member), then `params`, the parameter types' encoding, where `$` stands
+    /// for the class itself (see `symbol::write_member`).
+    Member { path: &'a str, ty: &'a str, name: &'a str, operator: bool, konst: bool, params: &'a str },
     /// The `.version` / `.target` / `.address_size` header: the version is the lowest that has
     /// the target, `isa` (what the code itself uses) and everything `funcs` reaches.
     Header { target: Target, isa: Isa, funcs: &'a [&'a FnNode] },
@@ -209,6 +213,7 @@ impl<'b> Sink<'b> {
             Piece::Str(s) => self.str(s),
             Piece::Dec(v) => self.dec(v),
             Piece::Mangled(path) => write_mangled(path, self),
+            Piece::Member { path, ty, name, operator, konst, params } => crate::symbol::write_member(path, ty, name, operator, konst, params, self),
             Piece::Header { target, isa, funcs } => {
                 let mut v = target.min_isa().max(isa);
                 let r = Reachable::of(funcs);

@@ -11,8 +11,10 @@
 
 mod derive;
 mod device_fn;
+mod index_ops;
 mod kernel;
 mod launch;
+pub mod method;
 
 pub use derive::derive_device_repr;
 
@@ -35,6 +37,16 @@ pub fn kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 pub fn device_fn(args: TokenStream, item: TokenStream) -> TokenStream {
+    if syn::parse2::<syn::ItemFn>(item.clone()).is_err() {
+        match syn::parse2::<syn::Item>(item.clone()) {
+            Ok(syn::Item::Impl(imp)) => return method::device_impl(args, imp),
+            Ok(syn::Item::Trait(t)) => {
+                let e = syn::Error::new_spanned(&t.ident, "`#[device_fn]` on a trait definition is not supported yet: device code calls inherent methods and `core::ops` operators; put `#[device_fn]` on an inherent `impl` block").to_compile_error();
+                return quote!(#t #e);
+            }
+            _ => {}
+        }
+    }
     first_round(FnKind::Device, args, item)
 }
 
@@ -58,7 +70,8 @@ pub struct Compiled {
     pub types: SigTypes,
     pub prototype: Text,
     pub body: Text,
-    /// Paths of the device functions the body calls (nameable in the generated module).
+    /// References to the nodes of the device functions the body calls (`&f::NODE`,
+    /// `Vec3::__PTX_NODE__dot`), nameable in the generated module.
     pub callees: Vec<TokenStream>,
     /// The lowest PTX ISA the body needs.
     pub isa: Isa,
@@ -85,6 +98,14 @@ fn first_round(kind: FnKind, args: TokenStream, item_tokens: TokenStream) -> Tok
             return syn::Error::new_spanned(item_tokens, msg).to_compile_error();
         }
     };
+    if kind == FnKind::Device {
+        if let Some(span) = method_marker(&item) {
+            // A method inside a plain `impl`: the generated module cannot live there, so say
+            // once where the attribute goes and leave the method as it is.
+            let e = syn::Error::new(span, "`#[device_fn]` on a method: put it on the `impl` block instead (`#[device_fn] impl T { ... }`), which makes every method of the block a device function").to_compile_error();
+            return quote!(#item #e);
+        }
+    }
     attrs::take_no_mangle(&mut item.attrs);
     // Keep the function so rustc goes on checking the rest of the crate against it, less what
     // rustc would report a second time (a variadic signature is an error of ours already).
@@ -111,7 +132,7 @@ fn first_round(kind: FnKind, args: TokenStream, item_tokens: TokenStream) -> Tok
         }
         FnKind::Kernel => quote!(),
     };
-    let round = round(kind, args, item_tokens, quote!(), Vec::new(), true);
+    let round = round(kind, args, item_tokens, quote!(), Vec::new(), true, None);
     let allow = match kind {
         FnKind::Kernel => quote!(#[allow(dead_code)]),
         // Used by the PTX even when no host code calls it.
@@ -125,6 +146,26 @@ fn first_round(kind: FnKind, args: TokenStream, item_tokens: TokenStream) -> Tok
     }
 }
 
+/// A `self` receiver or a `Self` in the signature: a function written inside an `impl`.
+fn method_marker(item: &syn::ItemFn) -> Option<proc_macro2::Span> {
+    if let Some(syn::FnArg::Receiver(r)) = item.sig.inputs.first() {
+        return Some(r.self_token.span);
+    }
+    fn find_self(ts: TokenStream) -> Option<proc_macro2::Span> {
+        ts.into_iter().find_map(|tt| match tt {
+            proc_macro2::TokenTree::Ident(i) if i == "Self" => Some(i.span()),
+            proc_macro2::TokenTree::Group(g) => find_self(g.stream()),
+            _ => None,
+        })
+    }
+    find_self(item.sig.to_token_stream())
+}
+
+/// The first round of one method of a `#[device_fn] impl` (see `method`).
+fn method_first_round(args: TokenStream, item: syn::ItemFn, cx: method::MethodCx) -> TokenStream {
+    round(FnKind::Device, args, item.to_token_stream(), quote!(), Vec::new(), true, Some(&cx))
+}
+
 /// `ptx_runtime::__private::compile! { {STATE} {FOUND} }`: a round after a fetch.
 pub fn compile(input: TokenStream) -> TokenStream {
     let Some((state, found_tokens, found)) = chain::parse_input(input) else {
@@ -133,21 +174,44 @@ pub fn compile(input: TokenStream) -> TokenStream {
     let Some((kind, args, item)) = chain::parse_state(state) else {
         return quote!(::core::compile_error!("internal: malformed state in the device compiler's fetch chain"););
     };
+    if kind == "method" {
+        let Some((cx, item)) = method::MethodCx::read(item) else {
+            return quote!(::core::compile_error!("internal: malformed method state in the device compiler's fetch chain"););
+        };
+        return round(FnKind::Device, args, item, found_tokens, found, false, Some(&cx));
+    }
     let kind = if kind == "kernel" { FnKind::Kernel } else { FnKind::Device };
-    round(kind, args, item, found_tokens, found, false)
+    round(kind, args, item, found_tokens, found, false, None)
 }
 
 /// One compile round: the generated module, a further fetch, or the errors.
-fn round(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_tokens: TokenStream, found: Vec<(TokenStream, Info)>, first: bool) -> TokenStream {
+fn round(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_tokens: TokenStream, found: Vec<(TokenStream, Info)>, first: bool, method: Option<&method::MethodCx>) -> TokenStream {
+    let out = round_inner(kind, args, item_tokens, found_tokens, found, first, method);
+    match (out, method) {
+        (Round::Failed(e), Some(m)) => {
+            let stub = method::stub(m);
+            quote!(#e #stub)
+        }
+        (Round::Failed(t) | Round::Done(t), _) => t,
+    }
+}
+
+/// What a round produced: a module or further fetch, or errors.
+enum Round {
+    Done(TokenStream),
+    Failed(TokenStream),
+}
+
+fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_tokens: TokenStream, found: Vec<(TokenStream, Info)>, first: bool, method: Option<&method::MethodCx>) -> Round {
     let mut item: syn::ItemFn = match syn::parse2(item_tokens.clone()) {
         Ok(item) => item,
-        Err(e) => return e.to_compile_error(),
+        Err(e) => return Round::Failed(e.to_compile_error()),
     };
     let mut errors = Errors::new();
     let parsed_args = attrs::parse_args(args.clone(), kind, &mut errors);
     let no_mangle = attrs::take_no_mangle(&mut item.attrs);
     check::ascii_name(&item.sig.ident, &mut errors);
-    let sig = Signature::parse(&item.sig, kind, &mut errors);
+    let sig = Signature::parse(&item.sig, kind, method.map(|m| &m.self_ty), &mut errors);
     let env = Env::new(found);
     let mut needs = Needs::default();
     if !errors.is_empty() {
@@ -155,22 +219,28 @@ fn round(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_tokens
         // that do not wait for a fetch).
         if first {
             front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors, true);
-            return errors.to_compile_errors();
+            return Round::Failed(errors.to_compile_errors());
         }
-        return quote!();
+        return Round::Failed(quote!());
     }
     let checked = front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors, false);
     if !needs.is_empty() {
-        let state = chain::state(kind_name(kind), &args, &item_tokens);
-        return chain::fetch(&needs.paths, state, found_tokens);
+        let state = match method {
+            Some(m) => {
+                let cx = m.write();
+                chain::state("method", &args, &quote!(#cx #item_tokens))
+            }
+            None => chain::state(kind_name(kind), &args, &item_tokens),
+        };
+        return Round::Done(chain::fetch(&needs.paths, state, found_tokens));
     }
-    let Some(checked) = checked else { return errors.to_compile_errors() };
+    let Some(checked) = checked else { return Round::Failed(errors.to_compile_errors()) };
     let types = SigTypes {
         params: sig.params.iter().map(|p| for_inner_module(&p.syn_ty)).collect(),
         ret: sig.ret.as_ref().map(|(ty, _)| for_inner_module(ty)),
     };
     let cx = lower::Context { body: &checked.body, infer: &checked.infer, structs: &checked.structs, kind, param_types: &types.params, target: parsed_args.target, bounds: parsed_args.bounds };
-    let Some(lowered) = lower::lower(&cx, &mut errors) else { return errors.to_compile_errors() };
+    let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.to_compile_errors()) };
     let mut checks = abi_agreement(&checked.body, &checked, &types);
     checks.extend(checked.checks);
     let compiled = Compiled {
@@ -190,10 +260,11 @@ fn round(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_tokens
         decls: lowered.decls,
         checks,
     };
-    match kind {
-        FnKind::Kernel => kernel::expand(compiled),
-        FnKind::Device => device_fn::expand(compiled),
-    }
+    Round::Done(match (kind, method) {
+        (_, Some(m)) => method::expand(compiled, m),
+        (FnKind::Kernel, _) => kernel::expand(compiled),
+        (FnKind::Device, _) => device_fn::expand(compiled),
+    })
 }
 
 /// For every parameter whose type the compiler understood, its ABI class must be the one
@@ -270,7 +341,7 @@ fn isa_tokens(isa: Isa) -> TokenStream {
     quote!(::ptx_runtime::__private::Isa::new(#major, #minor))
 }
 
-/// `&[&a::NODE, &b::NODE, &VPRINTF_NODE, &__PTX_STR_0]`: the nodes a function reaches
+/// `&[&a::NODE, Vec3::__PTX_NODE__dot, &VPRINTF_NODE, &__PTX_STR_0]`: the nodes a function reaches
 /// directly — its callees, then the system calls and string constants it declares (see
 /// [`string_nodes`]).
 fn node_list(c: &Compiled) -> TokenStream {
@@ -283,7 +354,7 @@ fn node_list(c: &Compiled) -> TokenStream {
         let s = quote::format_ident!("__PTX_STR_{}", i);
         quote!(&#s)
     });
-    quote!(&[#(&#callees::NODE,)* #(#syscalls,)* #(#strings),*])
+    quote!(&[#(#callees,)* #(#syscalls,)* #(#strings),*])
 }
 
 /// One `static __PTX_STR_<i>: FnNode` per string constant of the body: the module-scope

@@ -64,6 +64,25 @@ impl<'a> Checker<'a> {
             }
         }
         let fetch_path = strip_generics(path);
+        // `Vec3::new(..)`, `Vec3::dot(a, b)`: a function of a `#[device_fn] impl`, found next to
+        // its type (types are named in `UpperCamelCase`, modules are not).
+        if segs.len() >= 2 && self.env.get(&fetch_path).is_none() && segs[segs.len() - 2].starts_with(|c: char| c.is_ascii_uppercase()) {
+            let mut ty_path = path.clone();
+            ty_path.segments.pop();
+            let ty_path = strip_generics(&syn::Path { leading_colon: ty_path.leading_colon, segments: ty_path.segments.into_iter().collect() });
+            let named = Ty::Named(Rc::new(NamedRef { key: crate::link::key(&ty_path), path: ty_path }));
+            let args: Vec<&syn::Expr> = c.args.iter().collect();
+            let name_span = path.segments.last().map(|s| s.ident.span()).unwrap_or(span);
+            return match self.describe(&named, span) {
+                Ty::Struct(def) => self.assoc_call(def, &last, &args, span, name_span),
+                _ => {
+                    for a in &args {
+                        self.expr(a);
+                    }
+                    self.error_expr(span)
+                }
+            };
+        }
         match self.env.get(&fetch_path).cloned() {
             Some(Info::Fn(info)) => {
                 let mut params = Vec::new();
@@ -84,7 +103,7 @@ impl<'a> Checker<'a> {
                     self.expect(x.span, pt, &x.ty);
                     args.push(x);
                 }
-                let callee = Rc::new(Callee { path: fetch_path, ret: ret.clone() });
+                let callee = Rc::new(Callee { path: fetch_path, assoc: None, ret: ret.clone() });
                 Expr { kind: ExprKind::Call { callee, args }, ty: ret, span }
             }
             Some(Info::Api(name)) => {
@@ -287,9 +306,9 @@ pub fn strip_generics(path: &syn::Path) -> TokenStream {
 
 /// Rewrites relative named types (`T`, `m::T`) as `callee::T` (the generated module of a
 /// device function re-exports its parent module's names), except names in `known`.
-struct ThroughCallee<'p> {
-    callee: &'p syn::Path,
-    known: &'p std::collections::HashSet<String>,
+pub(crate) struct ThroughCallee<'p> {
+    pub callee: &'p syn::Path,
+    pub known: &'p std::collections::HashSet<String>,
 }
 
 impl syn::visit_mut::VisitMut for ThroughCallee<'_> {

@@ -324,6 +324,12 @@ impl<'a> Checker<'a> {
             Some(v) => self.expect(v.span, &ret, &v.ty),
             None => self.expect(span, &ret, &Ty::Unit),
         }
+        if let Some(id) = self.return_to {
+            // A `&mut self` method: leave the body (its value, `()`, is evaluated first).
+            let brk = Expr { kind: ExprKind::Break { id, value: None }, ty: Ty::Never, span };
+            let stmts = value.into_iter().map(super::hir::Stmt::Expr).collect();
+            return Expr { kind: ExprKind::Block(super::hir::Block { stmts, tail: Some(Box::new(brk)) }), ty: Ty::Never, span };
+        }
         Expr { kind: ExprKind::Return(value.map(Box::new)), ty: Ty::Never, span }
     }
 

@@ -138,6 +138,7 @@ impl<'a> Checker<'a> {
         let inner = self.expr(&u.expr);
         match u.op {
             syn::UnOp::Deref(_) => self.deref(inner, span),
+            syn::UnOp::Neg(_) if matches!(self.peel_refs(&inner.ty), Ty::Struct(_) | Ty::Named(_)) => self.user_operator("Neg", inner, &u.expr, None, span, span),
             syn::UnOp::Neg(_) => {
                 let inner = self.auto_deref_value(inner);
                 let t = self.shallow(&inner.ty);
@@ -163,6 +164,12 @@ impl<'a> Checker<'a> {
 
     /// `*e`: through a pointer or reference.
     pub fn deref(&mut self, inner: Expr, span: Span) -> Expr {
+        if let ExprKind::Local(id) = inner.kind {
+            if self.ref_self == Some(id) {
+                // `*self` in a `&self`/`&mut self` method: the receiver is held by value.
+                return Expr { span, ..inner };
+            }
+        }
         match self.shallow(&inner.ty) {
             Ty::Ptr { pointee, .. } => {
                 let ty = self.describe(&pointee, span);
@@ -231,8 +238,29 @@ impl<'a> Checker<'a> {
         let Some((op, compound)) = Self::binop(&b.op) else {
             return self.error(span, "this operator is not supported in device code");
         };
-        let lhs = self.expr(&b.left);
+        let lhs = match strip(&b.left) {
+            syn::Expr::Index(ix) if compound => match self.index_place(ix) {
+                IndexPlace::Place(place) => place,
+                IndexPlace::UserBase(base) => return self.user_index_op_assign(op, base, ix, &b.right, span),
+            },
+            _ => self.expr(&b.left),
+        };
+        if let (Some(t), Ty::Struct(_) | Ty::Named(_)) = (super::user_method::op_trait(op, compound), self.peel_refs(&lhs.ty)) {
+            // An operator of a `DeviceRepr` type: its `#[device_fn] impl core::ops::..`.
+            return self.user_operator(t, lhs, &b.left, Some(&b.right), span, b.op.span());
+        }
         let rhs = self.expr(&b.right);
+        if let (false, Some(t), Ty::Struct(_) | Ty::Named(_)) = (compound, super::user_method::op_trait(op, false), self.peel_refs(&rhs.ty)) {
+            let scalar = match self.peel_refs(&lhs.ty) {
+                Ty::Scalar(_) => true,
+                Ty::Var(v) => self.infer.kind_of(v) != VarKind::General,
+                _ => false,
+            };
+            if scalar {
+                // `2.0 * v`: its `#[device_fn] impl Mul<Vec3> for f32`.
+                return self.user_operator_scalar_lhs(t, lhs, rhs, span, b.op.span());
+            }
+        }
         if compound {
             self.check_place(&lhs, true);
             let rhs = self.auto_deref_value(rhs);
@@ -313,11 +341,36 @@ impl<'a> Checker<'a> {
         }
         // The place is typed first, as rustc does: `out[q] = q.pow(2)` makes `q` a `usize`
         // (indexing) before its method is looked up.
-        let lhs = self.expr(&a.left);
+        let lhs = match strip(&a.left) {
+            syn::Expr::Index(ix) => match self.index_place(ix) {
+                IndexPlace::Place(place) => place,
+                IndexPlace::UserBase(base) => {
+                    // `v[i] = x` on a `DeviceRepr` type: its `IndexMut` setter.
+                    let index = self.expr(&ix.index);
+                    let value = self.expr(&a.right);
+                    return self.user_index_set(base, &ix.expr, index, value, span, ix.bracket_token.span.join());
+                }
+            },
+            _ => self.expr(&a.left),
+        };
         self.check_place(&lhs, true);
         let rhs = self.expr(&a.right);
         self.expect(rhs.span, &lhs.ty, &rhs.ty);
         Expr { kind: ExprKind::Assign(Box::new(lhs), Box::new(rhs)), ty: Ty::Unit, span }
+    }
+
+    /// `base[index]` as a place, or its base when that is a `DeviceRepr` type (indexed
+    /// through its `Index`/`IndexMut` impls by the caller).
+    fn index_place(&mut self, ix: &syn::ExprIndex) -> IndexPlace {
+        if let syn::Expr::Range(_) = strip(&ix.index) {
+            return IndexPlace::Place(self.index(ix));
+        }
+        let base = self.expr(&ix.expr);
+        if matches!(self.peel_refs(&base.ty), Ty::Struct(_) | Ty::Named(_)) {
+            return IndexPlace::UserBase(base);
+        }
+        let index = self.expr(&ix.index);
+        IndexPlace::Place(self.index_of(base, index, true, ix.span()))
     }
 
     /// Whether `e` is a place that can be assigned (`write`) or read.
@@ -446,6 +499,10 @@ impl<'a> Checker<'a> {
             return self.error(span, "a range index makes a sub-slice: write `&s[a..b]`");
         }
         let base = self.expr(&i.expr);
+        if matches!(self.peel_refs(&base.ty), Ty::Struct(_) | Ty::Named(_)) {
+            // `v[i]` on a `DeviceRepr` type: its `#[device_fn] impl Index`.
+            return self.user_operator("Index", base, &i.expr, Some(&i.index), span, i.bracket_token.span.join());
+        }
         let index = self.expr(&i.index);
         self.index_of(base, index, true, span)
     }
@@ -604,6 +661,13 @@ impl<'a> Checker<'a> {
 }
 
 /// Strips parentheses and invisible groups.
+/// What an indexed place on the left of an assignment is.
+enum IndexPlace {
+    Place(Expr),
+    /// The base, a `DeviceRepr` type.
+    UserBase(Expr),
+}
+
 pub fn strip(e: &syn::Expr) -> &syn::Expr {
     match e {
         syn::Expr::Paren(p) => strip(&p.expr),

@@ -210,8 +210,12 @@ pub enum LetPat {
 /// A device function being called.
 #[derive(Debug)]
 pub struct Callee {
-    /// The function's path as the caller wrote it: `<path>::NODE`, `<path>::SYMBOL`.
+    /// The function's path as the caller wrote it: `<path>::NODE`, `<path>::SYMBOL`; for a
+    /// method, its type's path.
     pub path: TokenStream,
+    /// A method's key (see `expand::method`): `<path>::__PTX_NODE__<key>`,
+    /// `<path>::__PTX_SYMBOL__<key>`.
+    pub assoc: Option<String>,
     pub ret: Ty,
 }
 

@@ -48,11 +48,30 @@ impl<'a> Checker<'a> {
                 return self.error(t.span(), "`cast::<U>()` reinterprets memory and is not supported in device code; read the value and convert it with `as`");
             }
         }
+        if !matches!(name.as_str(), "clone" | "to_owned") && matches!(self.peel_refs(&recv.ty), Ty::Struct(_) | Ty::Named(_)) {
+            return self.user_method(recv, Some(&m.receiver), &name, &args, span, m.method.span());
+        }
         self.method(recv, &name, &args, span, m.method.span())
+    }
+
+    /// The type behind any number of references.
+    pub fn peel_refs(&self, ty: &Ty) -> Ty {
+        match self.shallow(ty) {
+            Ty::Ptr { reference: true, pointee, .. } => self.peel_refs(&pointee),
+            t => t,
+        }
     }
 
     /// `recv.name(args)`; also `T::name(recv, args)`.
     pub fn method(&mut self, recv: Expr, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
+        if let Ty::Error = self.peel_refs(&recv.ty) {
+            // Not known until a fetch (a user type's method may have any name): only the
+            // arguments are checked now.
+            for a in args {
+                self.expr(a);
+            }
+            return self.error_expr(span);
+        }
         // Methods every `Copy` type has.
         if matches!(name, "clone" | "to_owned") && args.is_empty() {
             let recv = self.auto_deref_value(recv);
@@ -79,7 +98,8 @@ impl<'a> Checker<'a> {
             Ty::Scalar(s) => self.int_method(recv, s, name, args, span, name_span),
             Ty::Ptr { reference: false, mutable, pointee } => self.ptr_method(recv, mutable, &pointee, name, args, span, name_span),
             Ty::Slice { .. } | Ty::Array { .. } | Ty::Shared { .. } => self.seq_method(recv, name, args, span, name_span),
-            Ty::Struct(_) | Ty::Named(_) | Ty::Vector { .. } => self.error(name_span, unsupported::METHOD_CALL_ON_USER_TYPE),
+            Ty::Struct(_) | Ty::Named(_) => self.user_method(recv, None, name, args, span, name_span),
+            Ty::Vector { .. } => self.error(name_span, unsupported::METHOD_CALL_ON_VECTOR),
             Ty::Var(v) if self.infer.kind_of(v) == super::infer::VarKind::Int && !mentions_const(&recv) => self.deferred_int_method(recv, name, args, span, name_span),
             Ty::Var(_) if mentions_const(&recv) => self.error(name_span, format!("can't call method `{name}` here: the type of a constant defined outside the body is not known to the device compiler until the context fixes it; bind it with a type (`let v: f32 = ...`) or cast it (`NAME as f32`)")),
             Ty::Var(_) => self.error(name_span, format!("can't call method `{name}` on a value whose type is not known yet; annotate it (`let x: u32 = ...` or a literal suffix `1u32`)")),
@@ -214,7 +234,7 @@ impl<'a> Checker<'a> {
         if name == "powi" {
             let Some(rest) = self.args_of(args, &[Ty::Scalar(Scalar::I32)], name_span) else { return self.error_expr(span) };
             let f = format_ident!("powi_{}", if s == Scalar::F32 { "f32" } else { "f64" });
-            let callee = Rc::new(Callee { path: quote!(::ptx_runtime::device::math::#f), ret: t.clone() });
+            let callee = Rc::new(Callee { path: quote!(::ptx_runtime::device::math::#f), assoc: None, ret: t.clone() });
             let mut all = vec![recv];
             all.extend(rest);
             return Expr { kind: ExprKind::Call { callee, args: all }, ty: t, span };
@@ -263,7 +283,7 @@ impl<'a> Checker<'a> {
         let t = Ty::Scalar(s);
         let Some(rest) = self.args_of(args, &vec![t.clone(); n], name_span) else { return self.error_expr(span) };
         let f = format_ident!("{}_{}", name, if s == Scalar::F32 { "f32" } else { "f64" });
-        let callee = Rc::new(Callee { path: quote!(::ptx_runtime::device::math::#f), ret: t.clone() });
+        let callee = Rc::new(Callee { path: quote!(::ptx_runtime::device::math::#f), assoc: None, ret: t.clone() });
         let mut all = vec![recv];
         all.extend(rest);
         Expr { kind: ExprKind::Call { callee, args: all }, ty: t, span }

@@ -9,7 +9,8 @@
 //! operators and places, [`control`] blocks and control flow, [`pat`] patterns, [`call`] calls,
 //! paths and constants, [`method`] methods, [`api`] the device API, [`asm`] inline PTX,
 //! [`printf`] `printf!`, [`panic`] assertions and panics, [`atomic`] atomics and the device
-//! heap, [`unsupported`] the messages for what is not in the subset.
+//! heap, [`user_method`] methods and operators of user types, [`unsupported`] the messages for
+//! what is not in the subset.
 
 pub mod api;
 pub mod asm;
@@ -30,6 +31,7 @@ pub mod printf;
 pub mod resolve;
 pub mod ty;
 pub mod unsupported;
+pub mod user_method;
 
 use crate::link::{Env, Needs};
 use crate::report::Errors;
@@ -88,6 +90,11 @@ pub struct Checker<'a> {
     pub pending_atomics: Vec<(Ty, Span, String, Vec<ptx_abi::Scalar>)>,
     /// Integer methods called before their receiver's type was known, checked once it is.
     pub deferred_methods: Vec<method::Deferred>,
+    /// In a `&mut self` method: `return` leaves this labelled block, after which the body
+    /// returns the receiver (copy-in/copy-out).
+    return_to: Option<LoopId>,
+    /// The receiver of a `&self`/`&mut self` method, held by value: `*self` is itself.
+    pub ref_self: Option<LocalId>,
 }
 
 /// The checked body, or `None` when errors were reported (or knowledge must be fetched first).
@@ -122,6 +129,8 @@ pub fn check(
         pending_compares: Vec::new(),
         pending_atomics: Vec::new(),
         deferred_methods: Vec::new(),
+        return_to: None,
+        ref_self: None,
     };
     let before = c.errors.len();
     c.ret = match &item_sig.output {
@@ -129,7 +138,23 @@ pub fn check(
         syn::ReturnType::Type(_, t) => c.resolve_type(t, Position::Signature),
     };
     let mut params = Vec::new();
+    let mut mut_self = None;
     for (p, input) in sig.params.iter().zip(item_sig.inputs.iter()) {
+        if let syn::FnArg::Receiver(r) = input {
+            // A method's receiver, by value (see `expand::method`).
+            let ty = c.resolve_type(&p.syn_ty, Position::Signature);
+            use crate::link::info::Recv;
+            let recv = Recv::of(r);
+            let id = c.declare("self", ty, r.mutability.is_some() || recv == Recv::Mut, r.self_token.span);
+            if recv != Recv::Value {
+                c.ref_self = Some(id);
+            }
+            if recv == Recv::Mut {
+                mut_self = Some(id);
+            }
+            params.push(Some(id));
+            continue;
+        }
         let syn::FnArg::Typed(pt) = input else { continue };
         let mut ty = c.resolve_type(&pt.ty, Position::Signature);
         // Pointers and slices of kernels point to global memory: that is how they reach the
@@ -144,8 +169,22 @@ pub fn check(
         // The signature's errors are reported already (`syntax::signature`).
         c.errors.truncate(before);
     }
+    if mut_self.is_some() {
+        c.return_to = Some(c.next_loop);
+        c.next_loop += 1;
+    }
     let ret = c.ret.clone();
-    let block = c.block(block, &ret);
+    let mut block = c.block(block, &ret);
+    let mut ret = ret;
+    if let Some(id) = mut_self {
+        // `{ 'body: { ... } self }`, each `return` a `break 'body`.
+        let label = c.return_to.take().unwrap_or_default();
+        let span = c.locals[id].span;
+        let ty = c.locals[id].ty.clone();
+        let inner = Expr { kind: ExprKind::Labeled { body: block, id: label }, ty: Ty::Unit, span };
+        block = hir::Block { stmts: vec![hir::Stmt::Expr(inner)], tail: Some(Box::new(Expr { kind: ExprKind::Local(id), ty: ty.clone(), span })) };
+        ret = ty;
+    }
     // Deferred methods wait for every fetch too: a callee's signature can fix a receiver
     // (`times_three(q); q.is_power_of_two()`), and the fallback must not be taken before.
     if c.needs.is_empty() {

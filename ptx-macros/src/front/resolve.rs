@@ -316,6 +316,6 @@ impl<'a> Checker<'a> {
                 );
             });
         }
-        Some(Rc::new(StructDef { name: info.name.clone(), kind: info.kind, fields, layout }))
+        Some(Rc::new(StructDef { name: info.name.clone(), path: path.clone(), kind: info.kind, fields, layout }))
     }
 }

@@ -76,6 +76,9 @@ pub enum StructKind {
 pub struct StructDef {
     /// The type's name, for messages.
     pub name: String,
+    /// The path it was described through, as the item being compiled names it (its methods'
+    /// replays live next to it, see `expand::method`).
+    pub path: TokenStream,
     pub kind: StructKind,
     pub fields: Vec<Field>,
     pub layout: Layout,

@@ -2,7 +2,7 @@
 
 pub const STR: &str = "`&str` is not supported in device code: PTX has no string type; pass the bytes as `&[u8]`";
 pub const TUPLE: &str = "tuples have no layout in the PTX ABI: they cannot be parameters, return values or data in memory; use a `#[repr(C)]` struct with `#[derive(DeviceRepr)]` (tuples inside a body, `let (a, b) = (x, y);`, are fine)";
-pub const DYN: &str = "trait objects (`dyn Trait`) are not supported in device code: there is no dynamic dispatch on the device; use a concrete type and call a `#[device_fn]` directly";
+pub const DYN: &str = "trait objects (`dyn Trait`) are not supported in device code: there is no dynamic dispatch on the device; use a concrete type and its methods (`#[device_fn] impl T`), or a `#[device_fn]` that `match`es on a tag field";
 pub const IMPL_TRAIT: &str = "`impl Trait` is not supported in device code: there is no generic dispatch on the device; use a concrete type";
 pub const FN_POINTER: &str = "function pointers are not supported in device code; call a `#[device_fn]` directly";
 pub const CLOSURE: &str = "closures are not supported in device code; write the code inline, or make it a `#[device_fn]` and call it";
@@ -11,7 +11,7 @@ pub const HEAP: &str = "host heap types are not supported in device code: the de
 pub const FORMAT: &str = "Rust's formatting macros are not supported in device code: the device prints through `vprintf`, which takes C's format syntax; use `printf!(\"x = %d\\n\", x)` (`ptx_runtime::device::printf!`)";
 pub const ASYNC: &str = "`async`/`.await` are not supported in device code: there is no executor on the device";
 pub const TRY: &str = "the `?` operator is not supported in device code: `Option` and `Result` have no device layout; return a flag or a sentinel value";
-pub const METHOD_CALL_ON_USER_TYPE: &str = "methods of user types are not supported in device code; write a free `#[device_fn]` that takes the value as a parameter";
+pub const METHOD_CALL_ON_VECTOR: &str = "native vectors have no methods in device code: read the lanes (`v.x`) and build a new vector (`f32x4::new(..)`)";
 
 /// Named types that never cross to the device.
 pub fn named_type(name: &str, segments: usize) -> Option<&'static str> {

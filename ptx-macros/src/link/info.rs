@@ -5,6 +5,7 @@
 //! @generic Name
 //! @fn name ( [Ty] [Ty] ... ) [Ret]          // [] for `()`
 //! @api name
+//! @method name by_value|by_ref|by_mut|assoc ( [Ty] ... ) [Ret]
 //! ```
 //!
 //! Types are the tokens as written at the item's definition, with a leading `crate` made
@@ -21,6 +22,58 @@ pub enum Info {
     Fn(FnInfo),
     /// A device-API function of `ptx-runtime`, by name.
     Api(String),
+    /// A method or associated function of a `#[device_fn] impl` (see `expand::method`).
+    Method(MethodInfo),
+}
+
+/// How a method takes `self`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Recv {
+    /// `self` / `mut self`
+    Value,
+    /// `&self`
+    Ref,
+    /// `&mut self`
+    Mut,
+    /// No receiver: an associated function (`Vec3::new`).
+    Assoc,
+}
+
+impl Recv {
+    pub fn name(self) -> &'static str {
+        match self {
+            Recv::Value => "by_value",
+            Recv::Ref => "by_ref",
+            Recv::Mut => "by_mut",
+            Recv::Assoc => "assoc",
+        }
+    }
+
+    /// How `r` takes the receiver: `self`, `&self`, `&mut self`, or the same written with a
+    /// type (`self: &Self`).
+    pub fn of(r: &syn::Receiver) -> Recv {
+        match (&r.reference, &*r.ty) {
+            (Some(_), _) if r.mutability.is_some() => Recv::Mut,
+            (Some(_), _) => Recv::Ref,
+            (None, syn::Type::Reference(t)) if t.mutability.is_some() => Recv::Mut,
+            (None, syn::Type::Reference(_)) => Recv::Ref,
+            (None, _) => Recv::Value,
+        }
+    }
+
+    fn parse(s: &str) -> Option<Recv> {
+        [Recv::Value, Recv::Ref, Recv::Mut, Recv::Assoc].into_iter().find(|r| r.name() == s)
+    }
+}
+
+/// A method's signature as its impl writes it, `Self` replaced by the type's name.
+#[derive(Clone, Debug)]
+pub struct MethodInfo {
+    pub name: String,
+    pub recv: Recv,
+    /// The parameters after the receiver.
+    pub params: Vec<TokenStream>,
+    pub ret: Option<TokenStream>,
 }
 
 #[derive(Clone, Debug)]
@@ -74,6 +127,13 @@ pub fn write(info: &Info) -> TokenStream {
             let name = format_ident!("{}", n);
             quote!(@api #name)
         }
+        Info::Method(m) => {
+            let name = format_ident!("{}", m.name);
+            let recv = format_ident!("{}", m.recv.name());
+            let params = &m.params;
+            let ret = m.ret.clone().unwrap_or_default();
+            quote!(@method #name #recv ( #([#params])* ) [#ret])
+        }
     }
 }
 
@@ -118,6 +178,17 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                 Some(Info::Fn(FnInfo { name, params, ret }))
             }
             "api" => Some(Info::Api(ident(it.next()?)?)),
+            "method" => {
+                let name = ident(it.next()?)?;
+                let recv = Recv::parse(&ident(it.next()?)?)?;
+                let params = group(it.next()?, Delimiter::Parenthesis)?
+                    .into_iter()
+                    .map(|t| group(t, Delimiter::Bracket))
+                    .collect::<Option<Vec<_>>>()?;
+                let ret = group(it.next()?, Delimiter::Bracket)?;
+                let ret = if ret.is_empty() { None } else { Some(ret) };
+                Some(Info::Method(MethodInfo { name, recv, params, ret }))
+            }
             _ => None,
         },
         _ => None,
@@ -178,6 +249,9 @@ mod tests {
         let Some(Info::Fn(back)) = parse(write(&f)) else { panic!() };
         assert_eq!(back.params.len(), 2);
         assert!(back.ret.is_none());
+        let m = Info::Method(MethodInfo { name: "dot".into(), recv: Recv::Ref, params: vec![quote!(Vec3)], ret: Some(quote!(f32)) });
+        let Some(Info::Method(back)) = parse(write(&m)) else { panic!() };
+        assert_eq!((back.name.as_str(), back.recv, back.params.len()), ("dot", Recv::Ref, 1));
         assert!(parse(quote!(@nonsense)).is_none());
         assert!(parse(quote!()).is_none());
     }

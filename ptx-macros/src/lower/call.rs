@@ -171,15 +171,26 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         }
         let tys: Vec<Ty> = args.iter().map(|a| self.ty(&a.ty)).collect();
         let ret = self.ty(&callee.ret);
-        self.call_vals(&callee.path, &tys, &vals, &ret, span)
+        self.call_target(&callee.path, callee.assoc.as_deref(), &tys, &vals, &ret, span)
     }
 
     /// A call of the device function at `path` with evaluated arguments.
     pub fn call_vals(&mut self, path: &TokenStream, tys: &[Ty], vals: &[Val], ret: &Ty, span: Span) -> Val {
-        let key = crate::link::key(path);
+        self.call_target(path, None, tys, vals, ret, span)
+    }
+
+    /// A call of the function at `path`, or of the method `assoc` of the type at `path`.
+    fn call_target(&mut self, path: &TokenStream, assoc: Option<&str>, tys: &[Ty], vals: &[Val], ret: &Ty, span: Span) -> Val {
         let inner = inner_path(path);
+        let (key, symbol, node) = match assoc {
+            None => (crate::link::key(path), quote!(#inner::SYMBOL), quote!(&#inner::NODE)),
+            Some(m) => {
+                let (s, n) = (quote::format_ident!("__PTX_SYMBOL__{}", m), quote::format_ident!("__PTX_NODE__{}", m));
+                (format!("{} {m}", crate::link::key(path)), quote!(<#inner>::#s), quote!(<#inner>::#n))
+            }
+        };
         if !self.callees.iter().any(|(k, _)| *k == key) {
-            self.callees.push((key, inner.clone()));
+            self.callees.push((key, node));
         }
         self.b.kind(InstKind::ScopeOpen);
         let mut names = Vec::new();
@@ -199,7 +210,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 self.b.kind(InstKind::Decl(decl));
             }
         }
-        let target = Sym::Piece(quote!(::ptx_runtime::__private::Piece::Str(#inner::SYMBOL)));
+        let target = Sym::Piece(quote!(::ptx_runtime::__private::Piece::Str(#symbol)));
         self.b.kind(InstKind::Call { ret: has_ret.then(|| "retval0".to_owned()), target, params: names });
         let result = if has_ret { self.load(&Arg::named("retval0"), Space::Param, 0, ret, span) } else { Val::Unit };
         // Narrow integers come back widened; the load above read their low bytes.

@@ -136,6 +136,20 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     fn constant(&mut self, tokens: &proc_macro2::TokenStream, ty: &Ty, span: proc_macro2::Span) -> Val {
         let s = match self.ty(ty) {
             Ty::Scalar(s) => s,
+            // A struct or array constant (`Vec3::ZERO`): rustc evaluates each scalar in it.
+            Ty::Struct(def) if def.kind != crate::front::ty::StructKind::Union => {
+                let fields = def.fields.iter().map(|f| {
+                    let m: proc_macro2::TokenTree = match f.name.parse::<usize>() {
+                        Ok(i) => proc_macro2::Literal::usize_unsuffixed(i).into(),
+                        Err(_) => proc_macro2::Ident::new(&f.name, span).into(),
+                    };
+                    self.constant(&quote!((#tokens).#m), &f.ty, span)
+                });
+                return Val::Agg(fields.collect());
+            }
+            Ty::Array { elem, len: crate::front::ty::Len::Known(n) } => {
+                return Val::Agg((0..n as usize).map(|i| self.constant(&quote!((#tokens)[#i]), &elem, span)).collect());
+            }
             Ty::Error => return self.error(span, "the type of this constant is not known to the device compiler: write `NAME as T` with the type you need"),
             t => return self.error(span, format!("constants of type `{t}` from outside the body are not supported; use scalar constants")),
         };

@@ -44,7 +44,8 @@ use value::{Space, Val};
 /// A lowered function.
 pub struct Lowered {
     pub func: Func,
-    /// Paths of the device functions called (for `FnNode::callees`), each once.
+    /// References to the nodes of the device functions called (for `FnNode::callees`), each
+    /// once.
     pub callees: Vec<TokenStream>,
     /// The lowest PTX ISA the instructions need.
     pub isa: Isa,

@@ -37,8 +37,10 @@ pub struct Signature {
 }
 
 impl Signature {
-    /// Parses `sig`, reporting every rule it breaks.
-    pub fn parse(sig: &syn::Signature, kind: FnKind, errors: &mut Errors) -> Signature {
+    /// Parses `sig`, reporting every rule it breaks. `self_ty`: the function is a method of
+    /// this type (a `#[device_fn] impl`), its receiver the first parameter, passed by value;
+    /// a `&mut self` method returns the updated receiver (see `expand::method`).
+    pub fn parse(sig: &syn::Signature, kind: FnKind, self_ty: Option<&syn::Type>, errors: &mut Errors) -> Signature {
         let attr = kind.attr();
         if let Some(a) = &sig.asyncness {
             errors.error(a, format!("{attr} functions cannot be `async`: device code has no executor; write a plain `fn`"));
@@ -66,8 +68,15 @@ impl Signature {
         }
 
         let mut params = Vec::new();
+        let mut mut_receiver = false;
         for input in &sig.inputs {
             match input {
+                syn::FnArg::Receiver(r) if self_ty.is_some() => {
+                    let ty = self_ty.cloned().unwrap_or_else(|| syn::parse_quote!(()));
+                    mut_receiver = crate::link::info::Recv::of(r) == crate::link::info::Recv::Mut;
+                    let classified = classify(&ty, Position::Param, errors);
+                    params.push(Param { ident: Some(syn::Ident::new("self", r.self_token.span)), ty: classified, syn_ty: ty });
+                }
                 syn::FnArg::Receiver(r) => errors.error(
                     r,
                     format!("{attr} functions cannot be methods: `self` has no PTX counterpart; make it a free function and pass the value as a parameter"),
@@ -88,6 +97,16 @@ impl Signature {
         }
 
         let ret = match &sig.output {
+            syn::ReturnType::Default | syn::ReturnType::Type(..) if mut_receiver => {
+                if let syn::ReturnType::Type(_, ty) = &sig.output {
+                    if !is_unit(ty) {
+                        errors.error(ty, "a `&mut self` device method cannot return a value yet: the updated receiver is its return value (copy-in/copy-out); return `()` and read the result from the receiver, or take `self` and return a new value");
+                    }
+                }
+                let ty = self_ty.cloned().unwrap_or_else(|| syn::parse_quote!(()));
+                let classified = classify(&ty, Position::Return, errors);
+                Some((ty, classified))
+            }
             syn::ReturnType::Default => None,
             syn::ReturnType::Type(_, ty) if is_unit(ty) => None,
             syn::ReturnType::Type(arrow, ty) => {

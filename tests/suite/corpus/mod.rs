@@ -34,6 +34,7 @@ pub mod saxpy;
 pub mod scan;
 pub mod shared_histogram;
 pub mod softmax;
+pub mod spheres;
 pub mod stencil;
 pub mod struct_fn;
 pub mod transpose;
@@ -63,7 +64,7 @@ macro_rules! cases {
 cases!(
     vadd, saxpy, dot, matmul, stencil, scan, histogram, transpose, nbody, bitonic, warp_reduce, mandelbrot,
     softmax, recursion, struct_fn, dyn_reduce, vec4, classify, hash, inline_ptx, shared_histogram, conv1d,
-    layernorm,
+    layernorm, spheres,
 );
 
 /// A launch dimension from the host runner's spelling.

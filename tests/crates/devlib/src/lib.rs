@@ -11,6 +11,23 @@ pub struct Rgb {
     pub b: u8,
 }
 
+/// Methods and an operator, called from kernels in other crates.
+#[device_fn]
+impl Rgb {
+    pub fn inverted(self) -> Rgb {
+        Rgb { r: 255 - self.r, g: 255 - self.g, b: 255 - self.b }
+    }
+}
+
+#[device_fn]
+impl core::ops::Add for Rgb {
+    type Output = Rgb;
+    /// Channel by channel, saturating.
+    fn add(self, o: Rgb) -> Rgb {
+        Rgb { r: self.r.saturating_add(o.r), g: self.g.saturating_add(o.g), b: self.b.saturating_add(o.b) }
+    }
+}
+
 /// Perceived brightness, 0..=255.
 #[device_fn]
 pub fn luma(c: Rgb) -> u8 {

@@ -1,0 +1,483 @@
+//! `#[device_fn]` on an `impl` block: every method becomes a device function.
+//!
+//! A method call `v.dot(o)` has no path a replay could be found by; the body compiler knows
+//! `v`'s type and the path it reached the type by (`geo::Vec3`). So each method leaves its
+//! replay next to the type, under a name made of the type's and the method's
+//! ([`replay_name`]: `geo::Vec3__dot__needs_device_fn_impl_in_scope!`, a name that reads as
+//! guidance when it is missing), and its node and symbol as hidden associated constants of the
+//! type (`Vec3::__PTX_NODE__dot`), which rustc resolves from any module. For an impl of `core::ops`
+//! traits the key is the trait and its right operand (`Mul_scalar`, `Add`), so `a + b * s`
+//! lowers to calls of these functions. Per method the impl expands to (besides itself):
+//!
+//! ```text
+//! <replay> pub use <replay> as Vec3__dot__needs_device_fn_impl_in_scope;
+//! impl Vec3 { pub const __PTX_SYMBOL__dot: &str; pub const __PTX_NODE__dot: &FnNode; }
+//! mod __ptx_Vec3__dot { use super::*; static NODE: FnNode; ... }   // once compiled
+//! ```
+//!
+//! Receivers: `self` and `&self` arrive by value (the type is `Copy` data; `&self` reads the
+//! same bytes), `&mut self` by copy-in/copy-out: the function returns the updated receiver and
+//! the caller stores it back into the place it was called on. An operator with a primitive on
+//! the left (`impl Mul<Vec3> for f32`) is anchored at its right operand's type instead.
+//!
+//! Why not `#[macro_export]` replays named from the crate root (`$crate::Vec3__dot!`): rustc
+//! refuses macro-expanded `macro_export` macros named by absolute paths inside their own crate
+//! (`macro_expanded_macro_exports_accessed_by_absolute_paths`, deny by default), and the derive
+//! cannot know its module path, so nothing on the type's side can lead to its methods.
+
+use super::{abi_checks, isa_tokens, node_list, string_nodes, Compiled};
+use crate::link::info::{Info, MethodInfo, Recv};
+use crate::report::Errors;
+use proc_macro2::{Span, TokenStream};
+use ptx_abi::Scalar;
+use quote::{format_ident, quote, ToTokens};
+use syn::visit_mut::VisitMut;
+
+/// The `core::ops` traits a `#[device_fn] impl` can implement: trait, method, Itanium
+/// operator code. `Index` and `IndexMut` are reshaped for values in registers (see
+/// `index_ops`).
+pub const OPS: [(&str, &str, &str); 13] = [
+    ("Add", "add", "pl"),
+    ("Sub", "sub", "mi"),
+    ("Mul", "mul", "ml"),
+    ("Div", "div", "dv"),
+    ("Rem", "rem", "rm"),
+    ("Neg", "neg", "ng"),
+    ("AddAssign", "add_assign", "pL"),
+    ("SubAssign", "sub_assign", "mI"),
+    ("MulAssign", "mul_assign", "mL"),
+    ("DivAssign", "div_assign", "dV"),
+    ("RemAssign", "rem_assign", "rM"),
+    ("Index", "index", "ix"),
+    ("IndexMut", "index_mut", "ix"),
+];
+
+/// The name a method's replay is re-exported under, next to its type.
+pub fn replay_name(ty: &str, key: &str, span: Span) -> proc_macro2::Ident {
+    proc_macro2::Ident::new(&format!("{ty}__{key}__needs_device_fn_impl_in_scope"), span)
+}
+
+/// The key of an operator impl: the trait, and `_scalar` or `_<Type>` for a right operand that
+/// is not the type itself.
+pub fn op_key(trait_name: &str, rhs: Option<&str>) -> String {
+    match rhs {
+        None => trait_name.to_owned(),
+        Some(r) => format!("{trait_name}_{r}"),
+    }
+}
+
+/// What a method's compile rounds carry besides the function: the type as written at the impl,
+/// the type whose associated constants hold its node and symbol (the same, except for an
+/// operator with a primitive on the left: its right operand's type), and the method's key.
+pub struct MethodCx {
+    pub self_ty: syn::Type,
+    pub anchor: syn::Type,
+    pub key: String,
+}
+
+impl MethodCx {
+    /// `{ self_ty } { anchor } { key }`, ahead of the item in the chain's state.
+    pub fn write(&self) -> TokenStream {
+        let (t, a, k) = (&self.self_ty, &self.anchor, &self.key);
+        quote!({#t} {#a} {#k})
+    }
+
+    pub fn read(item: TokenStream) -> Option<(MethodCx, TokenStream)> {
+        let mut it = item.into_iter();
+        let brace = proc_macro2::Delimiter::Brace;
+        let self_ty = syn::parse2(crate::link::info::group(it.next()?, brace)?).ok()?;
+        let anchor = syn::parse2(crate::link::info::group(it.next()?, brace)?).ok()?;
+        let key: syn::LitStr = syn::parse2(crate::link::info::group(it.next()?, brace)?).ok()?;
+        Some((MethodCx { self_ty, anchor, key: key.value() }, it.collect()))
+    }
+
+    fn module(&self) -> proc_macro2::Ident {
+        format_ident!("__ptx_{}__{}", type_name(&self.anchor), self.key)
+    }
+
+    fn node_const(&self) -> proc_macro2::Ident {
+        format_ident!("__PTX_NODE__{}", self.key)
+    }
+}
+
+pub fn symbol_const_name(key: &str) -> proc_macro2::Ident {
+    format_ident!("__PTX_SYMBOL__{}", key)
+}
+
+fn type_name(t: &syn::Type) -> String {
+    match t {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
+/// `#[device_fn] impl ...`: the impl itself, and per method its replay, symbol and compile round.
+pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
+    let mut errors = Errors::new();
+    // `#[device_fn]` repeated on a method of a `#[device_fn] impl` says nothing more; a method
+    // only device code calls is used.
+    for item in &mut imp.items {
+        if let syn::ImplItem::Fn(f) = item {
+            f.attrs.retain(|a| !a.path().is_ident("device_fn"));
+            f.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+        }
+    }
+    let generic = !imp.generics.params.is_empty() || imp.generics.where_clause.is_some();
+    if generic {
+        errors.error(&imp.generics, "`#[device_fn]` impls cannot be generic yet: each method is compiled to one PTX function; implement it for each concrete type");
+    }
+    let ty_name = match &*imp.self_ty {
+        _ if generic => String::new(),
+        syn::Type::Path(p) if p.qself.is_none() && p.path.segments.iter().all(|s| s.arguments.is_empty()) => type_name(&imp.self_ty),
+        other => {
+            errors.error(other, "`#[device_fn]` impls are for a `#[derive(DeviceRepr)]` type named by a path (`impl Vec3`); references and generic types are not supported");
+            String::new()
+        }
+    };
+    // For a trait impl: its entry in OPS and the right operand's part of the key.
+    let mut op = None;
+    let mut scalar_lhs = None;
+    if let Some((bang, path, _)) = &imp.trait_ {
+        if let Some(b) = bang {
+            errors.error(b, "negative impls have no device code; remove `#[device_fn]`");
+        }
+        let last = path.segments.last();
+        let name = last.map(|s| s.ident.to_string()).unwrap_or_default();
+        match OPS.iter().find(|(t, _, _)| *t == name) {
+            Some(entry) => {
+                let rhs_ty = match last.map(|s| &s.arguments) {
+                    Some(syn::PathArguments::AngleBracketed(a)) => match a.args.first() {
+                        Some(syn::GenericArgument::Type(t)) => Some(t.clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if Scalar::from_rust_name(&ty_name).is_some() {
+                    // `impl Mul<Vec3> for f32`: `2.0 * v`, anchored at the right operand's type.
+                    match &rhs_ty {
+                        Some(t @ syn::Type::Path(p)) if OPS[..5].contains(entry) && !p.path.is_ident(&ty_name) && p.path.segments.iter().all(|s| s.arguments.is_empty()) => scalar_lhs = Some(t.clone()),
+                        _ => errors.error(&imp.self_ty, "an operator with a primitive on the left is `impl Add<T> for f32` (`Add`, `Sub`, `Mul`, `Div`, `Rem`) with a `DeviceRepr` type `T` on the right"),
+                    }
+                }
+                let rhs = rhs_ty.as_ref().and_then(|t| rhs_key(t, &ty_name, &mut errors));
+                op = Some((*entry, rhs));
+            }
+            None => errors.error(
+                path,
+                format!("`#[device_fn]` implements the `core::ops` operator traits ({}) and inherent methods; other traits are not supported in device code yet: write the methods in an inherent `impl`", OPS.iter().map(|o| o.0).collect::<Vec<_>>().join(", ")),
+            ),
+        }
+    }
+    if !errors.is_empty() {
+        let e = errors.to_compile_errors();
+        return quote!(#imp #e);
+    }
+    let self_ty = (*imp.self_ty).clone();
+    let anchor = scalar_lhs.clone().unwrap_or_else(|| self_ty.clone());
+    let anchor_name = type_name(&anchor);
+    // `type Output = T;`: what `Self::Output` means in the impl's signatures.
+    let output = imp.items.iter().find_map(|i| match i {
+        syn::ImplItem::Type(t) if t.ident == "Output" => Some(t.ty.clone()),
+        _ => None,
+    });
+    let mut out = TokenStream::new();
+    let mut symbols = Vec::new();
+    for item in &imp.items {
+        let syn::ImplItem::Fn(f) = item else { continue };
+        let name = f.sig.ident.to_string();
+        let (key, symbol) = match &op {
+            Some(((trait_name, method, code), rhs)) => {
+                if name != *method {
+                    errors.error(&f.sig.ident, format!("`{trait_name}` has one method, `{method}`"));
+                    continue;
+                }
+                let params = match f.sig.inputs.iter().nth(1) {
+                    None => "v".to_owned(),
+                    // A free operator of the namespace: `operator*(float, krate::m::Vec3)`.
+                    Some(_) if scalar_lhs.is_some() => format!("{}N#{}{}E", param_code(&self_ty, ""), anchor_name.len(), anchor_name),
+                    Some(syn::FnArg::Typed(pt)) => param_code(&pt.ty, &ty_name),
+                    Some(_) => String::new(),
+                };
+                let key = if scalar_lhs.is_some() { format!("{trait_name}_scalar_lhs") } else { op_key(trait_name, rhs.as_deref()) };
+                (key, ((*code).to_owned(), true, params))
+            }
+            None => (name.clone(), (name.clone(), false, String::new())),
+        };
+        let mut method = f.clone();
+        if let Some(out) = &output {
+            OutputToType(out).visit_impl_item_fn_mut(&mut method);
+        }
+        SelfToType(&self_ty).visit_impl_item_fn_mut(&mut method);
+        let reshaped = match name.as_str() {
+            "index" if op.is_some() => super::index_ops::index_by_value(&mut method, &mut errors),
+            "index_mut" if op.is_some() => super::index_ops::index_mut_as_setter(&mut method, &mut errors),
+            _ => true,
+        };
+        if !reshaped {
+            continue;
+        }
+        let recv = match method.sig.inputs.first() {
+            // The primitive is the first parameter of a function of the right operand's type.
+            _ if scalar_lhs.is_some() => Recv::Assoc,
+            Some(syn::FnArg::Receiver(r)) => Recv::of(r),
+            _ => Recv::Assoc,
+        };
+        let info = Info::Method(MethodInfo {
+            name: name.clone(),
+            recv,
+            params: method
+                .sig
+                .inputs
+                .iter()
+                .filter_map(|a| match a {
+                    syn::FnArg::Typed(pt) => Some(pt.ty.to_token_stream()),
+                    syn::FnArg::Receiver(_) if scalar_lhs.is_some() => Some(self_ty.to_token_stream()),
+                    syn::FnArg::Receiver(_) => None,
+                })
+                .collect(),
+            ret: match &method.sig.output {
+                syn::ReturnType::Default => None,
+                syn::ReturnType::Type(_, t) => Some(t.to_token_stream()),
+            },
+        });
+        let export = replay_name(&anchor_name, &key, f.sig.ident.span());
+        let vis: syn::Visibility = syn::parse_quote!(pub);
+        out.extend(crate::link::replay::emit("method", &export, &vis, &method.to_token_stream(), &info));
+        let (sym_name, operator, params) = symbol;
+        let konst = matches!(recv, Recv::Value | Recv::Ref);
+        let class = if scalar_lhs.is_some() { String::new() } else { ty_name.clone() };
+        let sym_const = symbol_const_name(&key);
+        symbols.push(quote! {
+            #[doc(hidden)]
+            pub const #sym_const: &'static str = ::ptx_runtime::__private::ptx_text![::ptx_runtime::__private::Piece::Member {
+                path: ::core::module_path!(), ty: #class, name: #sym_name, operator: #operator, konst: #konst, params: #params,
+            }];
+        });
+        let item = syn::ItemFn { attrs: method.attrs.clone(), vis: syn::Visibility::Inherited, sig: method.sig.clone(), block: Box::new(method.block.clone()) };
+        let cx = MethodCx { self_ty: self_ty.clone(), anchor: anchor.clone(), key };
+        out.extend(super::method_first_round(args.clone(), item, cx));
+    }
+    let e = errors.to_compile_errors();
+    quote! {
+        #imp
+        #[allow(non_upper_case_globals)]
+        impl #anchor { #(#symbols)* }
+        #out
+        #e
+    }
+}
+
+/// The right operand's part of an operator impl's key: none for the type itself, `scalar` for
+/// a primitive, the type's name otherwise.
+fn rhs_key(t: &syn::Type, ty_name: &str, errors: &mut Errors) -> Option<String> {
+    match t {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let n = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+            if n == "Self" || n == ty_name {
+                None
+            } else if p.path.segments.len() == 1 && Scalar::from_rust_name(&n).is_some() {
+                Some("scalar".into())
+            } else {
+                Some(n)
+            }
+        }
+        other => {
+            errors.error(other, "the right operand of a device operator is a value: a primitive or a `DeviceRepr` type (references are not supported)");
+            None
+        }
+    }
+}
+
+/// A parameter type's Itanium encoding (nvcc's for the C++ equivalent): builtin codes for
+/// primitives, `$` (the class) for the type itself, the plain source name otherwise.
+fn param_code(t: &syn::Type, ty_name: &str) -> String {
+    let syn::Type::Path(p) = t else { return String::new() };
+    let n = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+    if n == "Self" || n == ty_name {
+        return "$".into();
+    }
+    match Scalar::from_rust_name(&n) {
+        Some(s) => match s {
+            Scalar::Bool => "b",
+            Scalar::I8 => "a",
+            Scalar::U8 => "h",
+            Scalar::I16 => "s",
+            Scalar::U16 => "t",
+            Scalar::I32 => "i",
+            Scalar::U32 => "j",
+            Scalar::I64 => "l",
+            Scalar::U64 => "m",
+            Scalar::F16 => "DF16_",
+            Scalar::BF16 => "DF16b",
+            Scalar::F32 => "f",
+            Scalar::F64 => "d",
+        }
+        .into(),
+        None => format!("{}{}", n.len(), n),
+    }
+}
+
+/// `Self::Output` becomes the impl's `type Output`.
+struct OutputToType<'t>(&'t syn::Type);
+
+impl VisitMut for OutputToType<'_> {
+    fn visit_type_mut(&mut self, t: &mut syn::Type) {
+        if let syn::Type::Path(p) = t {
+            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            if p.qself.is_none() && segs == ["Self", "Output"] {
+                *t = self.0.clone();
+                return;
+            }
+        }
+        syn::visit_mut::visit_type_mut(self, t);
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// `Self` (in types, paths and struct literals) becomes the impl's type, so a method compiles
+/// as a free function would.
+struct SelfToType<'t>(&'t syn::Type);
+
+impl VisitMut for SelfToType<'_> {
+    fn visit_path_mut(&mut self, path: &mut syn::Path) {
+        if path.leading_colon.is_none() && path.segments.first().is_some_and(|s| s.ident == "Self") {
+            if let syn::Type::Path(tp) = self.0 {
+                let span = path.segments[0].ident.span();
+                let mut segs: Vec<syn::PathSegment> = tp.path.segments.iter().cloned().collect();
+                for s in &mut segs {
+                    s.ident.set_span(span);
+                }
+                let rest: Vec<syn::PathSegment> = path.segments.iter().skip(1).cloned().collect();
+                path.leading_colon = tp.path.leading_colon;
+                path.segments = segs.into_iter().chain(rest).collect();
+            }
+        }
+        syn::visit_mut::visit_path_mut(self, path);
+    }
+
+    fn visit_receiver_mut(&mut self, _: &mut syn::Receiver) {
+        // Left as written: `&self` prints as `&self: &Vec3` once its implied type changes.
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {
+        // A nested item has its own `Self`.
+    }
+}
+
+/// The final round of a method: its hidden module and node constant.
+pub fn expand(c: Compiled, m: &MethodCx) -> TokenStream {
+    let module = m.module();
+    let node_const = m.node_const();
+    let anchor = &m.anchor;
+    let inner_ty = crate::syntax::rewrite::for_inner_module(anchor);
+    let sym_const = symbol_const_name(&m.key);
+    let abi = abi_checks(&c.types);
+    let checks = &c.checks;
+    let isa = isa_tokens(c.isa);
+    let callees = node_list(&c);
+    let strings = string_nodes(&c);
+    let prototype = &c.prototype;
+    let body = &c.body;
+    quote! {
+        #[doc(hidden)]
+        #[allow(unused_imports, non_snake_case, non_upper_case_globals)]
+        mod #module {
+            use super::*;
+            const __SYMBOL: &str = <#inner_ty>::#sym_const;
+            #strings
+            pub static NODE: ::ptx_runtime::__private::FnNode = ::ptx_runtime::__private::FnNode {
+                symbol: __SYMBOL,
+                prototype: #prototype,
+                body: #body,
+                callees: #callees,
+                isa: #isa,
+            };
+            #abi
+            #(#checks)*
+        }
+        #[allow(non_upper_case_globals)]
+        impl #anchor {
+            #[doc(hidden)]
+            pub const #node_const: &'static ::ptx_runtime::__private::FnNode = &#module::NODE;
+        }
+    }
+}
+
+/// A method that failed to compile still defines its node (empty), so calls elsewhere report
+/// nothing more than its own errors.
+pub fn stub(m: &MethodCx) -> TokenStream {
+    let node_const = m.node_const();
+    let anchor = &m.anchor;
+    quote! {
+        #[allow(non_upper_case_globals)]
+        impl #anchor {
+            #[doc(hidden)]
+            pub const #node_const: &'static ::ptx_runtime::__private::FnNode = &::ptx_runtime::__private::FnNode {
+                symbol: "", prototype: "", body: "", callees: &[], isa: ::ptx_runtime::__private::Isa::ABI_CALLS,
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    fn expand(item: syn::ItemImpl) -> String {
+        let out = super::device_impl(quote!(), item);
+        syn::parse2::<syn::File>(out.clone()).expect("the expansion is items");
+        out.to_string()
+    }
+
+    #[test]
+    fn receivers_keep_their_spelling_and_each_method_has_its_replay() {
+        let out = expand(syn::parse_quote! {
+            impl Ray {
+                pub fn at(&self, t: f32) -> Vec3 { self.origin }
+                pub fn push(&mut self, d: Self) { self.origin = d; }
+            }
+        });
+        // `&self` with its implied type changed would print as `&self: &Ray`, which does not parse
+        // as a method again.
+        assert!(!out.contains("self : &"), "{out}");
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(out.contains("as Ray__at__needs_device_fn_impl_in_scope") && out.contains("as Ray__push__needs_device_fn_impl_in_scope"), "{out}");
+        assert!(out.contains("@ method push by_mut ([Ray]) []"), "`Self` is the type in the replay: {out}");
+    }
+
+    /// Odd impls give errors (or expand), never a panic, and the output is still items.
+    #[test]
+    fn odd_impls_do_not_panic() {
+        let cases: Vec<syn::ItemImpl> = vec![
+            syn::parse_quote!(impl Add for &Vec3 { type Output = Vec3; fn add(self, o: &Vec3) -> Vec3 { *o } }),
+            syn::parse_quote!(impl<T> Pair<T> { fn a(self) -> T { self.a } }),
+            syn::parse_quote!(impl Mul<[f32; 3]> for Vec3 { type Output = Vec3; fn mul(self, o: [f32; 3]) -> Vec3 { self } }),
+            syn::parse_quote!(impl Mul<f32> for f64 { type Output = f64; fn mul(self, o: f32) -> f64 { self } }),
+            syn::parse_quote!(impl Index<usize> for V { fn index(&self, i: usize) -> f32 { self.a } }),
+            syn::parse_quote!(impl IndexMut<usize> for V { fn index_mut(&mut self, i: usize) { } }),
+            syn::parse_quote!(impl Neg for V { type Output = V; fn neg(self) -> V { self } fn extra(self) {} }),
+            syn::parse_quote!(impl V { const A: f32 = 1.0; type X = u32; }),
+            syn::parse_quote!(impl V {}),
+            syn::parse_quote!(impl Drop for V { fn drop(&mut self) {} }),
+            syn::parse_quote!(impl !Send for V {}),
+            syn::parse_quote!(impl V { fn f(self: Box<Self>) {} fn g<T>(&self, t: T) {} async fn h(&self) {} }),
+        ];
+        for item in cases {
+            let out = super::device_impl(quote!(), item);
+            syn::parse2::<syn::File>(out.clone()).unwrap_or_else(|e| panic!("{e}: {out}"));
+        }
+    }
+
+    #[test]
+    fn operator_keys_name_the_right_operand() {
+        let out = expand(syn::parse_quote! {
+            impl Mul<f32> for Vec3 { type Output = Vec3; fn mul(self, s: f32) -> Vec3 { self } }
+        });
+        assert!(out.contains("Vec3__Mul_scalar__needs_device_fn_impl_in_scope") && out.contains("name : \"ml\"") && out.contains("params : \"f\""), "{out}");
+        let out = expand(syn::parse_quote! {
+            impl Add<Vec3> for Vec3 { type Output = Vec3; fn add(self, o: Self) -> Vec3 { o } }
+        });
+        assert!(out.contains("Vec3__Add__needs_device_fn_impl_in_scope") && out.contains("params : \"$\""), "{out}");
+    }
+}
