@@ -12,7 +12,7 @@
 //! registers, so writing one of them (a mutable local's update) forgets it. Only integer
 //! comparisons are used: with floats, `!(a < b)` is not `a >= b`.
 
-use super::{Arg, BlockId, Func, Imm, InstKind, Reg, Term};
+use super::{Arg, BlockId, Cmp, Func, Imm, InstKind, Opcode, Reg, Term, Type};
 use std::collections::HashMap;
 
 /// An integer operand of a comparison.
@@ -23,37 +23,22 @@ enum Operand {
 }
 
 /// `a <cmp> b` holds, for a comparison `setp.<cmp>.<ty>`.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct Fact {
-    cmp: &'static str,
-    ty: String,
+    cmp: Cmp,
+    ty: Type,
     a: Operand,
     b: Operand,
 }
 
 impl Fact {
     fn negated(&self) -> Fact {
-        let cmp = match self.cmp {
-            "eq" => "ne",
-            "ne" => "eq",
-            "lt" => "ge",
-            "ge" => "lt",
-            "le" => "gt",
-            _ => "le",
-        };
-        Fact { cmp, ..self.clone() }
+        Fact { cmp: self.cmp.negated(), ..*self }
     }
 
     /// The same fact with its operands swapped (`a < b` as `b > a`).
     fn swapped(&self) -> Fact {
-        let cmp = match self.cmp {
-            "lt" => "gt",
-            "gt" => "lt",
-            "le" => "ge",
-            "ge" => "le",
-            c => c,
-        };
-        Fact { cmp, ty: self.ty.clone(), a: self.b, b: self.a }
+        Fact { cmp: self.cmp.swapped(), ty: self.ty, a: self.b, b: self.a }
     }
 
     fn mentions(&self, r: Reg) -> bool {
@@ -148,22 +133,8 @@ fn op_args(inst: &super::Inst) -> &[Arg] {
 
 /// The comparison an unguarded integer `setp.<cmp>.<ty> p, a, b` makes.
 fn comparison(inst: &super::Inst) -> Option<Fact> {
-    let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { return None };
-    let mut parts = opcode.split('.');
-    if parts.next() != Some("setp") || args.len() != 3 {
-        return None;
-    }
-    let cmp = match parts.next()? {
-        "eq" => "eq",
-        "ne" => "ne",
-        "lt" => "lt",
-        "le" => "le",
-        "gt" => "gt",
-        "ge" => "ge",
-        _ => return None,
-    };
-    let ty = parts.next()?;
-    if parts.next().is_some() || !matches!(ty.as_bytes().first(), Some(b's' | b'u' | b'b')) {
+    let InstKind::Op { opcode: Opcode::Setp(cmp, ty), defs: 1, args } = &inst.kind else { return None };
+    if args.len() != 3 || ty.is_float() || !matches!(cmp, Cmp::Eq | Cmp::Ne | Cmp::Lt | Cmp::Le | Cmp::Gt | Cmp::Ge) {
         return None;
     }
     let operand = |a: &Arg| match a {
@@ -171,5 +142,5 @@ fn comparison(inst: &super::Inst) -> Option<Fact> {
         Arg::Imm(Imm::Int(v)) => Some(Operand::Int(*v)),
         _ => None,
     };
-    Some(Fact { cmp, ty: ty.to_owned(), a: operand(&args[1])?, b: operand(&args[2])? })
+    Some(Fact { cmp: *cmp, ty: *ty, a: operand(&args[1])?, b: operand(&args[2])? })
 }

@@ -1,15 +1,17 @@
-//! The IR between the typed front end and the PTX writer: basic blocks of PTX instructions over
-//! typed virtual registers, in SSA style (a fresh register per value; a mutable local is one
-//! register updated with `mov`).
+//! The IR between the typed front end and the PTX writer: basic blocks of PTX instructions
+//! (typed [`Opcode`]s) over typed virtual registers, in SSA style (a fresh register per value;
+//! a mutable local is one register updated with `mov`).
 
 mod bce;
 mod builder;
 mod constprop;
 mod inst;
+mod opcode;
 pub mod opt;
 
 pub use builder::Builder;
 pub use inst::*;
+pub use opcode::*;
 
 /// A lowered function body.
 #[derive(Default, Debug)]

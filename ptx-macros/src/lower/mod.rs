@@ -32,7 +32,7 @@ pub use place::visit;
 use crate::front::hir::{Body, LocalId, LoopId};
 use crate::front::infer::Infer;
 use crate::front::ty::{StructDef, Ty};
-use crate::ir::{BlockId, Builder, Func, Reg, RegClass};
+use crate::ir::{BlockId, Builder, Func, Opcode, Reg, RegClass, Type};
 use crate::report::Errors;
 use crate::syntax::signature::FnKind;
 use proc_macro2::{Span, TokenStream};
@@ -269,12 +269,12 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         // What was computed from `dst`'s old value no longer holds.
         self.avail.retain(|_, (_, v, regs)| !regs.contains(&dst) && *v != Some(dst));
         let t = match self.b.class(dst) {
-            RegClass::Pred => "mov.pred",
-            RegClass::B16 => "mov.b16",
-            RegClass::B32 => "mov.b32",
-            RegClass::B64 => "mov.b64",
-            RegClass::F32 => "mov.f32",
-            RegClass::F64 => "mov.f64",
+            RegClass::Pred => Opcode::Mov(Type::Pred),
+            RegClass::B16 => Opcode::Mov(Type::B16),
+            RegClass::B32 => Opcode::Mov(Type::B32),
+            RegClass::B64 => Opcode::Mov(Type::B64),
+            RegClass::F32 => Opcode::Mov(Type::F32),
+            RegClass::F64 => Opcode::Mov(Type::F64),
         };
         self.b.op_into(t, dst, vec![src]);
     }
