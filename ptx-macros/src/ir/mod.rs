@@ -5,6 +5,7 @@
 mod bce;
 mod builder;
 mod constprop;
+pub mod contract;
 mod inst;
 mod opcode;
 pub mod opt;

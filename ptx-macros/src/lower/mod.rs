@@ -72,6 +72,8 @@ pub struct Context<'a> {
     pub param_types: &'a [syn::Type],
     /// The function's `.target`: what the atomics' fences may use.
     pub target: ptx_abi::Target,
+    /// `#[kernel(fmad)]`: contract floating-point multiply-adds into `fma`.
+    pub fmad: bool,
 }
 
 /// Facts learned while lowering that require lowering again: a mutable local of pointer
@@ -101,6 +103,9 @@ pub fn lower(cx: &Context, errors: &mut Errors) -> Option<Lowered> {
             return None;
         }
         let mut func = b.finish();
+        if cx.fmad {
+            crate::ir::contract::run(&mut func);
+        }
         crate::ir::opt::run(&mut func);
         return Some(Lowered { func, callees: callees.into_iter().map(|(_, p)| p).collect(), isa, decls });
     }

@@ -1,4 +1,5 @@
-//! Attribute arguments: `#[kernel(sm = 90)]`, and `#[no_mangle]` on the item.
+//! Attribute arguments: `#[kernel(sm = 90)]`, `#[kernel(fmad)]`, and `#[no_mangle]` on the
+//! item.
 
 use crate::report::Errors;
 use proc_macro2::TokenStream;
@@ -8,10 +9,12 @@ use syn::parse::Parser;
 /// What `#[kernel(...)]` / `#[device_fn(...)]` asked for.
 pub struct Args {
     pub target: Target,
+    /// `fmad`: contract `a * b + c` into `fma` as nvcc's `-fmad=true` does (`ir::contract`).
+    pub fmad: bool,
 }
 
 pub fn parse_args(tokens: TokenStream, errors: &mut Errors) -> Args {
-    let mut args = Args { target: Target::DEFAULT };
+    let mut args = Args { target: Target::DEFAULT, fmad: false };
     let parser = syn::meta::parser(|meta| {
         if meta.path.is_ident("sm") {
             let value = meta.value()?;
@@ -32,8 +35,14 @@ pub fn parse_args(tokens: TokenStream, errors: &mut Errors) -> Args {
                 }
             }
             Ok(())
+        } else if meta.path.is_ident("fmad") {
+            if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                return Err(meta.error("`fmad` takes no value: write `#[kernel(fmad)]` to contract, nothing to keep Rust's rounding"));
+            }
+            args.fmad = true;
+            Ok(())
         } else {
-            Err(meta.error("unknown argument: the only argument is the target, e.g. `sm = 90`"))
+            Err(meta.error("unknown argument: the arguments are the target, e.g. `sm = 90`, and `fmad` (contract `a * b + c` into `fma`, as nvcc's `-fmad=true`)"))
         }
     });
     if let Err(e) = parser.parse2(tokens) {
