@@ -148,3 +148,101 @@ fn a_check_after_its_value_changed_stays() {
         other => panic!("expected a failed bounds check, got {other:?}"),
     }
 }
+
+/// Value ranges (`ir/range.rs`) decide bounds checks: `%laneid < 32` indexes an array of 32,
+/// `threadIdx.x % 8` one of 8 (and of 32), with no check; `lane + 1` may reach 32 and keeps its
+/// check, which still stops the kernel at its line.
+#[kernel]
+pub fn indexed_by_lane(out: &mut [u32], shift: u32) {
+    let lane = lane_id() as usize;
+    let t = thread_idx_x() as usize;
+    let mut a = [0u32; 32];
+    let mut b = [0u32; 8];
+    a[lane] = t as u32 + 1;
+    b[t % 8] = lane as u32;
+    let i = (block_idx_x() * block_dim_x()) as usize + t;
+    let v = a[lane] * 100 + b[t % 8] + a[t % 8];
+    let w = if shift > 0 { a[lane + shift as usize] } else { 0 };
+    if i < out.len() {
+        out[i] = v + w;
+    }
+}
+
+fn bounds_checks(ptx: &str) -> Vec<&str> {
+    ptx.lines().filter(|l| l.trim_start().starts_with("setp.ge.u64")).collect()
+}
+
+#[test]
+fn bounds_checks_decided_by_value_ranges_are_removed() {
+    assert!(assemble("indexed_by_lane", indexed_by_lane::PTX));
+    let ptx = indexed_by_lane::PTX;
+    // Left: `out[i]` (under `i < out.len()`, decided by the comparison before it) is gone too;
+    // what stays is `a[lane + shift]`.
+    assert_eq!(bounds_checks(ptx).len(), 1, "{ptx}");
+    let stream = cpu_stream();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 128).unwrap();
+    indexed_by_lane::launch(&stream, LaunchConfig::new(2, 64), &mut ob, 0u32).unwrap();
+    let want: Vec<u32> = (0..128u32)
+        .map(|i| {
+            let (t, lane) = (i % 64, i % 32);
+            // Each thread writes its own `a` and `b`: a[lane] = t + 1, b[t % 8] = lane; a[t % 8]
+            // is t + 1 when t % 8 == lane, else 0.
+            let a_t8 = if t % 8 == lane { t + 1 } else { 0 };
+            (t + 1) * 100 + lane + a_t8
+        })
+        .collect();
+    assert_eq!(ob.to_vec().unwrap(), want);
+    // `lane + 1` is 32 for the last lane: the check that stayed stops the kernel at its line.
+    match indexed_by_lane::launch(&stream, LaunchConfig::new(1, 32), &mut ob, 1u32) {
+        Err(ptx_runtime::Error::Assert { message, file, line, .. }) => {
+            assert_eq!(message, "index out of bounds");
+            assert!(file.ends_with("body_opt.rs"), "{file}");
+            let want = include_str!("body_opt.rs").lines().position(|l| l.contains("let w = if shift > 0 { a[lane + shift as usize] }")).unwrap() + 1;
+            assert_eq!(line as usize, want);
+        }
+        other => panic!("expected a failed bounds check, got {other:?}"),
+    }
+}
+
+/// A `for` counter is below its end at the loop's header (`Func::entry_facts`): `a[k]` for
+/// `k in 0..16` or `0..a.len()` of a `[u32; 16]` needs no check; `k in 0..n` keeps it.
+#[kernel]
+pub fn counted_loops(out: &mut [u32], n: usize) {
+    let t = thread_idx_x() as usize;
+    let mut a = [0u32; 16];
+    for k in 0..16 {
+        a[k] = (t + k) as u32;
+    }
+    let mut s = 0u32;
+    for k in 0..a.len() {
+        s += a[k];
+    }
+    for k in 0..n {
+        s += a[k] * 1000;
+    }
+    if t < out.len() {
+        out[t] = s;
+    }
+}
+
+#[test]
+fn bounds_checks_decided_by_a_loop_counter_are_removed() {
+    assert!(assemble("counted_loops", counted_loops::PTX));
+    let ptx = counted_loops::PTX;
+    // Of the checks against the array's 16, only `a[k]` under `k < n` stays (the other
+    // `setp.ge` is that loop's emptiness test, `0 >= n`).
+    assert_eq!(bounds_checks(ptx).iter().filter(|l| l.ends_with(", 16;")).count(), 1, "{ptx}");
+    let stream = cpu_stream();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 64).unwrap();
+    counted_loops::launch(&stream, LaunchConfig::new(1, 64), &mut ob, 3usize).unwrap();
+    let want: Vec<u32> = (0..64u32).map(|t| (16 * t + 120) + 1000 * (3 * t + 3)).collect();
+    assert_eq!(ob.to_vec().unwrap(), want);
+    match counted_loops::launch(&stream, LaunchConfig::new(1, 64), &mut ob, 17usize) {
+        Err(ptx_runtime::Error::Assert { message, line, .. }) => {
+            assert_eq!(message, "index out of bounds");
+            let want = include_str!("body_opt.rs").lines().position(|l| l.contains("s += a[k] * 1000;")).unwrap() + 1;
+            assert_eq!(line as usize, want);
+        }
+        other => panic!("expected a failed bounds check, got {other:?}"),
+    }
+}

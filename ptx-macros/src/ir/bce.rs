@@ -1,5 +1,6 @@
 //! Redundant comparisons removed: a branch on `a < b` where `a < b` is already known to hold
-//! (or known not to) becomes a jump.
+//! (or known not to), or where the operands' value ranges decide it (`ir::range`: `%laneid`
+//! against an array of 32), becomes a jump.
 //!
 //! The case this is for is Rust's bounds check under a loop condition on the same values:
 //! `while i < y.len() { y[i] = ... }` tests `i < len` at the top and again before the access;
@@ -12,6 +13,7 @@
 //! registers, so writing one of them (a mutable local's update) forgets it. Only integer
 //! comparisons are used: with floats, `!(a < b)` is not `a >= b`.
 
+use super::range::Ranges;
 use super::{Arg, BlockId, Cmp, Func, Imm, InstKind, Opcode, Reg, Term, Type};
 use std::collections::HashMap;
 
@@ -29,6 +31,15 @@ struct Fact {
     ty: Type,
     a: Operand,
     b: Operand,
+}
+
+impl Operand {
+    fn arg(self) -> Arg {
+        match self {
+            Operand::Reg(r) => Arg::Reg(r),
+            Operand::Int(v) => Arg::imm(v),
+        }
+    }
 }
 
 impl Fact {
@@ -54,7 +65,7 @@ struct Known {
 }
 
 impl Known {
-    fn holds(&self, f: &Fact) -> Option<bool> {
+    fn holds(&self, f: &Fact, ranges: &Ranges) -> Option<bool> {
         let swapped = f.swapped();
         if self.facts.iter().any(|k| *k == *f || *k == swapped) {
             return Some(true);
@@ -63,7 +74,30 @@ impl Known {
         if self.facts.iter().any(|k| *k == n || *k == ns) {
             return Some(false);
         }
-        None
+        self.implied(f, ranges).or_else(|| ranges.decide(f.cmp, f.ty, &f.a.arg(), &f.b.arg()))
+    }
+
+    /// `x < z` (or its negation `x >= z`) from a known `x < y` with every value of `y` at
+    /// most every value of `z`: a loop counter below its end of 32 indexes an array of 32.
+    fn implied(&self, f: &Fact, ranges: &Ranges) -> Option<bool> {
+        let (x, z, lt) = match f.cmp {
+            Cmp::Lt => (f.a, f.b, true),
+            Cmp::Ge => (f.a, f.b, false),
+            Cmp::Gt => (f.b, f.a, true),
+            Cmp::Le => (f.b, f.a, false),
+            _ => return None,
+        };
+        let bits = f.ty.bits();
+        let z = ranges.of(&z.arg(), bits)?;
+        let below = |y: Operand| {
+            let y = ranges.of(&y.arg(), bits);
+            // Signed order is unsigned order on non-negative values.
+            y.is_some_and(|y| y.hi <= z.lo && !(f.ty.is_signed() && (y.hi | z.hi) >> (bits - 1) != 0))
+        };
+        let known = self.facts.iter().any(|k| {
+            k.ty == f.ty && ((k.cmp == Cmp::Lt && k.a == x && below(k.b)) || (k.cmp == Cmp::Gt && k.b == x && below(k.a)))
+        });
+        known.then_some(lt)
     }
 
     fn forget(&mut self, r: Reg) {
@@ -79,13 +113,32 @@ pub fn run(func: &mut Func) {
             preds[s.0 as usize] += 1;
         }
     }
-    // Roots: the entry and every block with other than one predecessor.
-    let mut stack: Vec<(usize, Known)> =
-        (0..func.blocks.len()).filter(|&b| b == 0 || preds[b] != 1).map(|b| (b, Known::default())).collect();
+    let ranges = Ranges::compute(func);
+    // Roots: the entry and every block with other than one predecessor, knowing what holds
+    // on every entry to it (`Func::entry_facts`).
+    let entry = |b: usize| {
+        let mut k = Known::default();
+        for f in func.entry_facts.iter().filter(|f| f.block.0 as usize == b) {
+            if let Some(bound) = operand(&f.bound) {
+                k.facts.push(Fact { cmp: Cmp::Lt, ty: f.ty, a: Operand::Reg(f.reg), b: bound });
+            }
+        }
+        k
+    };
+    let mut stack: Vec<(usize, Known)> = (0..func.blocks.len()).filter(|&b| b == 0 || preds[b] != 1).map(|b| (b, entry(b))).collect();
     while let Some((b, mut known)) = stack.pop() {
         for inst in &func.blocks[b].insts {
             for r in inst.defs() {
                 known.forget(r);
+            }
+            // A copy (`mov d, x`, as the lowering copies a loop counter it reads) knows what
+            // its source does.
+            if let (InstKind::Op { opcode: Opcode::Mov(_), defs: 1, args }, None) = (&inst.kind, inst.guard) {
+                if let [Arg::Reg(d), Arg::Reg(x)] = args.as_slice() {
+                    let (d, x) = (Operand::Reg(*d), Operand::Reg(*x));
+                    let copies: Vec<Fact> = known.facts.iter().filter(|k| k.a == x || k.b == x).map(|k| Fact { a: if k.a == x { d } else { k.a }, b: if k.b == x { d } else { k.b }, ..*k }).collect();
+                    known.facts.extend(copies);
+                }
             }
             if let (Some(f), None, [Arg::Reg(p), ..]) = (comparison(inst), inst.guard, op_args(inst)) {
                 known.preds.insert(*p, f);
@@ -106,7 +159,7 @@ pub fn run(func: &mut Func) {
                     edge(if_false, None, &known);
                     continue;
                 };
-                if let Some(v) = known.holds(&f) {
+                if let Some(v) = known.holds(&f, &ranges) {
                     let to = if v != negate { if_true } else { if_false };
                     func.blocks[b].term = Term::Jump(to);
                     // The other successor may now have one predecessor fewer; it stays a root
@@ -114,7 +167,7 @@ pub fn run(func: &mut Func) {
                     edge(to, None, &known);
                     continue;
                 }
-                let (t, e) = if negate { (f.negated(), f) } else { (f.clone(), f.negated()) };
+                let (t, e) = if negate { (f.negated(), f) } else { (f, f.negated()) };
                 edge(if_true, Some(t), &known);
                 edge(if_false, Some(e), &known);
             }
@@ -137,10 +190,13 @@ fn comparison(inst: &super::Inst) -> Option<Fact> {
     if args.len() != 3 || ty.is_float() || !matches!(cmp, Cmp::Eq | Cmp::Ne | Cmp::Lt | Cmp::Le | Cmp::Gt | Cmp::Ge) {
         return None;
     }
-    let operand = |a: &Arg| match a {
+    Some(Fact { cmp: *cmp, ty: *ty, a: operand(&args[1])?, b: operand(&args[2])? })
+}
+
+fn operand(a: &Arg) -> Option<Operand> {
+    match a {
         Arg::Reg(r) => Some(Operand::Reg(*r)),
         Arg::Imm(Imm::Int(v)) => Some(Operand::Int(*v)),
         _ => None,
-    };
-    Some(Fact { cmp: *cmp, ty: *ty, a: operand(&args[1])?, b: operand(&args[2])? })
+    }
 }

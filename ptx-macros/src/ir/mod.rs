@@ -9,6 +9,7 @@ pub mod contract;
 mod inst;
 mod opcode;
 pub mod opt;
+mod range;
 
 pub use builder::Builder;
 pub use inst::*;
@@ -23,6 +24,18 @@ pub struct Func {
     pub blocks: Vec<Block>,
     /// Function-scope declarations: `.local` and `.shared` arrays.
     pub decls: Vec<crate::text::Text>,
+    /// Comparisons the lowering knows to hold on every entry to a block (a `for` loop's
+    /// counter below its end at the loop's header), for `bce`.
+    pub entry_facts: Vec<EntryFact>,
+}
+
+/// `reg < bound`, compared as `ty`, holds whenever `block` is entered.
+#[derive(Clone, Debug)]
+pub struct EntryFact {
+    pub block: BlockId,
+    pub reg: Reg,
+    pub ty: Type,
+    pub bound: Arg,
 }
 
 #[derive(Debug)]

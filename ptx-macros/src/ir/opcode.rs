@@ -63,6 +63,10 @@ impl Type {
         matches!(self, Type::F16 | Type::F32 | Type::F64)
     }
 
+    pub fn is_signed(self) -> bool {
+        matches!(self, Type::S8 | Type::S16 | Type::S32 | Type::S64)
+    }
+
     /// Width in bits (1 for a predicate).
     pub fn bits(self) -> u32 {
         match self {

@@ -10,7 +10,7 @@ use super::value::{class_of, int_imm, Space, Val};
 use super::{LoopTarget, Lowerer};
 use crate::front::hir::{Arm, Block, BinOp, Expr, ForRange, LetPat, LocalId, LoopId, Pat, Stmt};
 use crate::front::ty::Ty;
-use crate::ir::{Arg, Arith, Cmp, Imm, Mode, Opcode, RegClass, Term, Type};
+use crate::ir::{Arg, Arith, Cmp, EntryFact, Imm, Mode, Opcode, RegClass, Term, Type};
 use proc_macro2::Span;
 use ptx_abi::Scalar;
 
@@ -274,6 +274,12 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             self.slots[var] = v;
         }
         self.mutable_regs.insert(counter);
+        // Counting up by one to an excluded end, with a variable the body cannot assign: the
+        // header is entered only with `counter < end` (the emptiness test, or the test at the
+        // end of the previous trip). `end` is stable (copied if it was a mutable local's).
+        if !r.rev && step.is_none() && !r.inclusive && !mutable {
+            self.b.func.entry_facts.push(EntryFact { block: head, reg: counter, ty: t, bound: b.clone() });
+        }
         self.loops.insert(id, LoopTarget { brk: exit, cont: Some(next), result: None });
         self.block(body);
         self.b.terminate(Term::Jump(next));
