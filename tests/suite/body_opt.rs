@@ -246,3 +246,41 @@ fn bounds_checks_decided_by_a_loop_counter_are_removed() {
         other => panic!("expected a failed bounds check, got {other:?}"),
     }
 }
+
+/// A `u32` counter widened to index (`cvt.u64.u32`) keeps its bound.
+#[kernel]
+pub fn counted_u32(out: &mut [u32]) {
+    let t = thread_idx_x();
+    let mut a = [0u32; 8];
+    for k in 0..8u32 {
+        a[(t as usize + k as usize) % 8] = k;
+    }
+    let mut s = 0u32;
+    for k in 0..8u32 {
+        s += a[k as usize] << k;
+    }
+    let i = t as usize;
+    if i < out.len() {
+        out[i] = s;
+    }
+}
+
+#[test]
+fn a_widened_u32_counter_keeps_its_bound() {
+    assert!(assemble("counted_u32", counted_u32::PTX));
+    let ptx = counted_u32::PTX;
+    assert_eq!(bounds_checks(ptx).len(), 0, "{ptx}");
+    let stream = cpu_stream();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 32).unwrap();
+    counted_u32::launch(&stream, LaunchConfig::new(1, 32), &mut ob).unwrap();
+    let want: Vec<u32> = (0..32u32)
+        .map(|t| {
+            let mut a = [0u32; 8];
+            for k in 0..8u32 {
+                a[(t as usize + k as usize) % 8] = k;
+            }
+            (0..8u32).map(|k| a[k as usize] << k).sum()
+        })
+        .collect();
+    assert_eq!(ob.to_vec().unwrap(), want);
+}

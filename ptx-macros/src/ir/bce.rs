@@ -14,7 +14,7 @@
 //! comparisons are used: with floats, `!(a < b)` is not `a >= b`.
 
 use super::range::Ranges;
-use super::{Arg, BlockId, Cmp, Func, Imm, InstKind, Opcode, Reg, Term, Type};
+use super::{Arg, BlockId, Cmp, Func, Imm, InstKind, Mode, Opcode, Reg, Term, Type};
 use std::collections::HashMap;
 
 /// An integer operand of a comparison.
@@ -132,13 +132,30 @@ pub fn run(func: &mut Func) {
                 known.forget(r);
             }
             // A copy (`mov d, x`, as the lowering copies a loop counter it reads) knows what
-            // its source does.
-            if let (InstKind::Op { opcode: Opcode::Mov(_), defs: 1, args }, None) = (&inst.kind, inst.guard) {
-                if let [Arg::Reg(d), Arg::Reg(x)] = args.as_slice() {
-                    let (d, x) = (Operand::Reg(*d), Operand::Reg(*x));
-                    let copies: Vec<Fact> = known.facts.iter().filter(|k| k.a == x || k.b == x).map(|k| Fact { a: if k.a == x { d } else { k.a }, b: if k.b == x { d } else { k.b }, ..*k }).collect();
-                    known.facts.extend(copies);
+            // its source does; a zero extension (`cvt.u64.u32 d, x`, a `u32` counter used as
+            // an index) is below whatever bounds its source from above.
+            match (&inst.kind, inst.guard) {
+                (InstKind::Op { opcode: Opcode::Mov(_), defs: 1, args }, None) => {
+                    if let [Arg::Reg(d), Arg::Reg(x)] = args.as_slice() {
+                        let (d, x) = (Operand::Reg(*d), Operand::Reg(*x));
+                        let copies: Vec<Fact> = known.facts.iter().filter(|k| k.a == x || k.b == x).map(|k| Fact { a: if k.a == x { d } else { k.a }, b: if k.b == x { d } else { k.b }, ..*k }).collect();
+                        known.facts.extend(copies);
+                    }
                 }
+                (InstKind::Op { opcode: Opcode::Cvt(Mode::None, Type::U64, Type::U32), defs: 1, args }, None) => {
+                    if let [Arg::Reg(d), Arg::Reg(x)] = args.as_slice() {
+                        let x = Operand::Reg(*x);
+                        let widened: Vec<Fact> = known
+                            .facts
+                            .iter()
+                            .filter(|k| k.cmp == Cmp::Lt && k.ty == Type::U32 && k.a == x)
+                            .filter_map(|k| ranges.of(&k.b.arg(), 32))
+                            .map(|y| Fact { cmp: Cmp::Lt, ty: Type::U64, a: Operand::Reg(*d), b: Operand::Int(y.hi as i64) })
+                            .collect();
+                        known.facts.extend(widened);
+                    }
+                }
+                _ => {}
             }
             if let (Some(f), None, [Arg::Reg(p), ..]) = (comparison(inst), inst.guard, op_args(inst)) {
                 known.preds.insert(*p, f);
