@@ -284,3 +284,32 @@ fn a_widened_u32_counter_keeps_its_bound() {
         .collect();
     assert_eq!(ob.to_vec().unwrap(), want);
 }
+
+/// `for j in 0..x.len() { x[j] }`: the counter is below the length it indexes.
+#[kernel]
+pub fn sum_by_index(x: &[u32], out: &mut [u32]) {
+    let mut s = 0u32;
+    for j in 0..x.len() {
+        s = s.wrapping_add(x[j]);
+    }
+    let i = thread_idx_x() as usize;
+    if i < out.len() {
+        out[i] = s;
+    }
+}
+
+#[test]
+fn indexing_a_slice_by_its_own_for_counter_is_unchecked() {
+    assert!(assemble("sum_by_index", sum_by_index::PTX));
+    let ptx = sum_by_index::PTX;
+    // Only the loop's emptiness test `0 >= len` is a `setp.ge`.
+    assert!(bounds_checks(ptx).iter().all(|l| l.contains(" 0, ")), "{ptx}");
+    assert!(!ptx.contains("trap;"), "{ptx}");
+    let stream = cpu_stream();
+    let x: Vec<u32> = (0..100u32).map(|k| k.wrapping_mul(2654435761)).collect();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 4).unwrap();
+    sum_by_index::launch(&stream, LaunchConfig::new(1, 4), &xb, &mut ob).unwrap();
+    let s = x.iter().fold(0u32, |a, v| a.wrapping_add(*v));
+    assert_eq!(ob.to_vec().unwrap(), [s; 4]);
+}
