@@ -2,8 +2,9 @@
 //! `back/ptx/divide.rs`): each kernel runs on the CPU backend against a host-Rust
 //! computation, and the property the pass is for is checked on PTX that ptxas accepts.
 
-// The kernels spell out what the passes must handle (`v % ONE`, `y[i] = 2.0 * x[i] + y[i]`).
-#![allow(clippy::modulo_one, clippy::assign_op_pattern)]
+// The kernels spell out what the passes must handle (`v % ONE`, `y[i] = 2.0 * x[i] + y[i]`,
+// `for k in 0..a.len() { a[k] }`).
+#![allow(clippy::modulo_one, clippy::assign_op_pattern, clippy::needless_range_loop)]
 
 use crate::body_exec::cpu_stream;
 use crate::tools::assemble;
