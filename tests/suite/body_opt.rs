@@ -1,4 +1,4 @@
-//! The optimiser's passes (`ptx-macros/src/ir/constprop.rs`, `ir/bce.rs`,
+//! The optimiser's passes (`ptx-macros/src/ir/constprop.rs`, `ir/bce.rs`, `ir/range.rs`,
 //! `back/ptx/divide.rs`): each kernel runs on the CPU backend against a host-Rust
 //! computation, and the property the pass is for is checked on PTX that ptxas accepts.
 
