@@ -2,6 +2,9 @@
 //! (the same Rust the device runs) against references, and its device code equal to the
 //! host's bit for bit.
 
+// The sweeps are tables of (name, ours, reference) function pointers.
+#![allow(clippy::type_complexity)]
+
 use crate::tools::assemble;
 use ptx_runtime::device::math::*;
 use ptx_runtime::device::*;

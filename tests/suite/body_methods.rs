@@ -2,7 +2,7 @@
 //! (receivers `self`, `&self`, `&mut self`; associated functions and constants; `Self`), run
 //! on the host and on the CPU backend and compared, every module through ptxas.
 
-#![allow(clippy::op_ref)]
+#![allow(clippy::op_ref, clippy::needless_arbitrary_self_type, clippy::needless_return)]
 
 use crate::tools::{assemble, nvcc_ptx};
 use ptx_runtime::device::*;

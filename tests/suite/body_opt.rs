@@ -1,9 +1,10 @@
-//! The optimiser's passes (`ptx-macros/src/ir/constprop.rs`, `ir/bce.rs`,
+//! The optimiser's passes (`ptx-macros/src/ir/constprop.rs`, `ir/bce.rs`, `ir/range.rs`,
 //! `back/ptx/divide.rs`): each kernel runs on the CPU backend against a host-Rust
 //! computation, and the property the pass is for is checked on PTX that ptxas accepts.
 
-// The kernels spell out what the passes must handle (`v % ONE`, `y[i] = 2.0 * x[i] + y[i]`).
-#![allow(clippy::modulo_one, clippy::assign_op_pattern)]
+// The kernels spell out what the passes must handle (`v % ONE`, `y[i] = 2.0 * x[i] + y[i]`,
+// `for k in 0..a.len() { a[k] }`).
+#![allow(clippy::modulo_one, clippy::assign_op_pattern, clippy::needless_range_loop)]
 
 use crate::body_exec::cpu_stream;
 use crate::tools::assemble;
@@ -186,4 +187,169 @@ fn lane_and_masked_indices_need_no_check() {
         want[(i / 128) * 32 + (v & 31) as usize] += 1;
     }
     assert_eq!(ob.to_vec().unwrap(), want);
+}
+
+/// Value ranges (`ir/range.rs`) decide bounds checks: `%laneid < 32` indexes an array of 32,
+/// `threadIdx.x % 8` one of 8 (and of 32), with no check; `lane + 1` may reach 32 and keeps its
+/// check, which still stops the kernel at its line.
+#[kernel]
+pub fn indexed_by_lane(out: &mut [u32], shift: u32) {
+    let lane = lane_id() as usize;
+    let t = thread_idx_x() as usize;
+    let mut a = [0u32; 32];
+    let mut b = [0u32; 8];
+    a[lane] = t as u32 + 1;
+    b[t % 8] = lane as u32;
+    let i = (block_idx_x() * block_dim_x()) as usize + t;
+    let v = a[lane] * 100 + b[t % 8] + a[t % 8];
+    let w = if shift > 0 { a[lane + shift as usize] } else { 0 };
+    if i < out.len() {
+        out[i] = v + w;
+    }
+}
+
+fn bounds_checks(ptx: &str) -> Vec<&str> {
+    ptx.lines().filter(|l| l.trim_start().starts_with("setp.ge.u64")).collect()
+}
+
+#[test]
+fn bounds_checks_decided_by_value_ranges_are_removed() {
+    assert!(assemble("indexed_by_lane", indexed_by_lane::PTX));
+    let ptx = indexed_by_lane::PTX;
+    // Left: `out[i]` (under `i < out.len()`, decided by the comparison before it) is gone too;
+    // what stays is `a[lane + shift]`.
+    assert_eq!(bounds_checks(ptx).len(), 1, "{ptx}");
+    let stream = cpu_stream();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 128).unwrap();
+    indexed_by_lane::launch(&stream, LaunchConfig::new(2, 64), &mut ob, 0u32).unwrap();
+    let want: Vec<u32> = (0..128u32)
+        .map(|i| {
+            let (t, lane) = (i % 64, i % 32);
+            // Each thread writes its own `a` and `b`: a[lane] = t + 1, b[t % 8] = lane; a[t % 8]
+            // is t + 1 when t % 8 == lane, else 0.
+            let a_t8 = if t % 8 == lane { t + 1 } else { 0 };
+            (t + 1) * 100 + lane + a_t8
+        })
+        .collect();
+    assert_eq!(ob.to_vec().unwrap(), want);
+    // `lane + 1` is 32 for the last lane: the check that stayed stops the kernel at its line.
+    match indexed_by_lane::launch(&stream, LaunchConfig::new(1, 32), &mut ob, 1u32) {
+        Err(ptx_runtime::Error::Assert { message, file, line, .. }) => {
+            assert_eq!(message, "index out of bounds");
+            assert!(file.ends_with("body_opt.rs"), "{file}");
+            let want = include_str!("body_opt.rs").lines().position(|l| l.contains("let w = if shift > 0 { a[lane + shift as usize] }")).unwrap() + 1;
+            assert_eq!(line as usize, want);
+        }
+        other => panic!("expected a failed bounds check, got {other:?}"),
+    }
+}
+
+/// A `for` counter is below its end at the loop's header (`Func::entry_facts`): `a[k]` for
+/// `k in 0..16` or `0..a.len()` of a `[u32; 16]` needs no check; `k in 0..n` keeps it.
+#[kernel]
+pub fn counted_loops(out: &mut [u32], n: usize) {
+    let t = thread_idx_x() as usize;
+    let mut a = [0u32; 16];
+    for k in 0..16 {
+        a[k] = (t + k) as u32;
+    }
+    let mut s = 0u32;
+    for k in 0..a.len() {
+        s += a[k];
+    }
+    for k in 0..n {
+        s += a[k] * 1000;
+    }
+    if t < out.len() {
+        out[t] = s;
+    }
+}
+
+#[test]
+fn bounds_checks_decided_by_a_loop_counter_are_removed() {
+    assert!(assemble("counted_loops", counted_loops::PTX));
+    let ptx = counted_loops::PTX;
+    // Of the checks against the array's 16, only `a[k]` under `k < n` stays (the other
+    // `setp.ge` is that loop's emptiness test, `0 >= n`).
+    assert_eq!(bounds_checks(ptx).iter().filter(|l| l.ends_with(", 16;")).count(), 1, "{ptx}");
+    let stream = cpu_stream();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 64).unwrap();
+    counted_loops::launch(&stream, LaunchConfig::new(1, 64), &mut ob, 3usize).unwrap();
+    let want: Vec<u32> = (0..64u32).map(|t| (16 * t + 120) + 1000 * (3 * t + 3)).collect();
+    assert_eq!(ob.to_vec().unwrap(), want);
+    match counted_loops::launch(&stream, LaunchConfig::new(1, 64), &mut ob, 17usize) {
+        Err(ptx_runtime::Error::Assert { message, line, .. }) => {
+            assert_eq!(message, "index out of bounds");
+            let want = include_str!("body_opt.rs").lines().position(|l| l.contains("s += a[k] * 1000;")).unwrap() + 1;
+            assert_eq!(line as usize, want);
+        }
+        other => panic!("expected a failed bounds check, got {other:?}"),
+    }
+}
+
+/// A `u32` counter widened to index (`cvt.u64.u32`) keeps its bound.
+#[kernel]
+pub fn counted_u32(out: &mut [u32]) {
+    let t = thread_idx_x();
+    let mut a = [0u32; 8];
+    for k in 0..8u32 {
+        a[(t as usize + k as usize) % 8] = k;
+    }
+    let mut s = 0u32;
+    for k in 0..8u32 {
+        s += a[k as usize] << k;
+    }
+    let i = t as usize;
+    if i < out.len() {
+        out[i] = s;
+    }
+}
+
+#[test]
+fn a_widened_u32_counter_keeps_its_bound() {
+    assert!(assemble("counted_u32", counted_u32::PTX));
+    let ptx = counted_u32::PTX;
+    assert_eq!(bounds_checks(ptx).len(), 0, "{ptx}");
+    let stream = cpu_stream();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 32).unwrap();
+    counted_u32::launch(&stream, LaunchConfig::new(1, 32), &mut ob).unwrap();
+    let want: Vec<u32> = (0..32u32)
+        .map(|t| {
+            let mut a = [0u32; 8];
+            for k in 0..8u32 {
+                a[(t as usize + k as usize) % 8] = k;
+            }
+            (0..8u32).map(|k| a[k as usize] << k).sum()
+        })
+        .collect();
+    assert_eq!(ob.to_vec().unwrap(), want);
+}
+
+/// `for j in 0..x.len() { x[j] }`: the counter is below the length it indexes.
+#[kernel]
+pub fn sum_by_index(x: &[u32], out: &mut [u32]) {
+    let mut s = 0u32;
+    for j in 0..x.len() {
+        s = s.wrapping_add(x[j]);
+    }
+    let i = thread_idx_x() as usize;
+    if i < out.len() {
+        out[i] = s;
+    }
+}
+
+#[test]
+fn indexing_a_slice_by_its_own_for_counter_is_unchecked() {
+    assert!(assemble("sum_by_index", sum_by_index::PTX));
+    let ptx = sum_by_index::PTX;
+    // Only the loop's emptiness test `0 >= len` is a `setp.ge`.
+    assert!(bounds_checks(ptx).iter().all(|l| l.contains(" 0, ")), "{ptx}");
+    assert!(!ptx.contains("trap;"), "{ptx}");
+    let stream = cpu_stream();
+    let x: Vec<u32> = (0..100u32).map(|k| k.wrapping_mul(2654435761)).collect();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 4).unwrap();
+    sum_by_index::launch(&stream, LaunchConfig::new(1, 4), &xb, &mut ob).unwrap();
+    let s = x.iter().fold(0u32, |a, v| a.wrapping_add(*v));
+    assert_eq!(ob.to_vec().unwrap(), [s; 4]);
 }

@@ -8,6 +8,7 @@ mod atomics_oracle;
 mod body_calls;
 mod body_corpus;
 mod body_exec;
+mod body_fmad;
 mod body_math;
 mod body_methods;
 mod body_memory;

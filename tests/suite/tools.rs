@@ -79,6 +79,7 @@ pub fn target_sm(ptx: &str) -> u32 {
 /// Assembles `ptx` with ptxas for each of [`ARCHS`] and panics with ptxas's log if it is
 /// rejected. Returns `false` when ptxas is unavailable (and the skip was announced).
 pub fn assemble(name: &str, ptx: &str) -> bool {
+    dump(name, ptx);
     let Some(ptxas) = tool("PTXAS", "ptxas", name) else { return false };
     let dir = scratch_dir("ptxas");
     let file = dir.join(format!("{}.ptx", sanitize(name)));
@@ -104,6 +105,16 @@ pub fn assemble(name: &str, ptx: &str) -> bool {
     }
     let _ = std::fs::remove_dir_all(&dir);
     true
+}
+
+/// Under `PTX_DUMP_DIR`, writes the module there as `<name>.<hash of the text>.ptx`: two runs'
+/// dumps compare as directories (a compiler refactor that must not change the output).
+fn dump(name: &str, ptx: &str) {
+    let Some(dir) = std::env::var_os("PTX_DUMP_DIR") else { return };
+    // FNV-1a: stable across runs and toolchains, unlike `DefaultHasher`.
+    let hash = ptx.bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100000001b3));
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(Path::new(&dir).join(format!("{}.{hash:016x}.ptx", sanitize(name))), ptx);
 }
 
 /// Compiles CUDA C to PTX with `nvcc -ptx -rdc=true` for sm_75. `None` when nvcc is missing.

@@ -7,7 +7,9 @@
 //!
 //! then `ptxas -v`'s registers and spills and `cuobjdump -sass`'s instructions, for the whole
 //! kernel and for its hot inner loop (see [`crate::sass`]). A second table compares ours with
-//! nvcc's build of the twins without their checks (`-DNDEBUG`), the CUDA most people write. The table goes to stdout and to
+//! nvcc's build of the twins without their checks (`-DNDEBUG`), the CUDA most people write; a
+//! third compares our kernels with contraction on (`#[kernel(fmad)]`, see [`crate::fmad_corpus`])
+//! with that build under nvcc's default `-fmad=true`. The tables go to stdout and to
 //! `target/bench/codegen.md`; `--update-docs` also replaces it in `docs/performance.md` and
 //! `README.md`, between the `<!-- bench-codegen -->` markers. No GPU is needed.
 
@@ -28,6 +30,9 @@ pub const NVCC_FLAGS: [&str; 3] = ["-ptx", "-O3", "-fmad=false"];
 struct Measured {
     resources: Resources,
     instructions: usize,
+    /// Fused multiply-adds (`FFMA`, `DFMA`; not `HFMA2.MMA`, which ptxas uses to load
+    /// constants).
+    fmas: usize,
     /// The hot inner loop's instructions and the global/shared bytes one trip moves.
     inner_loop: Option<(usize, u32)>,
 }
@@ -39,6 +44,8 @@ struct Row {
     nvcc: Measured,
     /// nvcc with `-DNDEBUG`: the twin without its bounds checks.
     unchecked: Measured,
+    /// Ours with `#[kernel(fmad)]`, and nvcc with `-DNDEBUG -fmad=true`.
+    fmad: (Measured, Measured),
 }
 
 pub fn run(args: &[String]) -> Result<(), String> {
@@ -56,6 +63,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let ours_dir = out.join("ours");
     eprintln!("xtask: dumping the corpus kernels' PTX");
     crate::run(Command::new(crate::cargo()).current_dir(&root).args(["bench", "--quiet", "-p", "ptx-suite", "--bench", "corpus_ptx", "--profile", "dev", "--"]).arg(&ours_dir))?;
+    let fmad_dir = out.join("ours-fmad");
+    eprintln!("xtask: dumping the corpus kernels' PTX with `#[kernel(fmad)]`");
+    crate::fmad_corpus::dump(&root, &root.join("target/bench/corpus-fmad"), &fmad_dir)?;
 
     let mut rows = Vec::new();
     for cu in cuda_sources(&root.join("benches/cuda"))? {
@@ -68,6 +78,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
             let unchecked_ptx = dir.join(format!("{stem}.nvcc-unchecked.ptx"));
             compile_twin(&tools, &cu, arch, &["-DNDEBUG"], &unchecked_ptx)?;
             let mut unchecked = assemble(&tools, &unchecked_ptx, arch)?;
+            let contracted_ptx = dir.join(format!("{stem}.nvcc-fmad.ptx"));
+            compile_twin(&tools, &cu, arch, &["-DNDEBUG", "-fmad=true"], &contracted_ptx)?;
+            let mut contracted = assemble(&tools, &contracted_ptx, arch)?;
             for (kernel, nvcc) in assemble(&tools, &theirs_ptx, arch)? {
                 let ptx = ours_dir.join(format!("{kernel}.ptx"));
                 if !ptx.is_file() {
@@ -80,15 +93,22 @@ pub fn run(args: &[String]) -> Result<(), String> {
                     return Err(format!("{}: expected one entry function, found {}", ptx.display(), ours.len()));
                 }
                 let i = unchecked.iter().position(|(k, _)| *k == kernel).ok_or(format!("{}: `{kernel}` missing with -DNDEBUG", cu.display()))?;
-                rows.push(Row { kernel, arch, ours: ours.remove(0).1, nvcc, unchecked: unchecked.remove(i).1 });
+                let j = contracted.iter().position(|(k, _)| *k == kernel).ok_or(format!("{}: `{kernel}` missing with -fmad=true", cu.display()))?;
+                let fmad_copy = dir.join(format!("{kernel}.ours-fmad.ptx"));
+                std::fs::copy(fmad_dir.join(format!("{kernel}.ptx")), &fmad_copy).map_err(|e| e.to_string())?;
+                let ours_fmad = assemble(&tools, &fmad_copy, arch)?.remove(0).1;
+                let fmad = (ours_fmad, contracted.remove(j).1);
+                rows.push(Row { kernel, arch, ours: ours.remove(0).1, nvcc, unchecked: unchecked.remove(i).1, fmad });
             }
         }
     }
 
     let table = format!(
-        "{}\nAgainst nvcc's build of the same CUDA C without its checks (`-DNDEBUG`):\n\n{}",
+        "{}\nAgainst nvcc's build of the same CUDA C without its checks (`-DNDEBUG`):\n\n{}\n\
+         With contraction on both sides: ours `#[kernel(fmad)]`, nvcc's default `-fmad=true` (and `-DNDEBUG`):\n\n{}",
         table(&rows),
-        unchecked_table(&rows)
+        unchecked_table(&rows),
+        fmad_table(&rows)
     );
     let report = format!("{}\n\n{table}", provenance(&tools));
     println!("{report}");
@@ -108,7 +128,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
 pub fn compile_twin(tools: &Tools, cu: &Path, arch: &str, extra: &[&str], ptx: &Path) -> Result<(), String> {
     let nvcc = tools.nvcc.as_ref().ok_or("nvcc not found")?;
     let mut cmd = Command::new(nvcc);
-    cmd.args(NVCC_FLAGS).args(extra).arg(format!("-arch={arch}")).arg("-o").arg(ptx).arg(cu).env("PATH", tools.path_with_bin_dir());
+    // An `-fmad=` of the caller's replaces ours.
+    let overridden = |f: &&&str| f.starts_with("-fmad=") && extra.iter().any(|e| e.starts_with("-fmad="));
+    cmd.args(NVCC_FLAGS.iter().filter(|f| !overridden(f))).args(extra).arg(format!("-arch={arch}")).arg("-o").arg(ptx).arg(cu).env("PATH", tools.path_with_bin_dir());
     output(&mut cmd).map(drop)
 }
 
@@ -151,7 +173,8 @@ fn assemble(tools: &Tools, ptx: &Path, arch: &str) -> Result<Vec<(String, Measur
         });
         // Ours are Rust paths (`_ZN...6saxpy5saxpyE`); the table names kernels as written.
         let short = demangled_last(&name).unwrap_or(name);
-        measured.push((short, Measured { resources, instructions: instrs.len(), inner_loop }));
+        let fmas = instrs.iter().filter(|i| i.text.split_whitespace().any(|w| w.starts_with("FFMA") || w.starts_with("DFMA"))).count();
+        measured.push((short, Measured { resources, instructions: instrs.len(), fmas, inner_loop }));
     }
     Ok(measured)
 }
@@ -251,6 +274,28 @@ fn unchecked_table(rows: &[Row]) -> String {
             o.instructions,
             u.instructions,
             ratio(o.instructions, u.instructions),
+        ));
+    }
+    s
+}
+
+/// The comparison with contraction on both sides, and the fused multiply-adds each made.
+fn fmad_table(rows: &[Row]) -> String {
+    let mut s = String::from("| kernel | arch | regs ours / nvcc | SASS ours / nvcc | ratio | FMA ours / nvcc | inner loop ours / nvcc | ratio per byte |\n|---|---|---|---|---|---|---|---|\n");
+    for r in rows {
+        let (o, n) = &r.fmad;
+        let (loop_counts, per_byte) = loop_columns(o.inner_loop, n.inner_loop);
+        s.push_str(&format!(
+            "| {} | {} | {} / {} | {} / {} | {} | {} / {} | {loop_counts} | {per_byte} |\n",
+            r.kernel,
+            r.arch,
+            o.resources.registers,
+            n.resources.registers,
+            o.instructions,
+            n.instructions,
+            ratio(o.instructions, n.instructions),
+            o.fmas,
+            n.fmas,
         ));
     }
     s

@@ -29,6 +29,7 @@ mod bench_codegen;
 mod bench_compile;
 mod fuzz;
 mod difftest;
+mod fmad_corpus;
 mod gpu_pack;
 mod sass;
 mod tools;

@@ -239,7 +239,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         params: sig.params.iter().map(|p| for_inner_module(&p.syn_ty)).collect(),
         ret: sig.ret.as_ref().map(|(ty, _)| for_inner_module(ty)),
     };
-    let cx = lower::Context { body: &checked.body, infer: &checked.infer, structs: &checked.structs, kind, param_types: &types.params, target: parsed_args.target, bounds: parsed_args.bounds };
+    let cx = lower::Context { body: &checked.body, infer: &checked.infer, structs: &checked.structs, kind, param_types: &types.params, target: parsed_args.target, bounds: parsed_args.bounds, fmad: parsed_args.fmad };
     let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.to_compile_errors()) };
     let mut checks = abi_agreement(&checked.body, &checked, &types);
     checks.extend(checked.checks);

@@ -6,6 +6,7 @@ use super::intrinsic::{FastOp, Intrinsic, RedOp, ShflMode, VoteMode};
 use super::ty::{Len, Ty};
 use super::Checker;
 use proc_macro2::Span;
+use ptx_abi::atomic::Scope;
 use ptx_abi::Scalar;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
@@ -58,9 +59,9 @@ impl<'a> Checker<'a> {
             "uni_sync" => (Intrinsic::Vote(VoteMode::Uni), vec![u32t, b.clone()], b.clone()),
             "ballot_sync" => (Intrinsic::Vote(VoteMode::Ballot), vec![u32t.clone(), b.clone()], u32t),
             "active_mask" => (Intrinsic::ActiveMask, vec![], u32t),
-            "thread_fence_block" => (Intrinsic::Fence("membar.cta"), vec![], Ty::Unit),
-            "thread_fence" => (Intrinsic::Fence("membar.gl"), vec![], Ty::Unit),
-            "thread_fence_system" => (Intrinsic::Fence("membar.sys"), vec![], Ty::Unit),
+            "thread_fence_block" => (Intrinsic::Fence(Scope::Block), vec![], Ty::Unit),
+            "thread_fence" => (Intrinsic::Fence(Scope::Device), vec![], Ty::Unit),
+            "thread_fence_system" => (Intrinsic::Fence(Scope::System), vec![], Ty::Unit),
             "nanosleep" => (Intrinsic::Nanosleep, vec![u32t], Ty::Unit),
             "trap" => (Intrinsic::Trap, vec![], Ty::Never),
             "shared_array" | "dynamic_shared" => return self.shared(name, generics, args, span),

@@ -22,9 +22,9 @@ pub enum Intrinsic {
     Vote(VoteMode),
     /// `activemask.b32`
     ActiveMask,
-    /// `membar.cta` / `membar.gl` / `membar.sys` (`__threadfence_block` / `__threadfence` /
+    /// `membar` at a block, device or system scope (`__threadfence_block` / `__threadfence` /
     /// `__threadfence_system`).
-    Fence(&'static str),
+    Fence(ptx_abi::atomic::Scope),
     /// `nanosleep.u32 t`
     Nanosleep,
     /// `trap;`

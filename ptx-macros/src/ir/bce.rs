@@ -1,5 +1,6 @@
 //! Redundant comparisons removed: a branch on `a < b` where `a < b` is already known to hold
-//! (or known not to) becomes a jump.
+//! (or known not to), or where the operands' value ranges decide it (`ir::range`: `%laneid`
+//! against an array of 32), becomes a jump.
 //!
 //! The case this is for is Rust's bounds check under a loop condition on the same values:
 //! `while i < y.len() { y[i] = ... }` tests `i < len` at the top and again before the access;
@@ -11,12 +12,9 @@
 //! walk down trees of single-predecessor blocks, sound without a fixpoint. A fact names
 //! registers, so writing one of them (a mutable local's update) forgets it. Only integer
 //! comparisons are used: with floats, `!(a < b)` is not `a >= b`.
-//!
-//! A comparison is also decided when the value ranges of its operands do ([`super::range`]):
-//! under `block = (16, 16)`, the check of `tile[ty * 16 + tx]` against 256; anywhere, the check
-//! of `bins[(v & 255) as usize]` against 256.
 
-use super::{Arg, BlockId, Func, Imm, InstKind, Reg, Term};
+use super::range::Ranges;
+use super::{Arg, BlockId, Cmp, Func, Imm, InstKind, Mode, Opcode, Reg, Term, Type};
 use std::collections::HashMap;
 
 /// An integer operand of a comparison.
@@ -27,37 +25,31 @@ enum Operand {
 }
 
 /// `a <cmp> b` holds, for a comparison `setp.<cmp>.<ty>`.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct Fact {
-    cmp: &'static str,
-    ty: String,
+    cmp: Cmp,
+    ty: Type,
     a: Operand,
     b: Operand,
 }
 
+impl Operand {
+    fn arg(self) -> Arg {
+        match self {
+            Operand::Reg(r) => Arg::Reg(r),
+            Operand::Int(v) => Arg::imm(v),
+        }
+    }
+}
+
 impl Fact {
     fn negated(&self) -> Fact {
-        let cmp = match self.cmp {
-            "eq" => "ne",
-            "ne" => "eq",
-            "lt" => "ge",
-            "ge" => "lt",
-            "le" => "gt",
-            _ => "le",
-        };
-        Fact { cmp, ..self.clone() }
+        Fact { cmp: self.cmp.negated(), ..*self }
     }
 
     /// The same fact with its operands swapped (`a < b` as `b > a`).
     fn swapped(&self) -> Fact {
-        let cmp = match self.cmp {
-            "lt" => "gt",
-            "gt" => "lt",
-            "le" => "ge",
-            "ge" => "le",
-            c => c,
-        };
-        Fact { cmp, ty: self.ty.clone(), a: self.b, b: self.a }
+        Fact { cmp: self.cmp.swapped(), ty: self.ty, a: self.b, b: self.a }
     }
 
     fn mentions(&self, r: Reg) -> bool {
@@ -73,7 +65,7 @@ struct Known {
 }
 
 impl Known {
-    fn holds(&self, f: &Fact) -> Option<bool> {
+    fn holds(&self, f: &Fact, ranges: &Ranges) -> Option<bool> {
         let swapped = f.swapped();
         if self.facts.iter().any(|k| *k == *f || *k == swapped) {
             return Some(true);
@@ -82,7 +74,30 @@ impl Known {
         if self.facts.iter().any(|k| *k == n || *k == ns) {
             return Some(false);
         }
-        None
+        self.implied(f, ranges).or_else(|| ranges.decide(f.cmp, f.ty, &f.a.arg(), &f.b.arg()))
+    }
+
+    /// `x < z` (or its negation `x >= z`) from a known `x < y` with every value of `y` at
+    /// most every value of `z`: a loop counter below its end of 32 indexes an array of 32.
+    fn implied(&self, f: &Fact, ranges: &Ranges) -> Option<bool> {
+        let (x, z, lt) = match f.cmp {
+            Cmp::Lt => (f.a, f.b, true),
+            Cmp::Ge => (f.a, f.b, false),
+            Cmp::Gt => (f.b, f.a, true),
+            Cmp::Le => (f.b, f.a, false),
+            _ => return None,
+        };
+        let bits = f.ty.bits();
+        let z = ranges.of(&z.arg(), bits)?;
+        let below = |y: Operand| {
+            let y = ranges.of(&y.arg(), bits);
+            // Signed order is unsigned order on non-negative values.
+            y.is_some_and(|y| y.hi <= z.lo && !(f.ty.is_signed() && (y.hi | z.hi) >> (bits - 1) != 0))
+        };
+        let known = self.facts.iter().any(|k| {
+            k.ty == f.ty && ((k.cmp == Cmp::Lt && k.a == x && below(k.b)) || (k.cmp == Cmp::Gt && k.b == x && below(k.a)))
+        });
+        known.then_some(lt)
     }
 
     fn forget(&mut self, r: Reg) {
@@ -92,20 +107,55 @@ impl Known {
 }
 
 pub fn run(func: &mut Func) {
-    let ranges = super::range::ranges(func);
     let mut preds = vec![0usize; func.blocks.len()];
     for b in &func.blocks {
         for s in b.term.successors() {
             preds[s.0 as usize] += 1;
         }
     }
-    // Roots: the entry and every block with other than one predecessor.
-    let mut stack: Vec<(usize, Known)> =
-        (0..func.blocks.len()).filter(|&b| b == 0 || preds[b] != 1).map(|b| (b, Known::default())).collect();
+    let ranges = Ranges::compute(func);
+    // Roots: the entry and every block with other than one predecessor, knowing what holds
+    // on every entry to it (`Func::entry_facts`).
+    let entry = |b: usize| {
+        let mut k = Known::default();
+        for f in func.entry_facts.iter().filter(|f| f.block.0 as usize == b) {
+            if let Some(bound) = operand(&f.bound) {
+                k.facts.push(Fact { cmp: Cmp::Lt, ty: f.ty, a: Operand::Reg(f.reg), b: bound });
+            }
+        }
+        k
+    };
+    let mut stack: Vec<(usize, Known)> = (0..func.blocks.len()).filter(|&b| b == 0 || preds[b] != 1).map(|b| (b, entry(b))).collect();
     while let Some((b, mut known)) = stack.pop() {
         for inst in &func.blocks[b].insts {
             for r in inst.defs() {
                 known.forget(r);
+            }
+            // A copy (`mov d, x`, as the lowering copies a loop counter it reads) knows what
+            // its source does; a zero extension (`cvt.u64.u32 d, x`, a `u32` counter used as
+            // an index) is below whatever bounds its source from above.
+            match (&inst.kind, inst.guard) {
+                (InstKind::Op { opcode: Opcode::Mov(_), defs: 1, args }, None) => {
+                    if let [Arg::Reg(d), Arg::Reg(x)] = args.as_slice() {
+                        let (d, x) = (Operand::Reg(*d), Operand::Reg(*x));
+                        let copies: Vec<Fact> = known.facts.iter().filter(|k| k.a == x || k.b == x).map(|k| Fact { a: if k.a == x { d } else { k.a }, b: if k.b == x { d } else { k.b }, ..*k }).collect();
+                        known.facts.extend(copies);
+                    }
+                }
+                (InstKind::Op { opcode: Opcode::Cvt(Mode::None, Type::U64, Type::U32), defs: 1, args }, None) => {
+                    if let [Arg::Reg(d), Arg::Reg(x)] = args.as_slice() {
+                        let x = Operand::Reg(*x);
+                        let widened: Vec<Fact> = known
+                            .facts
+                            .iter()
+                            .filter(|k| k.cmp == Cmp::Lt && k.ty == Type::U32 && k.a == x)
+                            .filter_map(|k| ranges.of(&k.b.arg(), 32))
+                            .map(|y| Fact { cmp: Cmp::Lt, ty: Type::U64, a: Operand::Reg(*d), b: Operand::Int(y.hi as i64) })
+                            .collect();
+                        known.facts.extend(widened);
+                    }
+                }
+                _ => {}
             }
             if let (Some(f), None, [Arg::Reg(p), ..]) = (comparison(inst), inst.guard, op_args(inst)) {
                 known.preds.insert(*p, f);
@@ -126,7 +176,7 @@ pub fn run(func: &mut Func) {
                     edge(if_false, None, &known);
                     continue;
                 };
-                if let Some(v) = known.holds(&f).or_else(|| by_range(&f, &ranges)) {
+                if let Some(v) = known.holds(&f, &ranges) {
                     let to = if v != negate { if_true } else { if_false };
                     func.blocks[b].term = Term::Jump(to);
                     // The other successor may now have one predecessor fewer; it stays a root
@@ -134,7 +184,7 @@ pub fn run(func: &mut Func) {
                     edge(to, None, &known);
                     continue;
                 }
-                let (t, e) = if negate { (f.negated(), f) } else { (f.clone(), f.negated()) };
+                let (t, e) = if negate { (f.negated(), f) } else { (f, f.negated()) };
                 edge(if_true, Some(t), &known);
                 edge(if_false, Some(e), &known);
             }
@@ -142,18 +192,6 @@ pub fn run(func: &mut Func) {
             _ => {}
         }
     }
-}
-
-/// An unsigned comparison the operands' value ranges decide (see [`super::range`]).
-fn by_range(f: &Fact, ranges: &HashMap<Reg, super::range::Range>) -> Option<bool> {
-    if !f.ty.starts_with('u') {
-        return None;
-    }
-    let range = |o: Operand| match o {
-        Operand::Reg(r) => ranges.get(&r).copied(),
-        Operand::Int(v) => u64::try_from(v).ok().map(|v| (v, v)),
-    };
-    super::range::decide(f.cmp, range(f.a)?, range(f.b)?)
 }
 
 fn op_args(inst: &super::Inst) -> &[Arg] {
@@ -165,28 +203,17 @@ fn op_args(inst: &super::Inst) -> &[Arg] {
 
 /// The comparison an unguarded integer `setp.<cmp>.<ty> p, a, b` makes.
 fn comparison(inst: &super::Inst) -> Option<Fact> {
-    let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { return None };
-    let mut parts = opcode.split('.');
-    if parts.next() != Some("setp") || args.len() != 3 {
+    let InstKind::Op { opcode: Opcode::Setp(cmp, ty), defs: 1, args } = &inst.kind else { return None };
+    if args.len() != 3 || ty.is_float() || !matches!(cmp, Cmp::Eq | Cmp::Ne | Cmp::Lt | Cmp::Le | Cmp::Gt | Cmp::Ge) {
         return None;
     }
-    let cmp = match parts.next()? {
-        "eq" => "eq",
-        "ne" => "ne",
-        "lt" => "lt",
-        "le" => "le",
-        "gt" => "gt",
-        "ge" => "ge",
-        _ => return None,
-    };
-    let ty = parts.next()?;
-    if parts.next().is_some() || !matches!(ty.as_bytes().first(), Some(b's' | b'u' | b'b')) {
-        return None;
-    }
-    let operand = |a: &Arg| match a {
+    Some(Fact { cmp: *cmp, ty: *ty, a: operand(&args[1])?, b: operand(&args[2])? })
+}
+
+fn operand(a: &Arg) -> Option<Operand> {
+    match a {
         Arg::Reg(r) => Some(Operand::Reg(*r)),
         Arg::Imm(Imm::Int(v)) => Some(Operand::Int(*v)),
         _ => None,
-    };
-    Some(Fact { cmp, ty: ty.to_owned(), a: operand(&args[1])?, b: operand(&args[2])? })
+    }
 }

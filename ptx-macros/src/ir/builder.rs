@@ -1,6 +1,6 @@
 //! Building a [`Func`]: fresh registers, blocks, and instructions appended to the current block.
 
-use super::{Arg, Block, BlockId, Func, Inst, InstKind, Reg, RegClass, Term};
+use super::{Arg, Block, BlockId, Func, Inst, InstKind, Opcode, Reg, RegClass, Term};
 
 pub struct Builder {
     pub func: Func,
@@ -95,7 +95,7 @@ impl Builder {
     }
 
     /// `opcode dst, args...` with a fresh destination register of `class`.
-    pub fn op1(&mut self, opcode: impl Into<String>, class: RegClass, args: Vec<Arg>) -> Reg {
+    pub fn op1(&mut self, opcode: Opcode, class: RegClass, args: Vec<Arg>) -> Reg {
         let d = self.reg(class);
         let mut all = vec![Arg::Reg(d)];
         all.extend(args);
@@ -104,14 +104,14 @@ impl Builder {
     }
 
     /// `opcode dst, args...` into an existing register.
-    pub fn op_into(&mut self, opcode: impl Into<String>, dst: Reg, args: Vec<Arg>) {
+    pub fn op_into(&mut self, opcode: Opcode, dst: Reg, args: Vec<Arg>) {
         let mut all = vec![Arg::Reg(dst)];
         all.extend(args);
         self.push(Inst::op(opcode, 1, all));
     }
 
     /// An instruction that defines nothing (stores, barriers).
-    pub fn op0(&mut self, opcode: impl Into<String>, args: Vec<Arg>) {
+    pub fn op0(&mut self, opcode: Opcode, args: Vec<Arg>) {
         self.push(Inst::op(opcode, 0, args));
     }
 

@@ -11,12 +11,8 @@
 //! Only registers written exactly once, by an unguarded `mov` of an integer immediate, are
 //! propagated: Rust's definite initialisation means every read comes after that write.
 
-use super::{Arg, Func, Imm, InstKind, Reg, RegClass, Sym, Term};
+use super::{Arg, Cmp, Func, Imm, InstKind, Opcode, Reg, RegClass, Sym, Term, Type};
 use std::collections::HashMap;
-
-/// Instructions whose source operands may be immediates (the PTX ISA's `a, b` operands).
-const TAKES_IMMEDIATES: [&str; 15] =
-    ["add", "sub", "mul", "mad", "div", "rem", "and", "or", "xor", "shl", "shr", "setp", "min", "max", "selp"];
 
 pub fn run(func: &mut Func) {
     let consts = constants(func);
@@ -27,8 +23,7 @@ pub fn run(func: &mut Func) {
     for b in &mut func.blocks {
         for inst in &mut b.insts {
             let InstKind::Op { opcode, defs, args } = &mut inst.kind else { continue };
-            let base = opcode.split('.').next().unwrap_or("");
-            if !TAKES_IMMEDIATES.contains(&base) {
+            if !opcode.takes_immediates() {
                 continue;
             }
             let value = |a: &Arg| match a {
@@ -39,9 +34,9 @@ pub fn run(func: &mut Func) {
                 Arg::Imm(Imm::Int(v)) => Some(*v),
                 _ => None,
             };
-            if base == "setp" && *defs == 1 && args.len() == 3 && inst.guard.is_none() {
+            if let (Opcode::Setp(cmp, ty), 1, 3, None) = (*opcode, *defs, args.len(), inst.guard) {
                 if let (Some(x), Some(y), Arg::Reg(p)) = (value(&args[1]), value(&args[2]), &args[0]) {
-                    if let Some(v) = compare(opcode, x, y) {
+                    if let Some(v) = compare(cmp, ty, x, y) {
                         folded.insert(*p, v);
                         continue;
                     }
@@ -54,7 +49,7 @@ pub fn run(func: &mut Func) {
             // An outside constant's piece is its bits as an unsigned number (`4294967293` for
             // an `i32` of -3): kept out of 16- and 32-bit signed instructions, whose reading of
             // such an immediate we would rather not rely on.
-            let narrow_signed = opcode.split('.').any(|t| t == "s16" || t == "s32");
+            let narrow_signed = matches!(opcode, Opcode::Arith(_, _, Type::S16 | Type::S32) | Opcode::Setp(_, Type::S16 | Type::S32) | Opcode::Selp(Type::S16 | Type::S32));
             for a in args[sources].iter_mut().rev() {
                 if let Arg::Reg(r) = a {
                     if let Some(v) = consts.get(r) {
@@ -95,7 +90,7 @@ fn constants(func: &Func) -> HashMap<Reg, Arg> {
     let mut out = HashMap::new();
     for i in func.blocks.iter().flat_map(|b| &b.insts) {
         if let (InstKind::Op { opcode, defs: 1, args }, None) = (&i.kind, i.guard) {
-            if let (true, [Arg::Reg(r), v @ (Arg::Imm(Imm::Int(_)) | Arg::Sym(Sym::Piece(_)))]) = (opcode.starts_with("mov."), args.as_slice()) {
+            if let (Opcode::Mov(_), [Arg::Reg(r), v @ (Arg::Imm(Imm::Int(_)) | Arg::Sym(Sym::Piece(_)))]) = (opcode, args.as_slice()) {
                 let integer = matches!(func.class(*r), RegClass::B16 | RegClass::B32 | RegClass::B64);
                 if integer && defs.get(r) == Some(&1) {
                     out.insert(*r, v.clone());
@@ -107,30 +102,24 @@ fn constants(func: &Func) -> HashMap<Reg, Arg> {
 }
 
 /// `setp.<cmp>.<type> x, y` on integer constants, or `None` for types it does not evaluate.
-fn compare(opcode: &str, x: i64, y: i64) -> Option<bool> {
-    let mut parts = opcode.split('.').skip(1);
-    let (cmp, ty) = (parts.next()?, parts.next()?);
-    if parts.next().is_some() {
-        return None; // `setp.cmp.and.type`: combines with another predicate
-    }
-    let bits: u32 = ty.get(1..)?.parse().ok()?;
-    let ord = match (ty.as_bytes()[0], bits) {
-        (b's', 64) => x.cmp(&y),
-        (b's', 32) => (x as i32).cmp(&(y as i32)),
-        (b's', 16) => (x as i16).cmp(&(y as i16)),
-        (b'u' | b'b', 64) => (x as u64).cmp(&(y as u64)),
-        (b'u' | b'b', 32) => (x as u32).cmp(&(y as u32)),
-        (b'u' | b'b', 16) => (x as u16).cmp(&(y as u16)),
+fn compare(cmp: Cmp, ty: Type, x: i64, y: i64) -> Option<bool> {
+    let ord = match ty {
+        Type::S64 => x.cmp(&y),
+        Type::S32 => (x as i32).cmp(&(y as i32)),
+        Type::S16 => (x as i16).cmp(&(y as i16)),
+        Type::U64 | Type::B64 => (x as u64).cmp(&(y as u64)),
+        Type::U32 | Type::B32 => (x as u32).cmp(&(y as u32)),
+        Type::U16 | Type::B16 => (x as u16).cmp(&(y as u16)),
         _ => return None,
     };
     use std::cmp::Ordering::*;
     Some(match cmp {
-        "eq" => ord == Equal,
-        "ne" => ord != Equal,
-        "lt" | "lo" => ord == Less,
-        "le" | "ls" => ord != Greater,
-        "gt" | "hi" => ord == Greater,
-        "ge" | "hs" => ord != Less,
+        Cmp::Eq => ord == Equal,
+        Cmp::Ne => ord != Equal,
+        Cmp::Lt => ord == Less,
+        Cmp::Le => ord != Greater,
+        Cmp::Gt => ord == Greater,
+        Cmp::Ge => ord != Less,
         _ => return None,
     })
 }
@@ -138,14 +127,15 @@ fn compare(opcode: &str, x: i64, y: i64) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::compare;
+    use crate::ir::{Cmp, Type};
 
     #[test]
     fn compares_as_the_type_says() {
-        assert_eq!(compare("setp.eq.u64", 16, 0), Some(false));
-        assert_eq!(compare("setp.ge.u64", 0, 16), Some(false));
-        assert_eq!(compare("setp.lt.u32", -1, 0), Some(false));
-        assert_eq!(compare("setp.lt.s32", -1, 0), Some(true));
-        assert_eq!(compare("setp.lt.f32", 0, 1), None);
-        assert_eq!(compare("setp.lt.and.u32", 0, 1), None);
+        assert_eq!(compare(Cmp::Eq, Type::U64, 16, 0), Some(false));
+        assert_eq!(compare(Cmp::Ge, Type::U64, 0, 16), Some(false));
+        assert_eq!(compare(Cmp::Lt, Type::U32, -1, 0), Some(false));
+        assert_eq!(compare(Cmp::Lt, Type::S32, -1, 0), Some(true));
+        assert_eq!(compare(Cmp::Lt, Type::F32, 0, 1), None);
+        assert_eq!(compare(Cmp::Neu, Type::U32, 0, 1), None);
     }
 }

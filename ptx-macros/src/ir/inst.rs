@@ -1,9 +1,10 @@
 //! Instructions, operands and virtual registers.
 //!
-//! Instructions are PTX instructions with their opcode spelled out (`add.rn.f32`): the lowering
-//! picks the exact instruction, the IR only has to know which operands an instruction defines
-//! and which it reads, so the writer can name registers and the optimiser can remove moves.
+//! Instructions are PTX instructions: the lowering picks the exact instruction as an
+//! [`Opcode`] (operation, modifiers, type); the IR knows which operands an instruction defines
+//! and which it reads, so the writer can name registers and the optimiser can rewrite them.
 
+use super::Opcode;
 use crate::text::Text;
 use proc_macro2::TokenStream;
 
@@ -115,9 +116,11 @@ pub struct Inst {
 #[derive(Clone, Debug)]
 pub enum InstKind {
     /// `opcode a, b, c;` where the first `defs` operands are written.
-    Op { opcode: String, defs: usize, args: Vec<Arg> },
+    Op { opcode: Opcode, defs: usize, args: Vec<Arg> },
     /// A declaration inside the function or a call scope (`.param .b32 param0;`).
     Decl(String),
+    /// `.param .b32 name;`: a call's scalar argument or result.
+    ParamDecl { ty: super::Type, name: String },
     /// `{` or `}` around a call sequence.
     ScopeOpen,
     ScopeClose,
@@ -131,8 +134,8 @@ pub enum InstKind {
 }
 
 impl Inst {
-    pub fn op(opcode: impl Into<String>, defs: usize, args: Vec<Arg>) -> Inst {
-        Inst { guard: None, kind: InstKind::Op { opcode: opcode.into(), defs, args } }
+    pub fn op(opcode: Opcode, defs: usize, args: Vec<Arg>) -> Inst {
+        Inst { guard: None, kind: InstKind::Op { opcode, defs, args } }
     }
 
     /// Registers written by this instruction.

@@ -1,16 +1,19 @@
-//! The IR between the typed front end and the PTX writer: basic blocks of PTX instructions over
-//! typed virtual registers, in SSA style (a fresh register per value; a mutable local is one
-//! register updated with `mov`).
+//! The IR between the typed front end and the PTX writer: basic blocks of PTX instructions
+//! (typed [`Opcode`]s) over typed virtual registers, in SSA style (a fresh register per value;
+//! a mutable local is one register updated with `mov`).
 
 mod bce;
 mod builder;
 mod constprop;
+pub mod contract;
 mod inst;
+mod opcode;
 pub mod opt;
 mod range;
 
 pub use builder::Builder;
 pub use inst::*;
+pub use opcode::*;
 
 /// A lowered function body.
 #[derive(Default, Debug)]
@@ -23,6 +26,9 @@ pub struct Func {
     pub decls: Vec<crate::text::Text>,
     /// What the kernel's launch bounds guarantee (the runtime refuses other launches).
     pub launch: LaunchFacts,
+    /// Comparisons the lowering knows to hold on every entry to a block (a `for` loop's
+    /// counter below its end at the loop's header), for `bce`.
+    pub entry_facts: Vec<EntryFact>,
 }
 
 /// Facts every thread of a kernel may rely on because the launch checks them, for range
@@ -45,6 +51,15 @@ impl LaunchFacts {
             _ => hardware,
         }
     }
+}
+
+/// `reg < bound`, compared as `ty`, holds whenever `block` is entered.
+#[derive(Clone, Debug)]
+pub struct EntryFact {
+    pub block: BlockId,
+    pub reg: Reg,
+    pub ty: Type,
+    pub bound: Arg,
 }
 
 #[derive(Debug)]

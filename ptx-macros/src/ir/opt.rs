@@ -10,7 +10,7 @@
 //! - **Dead code**: instructions without side effects whose results are never read are removed
 //!   (unused parameter loads, address arithmetic of unused fields).
 
-use super::{Arg, Func, InstKind, Reg};
+use super::{Arg, Func, InstKind, Opcode, Reg};
 use std::collections::HashMap;
 
 pub fn run(func: &mut Func) {
@@ -58,7 +58,7 @@ fn coalesce_moves(func: &mut Func) {
             let prev = &mut prev[i - 1];
             let cur = &cur[0];
             let target = match (&cur.kind, cur.guard) {
-                (InstKind::Op { opcode, defs: 1, args }, None) if opcode.starts_with("mov.") && args.len() == 2 => {
+                (InstKind::Op { opcode: Opcode::Mov(_), defs: 1, args }, None) if args.len() == 2 => {
                     match (&args[0], &args[1]) {
                         (Arg::Reg(x), Arg::Reg(t)) => Some((*x, *t)),
                         _ => None,
@@ -86,20 +86,6 @@ fn coalesce_moves(func: &mut Func) {
     }
 }
 
-/// Opcodes with no effect besides their results.
-fn is_pure(opcode: &str) -> bool {
-    const PURE: [&str; 38] = [
-        "mov.", "add.", "sub.", "mul.", "mad.", "fma.", "div.", "rem.", "and.", "or.", "xor.", "not.", "shl.", "shr.",
-        "cvt.", "cvta.", "setp.", "selp.", "neg.", "abs.", "min.", "max.", "sqrt.", "rcp.", "ld.param.", "ld.global.",
-        "ld.shared.", "ld.local.", "ld.const.", "bfind.", "popc.", "clz.", "brev.", "testp.", "ex2.", "lg2.", "sin.", "cos.",
-    ];
-    // Special registers that change on their own (clocks, timers) are read with `mov` too.
-    if opcode.starts_with("mov.") {
-        return true;
-    }
-    PURE.iter().any(|p| opcode.starts_with(p)) && !opcode.contains(".volatile")
-}
-
 fn reads_clock(args: &[Arg]) -> bool {
     args.iter().any(|a| matches!(a, Arg::Sym(super::Sym::Named(n)) if n.starts_with("%clock") || n.starts_with("%globaltimer")))
 }
@@ -113,7 +99,7 @@ fn remove_dead(func: &mut Func) {
                 let dead = match &inst.kind {
                     InstKind::Op { opcode, defs, args } => {
                         *defs > 0
-                            && is_pure(opcode)
+                            && opcode.is_pure()
                             && !reads_clock(args)
                             && inst.defs().iter().all(|r| uses.get(r).copied().unwrap_or(0) == 0)
                     }

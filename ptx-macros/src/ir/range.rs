@@ -1,128 +1,230 @@
-//! Value ranges of integer registers, from the special registers and the kernel's launch
-//! bounds: under `#[kernel(block = (16, 16))]` the launch guarantees `%tid.x < 16`, so
-//! `ty * 16 + tx` is at most 255 and a shared tile of 256 needs no check; without bounds
-//! `%tid.x < 1024` and `%laneid < 32` still hold, and `v & 255` is at most 255 (see
-//! [`super::bce`], which asks).
+//! Value ranges of integer registers, for comparisons they decide (`ir::bce`): `a[lane_id()]`
+//! of a 32-element array, `a[threadIdx.x % 8]`, need no bounds check.
 //!
-//! A register written once gets the unsigned interval `[lo, hi]` its defining instruction
-//! gives from its operands' intervals; arithmetic that could wrap gives nothing. Registers
-//! written more than once (mutable locals) and guarded definitions give nothing: no fixpoint,
-//! sound by construction. This is the start of issue 14's range analysis (loop induction
-//! variables and dominating comparisons are still to come).
+//! A range is an inclusive interval `lo..=hi` of the register's bits read as an unsigned
+//! number. Only registers written exactly once get one (Rust's definite initialisation puts
+//! that write before every read, so the range holds wherever the register is read). Ranges
+//! start from immediates and from the special registers, whose bounds the PTX ISA states
+//! (`%tid.x < %ntid.x <= 1024`, `%laneid < 32`, grid dimensions below 2^31 in x and 2^16 in y
+//! and z), and go through the instructions whose result interval is exact: widening and
+//! exact narrowing, `and`, `rem`/`div`/`shr` by a constant, `min`, `selp`, and `add`, `sub`,
+//! `mul`, `shl` when no value of the operands' ranges wraps. Anything else has no range.
+//!
+//! A loop counter is written more than once and has no range; what `ir::bce` knows of it
+//! comes from `Func::entry_facts` (`k < end` at a `for` loop's header) combined with these
+//! ranges. A kernel's declared launch bounds narrow `%tid` and `%ntid` (`Func::launch`):
+//! under `#[kernel(block = (16, 16))]`, `%tid.x < 16`, so `ty * 16 + tx` indexes a tile of 256.
 
-use super::{Arg, Func, Imm, InstKind, LaunchFacts, Reg, Sym};
+use super::{Arg, Arith, Cmp, Func, Imm, InstKind, LaunchFacts, Mode, Opcode, Reg, Sym, Type};
 use std::collections::HashMap;
 
-/// An inclusive unsigned interval.
-pub type Range = (u64, u64);
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Range {
+    pub lo: u64,
+    pub hi: u64,
+}
 
-/// The interval of every register whose definition bounds it.
-pub fn ranges(func: &Func) -> HashMap<Reg, Range> {
-    let mut out = HashMap::new();
-    let mut defs: HashMap<Reg, usize> = HashMap::new();
-    for b in &func.blocks {
-        for i in &b.insts {
+#[derive(Default)]
+pub struct Ranges(HashMap<Reg, Range>);
+
+impl Ranges {
+    pub fn compute(func: &Func) -> Ranges {
+        let mut defs: HashMap<Reg, usize> = HashMap::new();
+        for i in func.blocks.iter().flat_map(|b| &b.insts) {
             for r in i.defs() {
                 *defs.entry(r).or_insert(0) += 1;
             }
         }
-    }
-    // Definitions come before uses in block order except across back edges, which only
-    // mutable locals (written more than once) cross; two sweeps catch the rest.
-    for _ in 0..2 {
-        for b in &func.blocks {
-            for i in &b.insts {
-                let InstKind::Op { opcode, defs: 1, args } = &i.kind else { continue };
+        let mut ranges = Ranges::default();
+        // Blocks are not in dominance order: repeat until no register gains a range (each
+        // gains one at most once).
+        loop {
+            let before = ranges.0.len();
+            for inst in func.blocks.iter().flat_map(|b| &b.insts) {
+                let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { continue };
                 let Some(Arg::Reg(d)) = args.first() else { continue };
-                if i.guard.is_some() || defs.get(d) != Some(&1) || out.contains_key(d) {
+                if inst.guard.is_some() || defs.get(d) != Some(&1) || ranges.0.contains_key(d) {
                     continue;
                 }
-                if let Some(r) = eval(opcode, &args[1..], &out, &func.launch) {
-                    out.insert(*d, r);
+                if let Some(r) = ranges.of_op(*opcode, &args[1..], &func.launch) {
+                    ranges.0.insert(*d, r);
                 }
             }
+            if ranges.0.len() == before {
+                return ranges;
+            }
         }
     }
-    out
-}
 
-fn eval(opcode: &str, args: &[Arg], known: &HashMap<Reg, Range>, launch: &LaunchFacts) -> Option<Range> {
-    let get = |a: &Arg| -> Option<Range> {
+    /// A comparison `a <cmp> b` of type `ty` that the operands' ranges decide.
+    pub fn decide(&self, cmp: Cmp, ty: Type, a: &Arg, b: &Arg) -> Option<bool> {
+        let bits = ty.bits();
+        let (a, b) = (self.of(a, bits)?, self.of(b, bits)?);
+        // Signed comparisons agree with unsigned ones on non-negative values.
+        if ty.is_signed() && (a.hi | b.hi) >> (bits - 1) != 0 {
+            return None;
+        }
+        let lt = |a: Range, b: Range| if a.hi < b.lo { Some(true) } else if a.lo >= b.hi { Some(false) } else { None };
+        let le = |a: Range, b: Range| if a.hi <= b.lo { Some(true) } else if a.lo > b.hi { Some(false) } else { None };
+        let eq = if a.hi < b.lo || b.hi < a.lo { Some(false) } else if a.lo == a.hi && a == b { Some(true) } else { None };
+        match cmp {
+            Cmp::Lt => lt(a, b),
+            Cmp::Le => le(a, b),
+            Cmp::Gt => lt(b, a),
+            Cmp::Ge => le(b, a),
+            Cmp::Eq => eq,
+            Cmp::Ne => eq.map(|v| !v),
+            Cmp::Neu => None,
+        }
+    }
+
+    /// The range of an operand: a register's, or an integer immediate of `bits` bits.
+    pub fn of(&self, a: &Arg, bits: u32) -> Option<Range> {
         match a {
-            Arg::Reg(r) => known.get(r).copied(),
-            Arg::Imm(Imm::Int(v)) if *v >= 0 => Some((*v as u64, *v as u64)),
+            Arg::Reg(r) => self.0.get(r).copied(),
+            Arg::Imm(Imm::Int(v)) => {
+                let v = *v as u64 & mask(bits);
+                Some(Range { lo: v, hi: v })
+            }
             _ => None,
         }
-    };
-    let mut parts = opcode.split('.');
-    let op = parts.next()?;
-    let ty = opcode.rsplit('.').next()?;
-    let bits: u32 = ty.get(1..)?.parse().ok()?;
-    let max = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
-    let fits = |r: (u64, u64)| (r.1 <= max).then_some(r);
-    match (op, args) {
-        ("mov", [Arg::Sym(Sym::Named(s))]) => {
-            if s == "%laneid" {
-                return Some((0, 31));
+    }
+
+    fn of_op(&self, opcode: Opcode, src: &[Arg], launch: &LaunchFacts) -> Option<Range> {
+        let within = |bits: u32, lo: u128, hi: u128| (hi <= mask(bits) as u128).then_some(Range { lo: lo as u64, hi: hi as u64 });
+        let constant = |a: &Arg, bits: u32| self.of(a, bits).filter(|r| r.lo == r.hi).map(|r| r.lo);
+        match opcode {
+            Opcode::Mov(t) => match src {
+                [Arg::Sym(Sym::Named(n))] => special(n, launch),
+                [a] => self.of(a, t.bits()),
+                _ => None,
+            },
+            // Zero extension, and narrowing that loses no bits (`cvt` reads the source as
+            // `from`: a 16-bit register holding more than 8 bits is cut by `cvt.u16.u8`).
+            Opcode::Cvt(Mode::None, to, from) if !from.is_float() && !to.is_float() && !from.is_signed() => {
+                let r = self.of(&src[0], from.bits()).filter(|r| r.hi <= mask(from.bits()))?;
+                within(to.bits(), r.lo as u128, r.hi as u128)
             }
-            if let Some(axis) = ["%tid.x", "%tid.y", "%tid.z"].iter().position(|t| t == s) {
-                return Some((0, launch.tid_bound(axis).checked_sub(1)?));
+            Opcode::Arith(op, mode, t) if !t.is_float() && t != Type::Pred => {
+                let bits = t.bits();
+                let a = self.of(&src[0], bits);
+                let b = src.get(1).and_then(|s| self.of(s, bits));
+                match (op, mode) {
+                    (Arith::Add, Mode::None) => {
+                        let (a, b) = (a?, b?);
+                        within(bits, a.lo as u128 + b.lo as u128, a.hi as u128 + b.hi as u128)
+                    }
+                    (Arith::Sub, Mode::None) => {
+                        let (a, b) = (a?, b?);
+                        (a.lo >= b.hi).then(|| Range { lo: a.lo - b.hi, hi: a.hi - b.lo })
+                    }
+                    (Arith::Mul, Mode::Lo | Mode::Wide) => {
+                        let (a, b) = (a?, b?);
+                        // `mul.wide.s32` sign-extends: exact as unsigned only below 2^31.
+                        if mode == Mode::Wide && t.is_signed() && (a.hi | b.hi) >> (bits - 1) != 0 {
+                            return None;
+                        }
+                        let out = if mode == Mode::Wide { bits * 2 } else { bits };
+                        within(out, a.lo as u128 * b.lo as u128, a.hi as u128 * b.hi as u128)
+                    }
+                    (Arith::Shl, Mode::None) => {
+                        let (a, k) = (a?, constant(&src[1], 32)?);
+                        (k < 64).then_some(())?;
+                        within(bits, (a.lo as u128) << k, (a.hi as u128) << k)
+                    }
+                    (Arith::Shr, Mode::None) if !t.is_signed() => {
+                        let (a, k) = (a?, constant(&src[1], 32)?.min(63));
+                        Some(Range { lo: a.lo >> k, hi: a.hi >> k })
+                    }
+                    // `and` with anything is at most either operand.
+                    (Arith::And, Mode::None) => {
+                        let hi = match (a, b) {
+                            (Some(a), Some(b)) => a.hi.min(b.hi),
+                            (Some(x), None) | (None, Some(x)) => x.hi,
+                            (None, None) => return None,
+                        };
+                        Some(Range { lo: 0, hi })
+                    }
+                    (Arith::Rem, Mode::None) if !t.is_signed() => {
+                        let m = constant(&src[1], bits).filter(|m| *m > 0)?;
+                        Some(Range { lo: 0, hi: a.map_or(m - 1, |a| a.hi.min(m - 1)) })
+                    }
+                    (Arith::Div, Mode::None) if !t.is_signed() => {
+                        let (a, m) = (a?, constant(&src[1], bits).filter(|m| *m > 0)?);
+                        Some(Range { lo: a.lo / m, hi: a.hi / m })
+                    }
+                    (Arith::Min, Mode::None) if !t.is_signed() => match (a, b) {
+                        (Some(a), Some(b)) => Some(Range { lo: a.lo.min(b.lo), hi: a.hi.min(b.hi) }),
+                        (Some(x), None) | (None, Some(x)) => Some(Range { lo: 0, hi: x.hi }),
+                        (None, None) => None,
+                    },
+                    _ => None,
+                }
             }
-            let axis = ["%ntid.x", "%ntid.y", "%ntid.z"].iter().position(|t| t == s)?;
-            Some((1, launch.tid_bound(axis)))
-        }
-        ("mov", [a]) => get(a),
-        // Between unsigned types the value is kept when it fits the destination
-        // (`cvt.u64.u32` is the `as usize` of an index).
-        ("cvt", [a]) => {
-            let (dst, src) = (parts.next()?, parts.next()?);
-            if parts.next().is_some() || !dst.starts_with('u') || !src.starts_with('u') {
-                return None;
+            Opcode::Selp(t) if !t.is_float() => {
+                let (a, b) = (self.of(&src[0], t.bits())?, self.of(&src[1], t.bits())?);
+                Some(Range { lo: a.lo.min(b.lo), hi: a.hi.max(b.hi) })
             }
-            let dst_bits: u32 = dst[1..].parse().ok()?;
-            let r = get(a)?;
-            (dst_bits >= 64 || r.1 < 1u64 << dst_bits).then_some(r)
+            _ => None,
         }
-        ("add", [a, b]) if !opcode.contains(".f") => {
-            let (a, b) = (get(a)?, get(b)?);
-            fits((a.0.checked_add(b.0)?, a.1.checked_add(b.1)?))
-        }
-        ("sub", [a, b]) if !opcode.contains(".f") => {
-            let (a, b) = (get(a)?, get(b)?);
-            // No wrap: the smallest minuend is at least the largest subtrahend.
-            (a.0 >= b.1).then(|| (a.0 - b.1, a.1 - b.0))
-        }
-        ("mul", [a, b]) if opcode.starts_with("mul.lo.") => {
-            let (a, b) = (get(a)?, get(b)?);
-            fits((a.0.checked_mul(b.0)?, a.1.checked_mul(b.1)?))
-        }
-        ("shl", [a, Arg::Imm(Imm::Int(s))]) if (0..64).contains(s) => {
-            let a = get(a)?;
-            let hi = a.1.checked_mul(1u64 << s)?;
-            fits((a.0 << s, hi))
-        }
-        ("and", [a, b]) => {
-            let hi = match (get(a), get(b)) {
-                (Some(a), Some(b)) => a.1.min(b.1),
-                (Some(x), None) | (None, Some(x)) => x.1,
-                _ => return None,
-            };
-            Some((0, hi))
-        }
+    }
+}
+
+fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+/// The special registers' ranges (PTX ISA, "Special Registers"; CUDA's limits: at most 1024
+/// threads per block, 64 in z, or what the kernel's launch bounds declare; grid x below 2^31,
+/// y and z below 2^16).
+fn special(name: &str, launch: &LaunchFacts) -> Option<Range> {
+    let r = |lo, hi| Some(Range { lo, hi });
+    let axis = |n: &str| ["x", "y", "z"].iter().position(|a| n.ends_with(a)).unwrap_or(0);
+    match name {
+        "%tid.x" | "%tid.y" | "%tid.z" => r(0, launch.tid_bound(axis(name)) - 1),
+        "%ntid.x" | "%ntid.y" | "%ntid.z" => match launch.block {
+            Some(b) => r(b[axis(name)] as u64, b[axis(name)] as u64),
+            None => r(1, launch.tid_bound(axis(name))),
+        },
+        "%laneid" => r(0, 31),
+        "%ctaid.x" => r(0, (1 << 31) - 2),
+        "%ctaid.y" | "%ctaid.z" => r(0, 65534),
+        "%nctaid.x" => r(1, (1 << 31) - 1),
+        "%nctaid.y" | "%nctaid.z" => r(1, 65535),
         _ => None,
     }
 }
 
-/// Whether `a <cmp> b` (unsigned) is decided by the intervals: `Some(true)` when it holds for
-/// every value, `Some(false)` when for none.
-pub fn decide(cmp: &str, a: Range, b: Range) -> Option<bool> {
-    let lt = |x: Range, y: Range| if x.1 < y.0 { Some(true) } else if x.0 >= y.1 { Some(false) } else { None };
-    let le = |x: Range, y: Range| if x.1 <= y.0 { Some(true) } else if x.0 > y.1 { Some(false) } else { None };
-    match cmp {
-        "lt" => lt(a, b),
-        "le" => le(a, b),
-        "gt" => lt(b, a),
-        "ge" => le(b, a),
-        _ => None,
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Builder, RegClass};
+
+    #[test]
+    fn ranges_flow_from_special_registers_through_exact_arithmetic() {
+        let mut b = Builder::new();
+        let lane = b.op1(Opcode::Mov(Type::U32), RegClass::B32, vec![Arg::named("%laneid")]);
+        let wide = b.op1(Opcode::Cvt(Mode::None, Type::U64, Type::U32), RegClass::B64, vec![Arg::Reg(lane)]);
+        let tid = b.op1(Opcode::Mov(Type::U32), RegClass::B32, vec![Arg::named("%tid.x")]);
+        let low = b.op1(Opcode::arith(Arith::And, Type::B32), RegClass::B32, vec![Arg::Reg(tid), Arg::imm(7)]);
+        let sum = b.op1(Opcode::arith(Arith::Add, Type::S32), RegClass::B32, vec![Arg::Reg(lane), Arg::Reg(low)]);
+        let scaled = b.op1(Opcode::Arith(Arith::Mul, Mode::Wide, Type::U32), RegClass::B64, vec![Arg::Reg(tid), Arg::imm(4)]);
+        let under = b.op1(Opcode::arith(Arith::Sub, Type::S32), RegClass::B32, vec![Arg::Reg(low), Arg::Reg(lane)]);
+        let big = b.op1(Opcode::Mov(Type::U16), RegClass::B16, vec![Arg::imm(300)]);
+        let cut = b.op1(Opcode::Cvt(Mode::None, Type::U16, Type::U8), RegClass::B16, vec![Arg::Reg(big)]);
+        let r = Ranges::compute(&b.finish());
+        let get = |x: Reg| r.of(&Arg::Reg(x), 64);
+        assert_eq!(get(wide), Some(Range { lo: 0, hi: 31 }));
+        assert_eq!(get(low), Some(Range { lo: 0, hi: 7 }));
+        assert_eq!(get(sum), Some(Range { lo: 0, hi: 38 }));
+        assert_eq!(get(scaled), Some(Range { lo: 0, hi: 4092 }));
+        // `low - lane` may wrap: no range.
+        assert_eq!(get(under), None);
+        // `cvt.u16.u8` keeps 8 of 300's bits: not 300.
+        assert_eq!(get(cut), None);
     }
 }

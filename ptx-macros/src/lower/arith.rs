@@ -12,7 +12,7 @@ use super::value::{class_of, int_type, reg_bits, Val};
 use super::Lowerer;
 use crate::front::hir::{BinOp, Expr, UnOp};
 use crate::front::ty::Ty;
-use crate::ir::{Arg, Imm, Reg, RegClass};
+use crate::ir::{Arg, Arith, Cmp, Imm, Mode, Opcode, Reg, RegClass, Type};
 use proc_macro2::Span;
 use ptx_abi::Scalar;
 
@@ -23,12 +23,12 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             Val::S(Arg::Reg(r)) if self.b.class(*r) == RegClass::Pred => *r,
             Val::S(Arg::Imm(Imm::Int(i))) => {
                 let p = self.reg(RegClass::Pred);
-                self.b.op_into("mov.pred", p, vec![Arg::imm((*i != 0) as i64)]);
+                self.b.op_into(Opcode::Mov(Type::Pred), p, vec![Arg::imm((*i != 0) as i64)]);
                 p
             }
             _ => {
                 let p = self.reg(RegClass::Pred);
-                self.b.op_into("mov.pred", p, vec![Arg::imm(0)]);
+                self.b.op_into(Opcode::Mov(Type::Pred), p, vec![Arg::imm(0)]);
                 p
             }
         }
@@ -47,8 +47,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     /// 8 bits again.
     pub fn normalize(&mut self, r: Reg, s: Scalar) -> Reg {
         match s {
-            Scalar::I8 => self.b.op1("cvt.s16.s8", RegClass::B16, vec![Arg::Reg(r)]),
-            Scalar::U8 => self.b.op1("cvt.u16.u8", RegClass::B16, vec![Arg::Reg(r)]),
+            Scalar::I8 => self.b.op1(Opcode::Cvt(Mode::None, Type::S16, Type::S8), RegClass::B16, vec![Arg::Reg(r)]),
+            Scalar::U8 => self.b.op1(Opcode::Cvt(Mode::None, Type::U16, Type::U8), RegClass::B16, vec![Arg::Reg(r)]),
             _ => r,
         }
     }
@@ -67,16 +67,16 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let a = v.arg();
         let r = match op {
             UnOp::Neg => {
-                let t = if s.is_float() { int_type(s).to_owned() } else { format!(".s{}", super::value::reg_width(s)) };
-                let r = self.b.op1(format!("neg{t}"), class_of(s), vec![a]);
+                let t = if s.is_float() { int_type(s) } else { Type::s(super::value::reg_width(s)) };
+                let r = self.b.op1(Opcode::arith(Arith::Neg, t), class_of(s), vec![a]);
                 self.normalize(r, s)
             }
             UnOp::Not if s == Scalar::Bool => {
                 let p = self.pred(&v);
-                self.b.op1("not.pred", RegClass::Pred, vec![Arg::Reg(p)])
+                self.b.op1(Opcode::arith(Arith::Not, Type::Pred), RegClass::Pred, vec![Arg::Reg(p)])
             }
             UnOp::Not => {
-                let r = self.b.op1(format!("not{}", reg_bits(s)), class_of(s), vec![a]);
+                let r = self.b.op1(Opcode::arith(Arith::Not, reg_bits(s)), class_of(s), vec![a]);
                 self.normalize(r, s)
             }
         };
@@ -108,9 +108,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         if s == Scalar::Bool {
             let (pa, pb) = (self.pred(lv), self.pred(rv));
             let o = match op {
-                BinOp::And => "and.pred",
-                BinOp::Or => "or.pred",
-                _ => "xor.pred",
+                BinOp::And => Opcode::arith(Arith::And, Type::Pred),
+                BinOp::Or => Opcode::arith(Arith::Or, Type::Pred),
+                _ => Opcode::arith(Arith::Xor, Type::Pred),
             };
             return Val::S(Arg::Reg(self.b.op1(o, RegClass::Pred, vec![Arg::Reg(pa), Arg::Reg(pb)])));
         }
@@ -118,10 +118,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         if s.is_float() {
             let t = int_type(s);
             let r = match op {
-                BinOp::Add => self.b.op1(format!("add.rn{t}"), c, vec![a, b]),
-                BinOp::Sub => self.b.op1(format!("sub.rn{t}"), c, vec![a, b]),
-                BinOp::Mul => self.b.op1(format!("mul.rn{t}"), c, vec![a, b]),
-                BinOp::Div => self.b.op1(format!("div.rn{t}"), c, vec![a, b]),
+                BinOp::Add => self.b.op1(Opcode::Arith(Arith::Add, Mode::Rn, t), c, vec![a, b]),
+                BinOp::Sub => self.b.op1(Opcode::Arith(Arith::Sub, Mode::Rn, t), c, vec![a, b]),
+                BinOp::Mul => self.b.op1(Opcode::Arith(Arith::Mul, Mode::Rn, t), c, vec![a, b]),
+                BinOp::Div => self.b.op1(Opcode::Arith(Arith::Div, Mode::Rn, t), c, vec![a, b]),
                 BinOp::Rem => return self.math_fn("fmod", s, vec![lv.clone(), rv.clone()], span),
                 _ => return self.error(span, "internal: bitwise operator on floats"),
             };
@@ -132,41 +132,41 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let w = super::value::reg_width(s);
         let r = match op {
             BinOp::Add => {
-                let r = self.b.op1(format!("add.s{w}"), c, vec![a, b]);
+                let r = self.b.op1(Opcode::arith(Arith::Add, Type::s(w)), c, vec![a, b]);
                 self.normalize(r, s)
             }
             BinOp::Sub => {
-                let r = self.b.op1(format!("sub.s{w}"), c, vec![a, b]);
+                let r = self.b.op1(Opcode::arith(Arith::Sub, Type::s(w)), c, vec![a, b]);
                 self.normalize(r, s)
             }
             BinOp::Mul => {
-                let r = self.b.op1(format!("mul.lo.s{w}"), c, vec![a, b]);
+                let r = self.b.op1(Opcode::Arith(Arith::Mul, Mode::Lo, Type::s(w)), c, vec![a, b]);
                 self.normalize(r, s)
             }
             BinOp::Div | BinOp::Rem => {
                 if let Some(k) = unsigned_power_of_two(s, rv) {
                     // What ptxas would make of it; written out so the PTX reads as it runs.
                     return Val::S(Arg::Reg(if op == BinOp::Div {
-                        self.b.op1(format!("shr{t}"), c, vec![a, Arg::Imm(Imm::Int(k))])
+                        self.b.op1(Opcode::arith(Arith::Shr, t), c, vec![a, Arg::Imm(Imm::Int(k))])
                     } else {
                         let mask = super::value::int_imm((1u128 << k) - 1, s);
-                        self.b.op1(format!("and{bits}"), c, vec![a, mask])
+                        self.b.op1(Opcode::arith(Arith::And, bits), c, vec![a, mask])
                     }));
                 }
                 self.division_checks(s, lv, rv);
-                let o = if op == BinOp::Div { "div" } else { "rem" };
-                self.b.op1(format!("{o}{t}"), c, vec![a, b])
+                let o = if op == BinOp::Div { Arith::Div } else { Arith::Rem };
+                self.b.op1(Opcode::arith(o, t), c, vec![a, b])
             }
-            BinOp::And => self.b.op1(format!("and{bits}"), c, vec![a, b]),
-            BinOp::Or => self.b.op1(format!("or{bits}"), c, vec![a, b]),
-            BinOp::Xor => self.b.op1(format!("xor{bits}"), c, vec![a, b]),
+            BinOp::And => self.b.op1(Opcode::arith(Arith::And, bits), c, vec![a, b]),
+            BinOp::Or => self.b.op1(Opcode::arith(Arith::Or, bits), c, vec![a, b]),
+            BinOp::Xor => self.b.op1(Opcode::arith(Arith::Xor, bits), c, vec![a, b]),
             BinOp::Shl | BinOp::Shr => {
                 let n = self.shift_amount(rv, rs, s.bits() as u32);
                 if op == BinOp::Shl {
-                    let r = self.b.op1(format!("shl{bits}"), c, vec![a, n]);
+                    let r = self.b.op1(Opcode::arith(Arith::Shl, bits), c, vec![a, n]);
                     self.normalize(r, s)
                 } else {
-                    self.b.op1(format!("shr{t}"), c, vec![a, n])
+                    self.b.op1(Opcode::arith(Arith::Shr, t), c, vec![a, n])
                 }
             }
             _ => return Val::Unit,
@@ -182,10 +182,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let a = rv.arg();
         let n32 = match class_of(rs) {
             RegClass::B32 => a,
-            RegClass::B64 => Arg::Reg(self.b.op1("cvt.u32.u64", RegClass::B32, vec![a])),
-            _ => Arg::Reg(self.b.op1("cvt.u32.u16", RegClass::B32, vec![a])),
+            RegClass::B64 => Arg::Reg(self.b.op1(Opcode::Cvt(Mode::None, Type::U32, Type::U64), RegClass::B32, vec![a])),
+            _ => Arg::Reg(self.b.op1(Opcode::Cvt(Mode::None, Type::U32, Type::U16), RegClass::B32, vec![a])),
         };
-        Arg::Reg(self.b.op1("and.b32", RegClass::B32, vec![n32, Arg::imm(bits as i64 - 1)]))
+        Arg::Reg(self.b.op1(Opcode::arith(Arith::And, Type::B32), RegClass::B32, vec![n32, Arg::imm(bits as i64 - 1)]))
     }
 
     /// `wrapping_div` / `wrapping_rem`: only division by zero stops the kernel; `MIN / -1` is
@@ -195,24 +195,24 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let c = class_of(s);
         let (a, b) = (lv.arg(), rv.arg());
         if !matches!(rv, Val::S(Arg::Imm(Imm::Int(n))) if *n != 0) {
-            let p = self.b.op1(format!("setp.eq{t}"), RegClass::Pred, vec![b.clone(), Arg::imm(0)]);
+            let p = self.b.op1(Opcode::Setp(Cmp::Eq, t), RegClass::Pred, vec![b.clone(), Arg::imm(0)]);
             self.check_fails_if(p, Check::DivideByZero);
         }
-        let o = if rem { "rem" } else { "div" };
+        let o = Opcode::arith(if rem { Arith::Rem } else { Arith::Div }, t);
         if !s.is_signed() {
-            return Val::S(Arg::Reg(self.b.op1(format!("{o}{t}"), c, vec![a, b])));
+            return Val::S(Arg::Reg(self.b.op1(o, c, vec![a, b])));
         }
         // Divide by 1 instead of -1 and negate: no overflowing instruction runs.
         let w = super::value::reg_width(s);
-        let m1 = self.b.op1(format!("setp.eq{t}"), RegClass::Pred, vec![b.clone(), Arg::imm(-1)]);
-        let safe_b = self.b.op1(format!("selp.b{w}"), c, vec![Arg::imm(1), b, Arg::Reg(m1)]);
-        let q = self.b.op1(format!("{o}{t}"), c, vec![a, Arg::Reg(safe_b)]);
+        let m1 = self.b.op1(Opcode::Setp(Cmp::Eq, t), RegClass::Pred, vec![b.clone(), Arg::imm(-1)]);
+        let safe_b = self.b.op1(Opcode::Selp(Type::b(w)), c, vec![Arg::imm(1), b, Arg::Reg(m1)]);
+        let q = self.b.op1(o, c, vec![a, Arg::Reg(safe_b)]);
         if rem {
             return Val::S(Arg::Reg(q));
         }
-        let n = self.b.op1(format!("neg.s{w}"), c, vec![Arg::Reg(q)]);
+        let n = self.b.op1(Opcode::arith(Arith::Neg, Type::s(w)), c, vec![Arg::Reg(q)]);
         let n = self.normalize(n, s);
-        Val::S(Arg::Reg(self.b.op1(format!("selp.b{w}"), c, vec![Arg::Reg(n), Arg::Reg(q), Arg::Reg(m1)])))
+        Val::S(Arg::Reg(self.b.op1(Opcode::Selp(Type::b(w)), c, vec![Arg::Reg(n), Arg::Reg(q), Arg::Reg(m1)])))
     }
 
     /// Division by zero, and `MIN / -1` for signed types, panic in Rust: stop the kernel.
@@ -220,7 +220,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let t = int_type(s);
         let zero_possible = !matches!(rv, Val::S(Arg::Imm(Imm::Int(n))) if *n != 0);
         if zero_possible {
-            let p = self.b.op1(format!("setp.eq{t}"), RegClass::Pred, vec![rv.arg(), Arg::imm(0)]);
+            let p = self.b.op1(Opcode::Setp(Cmp::Eq, t), RegClass::Pred, vec![rv.arg(), Arg::imm(0)]);
             self.check_fails_if(p, Check::DivideByZero);
         }
         if s.is_signed() {
@@ -228,9 +228,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             let min = -(1i128 << (s.bits() - 1)) as i64;
             let min_possible = !matches!(lv, Val::S(Arg::Imm(Imm::Int(n))) if *n != min);
             if minus_one_possible && min_possible {
-                let p1 = self.b.op1(format!("setp.eq{t}"), RegClass::Pred, vec![rv.arg(), Arg::imm(-1)]);
-                let p2 = self.b.op1(format!("setp.eq{t}"), RegClass::Pred, vec![lv.arg(), Arg::imm(min)]);
-                let p = self.b.op1("and.pred", RegClass::Pred, vec![Arg::Reg(p1), Arg::Reg(p2)]);
+                let p1 = self.b.op1(Opcode::Setp(Cmp::Eq, t), RegClass::Pred, vec![rv.arg(), Arg::imm(-1)]);
+                let p2 = self.b.op1(Opcode::Setp(Cmp::Eq, t), RegClass::Pred, vec![lv.arg(), Arg::imm(min)]);
+                let p = self.b.op1(Opcode::arith(Arith::And, Type::Pred), RegClass::Pred, vec![Arg::Reg(p1), Arg::Reg(p2)]);
                 self.check_fails_if(p, Check::DivideOverflow);
             }
         }
@@ -242,31 +242,30 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             let (pa, pb) = (self.pred(lv), self.pred(rv));
             return match op {
                 BinOp::Eq | BinOp::Ne => {
-                    let x = self.b.op1("xor.pred", RegClass::Pred, vec![Arg::Reg(pa), Arg::Reg(pb)]);
+                    let x = self.b.op1(Opcode::arith(Arith::Xor, Type::Pred), RegClass::Pred, vec![Arg::Reg(pa), Arg::Reg(pb)]);
                     if op == BinOp::Ne {
                         x
                     } else {
-                        self.b.op1("not.pred", RegClass::Pred, vec![Arg::Reg(x)])
+                        self.b.op1(Opcode::arith(Arith::Not, Type::Pred), RegClass::Pred, vec![Arg::Reg(x)])
                     }
                 }
                 _ => {
-                    let a = self.b.op1("selp.u16", RegClass::B16, vec![Arg::imm(1), Arg::imm(0), Arg::Reg(pa)]);
-                    let b = self.b.op1("selp.u16", RegClass::B16, vec![Arg::imm(1), Arg::imm(0), Arg::Reg(pb)]);
+                    let a = self.b.op1(Opcode::Selp(Type::U16), RegClass::B16, vec![Arg::imm(1), Arg::imm(0), Arg::Reg(pa)]);
+                    let b = self.b.op1(Opcode::Selp(Type::U16), RegClass::B16, vec![Arg::imm(1), Arg::imm(0), Arg::Reg(pb)]);
                     self.compare(op, Scalar::U16, &Val::S(Arg::Reg(a)), &Val::S(Arg::Reg(b)))
                 }
             };
         }
         let cmp = match (op, s.is_float()) {
-            (BinOp::Eq, _) => "eq",
-            (BinOp::Ne, true) => "neu",
-            (BinOp::Ne, false) => "ne",
-            (BinOp::Lt, _) => "lt",
-            (BinOp::Le, _) => "le",
-            (BinOp::Gt, _) => "gt",
-            _ => "ge",
+            (BinOp::Eq, _) => Cmp::Eq,
+            (BinOp::Ne, true) => Cmp::Neu,
+            (BinOp::Ne, false) => Cmp::Ne,
+            (BinOp::Lt, _) => Cmp::Lt,
+            (BinOp::Le, _) => Cmp::Le,
+            (BinOp::Gt, _) => Cmp::Gt,
+            _ => Cmp::Ge,
         };
-        let t = int_type(s);
-        self.b.op1(format!("setp.{cmp}{t}"), RegClass::Pred, vec![lv.arg(), rv.arg()])
+        self.b.op1(Opcode::Setp(cmp, int_type(s)), RegClass::Pred, vec![lv.arg(), rv.arg()])
     }
 
     /// `&&` / `||`, short-circuiting.
@@ -287,7 +286,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             let lp = self.pred(&l);
             let r = self.expr(rhs);
             let rp = self.pred(&r);
-            let o = if and { "and.pred" } else { "or.pred" };
+            let o = if and { Opcode::arith(Arith::And, Type::Pred) } else { Opcode::arith(Arith::Or, Type::Pred) };
             return Val::S(Arg::Reg(self.b.op1(o, RegClass::Pred, vec![Arg::Reg(lp), Arg::Reg(rp)])));
         }
         let result = self.reg(RegClass::Pred);

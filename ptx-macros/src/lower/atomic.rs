@@ -19,7 +19,7 @@ use super::value::{class_of, int_type, mem_type, Space, Val};
 use super::Lowerer;
 use crate::front::intrinsic::{AtomicKind, AtomicOp};
 use crate::front::ty::Ty;
-use crate::ir::{Arg, Imm, RegClass, Term};
+use crate::ir::{Arg, Arith, AtomOp, Cmp, Imm, Mem, Mode, Opcode, Order, RegClass, StateSpace, Term, Type};
 use proc_macro2::Span;
 use ptx_abi::atomic::{fence_sem, lower, Access, Scope, Sem, Step};
 use ptx_abi::target::Isa;
@@ -58,9 +58,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             _ => return Val::Unit,
         };
         let space = match space {
-            Space::Global { .. } => ".global",
-            Space::Shared => ".shared",
-            Space::Generic => "",
+            Space::Global { .. } => StateSpace::Global,
+            Space::Shared => StateSpace::Shared,
+            Space::Generic => StateSpace::Generic,
             Space::Local | Space::Param => {
                 return self.error(span, "atomics on a local variable's memory are not supported: it belongs to one thread, so read and write it directly");
             }
@@ -70,18 +70,18 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             match *step {
                 Step::Fence(sem) => self.fence(sem, op.scope),
                 Step::Access(sem) => {
-                    let q = format!("{}{}{space}", sem.ptx(), op.scope.ptx());
+                    let m = Mem { order: Order::Atomic(sem, op.scope), space, nc: false, lanes: 1, ty: mem_type(s) };
                     result = match op.kind {
                         AtomicKind::Load => {
-                            let d = self.b.op1(format!("ld{q}{}", mem_type(s)), class_of(s), vec![Arg::mem(addr.clone(), 0)]);
+                            let d = self.b.op1(Opcode::Ld(m), class_of(s), vec![Arg::mem(addr.clone(), 0)]);
                             Val::S(Arg::Reg(d))
                         }
                         AtomicKind::Store => {
-                            self.b.op0(format!("st{q}{}", mem_type(s)), vec![Arg::mem(addr.clone(), 0), vals[1].arg()]);
+                            self.b.op0(Opcode::St(m), vec![Arg::mem(addr.clone(), 0), vals[1].arg()]);
                             Val::Unit
                         }
                         _ if s.size() < 4 => self.subword_rmw(op, s, &addr, space, sem, &vals[1..]),
-                        _ => self.rmw(op.kind, s, &q, &addr, &vals[1..]),
+                        _ => self.rmw(op.kind, s, (sem, op.scope, space), &addr, &vals[1..]),
                     };
                 }
             }
@@ -95,28 +95,28 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         if matches!(sem, Sem::Acquire | Sem::Release) {
             self.need_isa(ONE_SIDED_FENCES.major, ONE_SIDED_FENCES.minor);
         }
-        self.b.op0(format!("fence{}{}", sem.ptx(), scope.ptx()), vec![]);
+        self.b.op0(Opcode::Fence(sem, scope), vec![]);
     }
 
-    /// A 32- or 64-bit `atom` (`q` is `.<sem>.<scope><.space>`).
-    fn rmw(&mut self, kind: AtomicKind, s: Scalar, q: &str, addr: &Arg, operands: &[Val]) -> Val {
-        let bits = if s.size() == 8 { ".b64" } else { ".b32" };
+    /// A 32- or 64-bit `atom` with `sem`, at `scope`, in `space`.
+    fn rmw(&mut self, kind: AtomicKind, s: Scalar, (sem, scope, space): (Sem, Scope, StateSpace), addr: &Arg, operands: &[Val]) -> Val {
+        let bits = if s.size() == 8 { Type::B64 } else { Type::B32 };
         let c = class_of(s);
         let (op, ty) = match kind {
-            AtomicKind::Swap => ("exch", bits),
-            AtomicKind::CompareExchange => ("cas", bits),
-            AtomicKind::And => ("and", bits),
-            AtomicKind::Or => ("or", bits),
-            AtomicKind::Xor => ("xor", bits),
-            AtomicKind::Min => ("min", int_type(s)),
-            AtomicKind::Max => ("max", int_type(s)),
-            AtomicKind::Inc => ("inc", ".u32"),
-            AtomicKind::Dec => ("dec", ".u32"),
+            AtomicKind::Swap => (AtomOp::Exch, bits),
+            AtomicKind::CompareExchange => (AtomOp::Cas, bits),
+            AtomicKind::And => (AtomOp::And, bits),
+            AtomicKind::Or => (AtomOp::Or, bits),
+            AtomicKind::Xor => (AtomOp::Xor, bits),
+            AtomicKind::Min => (AtomOp::Min, int_type(s)),
+            AtomicKind::Max => (AtomOp::Max, int_type(s)),
+            AtomicKind::Inc => (AtomOp::Inc, Type::U32),
+            AtomicKind::Dec => (AtomOp::Dec, Type::U32),
             // `atom.add` has `.u32 .s32 .u64 .f32 .f64`: a 64-bit add is `.u64` for either sign.
             AtomicKind::Add | AtomicKind::Sub => (
-                "add",
+                AtomOp::Add,
                 match s {
-                    Scalar::I64 | Scalar::U64 => ".u64",
+                    Scalar::I64 | Scalar::U64 => Type::U64,
                     s => int_type(s),
                 },
             ),
@@ -136,7 +136,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             };
             args.push(a);
         }
-        let d = self.b.op1(format!("atom{q}.{op}{ty}"), c, args);
+        let d = self.b.op1(Opcode::Atom { sem, scope, space, op, ty }, c, args);
         Val::S(Arg::Reg(d))
     }
 
@@ -149,12 +149,12 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             Arg::Imm(Imm::F64(b)) => Arg::Imm(Imm::F64(b ^ (1 << 63))),
             a => {
                 let t = match s {
-                    Scalar::F32 => ".f32",
-                    Scalar::F64 => ".f64",
-                    s if s.size() == 8 => ".s64",
-                    _ => ".s32",
+                    Scalar::F32 => Type::F32,
+                    Scalar::F64 => Type::F64,
+                    s if s.size() == 8 => Type::S64,
+                    _ => Type::S32,
                 };
-                Arg::Reg(self.b.op1(format!("neg{t}"), class_of(s), vec![a]))
+                Arg::Reg(self.b.op1(Opcode::arith(Arith::Neg, t), class_of(s), vec![a]))
             }
         }
     }
@@ -172,31 +172,31 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     ///
     /// A compare-exchange whose comparison fails writes the word back unchanged, so every path
     /// is one `atom` with the operation's semantics.
-    fn subword_rmw(&mut self, op: &AtomicOp, s: Scalar, addr: &Arg, space: &str, sem: Sem, operands: &[Val]) -> Val {
-        let shared = space == ".shared";
+    fn subword_rmw(&mut self, op: &AtomicOp, s: Scalar, addr: &Arg, space: StateSpace, sem: Sem, operands: &[Val]) -> Val {
+        let shared = space == StateSpace::Shared;
         let width = s.size() as i64 * 8;
         // The word's address and the value's bit offset in it (little-endian).
         let (word, low) = if shared {
-            let w = self.b.op1("and.b32", RegClass::B32, vec![addr.clone(), Arg::imm(-4)]);
+            let w = self.b.op1(Opcode::arith(Arith::And, Type::B32), RegClass::B32, vec![addr.clone(), Arg::imm(-4)]);
             (w, addr.clone())
         } else {
-            let w = self.b.op1("and.b64", RegClass::B64, vec![addr.clone(), Arg::imm(-4)]);
-            let lo = self.b.op1("cvt.u32.u64", RegClass::B32, vec![addr.clone()]);
+            let w = self.b.op1(Opcode::arith(Arith::And, Type::B64), RegClass::B64, vec![addr.clone(), Arg::imm(-4)]);
+            let lo = self.b.op1(Opcode::Cvt(Mode::None, Type::U32, Type::U64), RegClass::B32, vec![addr.clone()]);
             (w, Arg::Reg(lo))
         };
-        let byte = self.b.op1("and.b32", RegClass::B32, vec![low, Arg::imm(3)]);
-        let shift = self.b.op1("shl.b32", RegClass::B32, vec![Arg::Reg(byte), Arg::imm(3)]);
-        let ones = self.b.op1("mov.b32", RegClass::B32, vec![Arg::imm((1i64 << width) - 1)]);
-        let mask = self.b.op1("shl.b32", RegClass::B32, vec![Arg::Reg(ones), Arg::Reg(shift)]);
-        let keep = self.b.op1("not.b32", RegClass::B32, vec![Arg::Reg(mask)]);
-        let relaxed = format!(".relaxed{}{space}", op.scope.ptx());
+        let byte = self.b.op1(Opcode::arith(Arith::And, Type::B32), RegClass::B32, vec![low, Arg::imm(3)]);
+        let shift = self.b.op1(Opcode::arith(Arith::Shl, Type::B32), RegClass::B32, vec![Arg::Reg(byte), Arg::imm(3)]);
+        let ones = self.b.op1(Opcode::Mov(Type::B32), RegClass::B32, vec![Arg::imm((1i64 << width) - 1)]);
+        let mask = self.b.op1(Opcode::arith(Arith::Shl, Type::B32), RegClass::B32, vec![Arg::Reg(ones), Arg::Reg(shift)]);
+        let keep = self.b.op1(Opcode::arith(Arith::Not, Type::B32), RegClass::B32, vec![Arg::Reg(mask)]);
+        let relaxed = Mem { order: Order::Atomic(Sem::Relaxed, op.scope), space, nc: false, lanes: 1, ty: Type::U32 };
         let guess = self.reg(RegClass::B32);
-        self.b.op_into(format!("ld{relaxed}.u32"), guess, vec![Arg::mem(Arg::Reg(word), 0)]);
+        self.b.op_into(Opcode::Ld(relaxed), guess, vec![Arg::mem(Arg::Reg(word), 0)]);
         let body = self.b.new_block();
         self.b.jump_to(body);
         // The narrow value, normalized in a 16-bit register as every 8/16-bit value is.
-        let at = self.b.op1("shr.u32", RegClass::B32, vec![Arg::Reg(guess), Arg::Reg(shift)]);
-        let old16 = self.b.op1("cvt.u16.u32", RegClass::B16, vec![Arg::Reg(at)]);
+        let at = self.b.op1(Opcode::arith(Arith::Shr, Type::U32), RegClass::B32, vec![Arg::Reg(guess), Arg::Reg(shift)]);
+        let old16 = self.b.op1(Opcode::Cvt(Mode::None, Type::U16, Type::U32), RegClass::B16, vec![Arg::Reg(at)]);
         let old = match s {
             Scalar::I8 | Scalar::U8 => self.normalize(old16, s),
             _ => old16,
@@ -209,28 +209,28 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 self.mov(r, v);
                 r
             }
-            AtomicKind::Add => self.b.op1("add.s16", RegClass::B16, vec![Arg::Reg(old), v]),
-            AtomicKind::Sub => self.b.op1("sub.s16", RegClass::B16, vec![Arg::Reg(old), v]),
-            AtomicKind::And => self.b.op1("and.b16", RegClass::B16, vec![Arg::Reg(old), v]),
-            AtomicKind::Or => self.b.op1("or.b16", RegClass::B16, vec![Arg::Reg(old), v]),
-            AtomicKind::Xor => self.b.op1("xor.b16", RegClass::B16, vec![Arg::Reg(old), v]),
-            AtomicKind::Min => self.b.op1(format!("min{t16}"), RegClass::B16, vec![Arg::Reg(old), v]),
-            AtomicKind::Max => self.b.op1(format!("max{t16}"), RegClass::B16, vec![Arg::Reg(old), v]),
+            AtomicKind::Add => self.b.op1(Opcode::arith(Arith::Add, Type::S16), RegClass::B16, vec![Arg::Reg(old), v]),
+            AtomicKind::Sub => self.b.op1(Opcode::arith(Arith::Sub, Type::S16), RegClass::B16, vec![Arg::Reg(old), v]),
+            AtomicKind::And => self.b.op1(Opcode::arith(Arith::And, Type::B16), RegClass::B16, vec![Arg::Reg(old), v]),
+            AtomicKind::Or => self.b.op1(Opcode::arith(Arith::Or, Type::B16), RegClass::B16, vec![Arg::Reg(old), v]),
+            AtomicKind::Xor => self.b.op1(Opcode::arith(Arith::Xor, Type::B16), RegClass::B16, vec![Arg::Reg(old), v]),
+            AtomicKind::Min => self.b.op1(Opcode::arith(Arith::Min, t16), RegClass::B16, vec![Arg::Reg(old), v]),
+            AtomicKind::Max => self.b.op1(Opcode::arith(Arith::Max, t16), RegClass::B16, vec![Arg::Reg(old), v]),
             AtomicKind::CompareExchange => {
                 let new = operands.get(1).map(|v| v.arg()).unwrap_or(Arg::imm(0));
-                let eq = self.b.op1(format!("setp.eq{t16}"), RegClass::Pred, vec![Arg::Reg(old), v]);
-                self.b.op1("selp.b16", RegClass::B16, vec![new, Arg::Reg(old), Arg::Reg(eq)])
+                let eq = self.b.op1(Opcode::Setp(Cmp::Eq, t16), RegClass::Pred, vec![Arg::Reg(old), v]);
+                self.b.op1(Opcode::Selp(Type::B16), RegClass::B16, vec![new, Arg::Reg(old), Arg::Reg(eq)])
             }
             AtomicKind::Inc | AtomicKind::Dec | AtomicKind::Load | AtomicKind::Store | AtomicKind::Fence => old,
         };
-        let new32 = self.b.op1("cvt.u32.u16", RegClass::B32, vec![Arg::Reg(new)]);
-        let placed = self.b.op1("shl.b32", RegClass::B32, vec![Arg::Reg(new32), Arg::Reg(shift)]);
-        let inserted = self.b.op1("and.b32", RegClass::B32, vec![Arg::Reg(placed), Arg::Reg(mask)]);
-        let rest = self.b.op1("and.b32", RegClass::B32, vec![Arg::Reg(guess), Arg::Reg(keep)]);
-        let desired = self.b.op1("or.b32", RegClass::B32, vec![Arg::Reg(rest), Arg::Reg(inserted)]);
-        let cas = format!("atom{}{}{space}.cas.b32", sem.ptx(), op.scope.ptx());
+        let new32 = self.b.op1(Opcode::Cvt(Mode::None, Type::U32, Type::U16), RegClass::B32, vec![Arg::Reg(new)]);
+        let placed = self.b.op1(Opcode::arith(Arith::Shl, Type::B32), RegClass::B32, vec![Arg::Reg(new32), Arg::Reg(shift)]);
+        let inserted = self.b.op1(Opcode::arith(Arith::And, Type::B32), RegClass::B32, vec![Arg::Reg(placed), Arg::Reg(mask)]);
+        let rest = self.b.op1(Opcode::arith(Arith::And, Type::B32), RegClass::B32, vec![Arg::Reg(guess), Arg::Reg(keep)]);
+        let desired = self.b.op1(Opcode::arith(Arith::Or, Type::B32), RegClass::B32, vec![Arg::Reg(rest), Arg::Reg(inserted)]);
+        let cas = Opcode::Atom { sem, scope: op.scope, space, op: AtomOp::Cas, ty: Type::B32 };
         let prev = self.b.op1(cas, RegClass::B32, vec![Arg::mem(Arg::Reg(word), 0), Arg::Reg(guess), Arg::Reg(desired)]);
-        let changed = self.b.op1("setp.ne.b32", RegClass::Pred, vec![Arg::Reg(prev), Arg::Reg(guess)]);
+        let changed = self.b.op1(Opcode::Setp(Cmp::Ne, Type::B32), RegClass::Pred, vec![Arg::Reg(prev), Arg::Reg(guess)]);
         self.mov(guess, Arg::Reg(prev));
         let done = self.b.new_block();
         self.b.terminate(Term::Branch { pred: changed, negate: false, if_true: body, if_false: done });

@@ -9,7 +9,7 @@ use super::value::{class_of, leaves, mem_type, Leaf, Space, Val};
 use super::Lowerer;
 use crate::front::hir::{Callee, Expr};
 use crate::front::ty::Ty;
-use crate::ir::{Arg, InstKind, RegClass, Sym};
+use crate::ir::{Arg, InstKind, Mem, Mode, Opcode, RegClass, StateSpace, Sym, Type};
 use crate::syntax::signature::FnKind;
 use proc_macro2::{Span, TokenStream};
 use ptx_abi::Scalar;
@@ -38,9 +38,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let kernel = self.cx.kind == FnKind::Kernel;
         match ty {
             Ty::Ptr { mutable, reference, .. } => {
-                let raw = self.b.op1("ld.param.u64", RegClass::B64, vec![Arg::mem(sym, 0)]);
+                let raw = self.b.op1(Opcode::Ld(Mem::plain(StateSpace::Param, Type::U64)), RegClass::B64, vec![Arg::mem(sym, 0)]);
                 if kernel {
-                    let g = self.b.op1("cvta.to.global.u64", RegClass::B64, vec![Arg::Reg(raw)]);
+                    let g = self.b.op1(Opcode::Cvta { to: true, space: StateSpace::Global }, RegClass::B64, vec![Arg::Reg(raw)]);
                     let nc = !*mutable && (*reference || self.const_ptrs_nc);
                     Val::Ptr(Arg::Reg(g), Space::Global { nc })
                 } else {
@@ -48,10 +48,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 }
             }
             Ty::Slice { mutable, .. } => {
-                let raw = self.b.op1("ld.param.u64", RegClass::B64, vec![Arg::mem(sym.clone(), 0)]);
-                let len = self.b.op1("ld.param.u64", RegClass::B64, vec![Arg::mem(sym, 8)]);
+                let raw = self.b.op1(Opcode::Ld(Mem::plain(StateSpace::Param, Type::U64)), RegClass::B64, vec![Arg::mem(sym.clone(), 0)]);
+                let len = self.b.op1(Opcode::Ld(Mem::plain(StateSpace::Param, Type::U64)), RegClass::B64, vec![Arg::mem(sym, 8)]);
                 let ptr = if kernel {
-                    let g = self.b.op1("cvta.to.global.u64", RegClass::B64, vec![Arg::Reg(raw)]);
+                    let g = self.b.op1(Opcode::Cvta { to: true, space: StateSpace::Global }, RegClass::B64, vec![Arg::Reg(raw)]);
                     Val::Ptr(Arg::Reg(g), Space::Global { nc: !*mutable })
                 } else {
                     Val::Ptr(Arg::Reg(raw), Space::Generic)
@@ -61,7 +61,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             Ty::Scalar(s) if kernel || s.size() >= 4 || *s == Scalar::Bool || s.is_float() => self.load(&sym, Space::Param, 0, ty, span),
             // A narrow integer of a device function arrives widened to 32 bits (note A): its low
             // bytes are the value.
-            Ty::Scalar(s) => Val::S(Arg::Reg(self.b.op1(format!("ld.param{}", mem_type(*s)), class_of(*s), vec![Arg::mem(sym, 0)]))),
+            Ty::Scalar(s) => Val::S(Arg::Reg(self.b.op1(Opcode::Ld(Mem::plain(StateSpace::Param, mem_type(*s))), class_of(*s), vec![Arg::mem(sym, 0)]))),
             _ => self.load(&sym, Space::Param, 0, ty, span),
         }
     }
@@ -90,13 +90,13 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             Ty::Unit => {}
             Ty::Scalar(s) => {
                 let (t, a) = self.widen_for_param(*s, v);
-                self.b.op0(format!("st.param{t}"), vec![Arg::mem(base.clone(), 0), a]);
+                self.b.op0(Opcode::St(Mem::plain(StateSpace::Param, t)), vec![Arg::mem(base.clone(), 0), a]);
             }
             Ty::Ptr { .. } => {
                 let a = self.generic_address(v);
-                self.b.op0("st.param.b64", vec![Arg::mem(base.clone(), 0), a]);
+                self.b.op0(Opcode::St(Mem::plain(StateSpace::Param, Type::B64)), vec![Arg::mem(base.clone(), 0), a]);
             }
-            Ty::Handle => self.b.op0("st.param.b64", vec![Arg::mem(base.clone(), 0), v.arg()]),
+            Ty::Handle => self.b.op0(Opcode::St(Mem::plain(StateSpace::Param, Type::B64)), vec![Arg::mem(base.clone(), 0), v.arg()]),
             _ => {
                 // An aggregate: its fields at their offsets, at their own sizes.
                 let mut ls = Vec::new();
@@ -110,13 +110,13 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                     match leaf {
                         Leaf::Scalar(Scalar::Bool) => {
                             let p = self.pred(&val);
-                            let b = self.b.op1("selp.u16", RegClass::B16, vec![Arg::imm(1), Arg::imm(0), Arg::Reg(p)]);
-                            self.b.op0("st.param.u8", vec![Arg::mem(base.clone(), *off as i64), Arg::Reg(b)]);
+                            let b = self.b.op1(Opcode::Selp(Type::U16), RegClass::B16, vec![Arg::imm(1), Arg::imm(0), Arg::Reg(p)]);
+                            self.b.op0(Opcode::St(Mem::plain(StateSpace::Param, Type::U8)), vec![Arg::mem(base.clone(), *off as i64), Arg::Reg(b)]);
                         }
-                        Leaf::Scalar(s) => self.b.op0(format!("st.param{}", mem_type(*s)), vec![Arg::mem(base.clone(), *off as i64), val.arg()]),
+                        Leaf::Scalar(s) => self.b.op0(Opcode::St(Mem::plain(StateSpace::Param, mem_type(*s))), vec![Arg::mem(base.clone(), *off as i64), val.arg()]),
                         Leaf::Ptr => {
                             let a = self.generic_address(&val);
-                            self.b.op0("st.param.u64", vec![Arg::mem(base.clone(), *off as i64), a]);
+                            self.b.op0(Opcode::St(Mem::plain(StateSpace::Param, Type::U64)), vec![Arg::mem(base.clone(), *off as i64), a]);
                         }
                     }
                 }
@@ -126,25 +126,25 @@ impl<'a, 'e> Lowerer<'a, 'e> {
 
     /// Note A: integers narrower than 32 bits (and `bool`) travel as 32-bit values, extended by
     /// their signedness. Returns the `st.param` type and the operand.
-    fn widen_for_param(&mut self, s: Scalar, v: &Val) -> (&'static str, Arg) {
+    fn widen_for_param(&mut self, s: Scalar, v: &Val) -> (Type, Arg) {
         match s {
             Scalar::Bool => {
                 let p = self.pred(v);
-                (".b32", Arg::Reg(self.b.op1("selp.u32", RegClass::B32, vec![Arg::imm(1), Arg::imm(0), Arg::Reg(p)])))
+                (Type::B32, Arg::Reg(self.b.op1(Opcode::Selp(Type::U32), RegClass::B32, vec![Arg::imm(1), Arg::imm(0), Arg::Reg(p)])))
             }
             Scalar::I8 | Scalar::I16 => match v.arg() {
-                a @ Arg::Imm(_) => (".b32", a),
-                a => (".b32", Arg::Reg(self.b.op1("cvt.s32.s16", RegClass::B32, vec![a]))),
+                a @ Arg::Imm(_) => (Type::B32, a),
+                a => (Type::B32, Arg::Reg(self.b.op1(Opcode::Cvt(Mode::None, Type::S32, Type::S16), RegClass::B32, vec![a]))),
             },
             Scalar::U8 | Scalar::U16 => match v.arg() {
-                a @ Arg::Imm(_) => (".b32", a),
-                a => (".b32", Arg::Reg(self.b.op1("cvt.u32.u16", RegClass::B32, vec![a]))),
+                a @ Arg::Imm(_) => (Type::B32, a),
+                a => (Type::B32, Arg::Reg(self.b.op1(Opcode::Cvt(Mode::None, Type::U32, Type::U16), RegClass::B32, vec![a]))),
             },
-            Scalar::I32 | Scalar::U32 => (".b32", v.arg()),
-            Scalar::I64 | Scalar::U64 => (".b64", v.arg()),
-            Scalar::F32 => (".f32", v.arg()),
-            Scalar::F64 => (".f64", v.arg()),
-            Scalar::F16 | Scalar::BF16 => (".b16", v.arg()),
+            Scalar::I32 | Scalar::U32 => (Type::B32, v.arg()),
+            Scalar::I64 | Scalar::U64 => (Type::B64, v.arg()),
+            Scalar::F32 => (Type::F32, v.arg()),
+            Scalar::F64 => (Type::F64, v.arg()),
+            Scalar::F16 | Scalar::BF16 => (Type::B16, v.arg()),
         }
     }
 

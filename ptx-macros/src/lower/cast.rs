@@ -11,11 +11,11 @@
 //! - `f16`/`bf16` ↔ `f32`/`f64` (`to_f32`, `from_f32`): `cvt` (bf16 by bits: sm_75's `cvt`
 //!   has no `bf16`). `from_f64` rounds from the f64's high word, as the `half` crate does.
 
-use super::value::{class_of, int_type, Space, Val};
+use super::value::{class_of, int_type, reg_width, Space, Val};
 use super::Lowerer;
 use crate::front::hir::Expr;
 use crate::front::ty::Ty;
-use crate::ir::{Arg, Imm, RegClass};
+use crate::ir::{Arg, Arith, Cmp, FpClass, Imm, Mode, Opcode, RegClass, Type};
 use proc_macro2::Span;
 use ptx_abi::Scalar;
 
@@ -61,29 +61,28 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             if to.is_float() {
                 let one = self.float_imm(to, 1.0, 1.0).arg();
                 let zero = self.float_imm(to, 0.0, 0.0).arg();
-                let r = self.b.op1(format!("selp{}", int_type(to)), tc, vec![one, zero, Arg::Reg(p)]);
+                let r = self.b.op1(Opcode::Selp(int_type(to)), tc, vec![one, zero, Arg::Reg(p)]);
                 return Val::S(Arg::Reg(r));
             }
-            let t = format!(".u{}", super::value::reg_width(to));
-            let r = self.b.op1(format!("selp{t}"), tc, vec![Arg::imm(1), Arg::imm(0), Arg::Reg(p)]);
+            let r = self.b.op1(Opcode::Selp(Type::u(reg_width(to))), tc, vec![Arg::imm(1), Arg::imm(0), Arg::Reg(p)]);
             return Val::S(Arg::Reg(r));
         }
         match (from, to) {
             (Scalar::F16, Scalar::F32 | Scalar::F64) => {
-                let r = self.b.op1(format!("cvt{}.f16", int_type(to)), tc, vec![a]);
+                let r = self.b.op1(Opcode::Cvt(Mode::None, int_type(to), Type::F16), tc, vec![a]);
                 return Val::S(Arg::Reg(r));
             }
             (Scalar::F32 | Scalar::F64, Scalar::F16) => {
                 let a = if from == Scalar::F64 { self.f64_high_word(a) } else { a };
-                let r = self.b.op1(format!("cvt.rn.f16{}", int_type(from)), tc, vec![a]);
+                let r = self.b.op1(Opcode::Cvt(Mode::Rn, Type::F16, int_type(from)), tc, vec![a]);
                 return Val::S(Arg::Reg(r));
             }
             (Scalar::BF16, Scalar::F32 | Scalar::F64) => {
                 // bf16 is the high half of an f32.
-                let w = self.b.op1("cvt.u32.u16", RegClass::B32, vec![a]);
-                let hi = self.b.op1("shl.b32", RegClass::B32, vec![Arg::Reg(w), Arg::imm(16)]);
-                let f = self.b.op1("mov.b32", RegClass::F32, vec![Arg::Reg(hi)]);
-                return if to == Scalar::F64 { Val::S(Arg::Reg(self.b.op1("cvt.f64.f32", RegClass::F64, vec![Arg::Reg(f)]))) } else { Val::S(Arg::Reg(f)) };
+                let w = self.b.op1(Opcode::Cvt(Mode::None, Type::U32, Type::U16), RegClass::B32, vec![a]);
+                let hi = self.b.op1(Opcode::arith(Arith::Shl, Type::B32), RegClass::B32, vec![Arg::Reg(w), Arg::imm(16)]);
+                let f = self.b.op1(Opcode::Mov(Type::B32), RegClass::F32, vec![Arg::Reg(hi)]);
+                return if to == Scalar::F64 { Val::S(Arg::Reg(self.b.op1(Opcode::Cvt(Mode::None, Type::F64, Type::F32), RegClass::F64, vec![Arg::Reg(f)]))) } else { Val::S(Arg::Reg(f)) };
             }
             (Scalar::F32 | Scalar::F64, Scalar::BF16) => {
                 let f = if from == Scalar::F64 { self.f64_to_bf16_exact_f32(a) } else { a };
@@ -93,23 +92,18 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         }
         let r = if from.is_float() && to.is_float() {
             if to == Scalar::F64 {
-                self.b.op1("cvt.f64.f32", tc, vec![a])
+                self.b.op1(Opcode::Cvt(Mode::None, Type::F64, Type::F32), tc, vec![a])
             } else {
-                self.b.op1("cvt.rn.f32.f64", tc, vec![a])
+                self.b.op1(Opcode::Cvt(Mode::Rn, Type::F32, Type::F64), tc, vec![a])
             }
         } else if to.is_float() {
-            self.b.op1(format!("cvt.rn{}{}", int_type(to), int_type(from)), tc, vec![a])
+            self.b.op1(Opcode::Cvt(Mode::Rn, int_type(to), int_type(from)), tc, vec![a])
         } else if from.is_float() {
-            let dst = match to {
-                Scalar::I8 => ".s8",
-                Scalar::U8 => ".u8",
-                t => int_type(t),
-            };
-            let r = self.b.op1(format!("cvt.rzi{dst}{}", int_type(from)), tc, vec![a.clone()]);
+            let dst = Type::int(to.is_signed(), to.bits() as u32);
+            let r = self.b.op1(Opcode::Cvt(Mode::Rzi, dst, int_type(from)), tc, vec![a.clone()]);
             if from == Scalar::F64 || to.bits() == 64 {
-                let nan = self.b.op1(format!("testp.notanumber{}", int_type(from)), RegClass::Pred, vec![a]);
-                let t = format!(".b{}", super::value::reg_width(to));
-                self.b.op1(format!("selp{t}"), tc, vec![Arg::imm(0), Arg::Reg(r), Arg::Reg(nan)])
+                let nan = self.b.op1(Opcode::Testp(FpClass::NotANumber, int_type(from)), RegClass::Pred, vec![a]);
+                self.b.op1(Opcode::Selp(Type::b(reg_width(to))), tc, vec![Arg::imm(0), Arg::Reg(r), Arg::Reg(nan)])
             } else {
                 r
             }
@@ -125,23 +119,16 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             }
         } else if to.bits() > from.bits() {
             // Widen by the source's signedness (8-bit values are already extended to 16).
-            let src = if from.is_signed() { format!(".s{}", super::value::reg_width(from)) } else { format!(".u{}", super::value::reg_width(from)) };
-            let dst = if from.is_signed() { format!(".s{}", to.bits()) } else { format!(".u{}", to.bits()) };
-            let r = self.b.op1(format!("cvt{dst}{src}"), tc, vec![a.clone()]);
+            let src = Type::int(from.is_signed(), reg_width(from));
+            let dst = Type::int(from.is_signed(), to.bits() as u32);
+            let r = self.b.op1(Opcode::Cvt(Mode::None, dst, src), tc, vec![a.clone()]);
             if let (RegClass::B32, RegClass::B64, Arg::Reg(n)) = (fc, tc, &a) {
                 self.widened.insert(r, (*n, from.is_signed()));
             }
             r
         } else {
             // Truncate.
-            let dst = match to {
-                Scalar::I8 => ".s8",
-                Scalar::U8 => ".u8",
-                t => int_type(t),
-            };
-            let src = format!(".u{}", super::value::reg_width(from));
-            let dst = dst.replace(".s", ".u");
-            let r = self.b.op1(format!("cvt{dst}{src}"), tc, vec![a]);
+            let r = self.b.op1(Opcode::Cvt(Mode::None, Type::u(to.bits() as u32), Type::u(reg_width(from))), tc, vec![a]);
             self.normalize(r, to)
         };
         Val::S(Arg::Reg(r))
@@ -151,9 +138,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     /// f64's upper 32 bits (sign, exponent, 20 mantissa bits), the lower word ignored. This is
     /// the host's meaning, so the device reproduces it: the value truncated to its high word.
     fn f64_high_word(&mut self, a: Arg) -> Arg {
-        let bits = self.b.op1("mov.b64", RegClass::B64, vec![a]);
-        let hi = self.b.op1("and.b64", RegClass::B64, vec![Arg::Reg(bits), Arg::imm(0xffff_ffff_0000_0000u64 as i64)]);
-        Arg::Reg(self.b.op1("mov.b64", RegClass::F64, vec![Arg::Reg(hi)]))
+        let bits = self.b.op1(Opcode::Mov(Type::B64), RegClass::B64, vec![a]);
+        let hi = self.b.op1(Opcode::arith(Arith::And, Type::B64), RegClass::B64, vec![Arg::Reg(bits), Arg::imm(0xffff_ffff_0000_0000u64 as i64)]);
+        Arg::Reg(self.b.op1(Opcode::Mov(Type::B64), RegClass::F64, vec![Arg::Reg(hi)]))
     }
 
     /// An f32 holding exactly the bf16 that `half` makes of an f64 in bf16's subnormal range,
@@ -162,32 +149,32 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     fn f64_to_bf16_exact_f32(&mut self, a: Arg) -> Arg {
         let t = self.f64_high_word(a);
         let f64imm = |v: f64| Arg::Imm(Imm::F64(v.to_bits()));
-        let abs = self.b.op1("abs.f64", RegClass::F64, vec![t.clone()]);
-        let tiny = self.b.op1("setp.lt.f64", RegClass::Pred, vec![Arg::Reg(abs), f64imm(2f64.powi(-126))]);
+        let abs = self.b.op1(Opcode::arith(Arith::Abs, Type::F64), RegClass::F64, vec![t.clone()]);
+        let tiny = self.b.op1(Opcode::Setp(Cmp::Lt, Type::F64), RegClass::Pred, vec![Arg::Reg(abs), f64imm(2f64.powi(-126))]);
         // Round to a multiple of 2^-133 (bf16's smallest subnormal): scaling is exact.
-        let up = self.b.op1("mul.rn.f64", RegClass::F64, vec![t.clone(), f64imm(2f64.powi(133))]);
-        let rounded = self.b.op1("cvt.rni.f64.f64", RegClass::F64, vec![Arg::Reg(up)]);
-        let down = self.b.op1("mul.rn.f64", RegClass::F64, vec![Arg::Reg(rounded), f64imm(2f64.powi(-133))]);
-        let v = self.b.op1("selp.f64", RegClass::F64, vec![Arg::Reg(down), t, Arg::Reg(tiny)]);
-        Arg::Reg(self.b.op1("cvt.rn.f32.f64", RegClass::F32, vec![Arg::Reg(v)]))
+        let up = self.b.op1(Opcode::Arith(Arith::Mul, Mode::Rn, Type::F64), RegClass::F64, vec![t.clone(), f64imm(2f64.powi(133))]);
+        let rounded = self.b.op1(Opcode::Cvt(Mode::Rni, Type::F64, Type::F64), RegClass::F64, vec![Arg::Reg(up)]);
+        let down = self.b.op1(Opcode::Arith(Arith::Mul, Mode::Rn, Type::F64), RegClass::F64, vec![Arg::Reg(rounded), f64imm(2f64.powi(-133))]);
+        let v = self.b.op1(Opcode::Selp(Type::F64), RegClass::F64, vec![Arg::Reg(down), t, Arg::Reg(tiny)]);
+        Arg::Reg(self.b.op1(Opcode::Cvt(Mode::Rn, Type::F32, Type::F64), RegClass::F32, vec![Arg::Reg(v)]))
     }
 
     /// Round-to-nearest-even f32 → bf16 by bits (NaN stays a quiet NaN).
     fn f32_to_bf16(&mut self, f: Arg) -> crate::ir::Reg {
-        let bits = self.b.op1("mov.b32", RegClass::B32, vec![f.clone()]);
-        let lsb = self.b.op1("bfe.u32", RegClass::B32, vec![Arg::Reg(bits), Arg::imm(16), Arg::imm(1)]);
-        let bias = self.b.op1("add.s32", RegClass::B32, vec![Arg::Reg(lsb), Arg::imm(0x7fff)]);
-        let rounded = self.b.op1("add.s32", RegClass::B32, vec![Arg::Reg(bits), Arg::Reg(bias)]);
-        let hi = self.b.op1("shr.u32", RegClass::B32, vec![Arg::Reg(rounded), Arg::imm(16)]);
-        let nan = self.b.op1("testp.notanumber.f32", RegClass::Pred, vec![f]);
-        let sel = self.b.op1("selp.b32", RegClass::B32, vec![Arg::imm(0x7fc0), Arg::Reg(hi), Arg::Reg(nan)]);
-        self.b.op1("cvt.u16.u32", RegClass::B16, vec![Arg::Reg(sel)])
+        let bits = self.b.op1(Opcode::Mov(Type::B32), RegClass::B32, vec![f.clone()]);
+        let lsb = self.b.op1(Opcode::arith(Arith::Bfe, Type::U32), RegClass::B32, vec![Arg::Reg(bits), Arg::imm(16), Arg::imm(1)]);
+        let bias = self.b.op1(Opcode::arith(Arith::Add, Type::S32), RegClass::B32, vec![Arg::Reg(lsb), Arg::imm(0x7fff)]);
+        let rounded = self.b.op1(Opcode::arith(Arith::Add, Type::S32), RegClass::B32, vec![Arg::Reg(bits), Arg::Reg(bias)]);
+        let hi = self.b.op1(Opcode::arith(Arith::Shr, Type::U32), RegClass::B32, vec![Arg::Reg(rounded), Arg::imm(16)]);
+        let nan = self.b.op1(Opcode::Testp(FpClass::NotANumber, Type::F32), RegClass::Pred, vec![f]);
+        let sel = self.b.op1(Opcode::Selp(Type::B32), RegClass::B32, vec![Arg::imm(0x7fc0), Arg::Reg(hi), Arg::Reg(nan)]);
+        self.b.op1(Opcode::Cvt(Mode::None, Type::U16, Type::U32), RegClass::B16, vec![Arg::Reg(sel)])
     }
 }
 
 fn a_reg(a: &Arg, l: &mut Lowerer) -> crate::ir::Reg {
     match a {
         Arg::Reg(r) => *r,
-        other => l.b.op1("mov.b16", RegClass::B16, vec![other.clone()]),
+        other => l.b.op1(Opcode::Mov(Type::B16), RegClass::B16, vec![other.clone()]),
     }
 }

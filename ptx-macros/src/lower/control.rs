@@ -10,7 +10,7 @@ use super::value::{class_of, int_imm, Space, Val};
 use super::{LoopTarget, Lowerer};
 use crate::front::hir::{Arm, Block, BinOp, Expr, ForRange, LetPat, LocalId, LoopId, Pat, Stmt};
 use crate::front::ty::Ty;
-use crate::ir::{Arg, Imm, RegClass, Term};
+use crate::ir::{Arg, Arith, Cmp, EntryFact, Imm, Mode, Opcode, RegClass, Term, Type};
 use proc_macro2::Span;
 use ptx_abi::Scalar;
 
@@ -201,7 +201,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let Ty::Scalar(s) = self.ty(&r.start.ty) else { return Val::Unit };
         let c = class_of(s);
         let t = super::value::int_type(s);
-        let u = format!(".u{}", super::value::reg_width(s));
+        let w = super::value::reg_width(s);
+        let u = Type::u(w);
         let bits = super::value::reg_bits(s);
         let start = self.expr(&r.start);
         let start = self.stabilize(start);
@@ -211,7 +212,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             Some(e) => {
                 let v = self.expr(e);
                 let v = self.stabilize(v);
-                let p = self.b.op1("setp.eq.u64", RegClass::Pred, vec![v.arg(), Arg::imm(0)]);
+                let p = self.b.op1(Opcode::Setp(Cmp::Eq, Type::U64), RegClass::Pred, vec![v.arg(), Arg::imm(0)]);
                 self.check_fails_if(p, Check::ZeroStep);
                 // The step is a `usize`; steps beyond the range type's width end the loop after
                 // the first element, as they do in Rust.
@@ -219,7 +220,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                     Some(v.arg())
                 } else {
                     let max = (1u64 << s.bits()) - 1;
-                    let clamped = self.b.op1("min.u64", RegClass::B64, vec![v.arg(), Arg::imm(max as i64)]);
+                    let clamped = self.b.op1(Opcode::arith(Arith::Min, Type::U64), RegClass::B64, vec![v.arg(), Arg::imm(max as i64)]);
                     let nv = self.convert(&Val::S(Arg::Reg(clamped)), Scalar::U64, unsigned(s));
                     Some(nv.arg())
                 }
@@ -236,7 +237,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let exit = self.b.new_block();
         let (a, b) = (start.arg(), end.arg());
         // First value, and whether the range is empty.
-        let empty = if r.inclusive { format!("setp.gt{t}") } else { format!("setp.ge{t}") };
+        let empty = if r.inclusive { Opcode::Setp(Cmp::Gt, t) } else { Opcode::Setp(Cmp::Ge, t) };
         let empty = self.b.op1(empty, RegClass::Pred, vec![a.clone(), b.clone()]);
         let first = match (r.rev, &step, r.step_first) {
             (false, _, _) => a.clone(),
@@ -244,20 +245,20 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 if r.inclusive {
                     b.clone()
                 } else {
-                    Arg::Reg(self.b.op1(format!("sub.s{}", super::value::reg_width(s)), c, vec![b.clone(), Arg::imm(1)]))
+                    Arg::Reg(self.b.op1(Opcode::arith(Arith::Sub, Type::s(w)), c, vec![b.clone(), Arg::imm(1)]))
                 }
             }
             (true, Some(st), true) => {
                 // `(a..b).step_by(s).rev()` starts at the last element a + ((b - 1 - a) / s) * s.
-                let span_len = self.b.op1(format!("sub.s{}", super::value::reg_width(s)), c, vec![b.clone(), a.clone()]);
+                let span_len = self.b.op1(Opcode::arith(Arith::Sub, Type::s(w)), c, vec![b.clone(), a.clone()]);
                 let last_off = if r.inclusive {
                     span_len
                 } else {
-                    self.b.op1(format!("sub.s{}", super::value::reg_width(s)), c, vec![Arg::Reg(span_len), Arg::imm(1)])
+                    self.b.op1(Opcode::arith(Arith::Sub, Type::s(w)), c, vec![Arg::Reg(span_len), Arg::imm(1)])
                 };
-                let q = self.b.op1(format!("div{u}"), c, vec![Arg::Reg(last_off), st.clone()]);
-                let m = self.b.op1(format!("mul.lo.s{}", super::value::reg_width(s)), c, vec![Arg::Reg(q), st.clone()]);
-                Arg::Reg(self.b.op1(format!("add.s{}", super::value::reg_width(s)), c, vec![a.clone(), Arg::Reg(m)]))
+                let q = self.b.op1(Opcode::arith(Arith::Div, u), c, vec![Arg::Reg(last_off), st.clone()]);
+                let m = self.b.op1(Opcode::Arith(Arith::Mul, Mode::Lo, Type::s(w)), c, vec![Arg::Reg(q), st.clone()]);
+                Arg::Reg(self.b.op1(Opcode::arith(Arith::Add, Type::s(w)), c, vec![a.clone(), Arg::Reg(m)]))
             }
         };
         self.mov(counter, first);
@@ -273,40 +274,45 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             self.slots[var] = v;
         }
         self.mutable_regs.insert(counter);
+        // Counting up by one to an excluded end, with a variable the body cannot assign: the
+        // header is entered only with `counter < end` (the emptiness test, or the test at the
+        // end of the previous trip). `end` is stable (copied if it was a mutable local's).
+        if !r.rev && step.is_none() && !r.inclusive && !mutable {
+            self.b.func.entry_facts.push(EntryFact { block: head, reg: counter, ty: t, bound: b.clone() });
+        }
         self.loops.insert(id, LoopTarget { brk: exit, cont: Some(next), result: None });
         self.block(body);
         self.b.terminate(Term::Jump(next));
         self.b.switch_to(next);
         // Whether this was the last element, computed without overflowing past the end.
-        let w = super::value::reg_width(s);
         let done = match (r.rev, &step) {
             (false, None) if !r.inclusive => {
-                let n = self.b.op1(format!("add.s{w}"), c, vec![Arg::Reg(counter), Arg::imm(1)]);
+                let n = self.b.op1(Opcode::arith(Arith::Add, Type::s(w)), c, vec![Arg::Reg(counter), Arg::imm(1)]);
                 self.mov(counter, Arg::Reg(n));
-                let p = self.b.op1(format!("setp.lt{t}"), RegClass::Pred, vec![Arg::Reg(counter), b.clone()]);
+                let p = self.b.op1(Opcode::Setp(Cmp::Lt, t), RegClass::Pred, vec![Arg::Reg(counter), b.clone()]);
                 self.b.terminate(Term::Branch { pred: p, negate: false, if_true: head, if_false: exit });
                 self.b.switch_to(exit);
                 return Val::Unit;
             }
-            (false, None) => self.b.op1(format!("setp.eq{bits}"), RegClass::Pred, vec![Arg::Reg(counter), b.clone()]),
-            (true, None) => self.b.op1(format!("setp.eq{bits}"), RegClass::Pred, vec![Arg::Reg(counter), a.clone()]),
+            (false, None) => self.b.op1(Opcode::Setp(Cmp::Eq, bits), RegClass::Pred, vec![Arg::Reg(counter), b.clone()]),
+            (true, None) => self.b.op1(Opcode::Setp(Cmp::Eq, bits), RegClass::Pred, vec![Arg::Reg(counter), a.clone()]),
             (false, Some(st)) => {
                 // Remaining distance to the end (inclusive: to the last value).
-                let rem = self.b.op1(format!("sub.s{w}"), c, vec![b.clone(), Arg::Reg(counter)]);
-                let op = if r.inclusive { "setp.lt" } else { "setp.le" };
-                self.b.op1(format!("{op}{u}"), RegClass::Pred, vec![Arg::Reg(rem), st.clone()])
+                let rem = self.b.op1(Opcode::arith(Arith::Sub, Type::s(w)), c, vec![b.clone(), Arg::Reg(counter)]);
+                let cmp = if r.inclusive { Cmp::Lt } else { Cmp::Le };
+                self.b.op1(Opcode::Setp(cmp, u), RegClass::Pred, vec![Arg::Reg(rem), st.clone()])
             }
             (true, Some(st)) => {
-                let rem = self.b.op1(format!("sub.s{w}"), c, vec![Arg::Reg(counter), a.clone()]);
-                self.b.op1(format!("setp.lt{u}"), RegClass::Pred, vec![Arg::Reg(rem), st.clone()])
+                let rem = self.b.op1(Opcode::arith(Arith::Sub, Type::s(w)), c, vec![Arg::Reg(counter), a.clone()]);
+                self.b.op1(Opcode::Setp(Cmp::Lt, u), RegClass::Pred, vec![Arg::Reg(rem), st.clone()])
             }
         };
         let advance = self.b.new_block();
         self.b.terminate(Term::Branch { pred: done, negate: false, if_true: exit, if_false: advance });
         self.b.switch_to(advance);
         let delta = step.clone().unwrap_or(Arg::imm(1));
-        let op = if r.rev { "sub" } else { "add" };
-        let n = self.b.op1(format!("{op}.s{w}"), c, vec![Arg::Reg(counter), delta]);
+        let op = if r.rev { Arith::Sub } else { Arith::Add };
+        let n = self.b.op1(Opcode::arith(op, Type::s(w)), c, vec![Arg::Reg(counter), delta]);
         self.mov(counter, Arg::Reg(n));
         self.b.terminate(Term::Jump(head));
         self.b.switch_to(exit);
@@ -389,13 +395,13 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             Pat::Int(x) => Some(self.compare(BinOp::Eq, s, v, &imm(*x))),
             Pat::Bool(b) => {
                 let p = self.pred(v);
-                Some(if *b { p } else { self.b.op1("not.pred", RegClass::Pred, vec![Arg::Reg(p)]) })
+                Some(if *b { p } else { self.b.op1(Opcode::arith(Arith::Not, Type::Pred), RegClass::Pred, vec![Arg::Reg(p)]) })
             }
             Pat::Range { lo, hi, inclusive } => {
                 let lo_p = lo.map(|l| self.compare(BinOp::Ge, s, v, &imm(l)));
                 let hi_p = hi.map(|h| self.compare(if *inclusive { BinOp::Le } else { BinOp::Lt }, s, v, &imm(h)));
                 match (lo_p, hi_p) {
-                    (Some(a), Some(b)) => Some(self.b.op1("and.pred", RegClass::Pred, vec![Arg::Reg(a), Arg::Reg(b)])),
+                    (Some(a), Some(b)) => Some(self.b.op1(Opcode::arith(Arith::And, Type::Pred), RegClass::Pred, vec![Arg::Reg(a), Arg::Reg(b)])),
                     (Some(a), None) | (None, Some(a)) => Some(a),
                     (None, None) => None,
                 }

@@ -4,7 +4,7 @@ use super::value::{int_imm, Val};
 use super::Lowerer;
 use crate::front::hir::{Expr, ExprKind};
 use crate::front::ty::{Len, Ty};
-use crate::ir::{Arg, Imm, Sym};
+use crate::ir::{Arg, Cmp, Imm, Opcode, Sym, Type};
 use ptx_abi::Scalar;
 use quote::quote;
 
@@ -201,9 +201,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let c = super::value::class_of(s);
         let r = self.reg(c);
         let inst = if c == crate::ir::RegClass::Pred {
-            crate::ir::Inst::op("setp.ne.u64", 1, vec![Arg::Reg(r), Arg::Sym(Sym::Piece(piece)), Arg::imm(0)])
+            crate::ir::Inst::op(Opcode::Setp(Cmp::Ne, Type::U64), 1, vec![Arg::Reg(r), Arg::Sym(Sym::Piece(piece)), Arg::imm(0)])
         } else {
-            crate::ir::Inst::op(format!("mov{}", super::value::reg_bits(s)), 1, vec![Arg::Reg(r), Arg::Sym(Sym::Piece(piece))])
+            crate::ir::Inst::op(Opcode::Mov(super::value::reg_bits(s)), 1, vec![Arg::Reg(r), Arg::Sym(Sym::Piece(piece))])
         };
         self.b.push_to_entry(inst);
         self.consts.insert(key, r);

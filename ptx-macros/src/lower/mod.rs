@@ -32,7 +32,7 @@ pub use place::visit;
 use crate::front::hir::{Body, LocalId, LoopId};
 use crate::front::infer::Infer;
 use crate::front::ty::{StructDef, Ty};
-use crate::ir::{BlockId, Builder, Func, Reg, RegClass};
+use crate::ir::{BlockId, Builder, Func, Opcode, Reg, RegClass, Type};
 use crate::report::Errors;
 use crate::syntax::signature::FnKind;
 use proc_macro2::{Span, TokenStream};
@@ -76,6 +76,8 @@ pub struct Context<'a> {
     /// The kernel's declared launch bounds: the launch is refused outside them, so the body
     /// may rely on them (`block_dim_x()` is a constant under `block = ...`).
     pub bounds: crate::syntax::attrs::LaunchBounds,
+    /// `#[kernel(fmad)]`: contract floating-point multiply-adds into `fma`.
+    pub fmad: bool,
 }
 
 /// Facts learned while lowering that require lowering again: a mutable local of pointer
@@ -106,6 +108,9 @@ pub fn lower(cx: &Context, errors: &mut Errors) -> Option<Lowered> {
         }
         let mut func = b.finish();
         func.launch = crate::ir::LaunchFacts { block: cx.bounds.block, max_threads: cx.bounds.max_threads };
+        if cx.fmad {
+            crate::ir::contract::run(&mut func);
+        }
         crate::ir::opt::run(&mut func);
         return Some(Lowered { func, callees: callees.into_iter().map(|(_, p)| p).collect(), isa, decls });
     }
@@ -274,12 +279,12 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         // What was computed from `dst`'s old value no longer holds.
         self.avail.retain(|_, (_, v, regs)| !regs.contains(&dst) && *v != Some(dst));
         let t = match self.b.class(dst) {
-            RegClass::Pred => "mov.pred",
-            RegClass::B16 => "mov.b16",
-            RegClass::B32 => "mov.b32",
-            RegClass::B64 => "mov.b64",
-            RegClass::F32 => "mov.f32",
-            RegClass::F64 => "mov.f64",
+            RegClass::Pred => Opcode::Mov(Type::Pred),
+            RegClass::B16 => Opcode::Mov(Type::B16),
+            RegClass::B32 => Opcode::Mov(Type::B32),
+            RegClass::B64 => Opcode::Mov(Type::B64),
+            RegClass::F32 => Opcode::Mov(Type::F32),
+            RegClass::F64 => Opcode::Mov(Type::F64),
         };
         self.b.op_into(t, dst, vec![src]);
     }

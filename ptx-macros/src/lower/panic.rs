@@ -15,7 +15,7 @@ use super::value::Val;
 use super::Lowerer;
 use crate::front::hir::{BinOp, Panic, PanicWhen};
 use crate::front::ty::Ty;
-use crate::ir::{Arg, BlockId, Reg, RegClass, Sym, Term};
+use crate::ir::{Arg, BlockId, Opcode, Reg, RegClass, Sym, Term, Type};
 use proc_macro2::{Span, TokenStream};
 use ptx_abi::Scalar;
 use quote::quote;
@@ -70,7 +70,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                     }
                 };
                 let b = self.cold_block(|l| {
-                    l.b.op_into("mov.u32", line, vec![line_number(span)]);
+                    l.b.op_into(Opcode::Mov(Type::U32), line, vec![line_number(span)]);
                     l.b.terminate(Term::Jump(shared));
                 });
                 self.fails.insert(key, b);

@@ -11,7 +11,7 @@ use super::Lowerer;
 use crate::front::hir::{Block, Expr, ExprKind, LocalId, Stmt};
 use crate::front::intrinsic::{Intrinsic, PtrOp};
 use crate::front::ty::{Len, StructKind, Ty};
-use crate::ir::{Arg, Imm, RegClass};
+use crate::ir::{Arg, Arith, Cmp, Imm, Mem, Mode, Opcode, Order, RegClass, StateSpace, Type};
 use proc_macro2::Span;
 use ptx_abi::Scalar;
 
@@ -146,7 +146,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             Len::Const(t) => {
                 let piece = quote::quote!(::ptx_runtime::__private::Piece::Dec((#t) as u64));
                 let r = self.reg(RegClass::B64);
-                self.b.op_into("mov.b64", r, vec![Arg::Sym(crate::ir::Sym::Piece(piece))]);
+                self.b.op_into(Opcode::Mov(Type::B64), r, vec![Arg::Sym(crate::ir::Sym::Piece(piece))]);
                 Arg::Reg(r)
             }
         }
@@ -164,7 +164,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         if self.available(&key).is_some() {
             return;
         }
-        let p = self.b.op1("setp.ge.u64", RegClass::Pred, vec![idx.arg(), len.clone()]);
+        let p = self.b.op1(Opcode::Setp(Cmp::Ge, Type::U64), RegClass::Pred, vec![idx.arg(), len.clone()]);
         self.check_fails_if(p, Check::Bounds);
         self.remember(key, None, &[idx.arg(), len.clone()]);
     }
@@ -191,29 +191,29 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let idx = idx.arg();
         let shift = if size.is_power_of_two() { Some(size.trailing_zeros() as i64) } else { None };
         if space == Space::Shared {
-            let i32r = self.b.op1("cvt.u32.u64", RegClass::B32, vec![idx]);
+            let i32r = self.b.op1(Opcode::Cvt(Mode::None, Type::U32, Type::U64), RegClass::B32, vec![idx]);
             let scaled = match shift {
                 Some(0) => i32r,
-                Some(k) => self.b.op1("shl.b32", RegClass::B32, vec![Arg::Reg(i32r), Arg::imm(k)]),
-                None => self.b.op1("mul.lo.s32", RegClass::B32, vec![Arg::Reg(i32r), Arg::imm(size as i64)]),
+                Some(k) => self.b.op1(Opcode::arith(Arith::Shl, Type::B32), RegClass::B32, vec![Arg::Reg(i32r), Arg::imm(k)]),
+                None => self.b.op1(Opcode::Arith(Arith::Mul, Mode::Lo, Type::S32), RegClass::B32, vec![Arg::Reg(i32r), Arg::imm(size as i64)]),
             };
-            let a = self.b.op1("add.s32", RegClass::B32, vec![base.clone(), Arg::Reg(scaled)]);
+            let a = self.b.op1(Opcode::arith(Arith::Add, Type::S32), RegClass::B32, vec![base.clone(), Arg::Reg(scaled)]);
             return (Arg::Reg(a), 0);
         }
         // A 64-bit index widened from 32 bits: multiply the 32-bit value (`mul.wide`).
         let scaled = match (&idx, self.widened_from(&idx)) {
             (_, Some((narrow, signed))) if size > 1 => {
-                let t = if signed { "mul.wide.s32" } else { "mul.wide.u32" };
+                let t = if signed { Opcode::Arith(Arith::Mul, Mode::Wide, Type::S32) } else { Opcode::Arith(Arith::Mul, Mode::Wide, Type::U32) };
                 self.b.op1(t, RegClass::B64, vec![Arg::Reg(narrow), Arg::imm(size as i64)])
             }
             (Arg::Reg(r), _) if size == 1 => *r,
             _ => match shift {
-                Some(0) => return (Arg::Reg(self.b.op1("add.s64", RegClass::B64, vec![base.clone(), idx])), 0),
-                Some(k) => self.b.op1("shl.b64", RegClass::B64, vec![idx, Arg::imm(k)]),
-                None => self.b.op1("mul.lo.s64", RegClass::B64, vec![idx, Arg::imm(size as i64)]),
+                Some(0) => return (Arg::Reg(self.b.op1(Opcode::arith(Arith::Add, Type::S64), RegClass::B64, vec![base.clone(), idx])), 0),
+                Some(k) => self.b.op1(Opcode::arith(Arith::Shl, Type::B64), RegClass::B64, vec![idx, Arg::imm(k)]),
+                None => self.b.op1(Opcode::Arith(Arith::Mul, Mode::Lo, Type::S64), RegClass::B64, vec![idx, Arg::imm(size as i64)]),
             },
         };
-        let a = self.b.op1("add.s64", RegClass::B64, vec![base.clone(), Arg::Reg(scaled)]);
+        let a = self.b.op1(Opcode::arith(Arith::Add, Type::S64), RegClass::B64, vec![base.clone(), Arg::Reg(scaled)]);
         (Arg::Reg(a), 0)
     }
 
@@ -369,33 +369,35 @@ impl<'a, 'e> Lowerer<'a, 'e> {
 
     /// The qualifiers of a load or store in `space`: `.volatile` for `read_volatile` /
     /// `write_volatile` (global, shared and generic addresses; never `.nc`), then the space.
-    fn access(&self, space: Space, load: bool) -> String {
-        match space {
-            Space::Generic | Space::Global { .. } | Space::Shared if self.volatile => format!(".volatile{}", space.suffix(false)),
-            _ => space.suffix(load).to_string(),
-        }
+    /// The returned access is scalar and of a placeholder type, for the caller to set.
+    fn access(&self, space: Space, load: bool) -> Mem {
+        let volatile = self.volatile && matches!(space, Space::Generic | Space::Global { .. } | Space::Shared);
+        let order = if volatile { Order::Volatile } else { Order::Plain };
+        let nc = load && !volatile && space == Space::Global { nc: true };
+        Mem { order, space: space.state_space(), nc, lanes: 1, ty: Type::U8 }
     }
 
     pub fn load(&mut self, addr: &Arg, space: Space, offset: i64, ty: &Ty, span: Span) -> Val {
-        let ld = format!("ld{}", self.access(space, true));
+        let m = self.access(space, true);
+        let ld = |ty: Type| Opcode::Ld(Mem { ty, ..m });
         let mem = |o: i64| Arg::mem(addr.clone(), offset + o);
         match ty {
             Ty::Scalar(Scalar::Bool) => {
-                let b = self.b.op1(format!("{ld}.u8"), RegClass::B16, vec![mem(0)]);
-                Val::S(Arg::Reg(self.b.op1("setp.ne.s16", RegClass::Pred, vec![Arg::Reg(b), Arg::imm(0)])))
+                let b = self.b.op1(ld(Type::U8), RegClass::B16, vec![mem(0)]);
+                Val::S(Arg::Reg(self.b.op1(Opcode::Setp(Cmp::Ne, Type::S16), RegClass::Pred, vec![Arg::Reg(b), Arg::imm(0)])))
             }
-            Ty::Scalar(s) => Val::S(Arg::Reg(self.b.op1(format!("{ld}{}", mem_type(*s)), class_of(*s), vec![mem(0)]))),
-            Ty::Handle => Val::S(Arg::Reg(self.b.op1(format!("{ld}.u64"), RegClass::B64, vec![mem(0)]))),
-            Ty::Ptr { .. } => Val::Ptr(Arg::Reg(self.b.op1(format!("{ld}.u64"), RegClass::B64, vec![mem(0)])), Space::Generic),
+            Ty::Scalar(s) => Val::S(Arg::Reg(self.b.op1(ld(mem_type(*s)), class_of(*s), vec![mem(0)]))),
+            Ty::Handle => Val::S(Arg::Reg(self.b.op1(ld(Type::U64), RegClass::B64, vec![mem(0)]))),
+            Ty::Ptr { .. } => Val::Ptr(Arg::Reg(self.b.op1(ld(Type::U64), RegClass::B64, vec![mem(0)])), Space::Generic),
             Ty::Slice { .. } => {
-                let p = self.b.op1(format!("{ld}.u64"), RegClass::B64, vec![mem(0)]);
-                let n = self.b.op1(format!("{ld}.u64"), RegClass::B64, vec![mem(8)]);
+                let p = self.b.op1(ld(Type::U64), RegClass::B64, vec![mem(0)]);
+                let n = self.b.op1(ld(Type::U64), RegClass::B64, vec![mem(8)]);
                 Val::Agg(vec![Val::Ptr(Arg::Reg(p), Space::Generic), Val::S(Arg::Reg(n))])
             }
             Ty::Vector { elem, lanes } if matches!(lanes, 2 | 4) && !(elem.size() == 8 && *lanes == 4) => {
                 let c = class_of(*elem);
                 let regs: Vec<_> = (0..*lanes).map(|_| self.reg(c)).collect();
-                let t = format!("{ld}.v{lanes}{}", mem_type(*elem));
+                let t = Opcode::Ld(Mem { lanes: *lanes, ty: mem_type(*elem), ..m });
                 self.b.push(crate::ir::Inst::op(t, 1, vec![Arg::Vec(regs.iter().map(|r| Arg::Reg(*r)).collect()), mem(0)]));
                 Val::Agg(regs.into_iter().map(|r| Val::S(Arg::Reg(r))).collect())
             }
@@ -421,7 +423,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 
     pub fn store(&mut self, addr: &Arg, space: Space, offset: i64, ty: &Ty, v: &Val, span: Span) {
-        let st = format!("st{}", self.access(space, false));
+        let m = self.access(space, false);
+        let st = |ty: Type| Opcode::St(Mem { ty, ..m });
         let mem = |o: i64| Arg::mem(addr.clone(), offset + o);
         match ty {
             Ty::Scalar(Scalar::Bool) => {
@@ -429,21 +432,21 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                     Val::S(Arg::Imm(i)) => Arg::Imm(*i),
                     _ => {
                         let p = self.pred(v);
-                        Arg::Reg(self.b.op1("selp.u16", RegClass::B16, vec![Arg::imm(1), Arg::imm(0), Arg::Reg(p)]))
+                        Arg::Reg(self.b.op1(Opcode::Selp(Type::U16), RegClass::B16, vec![Arg::imm(1), Arg::imm(0), Arg::Reg(p)]))
                     }
                 };
-                self.b.op0(format!("{st}.u8"), vec![mem(0), a]);
+                self.b.op0(st(Type::U8), vec![mem(0), a]);
             }
-            Ty::Scalar(s) => self.b.op0(format!("{st}{}", mem_type(*s)), vec![mem(0), v.arg()]),
-            Ty::Handle => self.b.op0(format!("{st}.u64"), vec![mem(0), v.arg()]),
+            Ty::Scalar(s) => self.b.op0(st(mem_type(*s)), vec![mem(0), v.arg()]),
+            Ty::Handle => self.b.op0(st(Type::U64), vec![mem(0), v.arg()]),
             Ty::Ptr { .. } => {
                 let a = self.generic_address(v);
-                self.b.op0(format!("{st}.u64"), vec![mem(0), a]);
+                self.b.op0(st(Type::U64), vec![mem(0), a]);
             }
             Ty::Slice { .. } => {
                 let a = self.generic_address(&v.field(0));
-                self.b.op0(format!("{st}.u64"), vec![mem(0), a]);
-                self.b.op0(format!("{st}.u64"), vec![mem(8), v.field(1).arg()]);
+                self.b.op0(st(Type::U64), vec![mem(0), a]);
+                self.b.op0(st(Type::U64), vec![mem(8), v.field(1).arg()]);
             }
             Ty::Vector { elem, lanes } if matches!(lanes, 2 | 4) && !(elem.size() == 8 && *lanes == 4) => {
                 let c = class_of(*elem);
@@ -457,7 +460,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                         }
                     })
                     .collect();
-                self.b.op0(format!("{st}.v{lanes}{}", mem_type(*elem)), vec![mem(0), Arg::Vec(lanes_v)]);
+                self.b.op0(Opcode::St(Mem { lanes: *lanes, ty: mem_type(*elem), ..m }), vec![mem(0), Arg::Vec(lanes_v)]);
             }
             Ty::Vector { elem, lanes } => {
                 let sz = elem.size() as i64;
@@ -505,18 +508,18 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let mut t = crate::text::Text::new();
         t.str(&format!(".local .align {} .b8 {name}[{}];", l.align, l.size.max(1)));
         self.b.decl(t);
-        Arg::Reg(self.b.op1("mov.u64", RegClass::B64, vec![Arg::named(name)]))
+        Arg::Reg(self.b.op1(Opcode::Mov(Type::U64), RegClass::B64, vec![Arg::named(name)]))
     }
 
     /// The generic address of a pointer value.
     pub fn generic_address(&mut self, v: &Val) -> Arg {
         match v {
             Val::Ptr(a, Space::Generic) => a.clone(),
-            Val::Ptr(a, Space::Global { .. }) => Arg::Reg(self.b.op1("cvta.global.u64", RegClass::B64, vec![a.clone()])),
-            Val::Ptr(a, Space::Local) => Arg::Reg(self.b.op1("cvta.local.u64", RegClass::B64, vec![a.clone()])),
+            Val::Ptr(a, Space::Global { .. }) => Arg::Reg(self.b.op1(Opcode::Cvta { to: false, space: StateSpace::Global }, RegClass::B64, vec![a.clone()])),
+            Val::Ptr(a, Space::Local) => Arg::Reg(self.b.op1(Opcode::Cvta { to: false, space: StateSpace::Local }, RegClass::B64, vec![a.clone()])),
             Val::Ptr(a, Space::Shared) => {
-                let w = self.b.op1("cvt.u64.u32", RegClass::B64, vec![a.clone()]);
-                Arg::Reg(self.b.op1("cvta.shared.u64", RegClass::B64, vec![Arg::Reg(w)]))
+                let w = self.b.op1(Opcode::Cvt(Mode::None, Type::U64, Type::U32), RegClass::B64, vec![a.clone()]);
+                Arg::Reg(self.b.op1(Opcode::Cvta { to: false, space: StateSpace::Shared }, RegClass::B64, vec![Arg::Reg(w)]))
             }
             other => other.arg(),
         }
@@ -529,7 +532,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 if offset == 0 {
                     return Val::Ptr(addr, space);
                 }
-                let (c, op) = if space == Space::Shared { (RegClass::B32, "add.s32") } else { (RegClass::B64, "add.s64") };
+                let (c, op) = if space == Space::Shared { (RegClass::B32, Opcode::arith(Arith::Add, Type::S32)) } else { (RegClass::B64, Opcode::arith(Arith::Add, Type::S64)) };
                 Val::Ptr(Arg::Reg(self.b.op1(op, c, vec![addr, Arg::imm(offset)])), space)
             }
             Place::Value(Val::Never) => Val::Never,
@@ -554,14 +557,14 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             None => len.clone(),
         };
         if inclusive {
-            let p = self.b.op1("setp.eq.s64", RegClass::Pred, vec![en.arg(), Arg::imm(-1)]);
+            let p = self.b.op1(Opcode::Setp(Cmp::Eq, Type::S64), RegClass::Pred, vec![en.arg(), Arg::imm(-1)]);
             self.check_fails_if(p, Check::SliceRange);
-            en = Val::S(Arg::Reg(self.b.op1("add.s64", RegClass::B64, vec![en.arg(), Arg::imm(1)])));
+            en = Val::S(Arg::Reg(self.b.op1(Opcode::arith(Arith::Add, Type::S64), RegClass::B64, vec![en.arg(), Arg::imm(1)])));
         }
-        let p1 = self.b.op1("setp.gt.u64", RegClass::Pred, vec![st.arg(), en.arg()]);
+        let p1 = self.b.op1(Opcode::Setp(Cmp::Gt, Type::U64), RegClass::Pred, vec![st.arg(), en.arg()]);
         self.check_fails_if(p1, Check::SliceRange);
         if end.is_some() {
-            let p2 = self.b.op1("setp.gt.u64", RegClass::Pred, vec![en.arg(), len.arg()]);
+            let p2 = self.b.op1(Opcode::Setp(Cmp::Gt, Type::U64), RegClass::Pred, vec![en.arg(), len.arg()]);
             self.check_fails_if(p2, Check::SliceRange);
         }
         let elem = match self.ty(&base.ty) {
@@ -570,8 +573,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         };
         let size = elem.layout().map(|l| l.size as u64).unwrap_or(1);
         let (a, off) = self.element_addr(&addr, space, &st, size);
-        let a = if off != 0 { Arg::Reg(self.b.op1("add.s64", RegClass::B64, vec![a, Arg::imm(off)])) } else { a };
-        let n = self.b.op1("sub.s64", RegClass::B64, vec![en.arg(), st.arg()]);
+        let a = if off != 0 { Arg::Reg(self.b.op1(Opcode::arith(Arith::Add, Type::S64), RegClass::B64, vec![a, Arg::imm(off)])) } else { a };
+        let n = self.b.op1(Opcode::arith(Arith::Sub, Type::S64), RegClass::B64, vec![en.arg(), st.arg()]);
         let _ = span;
         Val::Agg(vec![Val::Ptr(a, space), Val::S(Arg::Reg(n))])
     }

@@ -15,7 +15,7 @@ use super::value::Val;
 use super::{Decls, Lowerer};
 use crate::front::hir::PrintfArg;
 use crate::front::ty::Ty;
-use crate::ir::{Arg, Imm, InstKind, Reg, RegClass, Sym};
+use crate::ir::{Arg, Arith, Imm, InstKind, Mem, Mode, Opcode, Reg, RegClass, StateSpace, Sym, Type};
 use proc_macro2::TokenStream;
 use ptx_abi::syscall::valist;
 use ptx_abi::Scalar;
@@ -42,7 +42,7 @@ impl Decls {
 struct Packed {
     arg: Arg,
     /// `.u32`, `.u64`, `.f64`.
-    ty: &'static str,
+    ty: Type,
     size: usize,
 }
 
@@ -58,30 +58,30 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 strings.len() - 1
             }
         };
-        let a = self.b.op1("mov.u64", RegClass::B64, vec![Arg::Sym(Sym::Piece(string_name(i)))]);
-        Arg::Reg(self.b.op1("cvta.global.u64", RegClass::B64, vec![Arg::Reg(a)]))
+        let a = self.b.op1(Opcode::Mov(Type::U64), RegClass::B64, vec![Arg::Sym(Sym::Piece(string_name(i)))]);
+        Arg::Reg(self.b.op1(Opcode::Cvta { to: false, space: StateSpace::Global }, RegClass::B64, vec![Arg::Reg(a)]))
     }
 
     /// A call of system call `name` (declared by `ptx_abi::syscall::<node>`): each argument a
     /// `.param` of its type (`.b32`/`.b64`), the return value (if any) declared as `retval0`
     /// and loaded into a register of `ret`'s class.
-    fn syscall(&mut self, node: &'static str, name: &str, args: &[(&str, Arg)], ret: Option<(&str, Option<RegClass>)>) -> Option<Reg> {
+    fn syscall(&mut self, node: &'static str, name: &str, args: &[(Type, Arg)], ret: Option<(Type, Option<RegClass>)>) -> Option<Reg> {
         self.decls.syscall(node);
         self.b.kind(InstKind::ScopeOpen);
         let mut params = Vec::new();
         for (i, (ty, a)) in args.iter().enumerate() {
             let p = format!("param{i}");
-            self.b.kind(InstKind::Decl(format!(".param {ty} {p}")));
-            self.b.op0(format!("st.param{ty}"), vec![Arg::mem(Arg::named(p.clone()), 0), a.clone()]);
+            self.b.kind(InstKind::ParamDecl { ty: *ty, name: p.clone() });
+            self.b.op0(Opcode::St(Mem::plain(StateSpace::Param, *ty)), vec![Arg::mem(Arg::named(p.clone()), 0), a.clone()]);
             params.push(p);
         }
         if let Some((ty, _)) = ret {
-            self.b.kind(InstKind::Decl(format!(".param {ty} retval0")));
+            self.b.kind(InstKind::ParamDecl { ty, name: "retval0".to_owned() });
         }
         let target = Sym::Named(name.to_owned());
         self.b.kind(InstKind::Call { ret: ret.map(|_| "retval0".to_owned()), target, params });
         let result = match ret {
-            Some((ty, Some(class))) => Some(self.b.op1(format!("ld.param{ty}"), class, vec![Arg::mem(Arg::named("retval0"), 0)])),
+            Some((ty, Some(class))) => Some(self.b.op1(Opcode::Ld(Mem::plain(StateSpace::Param, ty)), class, vec![Arg::mem(Arg::named("retval0"), 0)])),
             _ => None,
         };
         self.b.kind(InstKind::ScopeClose);
@@ -94,7 +94,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let mut packed = Vec::new();
         for a in args {
             let p = match a {
-                PrintfArg::Str(s) => Packed { arg: self.string_const(quote!(#s)), ty: ".u64", size: 8 },
+                PrintfArg::Str(s) => Packed { arg: self.string_const(quote!(#s)), ty: Type::U64, size: 8 },
                 PrintfArg::Value(x) => {
                     let v = self.expr(x);
                     if matches!(v, Val::Never) {
@@ -122,8 +122,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             if let Ty::Scalar(Scalar::Bool) = ty {
                 let (t, f) = (self.string_const(quote!("true")), self.string_const(quote!("false")));
                 let p = self.pred(v);
-                let s = self.b.op1("selp.b64", RegClass::B64, vec![t, f, Arg::Reg(p)]);
-                packed.push(Packed { arg: Arg::Reg(s), ty: ".u64", size: 8 });
+                let s = self.b.op1(Opcode::Selp(Type::B64), RegClass::B64, vec![t, f, Arg::Reg(p)]);
+                packed.push(Packed { arg: Arg::Reg(s), ty: Type::U64, size: 8 });
                 continue;
             }
             match self.promote(v, ty) {
@@ -153,14 +153,14 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             let mut t = crate::text::Text::new();
             t.str(&format!(".local .align {align} .b8 {name}[{size}];"));
             self.b.decl(t);
-            let buf = self.b.op1("mov.u64", RegClass::B64, vec![Arg::named(name)]);
+            let buf = self.b.op1(Opcode::Mov(Type::U64), RegClass::B64, vec![Arg::named(name)]);
             for (p, at) in packed.iter().zip(offsets) {
-                self.b.op0(format!("st.local{}", p.ty), vec![Arg::mem(Arg::Reg(buf), at as i64), p.arg.clone()]);
+                self.b.op0(Opcode::St(Mem::plain(StateSpace::Local, p.ty)), vec![Arg::mem(Arg::Reg(buf), at as i64), p.arg.clone()]);
             }
-            Arg::Reg(self.b.op1("cvta.local.u64", RegClass::B64, vec![Arg::Reg(buf)]))
+            Arg::Reg(self.b.op1(Opcode::Cvta { to: false, space: StateSpace::Local }, RegClass::B64, vec![Arg::Reg(buf)]))
         };
         let fmt = self.string_const(quote!(#format));
-        self.syscall("VPRINTF_NODE", "vprintf", &[(".b64", fmt), (".b64", valist)], Some((".b32", None)));
+        self.syscall("VPRINTF_NODE", "vprintf", &[(Type::B64, fmt), (Type::B64, valist)], Some((Type::B32, None)));
     }
 
     /// C's default argument promotions (`ptx_abi::syscall::valist::promoted`): integers narrower
@@ -168,7 +168,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     /// generic addresses.
     fn promote(&mut self, v: &Val, ty: &Ty) -> Option<Packed> {
         let s = match ty {
-            Ty::Ptr { .. } => return Some(Packed { arg: self.generic_address(v), ty: ".u64", size: 8 }),
+            Ty::Ptr { .. } => return Some(Packed { arg: self.generic_address(v), ty: Type::U64, size: 8 }),
             Ty::Scalar(s) => *s,
             _ => return None,
         };
@@ -176,19 +176,19 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let arg = match (s, v.arg()) {
             (Scalar::Bool, _) => {
                 let p = self.pred(v);
-                Arg::Reg(self.b.op1("selp.u32", RegClass::B32, vec![Arg::imm(1), Arg::imm(0), Arg::Reg(p)]))
+                Arg::Reg(self.b.op1(Opcode::Selp(Type::U32), RegClass::B32, vec![Arg::imm(1), Arg::imm(0), Arg::Reg(p)]))
             }
             (Scalar::F32, Arg::Imm(Imm::F32(bits))) => Arg::Imm(Imm::F64((f32::from_bits(bits) as f64).to_bits())),
-            (Scalar::F32, a) => Arg::Reg(self.b.op1("cvt.f64.f32", RegClass::F64, vec![a])),
+            (Scalar::F32, a) => Arg::Reg(self.b.op1(Opcode::Cvt(Mode::None, Type::F64, Type::F32), RegClass::F64, vec![a])),
             (_, a @ Arg::Imm(_)) => a,
-            (Scalar::I8 | Scalar::I16, a) => Arg::Reg(self.b.op1("cvt.s32.s16", RegClass::B32, vec![a])),
-            (Scalar::U8 | Scalar::U16, a) => Arg::Reg(self.b.op1("cvt.u32.u16", RegClass::B32, vec![a])),
+            (Scalar::I8 | Scalar::I16, a) => Arg::Reg(self.b.op1(Opcode::Cvt(Mode::None, Type::S32, Type::S16), RegClass::B32, vec![a])),
+            (Scalar::U8 | Scalar::U16, a) => Arg::Reg(self.b.op1(Opcode::Cvt(Mode::None, Type::U32, Type::U16), RegClass::B32, vec![a])),
             (_, a) => a,
         };
         let (ty, size) = match to {
-            Scalar::F64 => (".f64", 8),
-            t if t.size() == 8 => (".u64", 8),
-            _ => (".u32", 4),
+            Scalar::F64 => (Type::F64, 8),
+            t if t.size() == 8 => (Type::U64, 8),
+            _ => (Type::U32, 4),
         };
         Some(Packed { arg, ty, size })
     }
@@ -199,7 +199,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let msg = self.string_const(message);
         let file = self.string_const(quote::quote_spanned!(span=> ::core::file!()));
         let function = self.string_const(quote!(::core::module_path!()));
-        let args = [(".b64", msg), (".b64", file), (".b32", line), (".b64", function), (".b64", Arg::imm(1))];
+        let args = [(Type::B64, msg), (Type::B64, file), (Type::B32, line), (Type::B64, function), (Type::B64, Arg::imm(1))];
         self.syscall("ASSERTFAIL_NODE", "__assertfail", &args, None);
         self.b.terminate(crate::ir::Term::Trap);
     }
@@ -210,15 +210,15 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let bytes = match count.arg() {
             Arg::Imm(Imm::Int(n)) => Arg::imm(n.wrapping_mul(elem_size as i64)),
             a if elem_size == 1 => a,
-            a => Arg::Reg(self.b.op1("mul.lo.s64", RegClass::B64, vec![a, Arg::imm(elem_size as i64)])),
+            a => Arg::Reg(self.b.op1(Opcode::Arith(Arith::Mul, Mode::Lo, Type::S64), RegClass::B64, vec![a, Arg::imm(elem_size as i64)])),
         };
-        let r = self.syscall("MALLOC_NODE", "malloc", &[(".b64", bytes)], Some((".b64", Some(RegClass::B64))));
+        let r = self.syscall("MALLOC_NODE", "malloc", &[(Type::B64, bytes)], Some((Type::B64, Some(RegClass::B64))));
         Val::Ptr(Arg::Reg(r.unwrap_or(Reg(0))), super::value::Space::Generic)
     }
 
     /// `free(ptr)`, with the pointer as a generic address.
     pub fn free(&mut self, ptr: &Val) {
         let a = self.generic_address(ptr);
-        self.syscall("FREE_NODE", "free", &[(".b64", a)], None);
+        self.syscall("FREE_NODE", "free", &[(Type::B64, a)], None);
     }
 }

@@ -3,7 +3,7 @@
 //! live in registers field by field, as nvcc's scalar replacement leaves them).
 
 use crate::front::ty::{Len, Ty};
-use crate::ir::{Arg, Imm, RegClass};
+use crate::ir::{Arg, Imm, RegClass, StateSpace, Type};
 use ptx_abi::Scalar;
 
 /// The state space a pointer's address is in.
@@ -24,15 +24,14 @@ pub enum Space {
 }
 
 impl Space {
-    /// The `ld`/`st` state-space suffix.
-    pub fn suffix(self, load: bool) -> &'static str {
+    /// The state space `ld`/`st` name.
+    pub fn state_space(self) -> StateSpace {
         match self {
-            Space::Generic => "",
-            Space::Global { nc: true } if load => ".global.nc",
-            Space::Global { .. } => ".global",
-            Space::Shared => ".shared",
-            Space::Local => ".local",
-            Space::Param => ".param",
+            Space::Generic => StateSpace::Generic,
+            Space::Global { .. } => StateSpace::Global,
+            Space::Shared => StateSpace::Shared,
+            Space::Local => StateSpace::Local,
+            Space::Param => StateSpace::Param,
         }
     }
 
@@ -100,28 +99,29 @@ pub fn class_of(s: Scalar) -> RegClass {
     }
 }
 
-/// Integer instruction type: `.s32`, `.u16` (8-bit types compute in 16 bits).
-pub fn int_type(s: Scalar) -> &'static str {
+/// Instruction type for arithmetic on a scalar: `.s32`, `.u16` (8-bit types compute in 16
+/// bits), `.f32`.
+pub fn int_type(s: Scalar) -> Type {
     match s {
-        Scalar::I8 | Scalar::I16 => ".s16",
-        Scalar::U8 | Scalar::U16 | Scalar::Bool => ".u16",
-        Scalar::I32 => ".s32",
-        Scalar::U32 => ".u32",
-        Scalar::I64 => ".s64",
-        Scalar::U64 => ".u64",
-        Scalar::F32 => ".f32",
-        Scalar::F64 => ".f64",
-        Scalar::F16 | Scalar::BF16 => ".b16",
+        Scalar::I8 | Scalar::I16 => Type::S16,
+        Scalar::U8 | Scalar::U16 | Scalar::Bool => Type::U16,
+        Scalar::I32 => Type::S32,
+        Scalar::U32 => Type::U32,
+        Scalar::I64 => Type::S64,
+        Scalar::U64 => Type::U64,
+        Scalar::F32 => Type::F32,
+        Scalar::F64 => Type::F64,
+        Scalar::F16 | Scalar::BF16 => Type::B16,
     }
 }
 
 /// Bit type of the register a scalar lives in: `.b16`, `.b32`, `.b64`.
-pub fn reg_bits(s: Scalar) -> &'static str {
+pub fn reg_bits(s: Scalar) -> Type {
     match class_of(s) {
-        RegClass::B16 => ".b16",
-        RegClass::B32 | RegClass::F32 => ".b32",
-        RegClass::B64 | RegClass::F64 => ".b64",
-        RegClass::Pred => ".pred",
+        RegClass::B16 => Type::B16,
+        RegClass::B32 | RegClass::F32 => Type::B32,
+        RegClass::B64 | RegClass::F64 => Type::B64,
+        RegClass::Pred => Type::Pred,
     }
 }
 
@@ -136,11 +136,19 @@ pub fn reg_width(s: Scalar) -> u32 {
 }
 
 /// Memory access type for a scalar: `.u8`, `.s8`, `.f32`, ... (`bool` is a byte).
-pub fn mem_type(s: Scalar) -> &'static str {
+pub fn mem_type(s: Scalar) -> Type {
     match s {
-        Scalar::Bool => ".u8",
-        Scalar::F16 | Scalar::BF16 => ".b16",
-        s => s.ptx_type(),
+        Scalar::Bool | Scalar::U8 => Type::U8,
+        Scalar::F16 | Scalar::BF16 => Type::B16,
+        Scalar::I8 => Type::S8,
+        Scalar::I16 => Type::S16,
+        Scalar::U16 => Type::U16,
+        Scalar::I32 => Type::S32,
+        Scalar::U32 => Type::U32,
+        Scalar::I64 => Type::S64,
+        Scalar::U64 => Type::U64,
+        Scalar::F32 => Type::F32,
+        Scalar::F64 => Type::F64,
     }
 }
 

@@ -1,10 +1,11 @@
-//! Attribute arguments: `#[kernel(sm = 90, block = (16, 16), launch_bounds(...))]`, and
-//! `#[no_mangle]` on the item.
+//! Attribute arguments: `#[kernel(sm = 90, block = (16, 16), launch_bounds(...), fmad)]`,
+//! and `#[no_mangle]` on the item.
 //!
 //! Launch bounds are CUDA's: `block = (x, y, z)` is the shape every launch must use (PTX
 //! `.reqntid`, the facts range analysis starts from); `launch_bounds(max_threads = N,
 //! min_blocks = M)` is `__launch_bounds__(N, M)` (PTX `.maxntid N, 1, 1` and
 //! `.minnctapersm M`: ptxas budgets registers so that `M` blocks of `N` threads fit on one SM).
+//! `fmad` is nvcc's `-fmad=true`: `a * b + c` contracted into `fma`.
 
 use crate::report::Errors;
 use crate::syntax::signature::FnKind;
@@ -17,6 +18,8 @@ use syn::spanned::Spanned;
 pub struct Args {
     pub target: Target,
     pub bounds: LaunchBounds,
+    /// `fmad`: contract `a * b + c` into `fma` as nvcc's `-fmad=true` does (`ir::contract`).
+    pub fmad: bool,
 }
 
 /// A kernel's declared launch bounds. `block` and `max_threads` exclude each other (ptxas
@@ -39,7 +42,7 @@ const MAX_THREADS: u64 = 1024;
 const MAX_DIMS: [u32; 3] = [1024, 1024, 64];
 
 pub fn parse_args(tokens: TokenStream, kind: FnKind, errors: &mut Errors) -> Args {
-    let mut args = Args { target: Target::DEFAULT, bounds: LaunchBounds::default() };
+    let mut args = Args { target: Target::DEFAULT, bounds: LaunchBounds::default(), fmad: false };
     let mut block_span = None;
     let mut max_threads_span = None;
     let mut min_blocks_span = None;
@@ -108,8 +111,14 @@ pub fn parse_args(tokens: TokenStream, kind: FnKind, errors: &mut Errors) -> Arg
                     e
                 }
             })
+        } else if meta.path.is_ident("fmad") {
+            if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                return Err(meta.error("`fmad` takes no value: write `#[kernel(fmad)]` to contract, nothing to keep Rust's rounding"));
+            }
+            args.fmad = true;
+            Ok(())
         } else {
-            Err(meta.error("unknown argument: the arguments are the target (`sm = 90`), the block shape every launch must use (`block = (16, 16)`) and CUDA's `__launch_bounds__` (`launch_bounds(max_threads = 256, min_blocks = 2)`)"))
+            Err(meta.error("unknown argument: the arguments are the target (`sm = 90`), the block shape every launch must use (`block = (16, 16)`), CUDA's `__launch_bounds__` (`launch_bounds(max_threads = 256, min_blocks = 2)`) and `fmad` (contract `a * b + c` into `fma`, as nvcc's `-fmad=true`)"))
         }
     });
     if let Err(e) = parser.parse2(tokens) {

@@ -3,6 +3,7 @@
 mod divide;
 mod regs;
 mod signature;
+mod spell;
 mod writer;
 
 pub use signature::{launch_directives, prototype, SigTypes};

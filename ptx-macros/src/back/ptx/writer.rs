@@ -51,7 +51,7 @@ pub fn body(func: &Func) -> Text {
                     if let Some((op, _)) = &by_constant {
                         t.piece(op.clone());
                     } else {
-                        t.str(opcode);
+                        t.str(&super::spell::opcode(opcode));
                     }
                     for (i, a) in args.iter().enumerate() {
                         t.str(if i == 0 { " \t" } else { ", " });
@@ -65,6 +65,9 @@ pub fn body(func: &Func) -> Text {
                 }
                 InstKind::Decl(d) => {
                     t.str(d).str(";\n");
+                }
+                InstKind::ParamDecl { ty, name } => {
+                    t.str(&format!(".param {} {name};\n", super::spell::ty(*ty)));
                 }
                 InstKind::ScopeOpen => {
                     t.str("{\n");
