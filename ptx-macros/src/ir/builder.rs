@@ -1,6 +1,6 @@
 //! Building a [`Func`]: fresh registers, blocks, and instructions appended to the current block.
 
-use super::{Arg, Block, BlockId, Func, Inst, InstKind, Opcode, Reg, RegClass, Term};
+use super::{Arg, Block, BlockId, FpClass, Func, Imm, Inst, InstKind, Opcode, Reg, RegClass, Term, Type};
 
 pub struct Builder {
     pub func: Func,
@@ -101,6 +101,29 @@ impl Builder {
         all.extend(args);
         self.push(Inst::op(opcode, 1, all));
         d
+    }
+
+    /// `testp.<class>.<ty> p, a`. A float immediate is classified here and the predicate set
+    /// with `mov.pred`: ptxas 13 crashes (a segmentation fault, sm_75 and sm_90) on some
+    /// loops holding a `testp` of an immediate (the differential tester's seed 20261125,
+    /// kernel 352), and nvcc never emits one.
+    pub fn testp(&mut self, class: FpClass, ty: Type, a: Arg) -> Reg {
+        let value = match a {
+            Arg::Imm(Imm::F32(bits)) => Some(f32::from_bits(bits) as f64),
+            Arg::Imm(Imm::F64(bits)) => Some(f64::from_bits(bits)),
+            _ => None,
+        };
+        match value {
+            Some(v) => {
+                let holds = match class {
+                    FpClass::NotANumber => v.is_nan(),
+                    FpClass::Infinite => v.is_infinite(),
+                    FpClass::Finite => v.is_finite(),
+                };
+                self.op1(Opcode::Mov(Type::Pred), RegClass::Pred, vec![Arg::imm(holds as i64)])
+            }
+            None => self.op1(Opcode::Testp(class, ty), RegClass::Pred, vec![a]),
+        }
     }
 
     /// `opcode dst, args...` into an existing register.

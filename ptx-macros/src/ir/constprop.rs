@@ -6,21 +6,19 @@
 //! tiled matmul a 64-bit division call and the divide-by-zero check of a constant divisor.
 //! Here the immediate replaces the register in the instructions that take immediates, so
 //! ptxas sees `div.u64 %rd, %rd, 16` (a shift). A `setp` of two immediates the macro knows is
-//! evaluated here and its branch becomes a jump.
+//! evaluated here and its branch becomes a jump, as does a branch on a predicate the macro
+//! knows (`if false`, `x.is_nan()` of a literal, `&&`/`||`/`!` of such).
 //!
 //! Only registers written exactly once, by an unguarded `mov` of an integer immediate, are
 //! propagated: Rust's definite initialisation means every read comes after that write.
 
-use super::{Arg, Cmp, Func, Imm, InstKind, Opcode, Reg, RegClass, Sym, Term, Type};
+use super::{Arg, Arith, Cmp, Func, Imm, InstKind, Opcode, Reg, RegClass, Sym, Term, Type};
 use std::collections::HashMap;
 
 pub fn run(func: &mut Func) {
     let consts = constants(func);
-    if consts.is_empty() {
-        return;
-    }
     let mut folded: HashMap<Reg, bool> = HashMap::new();
-    for b in &mut func.blocks {
+    for b in func.blocks.iter_mut().filter(|_| !consts.is_empty()) {
         for inst in &mut b.insts {
             let InstKind::Op { opcode, defs, args } = &mut inst.kind else { continue };
             if !opcode.takes_immediates() {
@@ -62,8 +60,12 @@ pub fn run(func: &mut Func) {
             }
         }
     }
-    // A predicate written once, by a folded comparison, decides its branches.
+    // A predicate written once, by a folded comparison, `mov.pred p, 0|1` (`if false`,
+    // `x.is_nan()` of a literal) or `not`/`and`/`or`/`xor` of such, decides its branches, so
+    // the dead side never reaches ptxas (as nvcc folds `if (0)`; ptxas 13 crashed on a loop
+    // holding a constant-false `return` and `panic!`, difftest seed 20261125 kernel 352).
     let pred_defs = def_counts(func);
+    fold_predicates(func, &pred_defs, &mut folded);
     for b in &mut func.blocks {
         if let Term::Branch { pred, negate, if_true, if_false } = b.term {
             if let (Some(v), Some(1)) = (folded.get(&pred), pred_defs.get(&pred)) {
@@ -81,6 +83,48 @@ fn def_counts(func: &Func) -> HashMap<Reg, usize> {
         }
     }
     counts
+}
+
+/// Adds to `folded` every predicate written once, unguarded, whose value the known ones give.
+fn fold_predicates(func: &Func, defs: &HashMap<Reg, usize>, folded: &mut HashMap<Reg, bool>) {
+    loop {
+        let before = folded.len();
+        for inst in func.blocks.iter().flat_map(|b| &b.insts) {
+            let (InstKind::Op { opcode, defs: 1, args }, None) = (&inst.kind, inst.guard) else { continue };
+            let Some(Arg::Reg(p)) = args.first() else { continue };
+            if func.class(*p) != RegClass::Pred || defs.get(p) != Some(&1) || folded.contains_key(p) {
+                continue;
+            }
+            let known = |a: &Arg| match a {
+                Arg::Reg(r) => folded.get(r).copied(),
+                Arg::Imm(Imm::Int(v)) => Some(*v != 0),
+                _ => None,
+            };
+            let (a, b) = (args.get(1).and_then(known), args.get(2).and_then(known));
+            let value = match opcode {
+                Opcode::Mov(Type::Pred) => a,
+                Opcode::Arith(Arith::Not, _, Type::Pred) => a.map(|x| !x),
+                Opcode::Arith(Arith::And, _, Type::Pred) => match (a, b) {
+                    (Some(false), _) | (_, Some(false)) => Some(false),
+                    (Some(x), Some(y)) => Some(x && y),
+                    _ => None,
+                },
+                Opcode::Arith(Arith::Or, _, Type::Pred) => match (a, b) {
+                    (Some(true), _) | (_, Some(true)) => Some(true),
+                    (Some(x), Some(y)) => Some(x || y),
+                    _ => None,
+                },
+                Opcode::Arith(Arith::Xor, _, Type::Pred) => a.zip(b).map(|(x, y)| x != y),
+                _ => None,
+            };
+            if let Some(v) = value {
+                folded.insert(*p, v);
+            }
+        }
+        if folded.len() == before {
+            return;
+        }
+    }
 }
 
 /// Registers written once, by `mov r, <integer>`, and the integer: an immediate, or a constant

@@ -102,7 +102,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             let dst = Type::int(to.is_signed(), to.bits() as u32);
             let r = self.b.op1(Opcode::Cvt(Mode::Rzi, dst, int_type(from)), tc, vec![a.clone()]);
             if from == Scalar::F64 || to.bits() == 64 {
-                let nan = self.b.op1(Opcode::Testp(FpClass::NotANumber, int_type(from)), RegClass::Pred, vec![a]);
+                let nan = self.b.testp(FpClass::NotANumber, int_type(from), a);
                 self.b.op1(Opcode::Selp(Type::b(reg_width(to))), tc, vec![Arg::imm(0), Arg::Reg(r), Arg::Reg(nan)])
             } else {
                 r
@@ -166,7 +166,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let bias = self.b.op1(Opcode::arith(Arith::Add, Type::S32), RegClass::B32, vec![Arg::Reg(lsb), Arg::imm(0x7fff)]);
         let rounded = self.b.op1(Opcode::arith(Arith::Add, Type::S32), RegClass::B32, vec![Arg::Reg(bits), Arg::Reg(bias)]);
         let hi = self.b.op1(Opcode::arith(Arith::Shr, Type::U32), RegClass::B32, vec![Arg::Reg(rounded), Arg::imm(16)]);
-        let nan = self.b.op1(Opcode::Testp(FpClass::NotANumber, Type::F32), RegClass::Pred, vec![f]);
+        let nan = self.b.testp(FpClass::NotANumber, Type::F32, f);
         let sel = self.b.op1(Opcode::Selp(Type::B32), RegClass::B32, vec![Arg::imm(0x7fc0), Arg::Reg(hi), Arg::Reg(nan)]);
         self.b.op1(Opcode::Cvt(Mode::None, Type::U16, Type::U32), RegClass::B16, vec![Arg::Reg(sel)])
     }

@@ -573,12 +573,12 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             FloatOp::Copysign => reg(self.b.op1(Opcode::arith(Arith::Copysign, t), c, vec![v[1].arg(), a])),
             FloatOp::Signum => {
                 let sg = self.b.op1(Opcode::arith(Arith::Copysign, t), c, vec![a.clone(), one]);
-                let nan = self.b.op1(Opcode::Testp(FpClass::NotANumber, t), RegClass::Pred, vec![a.clone()]);
+                let nan = self.b.testp(FpClass::NotANumber, t, a.clone());
                 reg(self.b.op1(Opcode::Selp(t), c, vec![a, Arg::Reg(sg), Arg::Reg(nan)]))
             }
-            FloatOp::IsNan => reg(self.b.op1(Opcode::Testp(FpClass::NotANumber, t), RegClass::Pred, vec![a])),
-            FloatOp::IsInfinite => reg(self.b.op1(Opcode::Testp(FpClass::Infinite, t), RegClass::Pred, vec![a])),
-            FloatOp::IsFinite => reg(self.b.op1(Opcode::Testp(FpClass::Finite, t), RegClass::Pred, vec![a])),
+            FloatOp::IsNan => reg(self.b.testp(FpClass::NotANumber, t, a)),
+            FloatOp::IsInfinite => reg(self.b.testp(FpClass::Infinite, t, a)),
+            FloatOp::IsFinite => reg(self.b.testp(FpClass::Finite, t, a)),
             FloatOp::IsSignNegative | FloatOp::IsSignPositive => {
                 let (bc, bt) = if s == Scalar::F32 { (RegClass::B32, 32) } else { (RegClass::B64, 64) };
                 let b = self.b.op1(Opcode::Mov(Type::b(bt)), bc, vec![a]);

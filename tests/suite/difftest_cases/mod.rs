@@ -8,3 +8,4 @@ pub mod support;
 
 mod s12_k14;
 mod s12_k0;
+mod s20261125_k352;
