@@ -118,6 +118,117 @@ pub fn max_shared_opt_in(sm: u32) -> u32 {
     SHARED_OPT_IN.iter().rev().find(|(s, _)| *s <= sm).map_or(DEFAULT_MAX_SHARED_BYTES, |&(_, b)| b)
 }
 
+/// What one multiprocessor holds at once, per compute capability: the occupancy limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SmLimits {
+    /// Resident threads per SM.
+    pub threads: u32,
+    /// Resident blocks per SM.
+    pub blocks: u32,
+    /// Shared memory per SM, in bytes (the largest carveout).
+    pub shared_bytes: u32,
+    /// Shared memory the system reserves for each resident block (`cudaDevAttrReservedSharedMemoryPerBlock`).
+    pub reserved_shared_per_block: u32,
+    /// Granularity of a block's shared-memory allocation, in bytes.
+    pub shared_granularity: u32,
+}
+
+const fn sm_row(threads: u32, blocks: u32, shared_kib: u32, reserved: u32, granularity: u32) -> SmLimits {
+    SmLimits { threads, blocks, shared_bytes: shared_kib * 1024, reserved_shared_per_block: reserved, shared_granularity: granularity }
+}
+
+/// Per compute capability: resident threads, blocks and shared memory per SM (CUDA C++
+/// Programming Guide, "Technical Specifications per Compute Capability"; the reserved 1 KiB
+/// per block from sm_80 on and the allocation granularity as CUDA's occupancy calculator,
+/// `cuda_occupancy.h`, uses them). Registers are not here: they depend on the compiled code.
+pub const SM_LIMITS: [(u32, SmLimits); 16] = [
+    (50, sm_row(2048, 32, 64, 0, 256)),
+    (52, sm_row(2048, 32, 96, 0, 256)),
+    (53, sm_row(2048, 32, 64, 0, 256)),
+    (60, sm_row(2048, 32, 64, 0, 256)),
+    (61, sm_row(2048, 32, 96, 0, 256)),
+    (62, sm_row(2048, 32, 64, 0, 256)),
+    (70, sm_row(2048, 32, 96, 0, 256)),
+    (72, sm_row(2048, 32, 96, 0, 256)),
+    (75, sm_row(1024, 16, 64, 0, 256)),
+    (80, sm_row(2048, 32, 164, 1024, 128)),
+    (86, sm_row(1536, 16, 100, 1024, 128)),
+    (87, sm_row(1536, 16, 164, 1024, 128)),
+    (89, sm_row(1536, 24, 100, 1024, 128)),
+    (90, sm_row(2048, 32, 228, 1024, 128)),
+    (100, sm_row(2048, 32, 228, 1024, 128)),
+    (120, sm_row(1536, 32, 100, 1024, 128)),
+];
+
+/// The SM limits of compute capability `sm`: its row, else the nearest older architecture's
+/// (the oldest row for anything older).
+pub fn sm_limits(sm: u32) -> SmLimits {
+    SM_LIMITS.iter().rev().find(|(s, _)| *s <= sm).map_or(SM_LIMITS[0].1, |&(_, l)| l)
+}
+
+/// How many blocks of `block_threads` threads, each using `static_bytes + dynamic` of shared
+/// memory, one SM of compute capability `sm` holds at once: CUDA's
+/// `cudaOccupancyMaxActiveBlocksPerMultiprocessor` without the register limit (the minimum of
+/// the block, warp and shared-memory limits). `Err` for a block size outside 1..=1024, one the
+/// launch bounds refuse, or more shared memory than a block may have on `sm`.
+pub fn max_active_blocks(sm: u32, kernel: &str, bounds: &LaunchBounds, block_threads: u32, static_bytes: u32, dynamic: u32) -> Result<u32, LaunchError> {
+    check_block_threads(kernel, bounds, block_threads)?;
+    let shared = static_bytes as u64 + dynamic as u64;
+    let limit = max_shared_opt_in(sm);
+    if shared > limit as u64 {
+        return Err(invalid(format!(
+            "{shared} bytes of shared memory per block ({static_bytes} static + {dynamic} dynamic) exceed sm_{sm}'s {limit}-byte limit"
+        )));
+    }
+    let l = sm_limits(sm);
+    let warps = block_threads.div_ceil(32);
+    let by_warps = (l.threads / 32) / warps;
+    let unit = l.shared_granularity as u64;
+    let per_block = (shared + l.reserved_shared_per_block as u64).div_ceil(unit) * unit;
+    let by_shared = (l.shared_bytes as u64).checked_div(per_block).map_or(u32::MAX, |b| b as u32);
+    Ok(l.blocks.min(by_warps).min(by_shared))
+}
+
+/// The block size that maximises the threads resident per SM, as CUDA's
+/// `cudaOccupancyMaxPotentialBlockSize` chooses it (the largest such size, trying the kernel's
+/// limit and then multiples of 32 downwards; a `.reqntid` kernel has its one size), and the
+/// blocks per SM at that size: `(block_threads, blocks_per_sm)`.
+pub fn max_potential_block_size(sm: u32, kernel: &str, bounds: &LaunchBounds, static_bytes: u32, dynamic: u32) -> Result<(u32, u32), LaunchError> {
+    if let Some(b) = bounds.block {
+        let threads = b.volume().min(u32::MAX as u64) as u32;
+        return Ok((threads, max_active_blocks(sm, kernel, bounds, threads, static_bytes, dynamic)?));
+    }
+    let max = bounds.max_threads.unwrap_or(MAX_THREADS_PER_BLOCK).clamp(1, MAX_THREADS_PER_BLOCK) as u32;
+    let mut best = (0, 0, 0);
+    let mut size = max;
+    while size > 0 {
+        let blocks = max_active_blocks(sm, kernel, bounds, size, static_bytes, dynamic)?;
+        if blocks * size > best.0 {
+            best = (blocks * size, size, blocks);
+        }
+        // Then the multiples of 32 below the limit.
+        size = (size.div_ceil(32) - 1) * 32;
+    }
+    if best.0 == 0 {
+        return Err(invalid(format!("kernel `{kernel}`: no block size fits on one SM of sm_{sm} with {dynamic} bytes of dynamic shared memory")));
+    }
+    Ok((best.1, best.2))
+}
+
+/// A thread count for a block: within 1..=1024 and the kernel's launch bounds.
+fn check_block_threads(kernel: &str, bounds: &LaunchBounds, block_threads: u32) -> Result<(), LaunchError> {
+    if block_threads == 0 || block_threads as u64 > MAX_THREADS_PER_BLOCK {
+        return Err(invalid(format!("{block_threads} threads per block; a block has 1 to {MAX_THREADS_PER_BLOCK}")));
+    }
+    match bounds.block {
+        Some(b) if b.volume() != block_threads as u64 => {
+            let [x, y, z] = b.to_array();
+            Err(invalid(format!("kernel `{kernel}` requires blocks of ({x}, {y}, {z}) threads (`#[kernel(block = ...)]`); {block_threads} threads asked for")))
+        }
+        _ => check_bounds(kernel, [block_threads, 1, 1], &LaunchBounds { block: None, ..*bounds }),
+    }
+}
+
 fn invalid(reason: String) -> LaunchError {
     LaunchError::InvalidConfig(reason)
 }
@@ -264,5 +375,36 @@ mod tests {
         assert!(check_shared(86, 0, 100 * 1024, Some(100 * 1024)).is_err());
         assert!(check_shared(90, u32::MAX, u32::MAX, Some(u32::MAX)).is_err());
         assert!(check_shared(90, u32::MAX, u32::MAX, None).is_err());
+    }
+
+    #[test]
+    fn occupancy_as_the_occupancy_calculator_computes_it() {
+        assert!(SM_LIMITS.windows(2).all(|w| w[0].0 < w[1].0));
+        let none = LaunchBounds::NONE;
+        // sm_75: 1024 threads, 16 blocks per SM.
+        assert_eq!(max_active_blocks(75, "k", &none, 256, 0, 0), Ok(4));
+        assert_eq!(max_active_blocks(75, "k", &none, 32, 0, 0), Ok(16));
+        // sm_86: 1536 threads (48 warps); 33 threads take two warps.
+        assert_eq!(max_active_blocks(86, "k", &none, 33, 0, 0), Ok(16));
+        assert_eq!(max_active_blocks(86, "k", &none, 1024, 0, 0), Ok(1));
+        // sm_90: 228 KiB per SM, 1 KiB reserved per block: 20 KiB static + 1 KiB = 21 KiB → 10.
+        assert_eq!(max_active_blocks(90, "k", &none, 64, 20 * 1024, 0), Ok(10));
+        assert_eq!(max_potential_block_size(90, "k", &none, 0, 0), Ok((1024, 2)));
+        // sm_86: 1536 threads; 1024 leaves 512 idle, 768 fills the SM.
+        assert_eq!(max_potential_block_size(86, "k", &none, 0, 0), Ok((768, 2)));
+        let maxntid = LaunchBounds { block: None, max_threads: Some(100) };
+        // 100 threads take 4 warps (16 blocks, 1600 threads); 64 take 2 (32 blocks, 2048).
+        assert_eq!(max_active_blocks(80, "k", &maxntid, 100, 0, 0), Ok(16));
+        assert_eq!(max_potential_block_size(80, "k", &maxntid, 0, 0), Ok((64, 32)));
+        assert!(max_active_blocks(80, "k", &maxntid, 128, 0, 0).is_err());
+        let reqntid = LaunchBounds { block: Some(Dim3::new(16, 8, 1)), max_threads: None };
+        assert_eq!(max_potential_block_size(80, "k", &reqntid, 0, 0), Ok((128, 16)));
+        assert!(max_active_blocks(80, "k", &reqntid, 256, 0, 0).is_err());
+        for bad in [0, 1025, u32::MAX] {
+            assert!(max_active_blocks(90, "k", &none, bad, 0, 0).is_err());
+        }
+        assert!(max_active_blocks(75, "k", &none, 32, 0, 64 * 1024 + 1).is_err());
+        assert!(max_active_blocks(90, "k", &none, 32, u32::MAX, u32::MAX).is_err());
+        assert!(max_potential_block_size(90, "k", &none, 0, u32::MAX).is_err());
     }
 }

@@ -179,6 +179,35 @@ impl CpuModule {
         self.sm
     }
 
+    /// How many blocks of `entry` with `block_threads` threads and `dynamic` bytes of dynamic
+    /// shared memory one SM of the module's architecture holds at once, as CUDA's
+    /// `cudaOccupancyMaxActiveBlocksPerMultiprocessor` counts them from the limits table
+    /// ([`ptx_abi::launch::SM_LIMITS`]), the entry's static shared memory and launch bounds.
+    /// Registers are not counted: the emulator has no register allocation, so a kernel that
+    /// a GPU limits by registers gets a higher number here than there.
+    pub fn max_active_blocks(&self, entry: &str, block_threads: u32, dynamic: u32) -> Result<u32> {
+        let (static_bytes, bounds) = self.occupancy_inputs(entry)?;
+        Ok(ptx_abi::launch::max_active_blocks(self.sm, entry, &bounds, block_threads, static_bytes, dynamic)?)
+    }
+
+    /// The block size that keeps the most threads of `entry` resident per SM, and how many
+    /// blocks of it fit (`(block_threads, blocks_per_sm)`), as CUDA's
+    /// `cudaOccupancyMaxPotentialBlockSize` picks it; registers are not counted (see
+    /// [`max_active_blocks`](Self::max_active_blocks)).
+    pub fn max_potential_block_size(&self, entry: &str, dynamic: u32) -> Result<(u32, u32)> {
+        let (static_bytes, bounds) = self.occupancy_inputs(entry)?;
+        Ok(ptx_abi::launch::max_potential_block_size(self.sm, entry, &bounds, static_bytes, dynamic)?)
+    }
+
+    /// The entry's static shared memory and launch bounds.
+    fn occupancy_inputs(&self, entry: &str) -> Result<(u32, ptx_abi::launch::LaunchBounds)> {
+        let Some(&e) = self.program.entries.get(entry) else {
+            return Err(Error::InvalidConfig { reason: format!("the module has no kernel `{entry}` (its kernels: {})", self.entries().join(", ")) });
+        };
+        let static_bytes = self.program.shared_layout.get(&e).map_or(0, |l| l.static_size);
+        Ok((static_bytes, self.program.bounds.get(&e).copied().unwrap_or_default()))
+    }
+
     /// An entry's parameters as (size, alignment) in declaration order.
     pub fn entry_params(&self, entry: &str) -> Option<Vec<(usize, usize)>> {
         let f = &self.program.funcs[*self.program.entries.get(entry)? as usize];

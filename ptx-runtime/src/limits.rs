@@ -2,7 +2,7 @@
 //! the CPU emulator uses too), with its refusals as this crate's [`Error`].
 
 use crate::error::{Error, Result};
-pub use ptx_abi::launch::{max_shared_opt_in, DEFAULT_MAX_SHARED_BYTES, MAX_BLOCK, MAX_GRID, MAX_SHARED_BYTES_ANY_ARCH, MAX_THREADS_PER_BLOCK, SHARED_OPT_IN};
+pub use ptx_abi::launch::{max_shared_opt_in, sm_limits, SmLimits, DEFAULT_MAX_SHARED_BYTES, SM_LIMITS, MAX_BLOCK, MAX_GRID, MAX_SHARED_BYTES_ANY_ARCH, MAX_THREADS_PER_BLOCK, SHARED_OPT_IN};
 use ptx_abi::launch::{self, LaunchBounds, LaunchError};
 
 impl From<LaunchError> for Error {

@@ -38,6 +38,7 @@ mod regress_consts;
 mod runtime;
 mod runtime_devices;
 mod runtime_events;
+mod runtime_occupancy;
 mod runtime_robust;
 mod sys_assert;
 mod sys_atomics;

@@ -100,6 +100,17 @@ impl DeviceImpl for CpuBackend {
         self.modules.len()
     }
 
+    /// From the limits table for the module's architecture; registers are not counted.
+    fn max_active_blocks_per_sm(&self, kernel: &'static Kernel, block_threads: u32, dynamic_shared: u32) -> Result<u32> {
+        Ok(self.module(kernel)?.max_active_blocks(kernel.entry, block_threads, dynamic_shared)?)
+    }
+
+    /// As CUDA's calculator picks it; the grid fills the backend's workers, its "SMs".
+    fn max_potential_block_size(&self, kernel: &'static Kernel, dynamic_shared: u32) -> Result<(u32, u32)> {
+        let (block, per_sm) = self.module(kernel)?.max_potential_block_size(kernel.entry, dynamic_shared)?;
+        Ok((block, per_sm.saturating_mul(self.device.parallelism() as u32)))
+    }
+
     fn default_stream(self: Arc<Self>) -> Arc<dyn StreamImpl> {
         Arc::new(CpuStream(self))
     }

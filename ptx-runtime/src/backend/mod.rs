@@ -72,6 +72,13 @@ pub(crate) trait DeviceImpl: Send + Sync {
     fn set_heap_size(&self, bytes: usize) -> Result<()>;
     fn heap_size(&self) -> Result<usize>;
     fn modules_loaded(&self) -> usize;
+    /// How many blocks of `kernel` one SM holds at once with `block_threads` threads and
+    /// `dynamic_shared` bytes of dynamic shared memory per block; `Err` for a block size or
+    /// shared memory no launch could have.
+    fn max_active_blocks_per_sm(&self, kernel: &'static Kernel, block_threads: u32, dynamic_shared: u32) -> Result<u32>;
+    /// The block size that keeps the most threads of `kernel` resident per SM, and the grid
+    /// that fills every SM with it: `(block_threads, min_grid)`.
+    fn max_potential_block_size(&self, kernel: &'static Kernel, dynamic_shared: u32) -> Result<(u32, u32)>;
     /// The device's default stream.
     fn default_stream(self: Arc<Self>) -> Arc<dyn StreamImpl>;
     /// A new stream, whose work may overlap other streams'.

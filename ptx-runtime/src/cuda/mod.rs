@@ -11,6 +11,7 @@ mod event;
 mod interop;
 mod memory;
 mod module;
+mod occupancy;
 mod stream;
 
 pub(crate) use error::driver_error;
@@ -204,6 +205,14 @@ impl DeviceImpl for CudaDevice {
 
     fn modules_loaded(&self) -> usize {
         CudaDevice::modules_loaded(self)
+    }
+
+    fn max_active_blocks_per_sm(&self, kernel: &'static Kernel, block_threads: u32, dynamic_shared: u32) -> Result<u32> {
+        self.max_active_blocks(kernel, block_threads, dynamic_shared)
+    }
+
+    fn max_potential_block_size(&self, kernel: &'static Kernel, dynamic_shared: u32) -> Result<(u32, u32)> {
+        CudaDevice::max_potential_block_size(self, kernel, dynamic_shared)
     }
 
     fn default_stream(self: Arc<Self>) -> Arc<dyn StreamImpl> {
