@@ -57,7 +57,7 @@ impl LaunchConfig {
     /// shared-memory limits depend on the kernel's static shared memory and the architecture:
     /// each backend checks them with [`limits::check_shared`] once the kernel is loaded.
     pub fn validate(&self) -> Result<()> {
-        limits::check_dims(self.grid.to_array(), self.block.to_array())
+        Ok(limits::check_dims(self.grid.to_array(), self.block.to_array())?)
     }
 }
 

@@ -63,6 +63,16 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// A launch the limits table refuses (`ptx_abi::launch`).
+impl From<ptx_abi::launch::LaunchError> for Error {
+    fn from(e: ptx_abi::launch::LaunchError) -> Error {
+        match e {
+            ptx_abi::launch::LaunchError::InvalidConfig(reason) => Error::InvalidConfig { reason },
+            ptx_abi::launch::LaunchError::PtxLoad(log) => Error::PtxLoad { log },
+        }
+    }
+}
+
 /// The CPU emulator's errors are this crate's, variant for variant.
 impl From<ptx_cpu::Error> for Error {
     fn from(e: ptx_cpu::Error) -> Error {
