@@ -139,9 +139,11 @@ const fn sm_row(threads: u32, blocks: u32, shared_kib: u32, reserved: u32, granu
 
 /// Per compute capability: resident threads, blocks and shared memory per SM (CUDA C++
 /// Programming Guide, "Technical Specifications per Compute Capability"; the reserved 1 KiB
-/// per block from sm_80 on and the allocation granularity as CUDA's occupancy calculator,
-/// `cuda_occupancy.h`, uses them). Registers are not here: they depend on the compiled code.
-pub const SM_LIMITS: [(u32, SmLimits); 16] = [
+/// per block from sm_80 on, the blocks per SM and the allocation granularity as CUDA's
+/// occupancy calculator, `cuda_occupancy.h`, has them: `tests/suite/runtime_occupancy.rs`
+/// compiles that header and checks every row). Registers are not here: they depend on the
+/// compiled code.
+pub const SM_LIMITS: [(u32, SmLimits); 17] = [
     (50, sm_row(2048, 32, 64, 0, 256)),
     (52, sm_row(2048, 32, 96, 0, 256)),
     (53, sm_row(2048, 32, 64, 0, 256)),
@@ -157,7 +159,8 @@ pub const SM_LIMITS: [(u32, SmLimits); 16] = [
     (89, sm_row(1536, 24, 100, 1024, 128)),
     (90, sm_row(2048, 32, 228, 1024, 128)),
     (100, sm_row(2048, 32, 228, 1024, 128)),
-    (120, sm_row(1536, 32, 100, 1024, 128)),
+    (110, sm_row(2048, 24, 228, 1024, 128)),
+    (120, sm_row(1536, 24, 100, 1024, 128)),
 ];
 
 /// The SM limits of compute capability `sm`: its row, else the nearest older architecture's

@@ -174,3 +174,40 @@ fn bad_requests_are_errors() {
     }
     assert_eq!(device.max_active_blocks_per_sm(&square_block::KERNEL, 64, 0).unwrap(), expected_blocks(75, 64, 0));
 }
+
+/// Every row of the limits table against CUDA's own occupancy calculator: `cuda_occupancy.h`,
+/// the header-only calculator that ships next to nvcc, compiled with the host's C++ compiler
+/// (the one nvcc uses) into a program that prints, per compute capability, the blocks an SM
+/// holds and the shared-memory allocation unit.
+#[test]
+fn sm_limits_agree_with_cudas_occupancy_calculator() {
+    use ptx_runtime::limits::SM_LIMITS;
+    let Some(nvcc) = crate::tools::tool("NVCC", "nvcc", "the occupancy table against cuda_occupancy.h") else { return };
+    let include = nvcc.parent().and_then(std::path::Path::parent).map(|d| d.join("include")).unwrap();
+    assert!(include.join("cuda_occupancy.h").is_file(), "no cuda_occupancy.h next to {}", nvcc.display());
+    let dir = crate::tools::scratch_dir("occupancy");
+    let src = dir.join("occ.cpp");
+    let rows: Vec<String> = SM_LIMITS.iter().map(|(sm, _)| format!("{{{}, {}}}", sm / 10, sm % 10)).collect();
+    std::fs::write(
+        &src,
+        format!(
+            "#include \"cuda_occupancy.h\"\n#include <stdio.h>\nint main() {{\n  int ccs[][2] = {{{}}};\n  for (auto &c : ccs) {{\n    cudaOccDeviceProp p;\n    p.computeMajor = c[0];\n    p.computeMinor = c[1];\n    int blocks = 0, unit = 0;\n    if (cudaOccMaxBlocksPerMultiprocessor(&blocks, &p) != CUDA_OCC_SUCCESS) return 1;\n    if (cudaOccSMemAllocationGranularity(&unit, &p) != CUDA_OCC_SUCCESS) return 1;\n    printf(\"%d%d %d %d\\n\", c[0], c[1], blocks, unit);\n  }}\n}}\n",
+            rows.join(", ")
+        ),
+    )
+    .unwrap();
+    let exe = dir.join("occ");
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    let built = std::process::Command::new(&cxx).arg("-I").arg(&include).arg(&src).arg("-o").arg(&exe).output().expect("run the host C++ compiler");
+    assert!(built.status.success(), "{cxx} failed on cuda_occupancy.h:\n{}", String::from_utf8_lossy(&built.stderr));
+    let out = std::process::Command::new(&exe).output().expect("run the occupancy program");
+    assert!(out.status.success(), "cuda_occupancy.h does not know one of our architectures");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), SM_LIMITS.len());
+    for ((sm, row), line) in SM_LIMITS.iter().zip(lines) {
+        let want = format!("{sm} {} {}", row.blocks, row.shared_granularity);
+        assert_eq!(line, want, "sm_{sm}: cuda_occupancy.h says `{line}` (sm blocks unit), our table `{want}`");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
