@@ -33,6 +33,7 @@ mod difftest_cases;
 mod expansion;
 mod gpu;
 mod launch_bounds;
+mod lineinfo;
 mod regress;
 mod regress_consts;
 mod runtime;

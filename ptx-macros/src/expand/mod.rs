@@ -14,6 +14,7 @@ mod device_fn;
 mod index_ops;
 mod kernel;
 mod launch;
+mod lineinfo;
 pub mod method;
 
 pub use derive::derive_device_repr;
@@ -70,6 +71,9 @@ pub struct Compiled {
     pub types: SigTypes,
     pub prototype: Text,
     pub body: Text,
+    /// The source files the body's `.loc`s name, and how many file numbers it wrote.
+    pub files: Vec<String>,
+    pub file_refs: usize,
     /// References to the nodes of the device functions the body calls (`&f::NODE`,
     /// `Vec3::__PTX_NODE__dot`), nameable in the generated module.
     pub callees: Vec<TokenStream>,
@@ -243,13 +247,16 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
     let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.to_compile_errors()) };
     let mut checks = abi_agreement(&checked.body, &checked, &types);
     checks.extend(checked.checks);
+    let body = crate::back::ptx::body_with_locs(&lowered.func);
     let compiled = Compiled {
         prototype: {
             let mut p = crate::back::ptx::prototype(kind, &types);
             p.str(&crate::back::ptx::launch_directives(&parsed_args.bounds));
             p
         },
-        body: crate::back::ptx::body(&lowered.func),
+        body: body.0,
+        files: lowered.func.files.names.clone(),
+        file_refs: body.1,
         item,
         sig,
         args: parsed_args,
@@ -377,6 +384,8 @@ fn string_nodes(c: &Compiled) -> TokenStream {
                     body: "",
                     callees: &[],
                     isa: #p::Isa::ABI_CALLS,
+                    files: &[],
+                    file_refs: &[],
                 };
             }
         })

@@ -196,6 +196,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         if self.oversized() {
             return;
         }
+        // The parameters are loaded at the signature's line, as nvcc does.
+        if let Some(span) = self.cx.body.params.iter().flatten().next().map(|&id| self.cx.body.locals[id].span) {
+            self.b.set_loc(span);
+        }
         self.load_params();
         let body = &self.cx.body.block;
         let v = self.block(body);

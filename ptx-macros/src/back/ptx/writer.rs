@@ -6,7 +6,10 @@ use crate::ir::{Arg, BlockId, Func, Imm, InstKind, Sym, Term};
 use crate::text::Text;
 use quote::quote;
 
-pub fn body(func: &Func) -> Text {
+
+/// The body and how many `.loc` file numbers it holds (see `lineinfo`).
+pub fn body_with_locs(func: &Func) -> (Text, usize) {
+    let mut locs = super::lineinfo::LocWriter::default();
     let names = Names::new(func);
     let mut t = Text::new();
     t.str("{\n");
@@ -40,6 +43,9 @@ pub fn body(func: &Func) -> Text {
             t.str(&format!("{}:\n", label(BlockId(b as u32))));
         }
         for inst in &block.insts {
+            if !matches!(inst.kind, InstKind::Decl(_) | InstKind::ParamDecl { .. } | InstKind::ScopeOpen | InstKind::ScopeClose) {
+                locs.at(&mut t, inst.loc);
+            }
             if let Some((g, neg)) = inst.guard {
                 t.str(&format!("\t@{}{} ", if neg { "!" } else { "" }, names.name(g)));
             } else {
@@ -96,6 +102,9 @@ pub fn body(func: &Func) -> Text {
             }
         }
         let next = order.get(pos + 1).map(|&n| BlockId(n as u32));
+        if !matches!(block.term, Term::Jump(target) if Some(target) == next) {
+            locs.at(&mut t, block.term_loc);
+        }
         match &block.term {
             Term::Open | Term::Ret => {
                 t.str("\tret;\n");
@@ -122,7 +131,7 @@ pub fn body(func: &Func) -> Text {
         }
     }
     t.str("}");
-    t
+    (t, locs.refs)
 }
 
 fn label(b: BlockId) -> String {
