@@ -41,13 +41,17 @@ impl LoadedModule {
             sys::CUjit_option::CU_JIT_INFO_LOG_BUFFER,
             sys::CUjit_option::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
             sys::CUjit_option::CU_JIT_LOG_VERBOSE,
+            // Keep the PTX's `.loc` line info (Rust lines in Nsight Compute, compute-sanitizer,
+            // cuda-gdb; docs/debugging.md): ptxas's `-lineinfo`, which changes no machine code.
+            sys::CUjit_option::CU_JIT_GENERATE_LINE_INFO,
         ];
         // The driver reads sizes and flags as pointer-sized integers stored in the value slots.
-        let mut values: [*mut c_void; 5] = [
+        let mut values: [*mut c_void; 6] = [
             error_log.as_mut_ptr() as *mut c_void,
             LOG_BYTES as *mut c_void,
             info_log.as_mut_ptr() as *mut c_void,
             LOG_BYTES as *mut c_void,
+            std::ptr::without_provenance_mut(1),
             std::ptr::without_provenance_mut(1),
         ];
         let mut module = std::ptr::null_mut();
