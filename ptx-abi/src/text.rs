@@ -29,7 +29,8 @@ pub enum Piece<'a> {
     Member { path: &'a str, ty: &'a str, name: &'a str, operator: bool, konst: bool, params: &'a str },
     /// The `.version` / `.target` / `.address_size` header: the version is the lowest that has
     /// the target, `isa` (what the code itself uses) and everything `funcs` reaches.
-    Header { target: Target, isa: Isa, funcs: &'a [&'a FnNode] },
+    /// `debug`: `.target sm_XX, debug`, the module carries full debug information.
+    Header { target: Target, isa: Isa, funcs: &'a [&'a FnNode], debug: bool },
     /// One parameter declaration, `.param <type> <name>`, per §2.3. `symbol` names the function
     /// (`<symbol>_param_<index>`); a [`Site::Return`] is always `func_retval0`.
     Param { abi: ParamAbi, site: Site, symbol: &'a str, index: usize },
@@ -259,7 +260,7 @@ impl<'b> Sink<'b> {
             Piece::Dec(v) => self.dec(v),
             Piece::Mangled(path) => write_mangled(path, self),
             Piece::Member { path, ty, name, operator, konst, params } => crate::symbol::write_member(path, ty, name, operator, konst, params, self),
-            Piece::Header { target, isa, funcs } => {
+            Piece::Header { target, isa, funcs, debug } => {
                 let mut v = target.min_isa().max(isa);
                 let r = Reachable::of(funcs);
                 let mut i = 0;
@@ -275,6 +276,9 @@ impl<'b> Sink<'b> {
                 self.dec(target.sm as u64);
                 if let Some(c) = target.suffix {
                     self.byte(c as u8);
+                }
+                if debug {
+                    self.str(", debug");
                 }
                 self.str("\n.address_size 64\n");
             }
@@ -539,7 +543,7 @@ mod tests {
 
     #[test]
     fn header_takes_the_highest_version_reached() {
-        let h = render(&[Piece::Header { target: Target::DEFAULT, isa: Isa::new(6, 3), funcs: &[&A] }]);
+        let h = render(&[Piece::Header { target: Target::DEFAULT, isa: Isa::new(6, 3), funcs: &[&A], debug: false }]);
         assert_eq!(h, ".version 7.8\n.target sm_75\n.address_size 64\n");
     }
 

@@ -29,6 +29,7 @@ mod cpu_ptx;
 mod cpu_sregs;
 mod cpu_syscalls;
 mod cpu_warp;
+mod debuginfo;
 mod difftest_cases;
 mod expansion;
 mod gpu;

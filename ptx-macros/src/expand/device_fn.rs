@@ -54,7 +54,7 @@ pub fn expand(c: Compiled) -> TokenStream {
             /// A PTX module holding this function's `.visible .func` and every device function it
             /// reaches.
             pub const PTX: &str = ::ptx_runtime::__private::ptx_text![
-                ::ptx_runtime::__private::Piece::Header { target: #target, isa: #isa, funcs: &[&NODE] },
+                ::ptx_runtime::__private::Piece::Header { target: #target, isa: #isa, funcs: &[&NODE], debug: false },
                 #dyn_smem,
                 ::ptx_runtime::__private::Piece::Funcs { files: &[], roots: &[&NODE] },
                 ::ptx_runtime::__private::Piece::Files { files: &[], roots: &[&NODE] },

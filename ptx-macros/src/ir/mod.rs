@@ -32,6 +32,9 @@ pub struct Func {
     pub entry_facts: Vec<EntryFact>,
     /// The source files the instructions' locations name.
     pub files: loc::Files,
+    /// Full debug information describes this function: the writer labels its first and last
+    /// instruction (`back::ptx::dwarf`).
+    pub debug: bool,
 }
 
 /// Facts every thread of a kernel may rely on because the launch checks them, for range

@@ -1,5 +1,6 @@
 //! The PTX writer: [`ir::Func`](crate::ir::Func) and the signature to PTX [`Text`](crate::text::Text).
 
+pub mod dwarf;
 mod divide;
 mod lineinfo;
 mod regs;

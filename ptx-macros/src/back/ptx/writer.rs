@@ -18,6 +18,9 @@ pub fn body_with_locs(func: &Func) -> (Text, usize) {
         t.str("\t").text(d).str("\n");
     }
     t.str("\n");
+    if func.debug {
+        t.str(super::dwarf::FUNC_BEGIN).str(":\n");
+    }
     let reachable = func.reachable();
     let order = layout(func, &reachable);
     // Blocks that an emitted branch names get a label (not those only fallen into).
@@ -129,6 +132,9 @@ pub fn body_with_locs(func: &Func) -> (Text, usize) {
                 }
             }
         }
+    }
+    if func.debug {
+        t.str(super::dwarf::FUNC_END).str(":\n");
     }
     t.str("}");
     (t, locs.refs)
