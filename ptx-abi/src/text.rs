@@ -11,6 +11,7 @@ use crate::layout::Layout;
 use crate::param::{Decl, ParamAbi, Site};
 use crate::scalar::bit_type;
 use crate::symbol::write_mangled;
+use crate::lineinfo::{FileRef, FileTable};
 use crate::target::{Isa, Target};
 
 /// One part of a PTX text.
@@ -28,7 +29,8 @@ pub enum Piece<'a> {
     Member { path: &'a str, ty: &'a str, name: &'a str, operator: bool, konst: bool, params: &'a str },
     /// The `.version` / `.target` / `.address_size` header: the version is the lowest that has
     /// the target, `isa` (what the code itself uses) and everything `funcs` reaches.
-    Header { target: Target, isa: Isa, funcs: &'a [&'a FnNode] },
+    /// `debug`: `.target sm_XX, debug`, the module carries full debug information.
+    Header { target: Target, isa: Isa, funcs: &'a [&'a FnNode], debug: bool },
     /// One parameter declaration, `.param <type> <name>`, per §2.3. `symbol` names the function
     /// (`<symbol>_param_<index>`); a [`Site::Return`] is always `func_retval0`.
     Param { abi: ParamAbi, site: Site, symbol: &'a str, index: usize },
@@ -37,9 +39,16 @@ pub enum Piece<'a> {
     /// Copies an aggregate between two `.param` locations in chunks of its alignment (at most 8
     /// bytes), inside its own `{ }` scope with its own registers.
     Copy { layout: Layout, from: &'a [Piece<'a>], to: &'a [Piece<'a>] },
-    /// Prototypes, then definitions, of every device function reachable from these roots, each
-    /// exactly once.
-    Funcs(&'a [&'a FnNode]),
+    /// Prototypes, then definitions, of every device function reachable from `roots`, each
+    /// exactly once; their `.loc` file numbers renumbered into the module's table, which starts
+    /// with `files`, the module's own (see [`lineinfo`](crate::lineinfo)).
+    Funcs { files: &'a [&'a str], roots: &'a [&'a FnNode] },
+    /// The module's `.file` table: `files`, then those of every function reachable from
+    /// `roots`, each once, numbered from 1 (as nvcc, at the end of the module).
+    Files { files: &'a [&'a str], roots: &'a [&'a FnNode] },
+    /// The file number of a `.loc`: `n`, the function-local number (1-based, into the
+    /// function's own files). [`file_refs`] records where each was written.
+    FileRef(u16),
     /// Several pieces.
     Seq(&'a [Piece<'a>]),
     /// The bytes of a string and a terminating NUL, as the size and initializer of a `.b8`
@@ -67,6 +76,11 @@ pub struct FnNode {
     pub callees: &'static [&'static FnNode],
     /// The lowest ISA the body needs.
     pub isa: Isa,
+    /// The source files the body's `.loc`s name, as rustc names them, escaped for a PTX string
+    /// (`file_refs` number them from 1).
+    pub files: &'static [&'static str],
+    /// Where the body wrote a file number (see [`lineinfo`](crate::lineinfo)).
+    pub file_refs: &'static [FileRef],
 }
 
 /// Most device functions one kernel can reach.
@@ -140,7 +154,7 @@ impl<'a> Reachable<'a> {
     }
 }
 
-const fn str_eq(a: &str, b: &str) -> bool {
+pub(crate) const fn str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
@@ -185,6 +199,38 @@ impl<'b> Sink<'b> {
         self.pos += b.len();
     }
 
+    /// Raw bytes of a rendered text (a part of a body between file numbers).
+    const fn bytes(&mut self, b: &[u8]) {
+        if self.pos + b.len() > self.buf.len() {
+            self.pos += b.len();
+            return;
+        }
+        let (_, rest) = self.buf.split_at_mut(self.pos);
+        let (dst, _) = rest.split_at_mut(b.len());
+        dst.copy_from_slice(b);
+        self.pos += b.len();
+    }
+
+    /// A function's body with its file numbers replaced by the module's (`numbers[k]` for its
+    /// file `k+1`).
+    const fn body(&mut self, node: &FnNode, numbers: &[usize]) {
+        let bytes = node.body.as_bytes();
+        let mut prev = 0;
+        let mut i = 0;
+        while i < node.file_refs.len() {
+            let r = node.file_refs[i];
+            let at = r.at as usize;
+            let (_, rest) = bytes.split_at(prev);
+            let (part, _) = rest.split_at(at - prev);
+            self.bytes(part);
+            self.dec(numbers[r.file as usize - 1] as u64);
+            prev = at + digits(r.file as u64);
+            i += 1;
+        }
+        let (_, rest) = bytes.split_at(prev);
+        self.bytes(rest);
+    }
+
     pub const fn dec(&mut self, v: u64) {
         let mut digits = 1;
         let mut x = v;
@@ -214,7 +260,7 @@ impl<'b> Sink<'b> {
             Piece::Dec(v) => self.dec(v),
             Piece::Mangled(path) => write_mangled(path, self),
             Piece::Member { path, ty, name, operator, konst, params } => crate::symbol::write_member(path, ty, name, operator, konst, params, self),
-            Piece::Header { target, isa, funcs } => {
+            Piece::Header { target, isa, funcs, debug } => {
                 let mut v = target.min_isa().max(isa);
                 let r = Reachable::of(funcs);
                 let mut i = 0;
@@ -230,6 +276,9 @@ impl<'b> Sink<'b> {
                 self.dec(target.sm as u64);
                 if let Some(c) = target.suffix {
                     self.byte(c as u8);
+                }
+                if debug {
+                    self.str(", debug");
                 }
                 self.str("\n.address_size 64\n");
             }
@@ -294,7 +343,21 @@ impl<'b> Sink<'b> {
                 }
                 self.str("\t}\n");
             }
-            Piece::Funcs(roots) => {
+            Piece::FileRef(n) => self.dec(n as u64),
+            Piece::Files { files, roots } => {
+                let t = Self::file_table(files, roots);
+                let mut i = 0;
+                while i < t.len() {
+                    self.str("\t.file\t");
+                    self.dec(i as u64 + 1);
+                    self.str(" \"");
+                    self.str(t.name(i));
+                    self.str("\"\n");
+                    i += 1;
+                }
+            }
+            Piece::Funcs { files, roots } => {
+                let table = Self::file_table(files, roots);
                 let r = Reachable::of(roots);
                 let mut i = 0;
                 while i < r.len {
@@ -311,7 +374,8 @@ impl<'b> Sink<'b> {
                     self.byte(b'\n');
                     self.str(r.get(i).prototype);
                     self.byte(b'\n');
-                    self.str(r.get(i).body);
+                    let numbers = table.numbers(r.get(i));
+                    self.body(r.get(i), &numbers);
                     self.byte(b'\n');
                     i += 1;
                 }
@@ -332,6 +396,49 @@ impl<'b> Sink<'b> {
             }
         }
     }
+}
+
+impl Sink<'_> {
+    /// The module's files: `own`, then those of the functions reachable from `roots`.
+    const fn file_table<'a>(own: &[&'a str], roots: &'a [&'a FnNode]) -> FileTable<'a> {
+        let mut t = FileTable::new(own);
+        let r = Reachable::of(roots);
+        let mut i = 0;
+        while i < r.len {
+            t.add_node(r.get(i));
+            i += 1;
+        }
+        t
+    }
+}
+
+/// Decimal digits of `v`.
+const fn digits(mut v: u64) -> usize {
+    let mut n = 1;
+    while v >= 10 {
+        v /= 10;
+        n += 1;
+    }
+    n
+}
+
+/// Where the `N` [`Piece::FileRef`]s among `pieces` (top-level) are written when they are
+/// rendered, for [`FnNode::file_refs`].
+pub const fn file_refs<const N: usize>(pieces: &[Piece]) -> [FileRef; N] {
+    let mut out = [FileRef { at: 0, file: 0 }; N];
+    let mut sink = Sink { buf: &mut [], pos: 0 };
+    let mut n = 0;
+    let mut i = 0;
+    while i < pieces.len() {
+        if let Piece::FileRef(file) = pieces[i] {
+            out[n] = FileRef { at: sink.pos as u32, file };
+            n += 1;
+        }
+        sink.piece(&pieces[i]);
+        i += 1;
+    }
+    assert!(n == N, "file_refs: wrong count");
+    out
 }
 
 /// Length in bytes of the rendered pieces.
@@ -403,17 +510,17 @@ mod tests {
         assert_eq!(render(&[r]), ".param .b32 func_retval0");
     }
 
-    static A: FnNode = FnNode { symbol: "a", prototype: ".func a()", body: "{ ret; }", callees: &[&B, &A], isa: Isa::new(6, 3) };
-    static B: FnNode = FnNode { symbol: "b", prototype: ".func b()", body: "{ ret; }", callees: &[&A, &C], isa: Isa::new(7, 8) };
-    static C: FnNode = FnNode { symbol: "c", prototype: ".func c()", body: "{ ret; }", callees: &[], isa: Isa::new(6, 3) };
+    static A: FnNode = FnNode { symbol: "a", prototype: ".func a()", body: "{ ret; }", callees: &[&B, &A], isa: Isa::new(6, 3), files: &[], file_refs: &[] };
+    static B: FnNode = FnNode { symbol: "b", prototype: ".func b()", body: "{ ret; }", callees: &[&A, &C], isa: Isa::new(7, 8), files: &[], file_refs: &[] };
+    static C: FnNode = FnNode { symbol: "c", prototype: ".func c()", body: "{ ret; }", callees: &[], isa: Isa::new(6, 3), files: &[], file_refs: &[] };
 
-    static S: FnNode = FnNode { symbol: "s", prototype: ".global .align 1 .b8 s[3] = {104, 105, 0}", body: "", callees: &[], isa: Isa::ABI_CALLS };
-    static D: FnNode = FnNode { symbol: "d", prototype: ".func d()", body: "{ ret; }", callees: &[&S, &crate::syscall::VPRINTF_NODE], isa: Isa::new(6, 3) };
-    static E: FnNode = FnNode { symbol: "e", prototype: ".func e()", body: "{ ret; }", callees: &[&crate::syscall::VPRINTF_NODE], isa: Isa::new(6, 3) };
+    static S: FnNode = FnNode { symbol: "s", prototype: ".global .align 1 .b8 s[3] = {104, 105, 0}", body: "", callees: &[], isa: Isa::ABI_CALLS, files: &[], file_refs: &[] };
+    static D: FnNode = FnNode { symbol: "d", prototype: ".func d()", body: "{ ret; }", callees: &[&S, &crate::syscall::VPRINTF_NODE], isa: Isa::new(6, 3), files: &[], file_refs: &[] };
+    static E: FnNode = FnNode { symbol: "e", prototype: ".func e()", body: "{ ret; }", callees: &[&crate::syscall::VPRINTF_NODE], isa: Isa::new(6, 3), files: &[], file_refs: &[] };
 
     #[test]
     fn declarations_are_declared_once_and_never_defined() {
-        let text = render(&[Piece::Funcs(&[&D, &E])]);
+        let text = render(&[Piece::Funcs { files: &[], roots: &[&D, &E] }]);
         assert_eq!(text.matches(".global .align 1 .b8 s[3] = {104, 105, 0};\n").count(), 1, "{text}");
         assert_eq!(text.matches(crate::syscall::VPRINTF).count(), 1, "{text}");
         assert_eq!(text.matches("vprintf").count(), 3, "one prototype, no definition: {text}");
@@ -427,7 +534,7 @@ mod tests {
 
     #[test]
     fn every_reachable_function_exactly_once_despite_cycles() {
-        let text = render(&[Piece::Funcs(&[&A, &C])]);
+        let text = render(&[Piece::Funcs { files: &[], roots: &[&A, &C] }]);
         for f in ["a", "b", "c"] {
             assert_eq!(text.matches(&std::format!(".func {f}();")).count(), 1, "{text}");
             assert_eq!(text.matches(&std::format!(".func {f}()\n{{")).count(), 1, "{text}");
@@ -436,8 +543,42 @@ mod tests {
 
     #[test]
     fn header_takes_the_highest_version_reached() {
-        let h = render(&[Piece::Header { target: Target::DEFAULT, isa: Isa::new(6, 3), funcs: &[&A] }]);
+        let h = render(&[Piece::Header { target: Target::DEFAULT, isa: Isa::new(6, 3), funcs: &[&A], debug: false }]);
         assert_eq!(h, ".version 7.8\n.target sm_75\n.address_size 64\n");
+    }
+
+    // Two functions of two files, each rendered with its own numbering, in a module whose own
+    // file is a third: the table is dense and each `.loc` names its function's file.
+    static F: FnNode = FnNode {
+        symbol: "f",
+        prototype: ".func f()",
+        body: "{\n.loc\t1 3 5\nret;\n}",
+        callees: &[&G],
+        isa: Isa::new(6, 3),
+        files: &["src/f.rs"],
+        file_refs: &file_refs::<1>(&[Piece::Str("{\n.loc\t"), Piece::FileRef(1), Piece::Str(" 3 5\nret;\n}")]),
+    };
+    static G: FnNode = FnNode {
+        symbol: "g",
+        prototype: ".func g()",
+        body: "{\n.loc\t2 7 1\n.loc\t1 8 2\nret;\n}",
+        callees: &[],
+        isa: Isa::new(6, 3),
+        files: &["src/lib.rs", "src/f.rs"],
+        file_refs: &file_refs::<2>(&[Piece::Str("{\n.loc\t"), Piece::FileRef(2), Piece::Str(" 7 1\n.loc\t"), Piece::FileRef(1), Piece::Str(" 8 2\nret;\n}")]),
+    };
+
+    #[test]
+    fn file_numbers_are_renumbered_into_one_dense_table() {
+        assert_eq!(F.file_refs, &[crate::lineinfo::FileRef { at: 7, file: 1 }]);
+        let text = render(&[Piece::Funcs { files: &["src/lib.rs"], roots: &[&F] }, Piece::Files { files: &["src/lib.rs"], roots: &[&F] }]);
+        assert!(text.contains(".func f()\n{\n.loc\t2 3 5\n"), "{text}");
+        assert!(text.contains(".func g()\n{\n.loc\t2 7 1\n.loc\t1 8 2\n"), "{text}");
+        assert!(text.ends_with("\t.file\t1 \"src/lib.rs\"\n\t.file\t2 \"src/f.rs\"\n"), "{text}");
+        // On its own, a function's numbering is its own.
+        let alone = render(&[Piece::Funcs { files: &[], roots: &[&G] }, Piece::Files { files: &[], roots: &[&G] }]);
+        assert!(alone.contains(".loc\t2 7 1\n.loc\t1 8 2"), "{alone}");
+        assert!(alone.ends_with("\t.file\t1 \"src/lib.rs\"\n\t.file\t2 \"src/f.rs\"\n"), "{alone}");
     }
 
     const CONST_TEXT: &str = crate::ptx_text![Piece::Mangled("x::y"), Piece::Str(" "), Piece::Dec(42)];

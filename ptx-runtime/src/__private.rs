@@ -4,7 +4,8 @@ pub use ptx_abi::layout::{align_to, field_offset, struct_layout, union_layout, L
 pub use ptx_abi::param::{ParamAbi, Site};
 pub use ptx_abi::ptx_text;
 pub use ptx_abi::target::{Isa, Target};
-pub use ptx_abi::text::{FnNode, Piece};
+pub use ptx_abi::lineinfo::FileRef;
+pub use ptx_abi::text::{as_str, file_refs, render_array, render_len, FnNode, Piece};
 
 pub use crate::{DeviceRepr, ParamType};
 

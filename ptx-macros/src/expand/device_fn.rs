@@ -25,7 +25,7 @@ pub fn expand(c: Compiled) -> TokenStream {
     let dyn_smem = dyn_smem_decl();
     let strings = string_nodes(&c);
     let prototype = &c.prototype;
-    let body = &c.body;
+    let (body_items, body_fields) = super::lineinfo::node_fields(&c);
     let doc = format!("PTX for the device function [`{ident}`](fn@{ident}).");
     quote! {
         #[doc = #doc]
@@ -41,11 +41,12 @@ pub fn expand(c: Compiled) -> TokenStream {
             /// The `.func` symbol.
             pub const SYMBOL: &str = __SYMBOL;
 
+            #body_items
             #[doc(hidden)]
             pub static NODE: ::ptx_runtime::__private::FnNode = ::ptx_runtime::__private::FnNode {
                 symbol: __SYMBOL,
                 prototype: #prototype,
-                body: #body,
+                #body_fields
                 callees: #callees,
                 isa: #isa,
             };
@@ -53,9 +54,10 @@ pub fn expand(c: Compiled) -> TokenStream {
             /// A PTX module holding this function's `.visible .func` and every device function it
             /// reaches.
             pub const PTX: &str = ::ptx_runtime::__private::ptx_text![
-                ::ptx_runtime::__private::Piece::Header { target: #target, isa: #isa, funcs: &[&NODE] },
+                ::ptx_runtime::__private::Piece::Header { target: #target, isa: #isa, funcs: &[&NODE], debug: false },
                 #dyn_smem,
-                ::ptx_runtime::__private::Piece::Funcs(&[&NODE]),
+                ::ptx_runtime::__private::Piece::Funcs { files: &[], roots: &[&NODE] },
+                ::ptx_runtime::__private::Piece::Files { files: &[], roots: &[&NODE] },
             ];
 
             #abi

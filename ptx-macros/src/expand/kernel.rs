@@ -28,6 +28,9 @@ pub fn expand(c: Compiled) -> TokenStream {
     let prototype = c.prototype.pieces();
     let body = c.body.pieces();
     let launcher = launch::launcher(&c);
+    let files = super::lineinfo::files(&c);
+    let debug = c.args.debug;
+    let dwarf = c.dwarf.as_ref().map(|t| t.pieces()).unwrap_or_default();
     let bounds = bounds_tokens(&c);
     let doc = format!("PTX and launcher for the kernel [`{ident}`](fn@{ident}).");
     quote! {
@@ -41,17 +44,21 @@ pub fn expand(c: Compiled) -> TokenStream {
             /// The kernel's `.entry` symbol.
             pub const ENTRY: &str = __SYMBOL;
 
+            const __PTX_FILES: &[&str] = #files;
+
             /// The complete PTX module: header, every device function the kernel reaches, and the
             /// `.entry`.
             pub const PTX: &str = ::ptx_runtime::__private::ptx_text![
-                ::ptx_runtime::__private::Piece::Header { target: #target, isa: #isa, funcs: #funcs },
+                ::ptx_runtime::__private::Piece::Header { target: #target, isa: #isa, funcs: #funcs, debug: #debug },
                 #dyn_smem,
-                ::ptx_runtime::__private::Piece::Funcs(#funcs),
+                ::ptx_runtime::__private::Piece::Funcs { files: __PTX_FILES, roots: #funcs },
                 ::ptx_runtime::__private::Piece::Str("\n"),
                 #(#prototype,)*
                 ::ptx_runtime::__private::Piece::Str("\n"),
                 #(#body,)*
                 ::ptx_runtime::__private::Piece::Str("\n"),
+                ::ptx_runtime::__private::Piece::Files { files: __PTX_FILES, roots: #funcs },
+                #(#dwarf,)*
             ];
 
             /// The kernel as the runtime sees it: its module is loaded once per device.

@@ -378,7 +378,7 @@ pub fn expand(c: Compiled, m: &MethodCx) -> TokenStream {
     let callees = node_list(&c);
     let strings = string_nodes(&c);
     let prototype = &c.prototype;
-    let body = &c.body;
+    let (body_items, body_fields) = super::lineinfo::node_fields(&c);
     quote! {
         #[doc(hidden)]
         #[allow(unused_imports, non_snake_case, non_upper_case_globals)]
@@ -386,10 +386,11 @@ pub fn expand(c: Compiled, m: &MethodCx) -> TokenStream {
             use super::*;
             const __SYMBOL: &str = <#inner_ty>::#sym_const;
             #strings
+            #body_items
             pub static NODE: ::ptx_runtime::__private::FnNode = ::ptx_runtime::__private::FnNode {
                 symbol: __SYMBOL,
                 prototype: #prototype,
-                body: #body,
+                #body_fields
                 callees: #callees,
                 isa: #isa,
             };
@@ -414,7 +415,7 @@ pub fn stub(m: &MethodCx) -> TokenStream {
         impl #anchor {
             #[doc(hidden)]
             pub const #node_const: &'static ::ptx_runtime::__private::FnNode = &::ptx_runtime::__private::FnNode {
-                symbol: "", prototype: "", body: "", callees: &[], isa: ::ptx_runtime::__private::Isa::ABI_CALLS,
+                symbol: "", prototype: "", body: "", callees: &[], isa: ::ptx_runtime::__private::Isa::ABI_CALLS, files: &[], file_refs: &[],
             };
         }
     }

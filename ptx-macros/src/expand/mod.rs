@@ -13,7 +13,9 @@ mod derive;
 mod device_fn;
 mod index_ops;
 mod kernel;
+mod debuginfo;
 mod launch;
+mod lineinfo;
 pub mod method;
 
 pub use derive::derive_device_repr;
@@ -70,6 +72,11 @@ pub struct Compiled {
     pub types: SigTypes,
     pub prototype: Text,
     pub body: Text,
+    /// The source files the body's `.loc`s name, and how many file numbers it wrote.
+    pub files: Vec<String>,
+    pub file_refs: usize,
+    /// A kernel's `.debug_abbrev`/`.debug_info` under `debug` (`back::ptx::dwarf`).
+    pub dwarf: Option<Text>,
     /// References to the nodes of the device functions the body calls (`&f::NODE`,
     /// `Vec3::__PTX_NODE__dot`), nameable in the generated module.
     pub callees: Vec<TokenStream>,
@@ -239,17 +246,22 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         params: sig.params.iter().map(|p| for_inner_module(&p.syn_ty)).collect(),
         ret: sig.ret.as_ref().map(|(ty, _)| for_inner_module(ty)),
     };
-    let cx = lower::Context { body: &checked.body, infer: &checked.infer, structs: &checked.structs, kind, param_types: &types.params, target: parsed_args.target, bounds: parsed_args.bounds, fmad: parsed_args.fmad };
+    let cx = lower::Context { body: &checked.body, infer: &checked.infer, structs: &checked.structs, kind, param_types: &types.params, target: parsed_args.target, bounds: parsed_args.bounds, fmad: parsed_args.fmad, debug: parsed_args.debug };
     let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.to_compile_errors()) };
+    let dwarf = (parsed_args.debug && kind == FnKind::Kernel).then(|| debuginfo::sections(&item, &checked, &lowered.func));
     let mut checks = abi_agreement(&checked.body, &checked, &types);
     checks.extend(checked.checks);
+    let body = crate::back::ptx::body_with_locs(&lowered.func);
     let compiled = Compiled {
         prototype: {
             let mut p = crate::back::ptx::prototype(kind, &types);
             p.str(&crate::back::ptx::launch_directives(&parsed_args.bounds));
             p
         },
-        body: crate::back::ptx::body(&lowered.func),
+        body: body.0,
+        dwarf,
+        files: lowered.func.files.names.clone(),
+        file_refs: body.1,
         item,
         sig,
         args: parsed_args,
@@ -377,6 +389,8 @@ fn string_nodes(c: &Compiled) -> TokenStream {
                     body: "",
                     callees: &[],
                     isa: #p::Isa::ABI_CALLS,
+                    files: &[],
+                    file_refs: &[],
                 };
             }
         })

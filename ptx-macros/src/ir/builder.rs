@@ -1,5 +1,6 @@
 //! Building a [`Func`]: fresh registers, blocks, and instructions appended to the current block.
 
+use super::loc::Loc;
 use super::{Arg, Block, BlockId, FpClass, Func, Imm, Inst, InstKind, Opcode, Reg, RegClass, Term, Type};
 
 pub struct Builder {
@@ -10,6 +11,8 @@ pub struct Builder {
     pub region: u64,
     /// Names handed out for function-scope declarations and call parameters.
     next_name: u32,
+    /// The source location instructions pushed now take (see [`super::loc`]).
+    pub loc: Option<Loc>,
 }
 
 impl Default for Builder {
@@ -21,8 +24,8 @@ impl Default for Builder {
 impl Builder {
     pub fn new() -> Builder {
         let mut func = Func::default();
-        func.blocks.push(Block { insts: Vec::new(), term: Term::Open });
-        Builder { func, cur: BlockId(0), region: 0, next_name: 0 }
+        func.blocks.push(Block { insts: Vec::new(), term: Term::Open, term_loc: None });
+        Builder { func, cur: BlockId(0), region: 0, next_name: 0, loc: None }
     }
 
     pub fn reg(&mut self, class: RegClass) -> Reg {
@@ -41,7 +44,7 @@ impl Builder {
     }
 
     pub fn new_block(&mut self) -> BlockId {
-        self.func.blocks.push(Block { insts: Vec::new(), term: Term::Open });
+        self.func.blocks.push(Block { insts: Vec::new(), term: Term::Open, term_loc: None });
         BlockId(self.func.blocks.len() as u32 - 1)
     }
 
@@ -61,7 +64,8 @@ impl Builder {
     }
 
     /// Appends an instruction to the entry block (which dominates every block).
-    pub fn push_to_entry(&mut self, inst: Inst) {
+    pub fn push_to_entry(&mut self, mut inst: Inst) {
+        inst.loc = inst.loc.or(self.loc);
         self.func.blocks[0].insts.push(inst);
     }
 
@@ -75,7 +79,18 @@ impl Builder {
         let b = &mut self.func.blocks[self.cur.0 as usize];
         if matches!(b.term, Term::Open) {
             b.term = term;
+            b.term_loc = self.loc;
         }
+    }
+
+    /// Makes `span`'s location the current one (unchanged where the span has none) and returns
+    /// the one before, to restore.
+    pub fn set_loc(&mut self, span: proc_macro2::Span) -> Option<Loc> {
+        let before = self.loc;
+        if let Some(l) = self.func.files.loc(span) {
+            self.loc = Some(l);
+        }
+        before
     }
 
     /// Ends the current block with a jump to `b` and continues there.
@@ -84,7 +99,8 @@ impl Builder {
         self.switch_to(b);
     }
 
-    pub fn push(&mut self, inst: Inst) {
+    pub fn push(&mut self, mut inst: Inst) {
+        inst.loc = inst.loc.or(self.loc);
         // Instructions after a terminator are unreachable; put them in a fresh (dead) block so
         // the block structure stays valid.
         if !self.is_open() {
@@ -143,7 +159,7 @@ impl Builder {
     }
 
     pub fn kind(&mut self, kind: InstKind) {
-        self.push(Inst { guard: None, kind });
+        self.push(Inst { guard: None, kind, loc: None });
     }
 
     pub fn finish(mut self) -> Func {

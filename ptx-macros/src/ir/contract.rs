@@ -53,6 +53,7 @@ pub fn run(func: &mut Func) {
             }
             match fused {
                 Some((ty, dst, x, y, c, negate)) => {
+                    let loc = inst.loc;
                     let class = if ty == Type::F32 { RegClass::F32 } else { RegClass::F64 };
                     let mut neg = |a: Arg, out: &mut Vec<Inst>| match a {
                         Arg::Imm(Imm::F32(bits)) => Arg::Imm(Imm::F32(bits ^ 0x8000_0000)),
@@ -60,7 +61,7 @@ pub fn run(func: &mut Func) {
                         a => {
                             func.regs.push(class);
                             let n = Reg(func.regs.len() as u32 - 1);
-                            out.push(Inst::op(Opcode::arith(Arith::Neg, ty), 1, vec![Arg::Reg(n), a]));
+                            out.push(Inst::op(Opcode::arith(Arith::Neg, ty), 1, vec![Arg::Reg(n), a]).at(loc));
                             Arg::Reg(n)
                         }
                     };
@@ -69,7 +70,7 @@ pub fn run(func: &mut Func) {
                         Negate::Addend => (x, neg(c, &mut out)),
                         Negate::Product => (neg(x, &mut out), c),
                     };
-                    out.push(Inst::op(Opcode::Arith(Arith::Fma, Mode::Rn, ty), 1, vec![dst, x, y, c]));
+                    out.push(Inst::op(Opcode::Arith(Arith::Fma, Mode::Rn, ty), 1, vec![dst, x, y, c]).at(loc));
                 }
                 None => out.push(inst),
             }

@@ -111,6 +111,8 @@ impl Arg {
 pub struct Inst {
     pub guard: Option<(Reg, bool)>,
     pub kind: InstKind,
+    /// The Rust source it was lowered from (see [`super::loc`]).
+    pub loc: Option<super::loc::Loc>,
 }
 
 #[derive(Clone, Debug)]
@@ -135,7 +137,14 @@ pub enum InstKind {
 
 impl Inst {
     pub fn op(opcode: Opcode, defs: usize, args: Vec<Arg>) -> Inst {
-        Inst { guard: None, kind: InstKind::Op { opcode, defs, args } }
+        Inst { guard: None, kind: InstKind::Op { opcode, defs, args }, loc: None }
+    }
+
+    /// This instruction at `loc`: a pass that creates an instruction in place of another gives
+    /// it that one's location.
+    pub fn at(mut self, loc: Option<super::loc::Loc>) -> Inst {
+        self.loc = loc;
+        self
     }
 
     /// Registers written by this instruction.

@@ -7,6 +7,7 @@ mod builder;
 mod constprop;
 pub mod contract;
 mod inst;
+pub mod loc;
 mod opcode;
 pub mod opt;
 mod range;
@@ -29,6 +30,11 @@ pub struct Func {
     /// Comparisons the lowering knows to hold on every entry to a block (a `for` loop's
     /// counter below its end at the loop's header), for `bce`.
     pub entry_facts: Vec<EntryFact>,
+    /// The source files the instructions' locations name.
+    pub files: loc::Files,
+    /// Full debug information describes this function: the writer labels its first and last
+    /// instruction (`back::ptx::dwarf`).
+    pub debug: bool,
 }
 
 /// Facts every thread of a kernel may rely on because the launch checks them, for range
@@ -66,6 +72,8 @@ pub struct EntryFact {
 pub struct Block {
     pub insts: Vec<Inst>,
     pub term: Term,
+    /// The source location of the terminator (a loop's back edge: the loop's).
+    pub term_loc: Option<loc::Loc>,
 }
 
 impl Func {

@@ -19,11 +19,12 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         for s in &b.stmts {
             match s {
                 Stmt::Let { pat, init, span } => {
+                    let outer_loc = self.b.set_loc(*span);
                     let v = init.as_ref().map(|e| self.expr(e));
-                    if matches!(v, Some(Val::Never)) {
-                        continue;
+                    if !matches!(v, Some(Val::Never)) {
+                        self.bind(pat, v, *span);
                     }
-                    self.bind(pat, v, *span);
+                    self.b.loc = outer_loc;
                 }
                 Stmt::Expr(e) => {
                     self.expr(e);

@@ -16,8 +16,11 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         }
         // A check failing inside reports this expression's location (the innermost one).
         let outer = std::mem::replace(&mut self.span, e.span);
+        // Its instructions carry its source location (line info).
+        let outer_loc = self.b.set_loc(e.span);
         let v = self.expr_kind(e);
         self.span = outer;
+        self.b.loc = outer_loc;
         v
     }
 

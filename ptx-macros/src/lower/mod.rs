@@ -78,6 +78,8 @@ pub struct Context<'a> {
     pub bounds: crate::syntax::attrs::LaunchBounds,
     /// `#[kernel(fmad)]`: contract floating-point multiply-adds into `fma`.
     pub fmad: bool,
+    /// `#[kernel(debug)]`: no optimisation that loses a variable (nvcc's `-G`).
+    pub debug: bool,
 }
 
 /// Facts learned while lowering that require lowering again: a mutable local of pointer
@@ -111,7 +113,12 @@ pub fn lower(cx: &Context, errors: &mut Errors) -> Option<Lowered> {
         if cx.fmad {
             crate::ir::contract::run(&mut func);
         }
-        crate::ir::opt::run(&mut func);
+        if cx.debug {
+            // As nvcc's -G: every value stays where the lowering put it.
+            func.debug = cx.kind == FnKind::Kernel;
+        } else {
+            crate::ir::opt::run(&mut func);
+        }
         return Some(Lowered { func, callees: callees.into_iter().map(|(_, p)| p).collect(), isa, decls });
     }
     None
@@ -195,6 +202,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         self.ret_ty = self.ty(&self.cx.body.ret.clone());
         if self.oversized() {
             return;
+        }
+        // The parameters are loaded at the signature's line, as nvcc does.
+        if let Some(span) = self.cx.body.params.iter().flatten().next().map(|&id| self.cx.body.locals[id].span) {
+            self.b.set_loc(span);
         }
         self.load_params();
         let body = &self.cx.body.block;

@@ -20,6 +20,9 @@ pub struct Args {
     pub bounds: LaunchBounds,
     /// `fmad`: contract `a * b + c` into `fma` as nvcc's `-fmad=true` does (`ir::contract`).
     pub fmad: bool,
+    /// `debug`, or the crate-wide `debug-info` feature: full debug information, and no
+    /// optimisation that loses a variable (nvcc's `-G`; `back::ptx::dwarf`).
+    pub debug: bool,
 }
 
 /// A kernel's declared launch bounds. `block` and `max_threads` exclude each other (ptxas
@@ -42,7 +45,7 @@ const MAX_THREADS: u64 = 1024;
 const MAX_DIMS: [u32; 3] = [1024, 1024, 64];
 
 pub fn parse_args(tokens: TokenStream, kind: FnKind, errors: &mut Errors) -> Args {
-    let mut args = Args { target: Target::DEFAULT, bounds: LaunchBounds::default(), fmad: false };
+    let mut args = Args { target: Target::DEFAULT, bounds: LaunchBounds::default(), fmad: false, debug: cfg!(feature = "debug-info") };
     let mut block_span = None;
     let mut max_threads_span = None;
     let mut min_blocks_span = None;
@@ -117,8 +120,14 @@ pub fn parse_args(tokens: TokenStream, kind: FnKind, errors: &mut Errors) -> Arg
             }
             args.fmad = true;
             Ok(())
+        } else if meta.path.is_ident("debug") {
+            if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                return Err(meta.error("`debug` takes no value: write `#[kernel(debug)]` for full debug information (or enable `ptx-runtime`'s `debug-info` feature for every kernel)"));
+            }
+            args.debug = true;
+            Ok(())
         } else {
-            Err(meta.error("unknown argument: the arguments are the target (`sm = 90`), the block shape every launch must use (`block = (16, 16)`), CUDA's `__launch_bounds__` (`launch_bounds(max_threads = 256, min_blocks = 2)`) and `fmad` (contract `a * b + c` into `fma`, as nvcc's `-fmad=true`)"))
+            Err(meta.error("unknown argument: the arguments are the target (`sm = 90`), the block shape every launch must use (`block = (16, 16)`), CUDA's `__launch_bounds__` (`launch_bounds(max_threads = 256, min_blocks = 2)`), `fmad` (contract `a * b + c` into `fma`, as nvcc's `-fmad=true`) and `debug` (full debug information, as nvcc's `-G`)"))
         }
     });
     if let Err(e) = parser.parse2(tokens) {

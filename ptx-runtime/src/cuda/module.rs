@@ -41,20 +41,30 @@ impl LoadedModule {
             sys::CUjit_option::CU_JIT_INFO_LOG_BUFFER,
             sys::CUjit_option::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
             sys::CUjit_option::CU_JIT_LOG_VERBOSE,
+            // Keep the PTX's `.loc` line info (Rust lines in Nsight Compute, compute-sanitizer,
+            // cuda-gdb; docs/debugging.md): ptxas's `-lineinfo`, which changes no machine code.
+            sys::CUjit_option::CU_JIT_GENERATE_LINE_INFO,
+            // Last: passed only for debug builds (see `count`).
+            sys::CUjit_option::CU_JIT_GENERATE_DEBUG_INFO,
         ];
         // The driver reads sizes and flags as pointer-sized integers stored in the value slots.
-        let mut values: [*mut c_void; 5] = [
+        let mut values: [*mut c_void; 7] = [
             error_log.as_mut_ptr() as *mut c_void,
             LOG_BYTES as *mut c_void,
             info_log.as_mut_ptr() as *mut c_void,
             LOG_BYTES as *mut c_void,
             std::ptr::without_provenance_mut(1),
+            std::ptr::without_provenance_mut(1),
+            std::ptr::without_provenance_mut(1),
         ];
+        // A debug build's module (`.target sm_XX, debug`): the JIT keeps its DWARF, as `ptxas -g`.
+        let debug = kernel.ptx.lines().any(|l| l.starts_with(".target") && l.ends_with(", debug"));
+        let count = if debug { options.len() } else { options.len() - 1 };
         let mut module = std::ptr::null_mut();
         // SAFETY: `image` is NUL-terminated PTX; the log buffers outlive the call and their sizes
         // are given; the context is current.
         let status = unsafe {
-            sys::cuModuleLoadDataEx(&mut module, image.as_ptr() as *const c_void, options.len() as u32, options.as_mut_ptr(), values.as_mut_ptr())
+            sys::cuModuleLoadDataEx(&mut module, image.as_ptr() as *const c_void, count as u32, options.as_mut_ptr(), values.as_mut_ptr())
         };
         if let Err(e) = status.result() {
             let log = c_text(&error_log);

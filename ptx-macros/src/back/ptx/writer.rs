@@ -6,7 +6,10 @@ use crate::ir::{Arg, BlockId, Func, Imm, InstKind, Sym, Term};
 use crate::text::Text;
 use quote::quote;
 
-pub fn body(func: &Func) -> Text {
+
+/// The body and how many `.loc` file numbers it holds (see `lineinfo`).
+pub fn body_with_locs(func: &Func) -> (Text, usize) {
+    let mut locs = super::lineinfo::LocWriter::default();
     let names = Names::new(func);
     let mut t = Text::new();
     t.str("{\n");
@@ -15,6 +18,9 @@ pub fn body(func: &Func) -> Text {
         t.str("\t").text(d).str("\n");
     }
     t.str("\n");
+    if func.debug {
+        t.str(super::dwarf::FUNC_BEGIN).str(":\n");
+    }
     let reachable = func.reachable();
     let order = layout(func, &reachable);
     // Blocks that an emitted branch names get a label (not those only fallen into).
@@ -40,6 +46,9 @@ pub fn body(func: &Func) -> Text {
             t.str(&format!("{}:\n", label(BlockId(b as u32))));
         }
         for inst in &block.insts {
+            if !matches!(inst.kind, InstKind::Decl(_) | InstKind::ParamDecl { .. } | InstKind::ScopeOpen | InstKind::ScopeClose) {
+                locs.at(&mut t, inst.loc);
+            }
             if let Some((g, neg)) = inst.guard {
                 t.str(&format!("\t@{}{} ", if neg { "!" } else { "" }, names.name(g)));
             } else {
@@ -96,6 +105,9 @@ pub fn body(func: &Func) -> Text {
             }
         }
         let next = order.get(pos + 1).map(|&n| BlockId(n as u32));
+        if !matches!(block.term, Term::Jump(target) if Some(target) == next) {
+            locs.at(&mut t, block.term_loc);
+        }
         match &block.term {
             Term::Open | Term::Ret => {
                 t.str("\tret;\n");
@@ -121,8 +133,11 @@ pub fn body(func: &Func) -> Text {
             }
         }
     }
+    if func.debug {
+        t.str(super::dwarf::FUNC_END).str(":\n");
+    }
     t.str("}");
-    t
+    (t, locs.refs)
 }
 
 fn label(b: BlockId) -> String {

@@ -1,0 +1,60 @@
+//! Source locations: every instruction carries the Rust location it was lowered from, which
+//! the PTX writer emits as `.loc` (line info, as nvcc `-lineinfo`; see `back::ptx::lineinfo`).
+//!
+//! The lowering sets the builder's current location from the span of each expression and `let`
+//! it lowers ([`Builder::set_loc`](super::Builder::set_loc)); every instruction and terminator
+//! pushed takes it. Passes keep an instruction's `loc` when they rewrite it, and give one they
+//! create in place of another that one's `loc` ([`Inst::at`](super::Inst::at)). An
+//! instruction without a location (a pass forgot, or its span had none) inherits the previous
+//! `.loc` in the text, as in PTX.
+
+use proc_macro2::Span;
+
+/// A Rust source location: `file` numbers the function's [`Files`] from 1; `line` and `col`
+/// are 1-based, as rustc's `line!()` and `column!()`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Loc {
+    pub file: u16,
+    pub line: u32,
+    pub col: u32,
+}
+
+/// The source files a function's locations name, as rustc names them (`file!()`), in order of
+/// first use.
+#[derive(Default, Debug, Clone)]
+pub struct Files {
+    pub names: Vec<String>,
+}
+
+impl Files {
+    /// The location of `span`'s start, or `None` where there is none to give: spans made
+    /// outside a compiler (the macros' unit tests: `<parsed string>`, `<unspecified>`) and
+    /// compilers older than 1.88, which report line 0.
+    pub fn loc(&mut self, span: Span) -> Option<Loc> {
+        let start = span.start();
+        if start.line == 0 {
+            return None;
+        }
+        let name = span.file();
+        if name.is_empty() || name.starts_with('<') {
+            return None;
+        }
+        let file = match self.names.iter().position(|n| *n == name) {
+            Some(i) => i + 1,
+            None => {
+                if self.names.len() >= ptx_abi::lineinfo::MAX_FN_FILES {
+                    return None;
+                }
+                self.names.push(name);
+                self.names.len()
+            }
+        };
+        // proc-macro2's columns are 0-based; rustc's `column!()` and nvcc's `.loc` 1-based.
+        Some(Loc { file: file as u16, line: start.line as u32, col: start.column as u32 + 1 })
+    }
+
+    /// A file's name as a PTX string's contents (`\` and `"` escaped).
+    pub fn ptx_string(name: &str) -> String {
+        name.replace('\\', "\\\\").replace('"', "\\\"")
+    }
+}
