@@ -5,6 +5,8 @@
 mod bce;
 mod builder;
 mod constprop;
+mod dom;
+mod hoist;
 pub mod contract;
 mod inst;
 mod opcode;
