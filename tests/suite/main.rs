@@ -6,6 +6,7 @@ mod tools;
 mod abi_oracle;
 mod atomics_oracle;
 mod body_calls;
+mod body_combine;
 mod body_corpus;
 mod body_exec;
 mod body_fmad;

@@ -4,6 +4,7 @@
 
 mod bce;
 mod builder;
+mod combine;
 mod constprop;
 mod dom;
 mod hoist;
