@@ -100,6 +100,7 @@ fn located(insts: &[Inst]) -> Option<String> {
 /// The loop's counter, start, end, the block before it and its latch, when it is a `for` loop
 /// this pass handles (see the module documentation).
 struct Counted {
+    header: usize,
     counter: Reg,
     ty: Type,
     /// The counter's first value (for its range; the code before the loop reads the counter).
@@ -125,7 +126,7 @@ fn counted(func: &Func, cfg: &Cfg, l: &Loop, written_in_loop: &dyn Fn(&Arg) -> b
     if !matches!(start, Arg::Reg(_) | Arg::Imm(_)) {
         return None;
     }
-    Some(Counted { counter, ty, start, end, pre, latch })
+    Some(Counted { header: l.header, counter, ty, start, end, pre, latch })
 }
 
 fn hoist_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
@@ -561,7 +562,10 @@ fn check(func: &mut Func, out: &mut Vec<Inst>, mut setp: Inst, a: Arg, b: Arg) -
 /// `setp.lt p, counter, end; @p bra header`.
 fn latch_tests_counter(func: &Func, c: &Counted) -> bool {
     let block = &func.blocks[c.latch];
-    let Term::Branch { pred, negate: false, .. } = block.term else { return false };
+    let Term::Branch { pred, negate: false, if_true, .. } = block.term else { return false };
+    if if_true.0 as usize != c.header {
+        return false;
+    }
     block.insts.iter().rev().find(|i| i.defs().contains(&pred)).is_some_and(|i| {
         i.guard.is_none()
             && matches!(&i.kind, InstKind::Op { opcode: Opcode::Setp(Cmp::Lt, t), args, .. }
