@@ -1,4 +1,6 @@
-//! `cargo xtask bench-codegen [--update-docs]`: our PTX against nvcc's, kernel by kernel.
+//! `cargo xtask bench-codegen [--update-docs | --only twin,twin...]`: our PTX against nvcc's,
+//! kernel by kernel. `--only` measures the named twins (`benches/cuda/<twin>.cu`) and skips the
+//! `fmad` table (whose generated crate takes minutes to build): for iterating on one kernel.
 //!
 //! For each CUDA C twin in `benches/cuda/` (the same algorithm as a corpus kernel, with Rust's
 //! bounds checks written out as `assert`s) and each architecture in [`ARCHS`]:
@@ -45,14 +47,15 @@ struct Row {
     /// nvcc with `-DNDEBUG`: the twin without its bounds checks.
     unchecked: Measured,
     /// Ours with `#[kernel(fmad)]`, and nvcc with `-DNDEBUG -fmad=true`.
-    fmad: (Measured, Measured),
+    fmad: Option<(Measured, Measured)>,
 }
 
 pub fn run(args: &[String]) -> Result<(), String> {
-    let update_docs = match args {
-        [] => false,
-        [a] if a == "--update-docs" => true,
-        _ => return Err("usage: cargo xtask bench-codegen [--update-docs]".into()),
+    let (update_docs, only): (bool, Option<Vec<String>>) = match args {
+        [] => (false, None),
+        [a] if a == "--update-docs" => (true, None),
+        [a, list] if a == "--only" => (false, Some(list.split(',').map(str::to_owned).collect())),
+        _ => return Err("usage: cargo xtask bench-codegen [--update-docs | --only twin,twin...]".into()),
     };
     let tools = tools::ensure()?;
     let root = tools::workspace_root();
@@ -64,11 +67,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
     eprintln!("xtask: dumping the corpus kernels' PTX");
     crate::run(Command::new(crate::cargo()).current_dir(&root).args(["bench", "--quiet", "-p", "ptx-suite", "--bench", "corpus_ptx", "--profile", "dev", "--"]).arg(&ours_dir))?;
     let fmad_dir = out.join("ours-fmad");
-    eprintln!("xtask: dumping the corpus kernels' PTX with `#[kernel(fmad)]`");
-    crate::fmad_corpus::dump(&root, &root.join("target/bench/corpus-fmad"), &fmad_dir)?;
+    if only.is_none() {
+        eprintln!("xtask: dumping the corpus kernels' PTX with `#[kernel(fmad)]`");
+        crate::fmad_corpus::dump(&root, &root.join("target/bench/corpus-fmad"), &fmad_dir)?;
+    }
 
     let mut rows = Vec::new();
-    for cu in cuda_sources(&root.join("benches/cuda"))? {
+    let mut sources = cuda_sources(&root.join("benches/cuda"))?;
+    if let Some(only) = &only {
+        sources.retain(|cu| cu.file_stem().and_then(|s| s.to_str()).is_some_and(|s| only.iter().any(|o| o == s)));
+        if sources.len() != only.len() {
+            return Err(format!("--only: not every one of {only:?} is a twin in benches/cuda"));
+        }
+    }
+    for cu in sources {
         for arch in ARCHS {
             let stem = cu.file_stem().and_then(|s| s.to_str()).unwrap_or("kernel");
             let dir = out.join(arch);
@@ -94,22 +106,26 @@ pub fn run(args: &[String]) -> Result<(), String> {
                 }
                 let i = unchecked.iter().position(|(k, _)| *k == kernel).ok_or(format!("{}: `{kernel}` missing with -DNDEBUG", cu.display()))?;
                 let j = contracted.iter().position(|(k, _)| *k == kernel).ok_or(format!("{}: `{kernel}` missing with -fmad=true", cu.display()))?;
-                let fmad_copy = dir.join(format!("{kernel}.ours-fmad.ptx"));
-                std::fs::copy(fmad_dir.join(format!("{kernel}.ptx")), &fmad_copy).map_err(|e| e.to_string())?;
-                let ours_fmad = assemble(&tools, &fmad_copy, arch)?.remove(0).1;
-                let fmad = (ours_fmad, contracted.remove(j).1);
+                let fmad = if only.is_none() {
+                    let fmad_copy = dir.join(format!("{kernel}.ours-fmad.ptx"));
+                    std::fs::copy(fmad_dir.join(format!("{kernel}.ptx")), &fmad_copy).map_err(|e| e.to_string())?;
+                    Some((assemble(&tools, &fmad_copy, arch)?.remove(0).1, contracted.remove(j).1))
+                } else {
+                    None
+                };
                 rows.push(Row { kernel, arch, ours: ours.remove(0).1, nvcc, unchecked: unchecked.remove(i).1, fmad });
             }
         }
     }
 
-    let table = format!(
-        "{}\nAgainst nvcc's build of the same CUDA C without its checks (`-DNDEBUG`):\n\n{}\n\
-         With contraction on both sides: ours `#[kernel(fmad)]`, nvcc's default `-fmad=true` (and `-DNDEBUG`):\n\n{}",
+    let mut table = format!(
+        "{}\nAgainst nvcc's build of the same CUDA C without its checks (`-DNDEBUG`):\n\n{}",
         table(&rows),
         unchecked_table(&rows),
-        fmad_table(&rows)
     );
+    if only.is_none() {
+        table += &format!("\nWith contraction on both sides: ours `#[kernel(fmad)]`, nvcc's default `-fmad=true` (and `-DNDEBUG`):\n\n{}", fmad_table(&rows));
+    }
     let report = format!("{}\n\n{table}", provenance(&tools));
     println!("{report}");
     let md = root.join("target/bench/codegen.md");
@@ -276,6 +292,13 @@ fn unchecked_table(rows: &[Row]) -> String {
             ratio(o.instructions, u.instructions),
         ));
     }
+    for arch in ARCHS {
+        let ratios: Vec<f64> = rows.iter().filter(|r| r.arch == arch).map(|r| r.ours.instructions as f64 / r.unchecked.instructions as f64).collect();
+        if !ratios.is_empty() {
+            let geomean = (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp();
+            s.push_str(&format!("| geometric mean | {arch} | | | {geomean:.2} | | |\n"));
+        }
+    }
     s
 }
 
@@ -283,7 +306,7 @@ fn unchecked_table(rows: &[Row]) -> String {
 fn fmad_table(rows: &[Row]) -> String {
     let mut s = String::from("| kernel | arch | regs ours / nvcc | SASS ours / nvcc | ratio | FMA ours / nvcc | inner loop ours / nvcc | ratio per byte |\n|---|---|---|---|---|---|---|---|\n");
     for r in rows {
-        let (o, n) = &r.fmad;
+        let Some((o, n)) = &r.fmad else { continue };
         let (loop_counts, per_byte) = loop_columns(o.inner_loop, n.inner_loop);
         s.push_str(&format!(
             "| {} | {} | {} / {} | {} / {} | {} | {} / {} | {loop_counts} | {per_byte} |\n",

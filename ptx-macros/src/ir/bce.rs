@@ -6,15 +6,20 @@
 //! `while i < y.len() { y[i] = ... }` tests `i < len` at the top and again before the access;
 //! ptxas keeps both (a 64-bit compare and a branch per iteration in saxpy and softmax).
 //!
-//! What is known at the start of a block comes from its only predecessor: the facts that hold
-//! at that block's end, plus the outcome of its branch on this edge. A block with several
-//! predecessors (a loop header, a join) starts knowing nothing, which keeps the analysis a
-//! walk down trees of single-predecessor blocks, sound without a fixpoint. A fact names
-//! registers, so writing one of them (a mutable local's update) forgets it. Only integer
-//! comparisons are used: with floats, `!(a < b)` is not `a >= b`.
+//! What is known at the start of a block comes from its immediate dominator (`ir::dom`), one
+//! walk in dominator order, sound without a fixpoint. A block entered only from its dominator
+//! knows all the facts that hold at that block's end, plus the outcome of its branch on this
+//! edge. A block with several predecessors (a loop header, a join) knows the dominator's facts
+//! about registers written once: such a register's single definition dominates every read, so
+//! the value a fact was established on is the value seen here (a path from the definition back
+//! to here that avoids the dominator would also be a path from the entry that avoids it). That
+//! is how `if i < y.len() { for k in 0..9 { ... } y[i] = acc; }` needs no check of `y[i]` after
+//! the loop. A fact names registers, so writing one of them (a mutable local's update) forgets
+//! it. Only integer comparisons are used: with floats, `!(a < b)` is not `a >= b`.
 
+use super::dom::Cfg;
 use super::range::Ranges;
-use super::{Arg, BlockId, Cmp, Func, Imm, InstKind, Mode, Opcode, Reg, Term, Type};
+use super::{Arg, Cmp, Func, Imm, InstKind, Mode, Opcode, Reg, Term, Type};
 use std::collections::HashMap;
 
 /// An integer operand of a comparison.
@@ -107,26 +112,45 @@ impl Known {
 }
 
 pub fn run(func: &mut Func) {
-    let mut preds = vec![0usize; func.blocks.len()];
-    for b in &func.blocks {
-        for s in b.term.successors() {
-            preds[s.0 as usize] += 1;
-        }
-    }
+    let cfg = Cfg::new(func);
     let ranges = Ranges::compute(func);
-    // Roots: the entry and every block with other than one predecessor, knowing what holds
-    // on every entry to it (`Func::entry_facts`).
-    let entry = |b: usize| {
-        let mut k = Known::default();
+    let mut defs = vec![0usize; func.regs.len()];
+    for r in func.blocks.iter().flat_map(|b| &b.insts).flat_map(|i| i.defs()) {
+        defs[r.0 as usize] += 1;
+    }
+    let single_def = |o: Operand| match o {
+        Operand::Reg(r) => defs[r.0 as usize] == 1,
+        Operand::Int(_) => true,
+    };
+    // What holds at the end of each block processed, and the fact its branch adds on each edge.
+    let mut out: Vec<Option<Known>> = vec![None; func.blocks.len()];
+    let mut edge_fact: HashMap<(usize, usize), Fact> = HashMap::new();
+    // Each block after its immediate dominator.
+    for &b in &cfg.order {
+        let mut known = match cfg.idom[b] {
+            Some(d) if d != b => {
+                let from = out[d].clone().unwrap_or_default();
+                if cfg.preds[b] == [d] {
+                    // Entered only from its dominator: all it knew, and its branch's outcome.
+                    let mut k = from;
+                    k.facts.extend(edge_fact.get(&(d, b)).copied());
+                    k
+                } else {
+                    // A join or a loop header: what its dominator knew of registers written
+                    // once (their values cannot change on the way here); see the module doc.
+                    Known {
+                        facts: from.facts.into_iter().filter(|f| single_def(f.a) && single_def(f.b)).collect(),
+                        preds: from.preds.into_iter().filter(|(p, f)| defs[p.0 as usize] == 1 && single_def(f.a) && single_def(f.b)).collect(),
+                    }
+                }
+            }
+            _ => Known::default(),
+        };
         for f in func.entry_facts.iter().filter(|f| f.block.0 as usize == b) {
             if let Some(bound) = operand(&f.bound) {
-                k.facts.push(Fact { cmp: Cmp::Lt, ty: f.ty, a: Operand::Reg(f.reg), b: bound });
+                known.facts.push(Fact { cmp: Cmp::Lt, ty: f.ty, a: Operand::Reg(f.reg), b: bound });
             }
         }
-        k
-    };
-    let mut stack: Vec<(usize, Known)> = (0..func.blocks.len()).filter(|&b| b == 0 || preds[b] != 1).map(|b| (b, entry(b))).collect();
-    while let Some((b, mut known)) = stack.pop() {
         for inst in &func.blocks[b].insts {
             for r in inst.defs() {
                 known.forget(r);
@@ -161,36 +185,20 @@ pub fn run(func: &mut Func) {
                 known.preds.insert(*p, f);
             }
         }
-        let term = func.blocks[b].term.clone();
-        let mut edge = |to: BlockId, fact: Option<Fact>, known: &Known| {
-            if to.0 as usize != 0 && preds[to.0 as usize] == 1 {
-                let mut k = known.clone();
-                k.facts.extend(fact);
-                stack.push((to.0 as usize, k));
-            }
-        };
-        match term {
-            Term::Branch { pred, negate, if_true, if_false } => {
-                let Some(f) = known.preds.get(&pred).cloned() else {
-                    edge(if_true, None, &known);
-                    edge(if_false, None, &known);
-                    continue;
-                };
+        if let Term::Branch { pred, negate, if_true, if_false } = func.blocks[b].term {
+            if let Some(f) = known.preds.get(&pred).cloned() {
                 if let Some(v) = known.holds(&f, &ranges) {
-                    let to = if v != negate { if_true } else { if_false };
-                    func.blocks[b].term = Term::Jump(to);
-                    // The other successor may now have one predecessor fewer; it stays a root
-                    // (knowing nothing), which is sound.
-                    edge(to, None, &known);
-                    continue;
+                    // The other successor may lose its only predecessor; what it is told
+                    // stays true of the paths that remain.
+                    func.blocks[b].term = Term::Jump(if v != negate { if_true } else { if_false });
+                } else {
+                    let (t, e) = if negate { (f.negated(), f) } else { (f, f.negated()) };
+                    edge_fact.insert((b, if_true.0 as usize), t);
+                    edge_fact.insert((b, if_false.0 as usize), e);
                 }
-                let (t, e) = if negate { (f.negated(), f) } else { (f, f.negated()) };
-                edge(if_true, Some(t), &known);
-                edge(if_false, Some(e), &known);
             }
-            Term::Jump(to) => edge(to, None, &known),
-            _ => {}
         }
+        out[b] = Some(known);
     }
 }
 

@@ -4,7 +4,10 @@
 
 mod bce;
 mod builder;
+mod combine;
 mod constprop;
+mod dom;
+mod hoist;
 pub mod contract;
 mod inst;
 pub mod loc;

@@ -126,8 +126,9 @@ pub enum Mode {
     Rzi,
     Rmi,
     Rpi,
-    /// The low half or the whole double-width product.
+    /// The low half, the high half or the whole double-width product.
     Lo,
+    Hi,
     Wide,
     Sat,
     Approx,

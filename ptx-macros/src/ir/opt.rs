@@ -5,6 +5,10 @@
 //!   constant comparisons folded.
 //! - **Redundant comparisons** ([`super::bce`]): a bounds check that a dominating loop
 //!   condition already decided.
+//! - **Hoisted checks** ([`super::hoist`]): a bounds check on an index that grows with a `for`
+//!   loop's counter, made once before the loop for the last trip's index.
+//! - **Combined checks** ([`super::combine`]): bounds checks in a row on one line of source
+//!   compared at the first and branched on once.
 //! - **Move coalescing**: `op t, ...; mov x, t;` where `t` is used only by that `mov` becomes
 //!   `op x, ...;` (assignments to mutable locals, `if`/`loop` results).
 //! - **Dead code**: instructions without side effects whose results are never read are removed
@@ -16,6 +20,8 @@ use std::collections::HashMap;
 pub fn run(func: &mut Func) {
     super::constprop::run(func);
     super::bce::run(func);
+    super::hoist::run(func);
+    super::combine::run(func);
     coalesce_moves(func);
     remove_dead(func);
 }

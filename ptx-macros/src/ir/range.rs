@@ -7,7 +7,7 @@
 //! start from immediates and from the special registers, whose bounds the PTX ISA states
 //! (`%tid.x < %ntid.x <= 1024`, `%laneid < 32`, grid dimensions below 2^31 in x and 2^16 in y
 //! and z), and go through the instructions whose result interval is exact: widening and
-//! exact narrowing, `and`, `rem`/`div`/`shr` by a constant, `min`, `selp`, and `add`, `sub`,
+//! narrowing (an unknown source still gives the narrower type's range), `and`, `rem`/`div`/`shr` by a constant, `min`, `selp`, and `add`, `sub`,
 //! `mul`, `shl` when no value of the operands' ranges wraps. Anything else has no range.
 //!
 //! A loop counter is written more than once and has no range; what `ir::bce` knows of it
@@ -24,7 +24,7 @@ pub struct Range {
     pub hi: u64,
 }
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Ranges(HashMap<Reg, Range>);
 
 impl Ranges {
@@ -90,7 +90,18 @@ impl Ranges {
         }
     }
 
-    fn of_op(&self, opcode: Opcode, src: &[Arg], launch: &LaunchFacts) -> Option<Range> {
+    /// Takes `r` as the range of `reg` (a loop counter's over the loop's trips, for `ir::hoist`).
+    pub fn set(&mut self, reg: Reg, r: Range) {
+        self.0.insert(reg, r);
+    }
+
+    /// Forgets what is known of `reg`.
+    pub fn forget(&mut self, reg: Reg) {
+        self.0.remove(&reg);
+    }
+
+    /// The range of `opcode`'s result from its sources' ranges, where it is exact.
+    pub fn of_op(&self, opcode: Opcode, src: &[Arg], launch: &LaunchFacts) -> Option<Range> {
         let within = |bits: u32, lo: u128, hi: u128| (hi <= mask(bits) as u128).then_some(Range { lo: lo as u64, hi: hi as u64 });
         let constant = |a: &Arg, bits: u32| self.of(a, bits).filter(|r| r.lo == r.hi).map(|r| r.lo);
         match opcode {
@@ -102,8 +113,13 @@ impl Ranges {
             // Zero extension, and narrowing that loses no bits (`cvt` reads the source as
             // `from`: a 16-bit register holding more than 8 bits is cut by `cvt.u16.u8`).
             Opcode::Cvt(Mode::None, to, from) if !from.is_float() && !to.is_float() && !from.is_signed() => {
-                let r = self.of(&src[0], from.bits()).filter(|r| r.hi <= mask(from.bits()))?;
-                within(to.bits(), r.lo as u128, r.hi as u128)
+                // Whatever the source holds, the result fits the narrower of the two types
+                // (`cvt.u64.u32` of an unknown `u32` is below 2^32).
+                let any = Range { lo: 0, hi: mask(from.bits().min(to.bits())) };
+                match self.of(&src[0], from.bits()).filter(|r| r.hi <= mask(from.bits())) {
+                    Some(r) => within(to.bits(), r.lo as u128, r.hi as u128).or(Some(any)),
+                    None => Some(any),
+                }
             }
             Opcode::Arith(op, mode, t) if !t.is_float() && t != Type::Pred => {
                 let bits = t.bits();
@@ -224,7 +240,7 @@ mod tests {
         assert_eq!(get(scaled), Some(Range { lo: 0, hi: 4092 }));
         // `low - lane` may wrap: no range.
         assert_eq!(get(under), None);
-        // `cvt.u16.u8` keeps 8 of 300's bits: not 300.
-        assert_eq!(get(cut), None);
+        // `cvt.u16.u8` keeps 8 of 300's bits: not 300, but below 256.
+        assert_eq!(get(cut), Some(Range { lo: 0, hi: 255 }));
     }
 }

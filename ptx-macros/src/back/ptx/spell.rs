@@ -109,6 +109,7 @@ fn mode(m: Mode) -> &'static str {
         Mode::Rmi => ".rmi",
         Mode::Rpi => ".rpi",
         Mode::Lo => ".lo",
+        Mode::Hi => ".hi",
         Mode::Wide => ".wide",
         Mode::Sat => ".sat",
         Mode::Approx => ".approx",

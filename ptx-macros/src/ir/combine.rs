@@ -1,0 +1,173 @@
+//! Bounds checks in a row combined into one branch: the stencil's
+//! `output[i] = c0 * input[i] + c1 * (input[i - 1] + input[i + 1] + input[i - w] + input[i + w])`
+//! checks six indices, each a compare, a branch and a two-instruction stub that sets the line;
+//! the first check now compares all six and branches once.
+//!
+//! A run of checks qualifies when every later check's block is entered only from the one
+//! before (the code between is straight: no call, no inline PTX, nothing that leaves but the
+//! checks), every check in the run reports the same failure (message and line: they are on one
+//! line of source), and each later index is computed from values known at the first check, by
+//! arithmetic (no load): that computation is cloned before the first check, which then also
+//! fails when a later one would. Failing there instead of a few instructions later is sound for
+//! the reason hoisting is (docs/performance.md, "Hoisted bounds checks"): a failed check ends
+//! the launch, and the failure reported is the same; no access happens unchecked, since each
+//! index is checked before the first access of the run.
+
+use super::dom::Cfg;
+use super::hoist::{failure, same_failure, single_defs};
+use super::{Arg, Arith, Cmp, Func, Inst, InstKind, Opcode, Reg, RegClass, Term, Type};
+use std::collections::HashMap;
+
+pub fn run(func: &mut Func) {
+    let cfg = Cfg::new(func);
+    let (def_count, def_site) = single_defs(func);
+    let mut merged = vec![false; func.blocks.len()];
+    for &first in &cfg.order {
+        if merged[first] {
+            continue;
+        }
+        let Some((q, stub, mut cont)) = bounds_check(func, first, &def_site) else { continue };
+        // Registers written after the first check, in the run so far.
+        let mut written_after: Vec<bool> = vec![false; func.regs.len()];
+        let mut later: Vec<(usize, Inst, Vec<Inst>)> = Vec::new();
+        let mut prev = first;
+        loop {
+            let b = cont;
+            if cfg.preds[b] != [prev] || merged[b] {
+                break;
+            }
+            let block = &func.blocks[b];
+            if block.insts.iter().any(|i| matches!(i.kind, InstKind::Call { .. } | InstKind::Asm { .. } | InstKind::Raw(_))) {
+                break;
+            }
+            let next = match block.term {
+                Term::Jump(t) => Some((None, t.0 as usize)),
+                Term::Branch { negate: false, if_true, if_false, .. } if failure(func, if_true.0 as usize) => {
+                    if !same_failure(func, stub, if_true.0 as usize) {
+                        break;
+                    }
+                    Some((bounds_check(func, b, &def_site), if_false.0 as usize))
+                }
+                _ => None,
+            };
+            let Some((check, after)) = next else { break };
+            for r in block.insts.iter().flat_map(|i| i.defs()) {
+                written_after[r.0 as usize] = true;
+            }
+            if let Some((p, _, _)) = check {
+                let setp = def_site.get(&p).map(|&(db, di)| func.blocks[db].insts[di].clone());
+                let computed = setp.as_ref().and_then(|s| {
+                    let InstKind::Op { args, .. } = &s.kind else { return None };
+                    let mut out = Vec::new();
+                    for a in &args[1..] {
+                        computation(func, a, &written_after, &def_site, &def_count, &mut out)?;
+                    }
+                    Some(out)
+                });
+                match (setp, computed) {
+                    (Some(s), Some(c)) => later.push((b, s, c)),
+                    // A check that cannot move ends the run before it.
+                    _ => break,
+                }
+            }
+            prev = b;
+            cont = after;
+        }
+        if later.is_empty() {
+            continue;
+        }
+        // Before the first check's branch: each later index computed again, its comparison,
+        // all or-ed with the first.
+        let mut insts = Vec::new();
+        let mut map: HashMap<Reg, Arg> = HashMap::new();
+        let mut fail = q;
+        for (b, setp, computation) in &later {
+            for inst in computation {
+                let mut new = inst.clone();
+                let InstKind::Op { args, .. } = &mut new.kind else { continue };
+                remap(&mut args[1..], &map);
+                let Arg::Reg(d) = args[0] else { continue };
+                let nd = fresh(func, func.class(d));
+                args[0] = Arg::Reg(nd);
+                map.insert(d, Arg::Reg(nd));
+                insts.push(new);
+            }
+            let mut new = setp.clone();
+            let p = fresh(func, RegClass::Pred);
+            if let InstKind::Op { args, .. } = &mut new.kind {
+                remap(&mut args[1..], &map);
+                args[0] = Arg::Reg(p);
+            }
+            insts.push(new);
+            let o = fresh(func, RegClass::Pred);
+            insts.push(Inst::op(Opcode::arith(Arith::Or, Type::Pred), 1, vec![Arg::Reg(o), Arg::Reg(fail), Arg::Reg(p)]));
+            fail = o;
+            merged[*b] = true;
+            if let Term::Branch { if_false, .. } = func.blocks[*b].term {
+                func.blocks[*b].term = Term::Jump(if_false);
+            }
+        }
+        func.blocks[first].insts.extend(insts);
+        if let Term::Branch { pred, .. } = &mut func.blocks[first].term {
+            *pred = fail;
+        }
+    }
+}
+
+/// The bounds check `block` ends with (`setp.ge.u64 p, idx, len` in it, `@p bra` to a failure
+/// block): its predicate, failure block and continuation.
+fn bounds_check(func: &Func, block: usize, def_site: &HashMap<Reg, (usize, usize)>) -> Option<(Reg, usize, usize)> {
+    let Term::Branch { pred, negate: false, if_true, if_false } = func.blocks[block].term else { return None };
+    if !failure(func, if_true.0 as usize) {
+        return None;
+    }
+    let &(b, i) = def_site.get(&pred)?;
+    let inst = &func.blocks[b].insts[i];
+    let ok = b == block && inst.guard.is_none() && matches!(&inst.kind, InstKind::Op { opcode: Opcode::Setp(Cmp::Ge, Type::U64), args, .. } if args.len() == 3);
+    ok.then_some((pred, if_true.0 as usize, if_false.0 as usize))
+}
+
+/// The instructions (operands first) that compute `a` from values that hold at the first
+/// check: registers not written since, or written once since by arithmetic on such values.
+fn computation(func: &Func, a: &Arg, written_after: &[bool], def_site: &HashMap<Reg, (usize, usize)>, def_count: &[usize], out: &mut Vec<Inst>) -> Option<()> {
+    match a {
+        Arg::Imm(_) => Some(()),
+        Arg::Sym(super::Sym::Named(n)) => (!n.starts_with("%clock") && !n.starts_with("%globaltimer")).then_some(()),
+        Arg::Sym(_) => Some(()),
+        Arg::Reg(r) if !written_after[r.0 as usize] => Some(()),
+        Arg::Reg(r) => {
+            if def_count[r.0 as usize] != 1 || out.len() > 16 {
+                return None;
+            }
+            let &(b, i) = def_site.get(r)?;
+            let inst = &func.blocks[b].insts[i];
+            let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { return None };
+            if inst.guard.is_some() || !opcode.is_pure() || !matches!(opcode, Opcode::Arith(..) | Opcode::Cvt(..) | Opcode::Mov(_)) {
+                return None;
+            }
+            for a in &args[1..] {
+                computation(func, a, written_after, def_site, def_count, out)?;
+            }
+            if !out.iter().any(|i| i.defs().contains(r)) {
+                out.push(inst.clone());
+            }
+            Some(())
+        }
+        _ => None,
+    }
+}
+
+fn remap(args: &mut [Arg], map: &HashMap<Reg, Arg>) {
+    for a in args {
+        if let Arg::Reg(r) = a {
+            if let Some(v) = map.get(r) {
+                *a = v.clone();
+            }
+        }
+    }
+}
+
+fn fresh(func: &mut Func, class: RegClass) -> Reg {
+    func.regs.push(class);
+    Reg(func.regs.len() as u32 - 1)
+}
