@@ -100,7 +100,7 @@ pub fn run(func: &mut Func) {
             }
             insts.push(new);
             let o = fresh(func, RegClass::Pred);
-            insts.push(Inst::op(Opcode::arith(Arith::Or, Type::Pred), 1, vec![Arg::Reg(o), Arg::Reg(fail), Arg::Reg(p)]));
+            insts.push(Inst::op(Opcode::arith(Arith::Or, Type::Pred), 1, vec![Arg::Reg(o), Arg::Reg(fail), Arg::Reg(p)]).at(setp.loc));
             fail = o;
             merged[*b] = true;
             if let Term::Branch { if_false, .. } = func.blocks[*b].term {

@@ -302,10 +302,14 @@ fn hoist_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
         fail = and(func, &mut pre_insts, fail, runs);
     }
     // The block before the loop ends with the check; what it did next moves to a new block.
+    // The hoisted check stands at the first check it replaces (its line in the PTX's `.loc`s);
+    // the jump the block made before keeps its own.
     let next = BlockId(func.blocks.len() as u32);
+    let check_loc = moves.first().and_then(|m| func.blocks[m.block].term_loc);
     let old = std::mem::replace(&mut func.blocks[c.pre].term, Term::Branch { pred: fail, negate: false, if_true: BlockId(report as u32), if_false: next });
-    func.blocks.push(Block { insts: Vec::new(), term: old });
-    func.blocks[c.pre].insts.extend(pre_insts);
+    let old_loc = std::mem::replace(&mut func.blocks[c.pre].term_loc, check_loc);
+    func.blocks.push(Block { insts: Vec::new(), term: old, term_loc: old_loc });
+    func.blocks[c.pre].insts.extend(pre_insts.into_iter().map(|i| i.at(check_loc)));
     for m in moves {
         let Term::Branch { if_false, if_true, .. } = func.blocks[m.block].term else { continue };
         match inexact {
