@@ -69,11 +69,14 @@ mod decode;
 mod error;
 mod exec;
 mod heap;
+mod lineinfo;
 mod memory;
 mod parse;
 mod program;
 
-pub use error::{Error, Fault, FaultKind, Result};
+pub use error::{Error, Fault, FaultKind, Result, Site, SourceLoc};
+#[doc(hidden)]
+pub use error::write_assert;
 use heap::DeviceHeap;
 use memory::{GlobalMemory, RegionKind};
 use program::{FuncKind, Program, Syscall};
@@ -149,6 +152,8 @@ pub struct CpuModule {
     uses_heap: bool,
     /// The compute capability the module targets, whose launch limits the backend enforces.
     sm: u32,
+    /// Its `.file`/`.loc` line information, for the source locations of reports.
+    lines: lineinfo::LineInfo,
 }
 
 impl Drop for CpuModule {
@@ -406,6 +411,7 @@ impl CpuDevice {
             vars: HashMap::new(),
             uses_heap: false,
             sm: target_sm(&ast.target),
+            lines: lineinfo::LineInfo::scan(ptx),
         };
         let mut regions = HashMap::new();
         for v in &vars {
@@ -538,6 +544,7 @@ impl CpuDevice {
             grid_id: self.launches.fetch_add(1, Ordering::Relaxed) + 1,
             abort: AtomicBool::new(false),
             host_writes: &self.memory.host_writes,
+            lines: &module.lines,
         };
         let start = Instant::now();
         let outcome = exec::launch::run(&l);

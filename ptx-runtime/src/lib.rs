@@ -59,7 +59,7 @@ pub use buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
 pub use backend::BackendKind;
 pub use config::{Dim3, LaunchBounds, LaunchConfig};
 pub use devices::{Device, DEVICE_ENV};
-pub use error::{Error, Fault, FaultKind, Result};
+pub use error::{Error, Fault, FaultKind, Result, Site, SourceLoc};
 pub use event::Event;
 pub use kernel::Kernel;
 pub use occupancy::PotentialBlockSize;

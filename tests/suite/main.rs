@@ -22,6 +22,7 @@ mod cpu_cg;
 mod cpu_features;
 mod cpu_hang;
 mod cpu_harness;
+mod cpu_lineinfo;
 mod cpu_math;
 mod cpu_memcheck;
 mod cpu_nvcc;

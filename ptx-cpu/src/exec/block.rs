@@ -7,7 +7,7 @@ use super::launch::Launch;
 use super::warp::{lanes, Warp, BAR, RUN, WSYNC};
 use crate::memory::Region;
 use crate::program::{BarKind, Op};
-use crate::error::{Error, Fault, FaultKind};
+use crate::error::{Error, Fault, FaultKind, Site};
 use std::cell::Cell;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -167,7 +167,7 @@ impl<'l> Block<'l> {
         if let Some(&(x, k)) = waiting.first() {
             let at = insts.get(x.pc[k].saturating_sub(1) as usize).map_or(0, |i| i.line);
             let what = if x.state[k] == BAR { format!("barrier {}", x.bar_id[k]) } else { "a warp-synchronous instruction".into() };
-            detail += &format!("; {} other thread(s) wait, e.g. ({}, {}, {}) at {what} on PTX line {at}", waiting.len(), x.tid[0][k], x.tid[1][k], x.tid[2][k]);
+            detail += &format!("; {} other thread(s) wait, e.g. ({}, {}, {}) at {what} on {}", waiting.len(), x.tid[0][k], x.tid[1][k], x.tid[2][k], self.place(at));
         }
         if unstarted > 0 {
             detail += &format!(
@@ -264,7 +264,7 @@ impl<'l> Block<'l> {
             if let Some((x, k)) = other {
                 let [a, b2, c] = tid(x, k);
                 let what = if x.state[k] == BAR { format!("barrier {}", x.bar_id[k]) } else { "a warp-synchronous instruction".into() };
-                detail += &format!("; thread ({a}, {b2}, {c}) waits at {what} on PTX line {} instead", line_of(x, k));
+                detail += &format!("; thread ({a}, {b2}, {c}) waits at {what} on {} instead", self.place(line_of(x, k) as u32));
             } else if b.expected > self.live {
                 detail += &format!("; the block has only {} threads left", self.live);
             }
@@ -283,15 +283,28 @@ impl<'l> Block<'l> {
     }
 
     pub fn fault_at(&self, w: &Warp, lane: usize, kind: FaultKind, address: Option<u64>, line: Option<usize>, detail: String) -> Error {
-        Error::Fault(Fault {
-            kind,
+        let Site { kernel, block, thread, line, source } = self.site(w, lane, line);
+        Error::Fault(Fault { kind, kernel, block, thread, address, line, source, detail })
+    }
+
+    /// A lane's thread and an instruction's PTX line, with the line's source location.
+    pub fn site(&self, w: &Warp, lane: usize, line: Option<usize>) -> Site {
+        Site {
             kernel: self.l.kernel.to_owned(),
             block: self.ctaid,
             thread: [w.tid[0][lane] as u32, w.tid[1][lane] as u32, w.tid[2][lane] as u32],
-            address,
             line,
-            detail,
-        })
+            source: line.and_then(|l| self.l.lines.at(l)),
+        }
+    }
+
+    /// "`file:line:col` (PTX line N)", or "PTX line N" without line information: how a report
+    /// names a second place (the other access of a race, a thread waiting elsewhere).
+    pub fn place(&self, line: u32) -> String {
+        match self.l.lines.at(line as usize) {
+            Some(src) => format!("{src} (PTX line {line})"),
+            None => format!("PTX line {line}"),
+        }
     }
 }
 

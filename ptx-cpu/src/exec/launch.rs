@@ -4,6 +4,7 @@
 use super::block::Block;
 use super::hang::Progress;
 use crate::heap::DeviceHeap;
+use crate::lineinfo::LineInfo;
 use crate::memory::Table;
 use crate::program::Program;
 use crate::error::Error;
@@ -37,6 +38,8 @@ pub struct Launch<'a> {
     pub abort: AtomicBool,
     /// Host writes to device memory so far (they may end a loop: see `hang`).
     pub host_writes: &'a AtomicU64,
+    /// The module's line information, for the source locations of reports.
+    pub lines: &'a LineInfo,
 }
 
 /// What a launch produced: `printf` output (in block order), the first error, and counts.

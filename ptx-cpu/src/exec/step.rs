@@ -434,8 +434,9 @@ impl<'l> Block<'l> {
                                 None,
                                 Some(inst.line as usize),
                                 format!(
-                                    "threads of one warp wait at different barrier instructions for barrier {bid} (PTX lines {other} and {}); an aligned barrier (`bar.sync`, `__syncthreads`) must be reached by every thread of a warp at the same instruction",
-                                    inst.line
+                                    "threads of one warp wait at different barrier instructions for barrier {bid} ({} and {}); an aligned barrier (`bar.sync`, `__syncthreads`) must be reached by every thread of a warp at the same instruction",
+                                    self.place(other),
+                                    self.place(inst.line)
                                 ),
                             ));
                         }

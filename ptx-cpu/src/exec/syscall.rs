@@ -96,7 +96,8 @@ impl<'l> Block<'l> {
                         )
                         .as_bytes(),
                     );
-                    return Err(Error::Assert { message, file, line: aline, function });
+                    let site = Some(Box::new(self.site(w, l, Some(line as usize))));
+                    return Err(Error::Assert { message, file, line: aline, function, site });
                 }
             }
         }
