@@ -52,6 +52,7 @@ pub mod limits;
 mod occupancy;
 mod properties;
 mod repr;
+mod sanitize;
 mod stream;
 
 pub use arg::{Args, KernelArg};
@@ -66,6 +67,7 @@ pub use occupancy::PotentialBlockSize;
 pub use properties::DeviceProperties;
 pub use repr::{DeviceRepr, ParamType};
 pub use stream::Stream;
+pub use ptx_cpu::{Sanitizers, SANITIZE_ENV};
 
 /// cudarc, whose `CudaSlice` and `CudaStream` interoperate with this crate's launches.
 pub use cudarc;

@@ -18,7 +18,7 @@ fn module(name: &str, src: &str) -> Option<Harness> {
 }
 
 fn has_loc(ptx: &str) -> bool {
-    ptx.lines().any(|l| l.trim_start().starts_with(".loc"))
+    ptx.lines().any(|l| l.trim_start().strip_prefix(".loc").is_some_and(|r| r.starts_with(char::is_whitespace)))
 }
 
 /// (1-based line, 1-based column of its first non-blank character) of the only line of `src`

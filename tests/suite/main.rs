@@ -24,6 +24,7 @@ mod cpu_hang;
 mod cpu_harness;
 mod cpu_lineinfo;
 mod cpu_math;
+mod cpu_sanitize;
 mod cpu_memcheck;
 mod cpu_nvcc;
 mod cpu_ptx;

@@ -6,6 +6,7 @@ use super::hang::{Detector, Progress, Verdict};
 use super::launch::Launch;
 use super::warp::{lanes, Warp, BAR, RUN, WSYNC};
 use crate::memory::Region;
+use crate::sanitize::race::RaceShadow;
 use crate::program::{BarKind, Op};
 use crate::error::{Error, Fault, FaultKind, Site};
 use std::cell::Cell;
@@ -56,6 +57,8 @@ pub struct Block<'l> {
     pub events: Cell<u64>,
     pub detector: Detector,
     pub progress: &'l Progress<'l>,
+    /// Racecheck's shadow memory, when it is on.
+    pub race: Option<Box<RaceShadow>>,
 }
 
 impl<'l> Block<'l> {
@@ -77,6 +80,7 @@ impl<'l> Block<'l> {
             events: Cell::new(0),
             detector: Detector::default(),
             progress,
+            race: l.sanitize.race.then(Box::default),
         }
     }
 
@@ -95,6 +99,9 @@ impl<'l> Block<'l> {
         let n = l.block[0] * l.block[1] * l.block[2];
         self.live = n;
         self.nwarps = n.div_ceil(32) as usize;
+        if let Some(race) = self.race.as_mut() {
+            race.start_block(n as usize, l.shared_size as usize);
+        }
         while self.warps.len() < self.nwarps {
             self.warps.push(Warp::new());
         }
@@ -231,6 +238,9 @@ impl<'l> Block<'l> {
                 }
             }
             self.bars[id] = Barrier::IDLE;
+            if let Some(race) = self.race.as_mut() {
+                race.barrier();
+            }
         }
         Ok(())
     }
@@ -273,6 +283,18 @@ impl<'l> Block<'l> {
         if let Some((w, l)) = elsewhere {
             let m = w.wsync_mask[l];
             let missing = m & !(w.state.iter().enumerate().filter(|(_, s)| **s == WSYNC).fold(0u32, |acc, (k, _)| acc | 1 << k)) & w.live;
+            let exited = m & !w.live;
+            if missing == 0 && exited != 0 {
+                // They were live when it arrived and exited since.
+                return self.fault_at(
+                    w,
+                    l,
+                    FaultKind::InvalidWarpSync,
+                    None,
+                    Some(line_of(w, l)),
+                    format!("a warp-synchronous instruction's member mask {m:#010x} names lane(s) {exited:#010x}, which exited without executing it"),
+                );
+            }
             let detail = format!(
                 "a warp-synchronous instruction with member mask {m:#010x} waits for lane(s) {missing:#010x}, which wait elsewhere and never arrive"
             );

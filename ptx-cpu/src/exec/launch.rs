@@ -5,6 +5,7 @@ use super::block::Block;
 use super::hang::Progress;
 use crate::heap::DeviceHeap;
 use crate::lineinfo::LineInfo;
+use crate::sanitize::Sanitizers;
 use crate::memory::Table;
 use crate::program::Program;
 use crate::error::Error;
@@ -40,6 +41,8 @@ pub struct Launch<'a> {
     pub host_writes: &'a AtomicU64,
     /// The module's line information, for the source locations of reports.
     pub lines: &'a LineInfo,
+    /// The sanitizers this launch runs.
+    pub sanitize: Sanitizers,
 }
 
 /// What a launch produced: `printf` output (in block order), the first error, and counts.

@@ -423,6 +423,11 @@ impl<'l> Block<'l> {
                                 format!("barrier number {bid} is out of range 0..16 or differs between the threads of a warp"),
                             ));
                         }
+                        if self.l.sanitize.sync {
+                            if *count != Src::None {
+                                self.sync_check_count(w, l0, tn[l0], inst.line)?;
+                            }
+                        }
                         let bar = &mut self.bars[bid as usize];
                         let wi = w.index as usize;
                         if *aligned && bar.first_pc[wi] != u32::MAX && bar.first_pc[wi] != pc {
@@ -501,6 +506,11 @@ impl<'l> Block<'l> {
                     pc += 1;
                 }
                 Op::Fence { order } => {
+                    if let Some(race) = self.race.as_mut() {
+                        for l in lanes(exec) {
+                            race.fence(w.index as usize * 32 + l);
+                        }
+                    }
                     if exec != 0 {
                         std::sync::atomic::fence(match order {
                             Order::Acquire => std::sync::atomic::Ordering::Acquire,
