@@ -599,7 +599,7 @@ impl CpuDevice {
             sanitize: sanitizers,
         };
         let start = Instant::now();
-        let outcome = exec::launch::run(&l);
+        let outcome = exec::grid::run(&l);
         *self.stats.lock().unwrap_or_else(|e| e.into_inner()) = LaunchStats {
             thread_instructions: outcome.thread_insts,
             warp_instructions: outcome.warp_insts,

@@ -2,7 +2,8 @@
 //! warps in turn (each for a time slice, or until all its lanes wait), releases barriers, and
 //! recognises a block that can no longer make progress.
 
-use super::hang::{Detector, Progress, Verdict};
+use super::barrier::{Barrier, NBARRIERS};
+use super::hang::{Detector, Progress, Round, Verdict};
 use super::launch::Launch;
 use super::warp::{lanes, Warp, BAR, RUN, WSYNC};
 use crate::memory::Region;
@@ -15,25 +16,6 @@ use std::sync::Arc;
 
 /// Warp-instructions a warp runs before the next warp's turn.
 pub const SLICE: i64 = 1024;
-pub const NBARRIERS: usize = 16;
-const NO_PC: u32 = u32::MAX;
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Barrier {
-    pub arrived: u32,
-    /// Threads expected (`bar.sync a, b`); 0: every thread of the block that has not exited.
-    pub expected: u32,
-    /// Per warp, the instruction its first thread arrived at in this phase (for `.aligned`).
-    pub first_pc: [u32; 32],
-    pub popc: u32,
-    pub all: bool,
-    pub any: bool,
-}
-
-impl Barrier {
-    const IDLE: Barrier = Barrier { arrived: 0, expected: 0, first_pc: [NO_PC; 32], popc: 0, all: true, any: false };
-}
-
 pub struct Block<'l> {
     pub l: &'l Launch<'l>,
     pub worker: u32,
@@ -157,7 +139,16 @@ impl<'l> Block<'l> {
             if !progressed {
                 return Err(self.stuck(&warps[..nw]));
             }
-            if let Verdict::Deadlock { unstarted } = self.watch(&warps[..nw], self.clock - round) {
+            let r = Round {
+                progress: self.progress,
+                worker: self.worker,
+                events: self.events.get(),
+                live: self.live,
+                bars: &self.bars,
+                warps: &warps[..nw],
+                insts: self.clock - round,
+            };
+            if let Verdict::Deadlock { unstarted } = self.detector.watch(r) {
                 return Err(self.cycles(&warps[..nw], unstarted));
             }
         }

@@ -413,7 +413,7 @@ impl<'l> Block<'l> {
                         self.fetch(w, d, *p, &mut tp);
                         let l0 = exec.trailing_zeros() as usize;
                         let bid = ti[l0];
-                        if bid >= super::block::NBARRIERS as u64 || lanes(exec).any(|l| ti[l] != bid) {
+                        if bid >= super::barrier::NBARRIERS as u64 || lanes(exec).any(|l| ti[l] != bid) {
                             return Err(self.fault_at(
                                 w,
                                 l0,
