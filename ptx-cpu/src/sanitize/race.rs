@@ -17,6 +17,26 @@
 //! compared with each other.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// The hash of a byte address for the global shadow: one multiplication (SipHash, the
+/// default, would be most of racecheck's cost on a memory-bound kernel).
+#[derive(Default)]
+struct AddrHasher(u64);
+
+impl Hasher for AddrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ *b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (v ^ v >> 29).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
 
 /// One access: the thread (linear index in the block, plus one; 0 is "none"), its PTX line,
 /// the block epoch, the warp's sync count and the thread's fence count at the time.
@@ -56,7 +76,7 @@ pub enum Place {
 #[derive(Default)]
 pub struct RaceShadow {
     shared: Vec<Cell>,
-    global: HashMap<u64, Cell>,
+    global: HashMap<u64, Cell, BuildHasherDefault<AddrHasher>>,
     epoch: u32,
     /// Per warp: completed warp-synchronous instructions.
     warp_syncs: Vec<u32>,
