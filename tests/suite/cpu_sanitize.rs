@@ -241,6 +241,48 @@ fn the_corpus_passes_every_sanitizer() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// `PTX_SANITIZE` sets the sanitizers of new devices: checked in a child process of this test
+/// binary (the variable is read when a device is made, and tests share the process).
+#[test]
+fn the_environment_variable_switches_them_on_for_a_run() {
+    let run = |value: &str| {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["cpu_sanitize::env_child", "--exact", "--include-ignored", "--nocapture", "--test-threads=1"])
+            .env(ptx_runtime::SANITIZE_ENV, value)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && text.contains("1 passed"), "PTX_SANITIZE={value}:\n{text}");
+    };
+    run("race,leak");
+    run("race, bogus");
+}
+
+#[test]
+#[ignore = "run by the_environment_variable_switches_them_on_for_a_run, with PTX_SANITIZE set"]
+fn env_child() {
+    let Ok(value) = std::env::var(ptx_runtime::SANITIZE_ENV) else { return };
+    let dev = Device::new_cpu();
+    let stream = dev.stream();
+    let x = DeviceBuffer::from_slice(&stream, &[1.0f32; 64]).unwrap();
+    let mut y = DeviceBuffer::<f32>::zeroed(&stream, 64).unwrap();
+    let r = racy_reverse::launch(&stream, LaunchConfig::new(1, 64), &x, &mut y);
+    match value.as_str() {
+        "race,leak" => {
+            assert_eq!(ptx_runtime::cpu::CpuDevice::new().sanitizers(), Sanitizers { race: true, leak: true, ..Sanitizers::NONE });
+            assert!(matches!(&r, Err(Error::Fault(f)) if f.kind == FaultKind::Race), "{r:?}");
+            dev.set_sanitizers(Sanitizers::NONE).unwrap();
+            racy_reverse::launch(&stream, LaunchConfig::new(1, 64), &x, &mut y).expect("switched off again");
+        }
+        _ => {
+            let Err(Error::InvalidConfig { reason }) = &r else { panic!("{r:?}") };
+            assert!(reason.contains("PTX_SANITIZE") && reason.contains("`bogus`"), "{reason}");
+            dev.set_sanitizers(Sanitizers::NONE).unwrap();
+            racy_reverse::launch(&stream, LaunchConfig::new(1, 64), &x, &mut y).expect("set_sanitizers clears the error");
+        }
+    }
+}
+
 #[test]
 fn sanitizer_lists_parse() {
     assert_eq!(Sanitizers::parse("race,init,sync,leak"), Ok(Sanitizers::ALL));
