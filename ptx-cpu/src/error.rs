@@ -25,8 +25,76 @@ pub enum Error {
     Unsupported { instruction: String, line: usize },
     /// A kernel faulted while running.
     Fault(Fault),
-    /// A device-side assertion failed (`__assertfail`): its message, file, line and function.
-    Assert { message: String, file: String, line: u32, function: String },
+    /// A device-side assertion failed (`__assertfail`): its message, file, line and function,
+    /// and where in the launch it failed (`site`: the thread, the PTX line and, from the
+    /// PTX's `.loc`, the source location with its column).
+    Assert { message: String, file: String, line: u32, function: String, site: Option<Box<Site>> },
+}
+
+/// A place in the source, from the PTX's `.file`/`.loc` line information.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceLoc {
+    /// The file as the producer named it (nvcc: the path it compiled; `#[kernel]`: as rustc
+    /// names it).
+    pub file: String,
+    pub line: u32,
+    /// 1-based; 0 when the producer gave none.
+    pub column: u32,
+    /// For inlined code, the call it was inlined at.
+    pub inlined_at: Option<Box<SourceLoc>>,
+}
+
+impl fmt::Display for SourceLoc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)?;
+        if self.column != 0 {
+            write!(f, ":{}", self.column)?;
+        }
+        if let Some(at) = &self.inlined_at {
+            write!(f, " (inlined at {at})")?;
+        }
+        Ok(())
+    }
+}
+
+/// The thread and instruction a report is about (a failed assertion's).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Site {
+    /// The `.entry` symbol.
+    pub kernel: String,
+    pub block: [u32; 3],
+    pub thread: [u32; 3],
+    /// 1-based line in the PTX text.
+    pub line: Option<usize>,
+    /// The source location of that line (`.loc`), when the PTX has line information.
+    pub source: Option<SourceLoc>,
+}
+
+impl fmt::Display for Site {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [bx, by, bz] = self.block;
+        let [tx, ty, tz] = self.thread;
+        write!(f, "kernel `{}`, block ({bx}, {by}, {bz}), thread ({tx}, {ty}, {tz})", self.kernel)?;
+        if let Some(l) = self.line {
+            write!(f, ", PTX line {l}")?;
+        }
+        Ok(())
+    }
+}
+
+/// How a failed assertion reads (shared with `ptx-runtime`'s error): the source location
+/// first where the PTX has one, then the message, then the thread and PTX line.
+#[doc(hidden)]
+pub fn write_assert(f: &mut fmt::Formatter<'_>, message: &str, file: &str, line: u32, function: &str, site: Option<&Site>) -> fmt::Result {
+    match site.and_then(|s| s.source.as_ref()) {
+        Some(src) => write!(f, "{src}: device assertion failed in {function}: {message}")?,
+        None if file.is_empty() => write!(f, "device assertion failed: {message}")?,
+        None => write!(f, "device assertion failed at {file}:{line} in {function}: {message}")?,
+    }
+    if let Some(s) = site {
+        write!(f, " ({s})")?;
+    }
+    Ok(())
 }
 
 /// Where and how a kernel faulted. The CPU backend fills in every field it knows; CUDA reports
@@ -42,6 +110,9 @@ pub struct Fault {
     pub address: Option<u64>,
     /// 1-based line in the PTX text.
     pub line: Option<usize>,
+    /// The source location of that line, from the PTX's `.loc` line information (nvcc
+    /// `-lineinfo`, `#[kernel]`); `None` where the PTX has none.
+    pub source: Option<SourceLoc>,
     /// Extra explanation (the access size and space, the allocation it missed, ...).
     pub detail: String,
 }
@@ -64,6 +135,13 @@ pub enum FaultKind {
     /// A warp-synchronous instruction (`shfl.sync`, `vote.sync`, `bar.warp.sync`, ...) whose
     /// member mask leaves out the executing thread, or whose threads disagree on the mask.
     InvalidWarpSync,
+    /// Racecheck (a sanitizer): two threads of a block access the same memory, at least one
+    /// of them writing, with no barrier between them.
+    Race,
+    /// Initcheck (a sanitizer): a read of device memory never written.
+    Uninitialized,
+    /// Leakcheck (a sanitizer): device `malloc` blocks of the launch still allocated at its end.
+    Leak,
 }
 
 impl fmt::Display for FaultKind {
@@ -76,6 +154,9 @@ impl fmt::Display for FaultKind {
             FaultKind::Trap => "trap",
             FaultKind::InvalidFree => "invalid free",
             FaultKind::InvalidWarpSync => "invalid warp-synchronous instruction",
+            FaultKind::Race => "data race",
+            FaultKind::Uninitialized => "read of uninitialized memory",
+            FaultKind::Leak => "device memory leak",
         })
     }
 }
@@ -84,6 +165,9 @@ impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let [bx, by, bz] = self.block;
         let [tx, ty, tz] = self.thread;
+        if let Some(src) = &self.source {
+            write!(f, "{src}: ")?;
+        }
         write!(f, "{} in kernel `{}`, block ({bx}, {by}, {bz}), thread ({tx}, {ty}, {tz})", self.kind, self.kernel)?;
         if let Some(a) = self.address {
             write!(f, ", address {a:#x}")?;
@@ -109,9 +193,7 @@ impl fmt::Display for Error {
                 write!(f, "the CPU backend does not implement `{instruction}` (PTX line {line})")
             }
             Error::Fault(fault) => fault.fmt(f),
-            Error::Assert { message, file, line, function } => {
-                write!(f, "device assertion failed at {file}:{line} in {function}: {message}")
-            }
+            Error::Assert { message, file, line, function, site } => write_assert(f, message, file, *line, function, site.as_deref()),
         }
     }
 }

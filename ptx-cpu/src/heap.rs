@@ -10,12 +10,21 @@ use std::sync::{Arc, Mutex, RwLock};
 pub const DEFAULT_HEAP_SIZE: u64 = 8 << 20;
 const ALIGN: u64 = 16;
 
+/// Who allocated a heap block: the launch, the thread and the `malloc` call's PTX line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Origin {
+    pub grid: u64,
+    pub block: [u32; 3],
+    pub thread: [u32; 3],
+    pub line: u32,
+}
+
 pub struct DeviceHeap {
     pub region: Arc<Region>,
     /// Free ranges: offset → size.
     free: Mutex<BTreeMap<u64, u64>>,
-    /// Live blocks: offset → requested size.
-    live: RwLock<BTreeMap<u64, u64>>,
+    /// Live blocks: offset → (requested size, who allocated it).
+    live: RwLock<BTreeMap<u64, (u64, Origin)>>,
 }
 
 #[derive(Debug, PartialEq)]
@@ -32,7 +41,7 @@ impl DeviceHeap {
     }
 
     /// A device address, or 0 when the heap has no room (as CUDA's `malloc` returns NULL).
-    pub fn malloc(&self, size: u64) -> u64 {
+    pub fn malloc(&self, size: u64, origin: Origin) -> u64 {
         // `size` comes from device code: a request past the address space is NULL, not a panic.
         let Some(need) = size.max(1).div_ceil(ALIGN).checked_mul(ALIGN) else { return 0 };
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
@@ -41,13 +50,16 @@ impl DeviceHeap {
         if len > need {
             free.insert(off + need, len - need);
         }
-        self.live.write().unwrap_or_else(|e| e.into_inner()).insert(off, size);
+        self.live.write().unwrap_or_else(|e| e.into_inner()).insert(off, (size, origin));
+        if let Some(m) = &self.region.init {
+            m.clear(off, size);
+        }
         self.region.base + off
     }
 
     pub fn free(&self, addr: u64) -> Result<(), FreeError> {
         let off = addr.wrapping_sub(self.region.base);
-        let size = self.live.write().unwrap_or_else(|e| e.into_inner()).remove(&off).ok_or(FreeError::NotAllocated)?;
+        let (size, _) = self.live.write().unwrap_or_else(|e| e.into_inner()).remove(&off).ok_or(FreeError::NotAllocated)?;
         let mut len = size.max(1).div_ceil(ALIGN) * ALIGN;
         let mut start = off;
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
@@ -72,11 +84,17 @@ impl DeviceHeap {
     pub fn is_live(&self, addr: u64, size: u64) -> bool {
         let off = addr.wrapping_sub(self.region.base);
         let live = self.live.read().unwrap_or_else(|e| e.into_inner());
-        live.range(..=off).next_back().is_some_and(|(&b, &len)| off.checked_add(size).is_some_and(|end| end <= b + len))
+        live.range(..=off).next_back().is_some_and(|(&b, &(len, _))| off.checked_add(size).is_some_and(|end| end <= b + len))
     }
 
     pub fn live_blocks(&self) -> usize {
         self.live.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// The live blocks launch `grid` allocated: (address, size, origin), by address.
+    pub fn live_from(&self, grid: u64) -> Vec<(u64, u64, Origin)> {
+        let live = self.live.read().unwrap_or_else(|e| e.into_inner());
+        live.iter().filter(|(_, (_, o))| o.grid == grid).map(|(&off, &(size, o))| (self.region.base + off, size, o)).collect()
     }
 }
 
@@ -88,16 +106,16 @@ mod tests {
     fn malloc_free_coalesce() {
         let m = GlobalMemory::new();
         let h = DeviceHeap::new(&m, 256).unwrap();
-        let a = h.malloc(100);
-        let b = h.malloc(100);
+        let a = h.malloc(100, Origin::default());
+        let b = h.malloc(100, Origin::default());
         assert!(a != 0 && b != 0 && a.is_multiple_of(16));
-        assert_eq!(h.malloc(100), 0, "no room for a third");
+        assert_eq!(h.malloc(100, Origin::default()), 0, "no room for a third");
         assert!(h.is_live(a + 99, 1) && !h.is_live(a + 100, 1));
         h.free(a).unwrap();
         assert_eq!(h.free(a), Err(FreeError::NotAllocated));
         h.free(b).unwrap();
-        assert_eq!(h.malloc(256), h.region.base, "freed blocks coalesce");
-        assert_eq!(h.malloc(u64::MAX), 0, "a request past the address space is NULL");
+        assert_eq!(h.malloc(256, Origin::default()), h.region.base, "freed blocks coalesce");
+        assert_eq!(h.malloc(u64::MAX, Origin::default()), 0, "a request past the address space is NULL");
         assert!(!h.is_live(h.region.base, u64::MAX));
         assert!(DeviceHeap::new(&m, u64::MAX).is_none(), "a heap past the address space is refused");
     }

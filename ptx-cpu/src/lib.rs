@@ -69,11 +69,15 @@ mod decode;
 mod error;
 mod exec;
 mod heap;
+mod lineinfo;
 mod memory;
 mod parse;
 mod program;
+mod sanitize;
 
-pub use error::{Error, Fault, FaultKind, Result};
+pub use error::{Error, Fault, FaultKind, Result, Site, SourceLoc};
+#[doc(hidden)]
+pub use error::write_assert;
 use heap::DeviceHeap;
 use memory::{GlobalMemory, RegionKind};
 use program::{FuncKind, Program, Syscall};
@@ -84,6 +88,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub use heap::DEFAULT_HEAP_SIZE;
+pub use sanitize::{Sanitizers, SANITIZE_ENV};
 /// C's `printf` formatting, which `vprintf` uses; `ptx-runtime`'s `printf!` on the host
 /// formats with it too.
 pub use exec::printf::{format as printf_format, Args as PrintfArgs};
@@ -138,6 +143,9 @@ struct Settings {
     capture_printf: bool,
     workers: u32,
     strict_barriers: bool,
+    sanitizers: Sanitizers,
+    /// An unreadable `PTX_SANITIZE`, reported by every launch until `set_sanitizers`.
+    sanitize_env_error: Option<String>,
 }
 
 /// A parsed, decoded module, with its `.global`/`.const` variables placed in device memory.
@@ -149,6 +157,8 @@ pub struct CpuModule {
     uses_heap: bool,
     /// The compute capability the module targets, whose launch limits the backend enforces.
     sm: u32,
+    /// Its `.file`/`.loc` line information, for the source locations of reports.
+    lines: lineinfo::LineInfo,
 }
 
 impl Drop for CpuModule {
@@ -234,6 +244,10 @@ impl CpuDevice {
             },
             Err(_) => (Some(DEFAULT_WATCHDOG), None),
         };
+        let (sanitizers, sanitize_env_error) = match Sanitizers::from_env() {
+            Ok(s) => (s, None),
+            Err(e) => (Sanitizers::NONE, Some(e)),
+        };
         CpuDevice {
             id: DEVICE_IDS.fetch_add(1, Ordering::Relaxed),
             memory: Arc::new(GlobalMemory::new()),
@@ -245,6 +259,8 @@ impl CpuDevice {
                 capture_printf: false,
                 workers,
                 strict_barriers: false,
+                sanitizers,
+                sanitize_env_error,
             }),
             heap: Mutex::new(None),
             captured: Mutex::new(Vec::new()),
@@ -265,6 +281,28 @@ impl CpuDevice {
     /// Allocates `bytes` of zeroed device memory; the address is 256-byte aligned, never 0.
     pub fn alloc(&self, bytes: usize) -> Result<u64> {
         self.memory.alloc(bytes as u64, RegionKind::Alloc).map(|r| r.base).ok_or(Error::OutOfMemory { requested: bytes })
+    }
+
+    /// Allocates `bytes` of device memory whose contents count as never written, as
+    /// `cudaMalloc`'s are: they read as zeros, but with initcheck on
+    /// ([`set_sanitizers`](Self::set_sanitizers)) a kernel's load of a byte that neither the
+    /// host nor a kernel has written is an `Uninitialized` fault.
+    pub fn alloc_uninit(&self, bytes: usize) -> Result<u64> {
+        self.memory.alloc_with(bytes as u64, RegionKind::Alloc, true).map(|r| r.base).ok_or(Error::OutOfMemory { requested: bytes })
+    }
+
+    /// Switches the sanitizers (racecheck, initcheck, synccheck, leakcheck) on or off for
+    /// this device's launches; all are off unless `PTX_SANITIZE` says otherwise (see the
+    /// `Sanitizers` type and `docs/cpu-backend.md` for what each finds and costs).
+    pub fn set_sanitizers(&self, sanitizers: Sanitizers) {
+        let mut s = self.settings();
+        s.sanitizers = sanitizers;
+        s.sanitize_env_error = None;
+    }
+
+    /// The sanitizers this device's launches run.
+    pub fn sanitizers(&self) -> Sanitizers {
+        self.settings().sanitizers
     }
 
     /// Frees an allocation from [`alloc`](Self::alloc) (not a module variable or heap block).
@@ -406,6 +444,7 @@ impl CpuDevice {
             vars: HashMap::new(),
             uses_heap: false,
             sm: target_sm(&ast.target),
+            lines: lineinfo::LineInfo::scan(ptx),
         };
         let mut regions = HashMap::new();
         for v in &vars {
@@ -478,6 +517,24 @@ impl CpuDevice {
         shared: (u32, Option<u32>),
         params: &[&[u8]],
     ) -> Result<()> {
+        let sanitizers = self.settings().sanitizers;
+        self.launch_with_sanitizers(module, entry, grid, block, shared, params, sanitizers)
+    }
+
+    /// [`launch_opt_in`](Self::launch_opt_in) running `sanitizers` instead of the device's
+    /// ([`set_sanitizers`](Self::set_sanitizers)): what a runtime stream with sanitizers of
+    /// its own uses.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_with_sanitizers(
+        &self,
+        module: &CpuModule,
+        entry: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: (u32, Option<u32>),
+        params: &[&[u8]],
+        sanitizers: Sanitizers,
+    ) -> Result<()> {
         let (dynamic_shared_bytes, max_dynamic) = shared;
         if module.device != self.id {
             return Err(Error::InvalidConfig { reason: "the module was loaded on another device".into() });
@@ -514,7 +571,7 @@ impl CpuDevice {
             return Err(Error::Unsupported { instruction: what.clone(), line: *line as usize });
         }
         let settings = self.settings().clone();
-        if let Some(reason) = settings.watchdog_env_error {
+        if let Some(reason) = settings.watchdog_env_error.clone().or(settings.sanitize_env_error.clone()) {
             return Err(Error::InvalidConfig { reason });
         }
         let heap = if module.uses_heap { Some(self.heap(&settings)?) } else { None };
@@ -538,9 +595,11 @@ impl CpuDevice {
             grid_id: self.launches.fetch_add(1, Ordering::Relaxed) + 1,
             abort: AtomicBool::new(false),
             host_writes: &self.memory.host_writes,
+            lines: &module.lines,
+            sanitize: sanitizers,
         };
         let start = Instant::now();
-        let outcome = exec::launch::run(&l);
+        let outcome = exec::grid::run(&l);
         *self.stats.lock().unwrap_or_else(|e| e.into_inner()) = LaunchStats {
             thread_instructions: outcome.thread_insts,
             warp_instructions: outcome.warp_insts,
@@ -555,7 +614,11 @@ impl CpuDevice {
                 let _ = out.flush();
             }
         }
-        outcome.error.map_or(Ok(()), Err)
+        let leak = match (&outcome.error, &l.heap) {
+            (None, Some(h)) if sanitizers.leak => sanitize::leak::check(h, l.grid_id, entry, &module.lines),
+            _ => None,
+        };
+        outcome.error.or(leak).map_or(Ok(()), Err)
     }
 
     /// Counts from the most recent launch (instruction totals for throughput measurements).

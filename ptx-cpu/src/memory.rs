@@ -11,6 +11,7 @@
 //! addresses up without locks; host `alloc`/`free` publish a new table.
 
 use crate::program::Order;
+use crate::sanitize::init::InitMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
@@ -34,6 +35,8 @@ pub struct Region {
     pub len: u64,
     pub kind: RegionKind,
     words: Box<[AtomicU64]>,
+    /// Initcheck's shadow (which bytes were written), for regions that start uninitialised.
+    pub init: Option<InitMap>,
 }
 
 #[inline(always)]
@@ -66,7 +69,8 @@ fn rmw_ord(o: Order) -> Ordering {
 }
 
 impl Region {
-    fn new(base: u64, len: u64, kind: RegionKind) -> Option<Region> {
+    fn new(base: u64, len: u64, kind: RegionKind, uninit: bool) -> Option<Region> {
+        let init = if uninit { Some(InitMap::new(len)?) } else { None };
         let n = usize::try_from(len.div_ceil(8).max(1)).ok()?;
         // Zeroed by the allocator (`calloc`: fresh pages cost nothing until touched), and a
         // failed allocation is `None` rather than an abort.
@@ -79,7 +83,7 @@ impl Region {
         // SAFETY: `ptr` is a fresh allocation of `n` AtomicU64 with the global allocator's
         // layout for `[AtomicU64; n]`, and all-zero bytes are a valid AtomicU64.
         let words = unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n)) };
-        Some(Region { base, len, kind, words })
+        Some(Region { base, len, kind, words, init })
     }
 
     pub fn contains(&self, addr: u64, size: u64) -> bool {
@@ -99,6 +103,9 @@ impl Region {
     /// Stores `size` (1, 2, 4, 8) bytes at offset `off`, naturally aligned.
     #[inline(always)]
     pub fn store(&self, off: u64, size: u32, value: u64, order: Order) {
+        if let Some(m) = &self.init {
+            m.mark(off, size as u64);
+        }
         let word = &self.words[(off >> 3) as usize];
         if size == 8 {
             word.store(value, store_ord(order));
@@ -119,6 +126,9 @@ impl Region {
     /// Stores a whole aligned word (two adjacent 32-bit lanes at once).
     #[inline(always)]
     pub fn store_word(&self, off: u64, value: u64, order: Order) {
+        if let Some(m) = &self.init {
+            m.mark(off, 8);
+        }
         self.words[(off >> 3) as usize].store(value, store_ord(order));
     }
 
@@ -126,6 +136,9 @@ impl Region {
     /// failed compare-and-swap does); returns the old value.
     #[inline(always)]
     pub fn rmw(&self, off: u64, size: u32, order: Order, f: impl Fn(u64) -> Option<u64>) -> u64 {
+        if let Some(m) = &self.init {
+            m.mark(off, size as u64);
+        }
         let word = &self.words[(off >> 3) as usize];
         let shift = if size == 8 { 0 } else { (off & 7) * 8 };
         let m = if size == 8 { u64::MAX } else { ((1u64 << (size * 8)) - 1) << shift };
@@ -198,11 +211,18 @@ impl GlobalMemory {
     }
 
     /// Allocates a zeroed region; `None` when the host is out of memory or the request does
-    /// not fit the device address space.
+    /// not fit the device address space. The device heap starts uninitialised for initcheck.
     pub fn alloc(&self, bytes: u64, kind: RegionKind) -> Option<Arc<Region>> {
+        let uninit = kind == RegionKind::Heap;
+        self.alloc_with(bytes, kind, uninit)
+    }
+
+    /// [`alloc`](Self::alloc), with `uninit`: its bytes count as never written (initcheck)
+    /// until something writes them (they read as zeros all the same).
+    pub fn alloc_with(&self, bytes: u64, kind: RegionKind, uninit: bool) -> Option<Arc<Region>> {
         // Sizes come from users (host allocations, `set_heap_size`, module variables): checked.
         let size = bytes.max(1).div_ceil(ALLOC_ALIGN).checked_mul(ALLOC_ALIGN)?;
-        let r = Region::new(0, bytes, kind)?;
+        let r = Region::new(0, bytes, kind, uninit)?;
         let base = {
             let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
             let b = *next;

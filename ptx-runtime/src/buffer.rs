@@ -49,6 +49,19 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         Ok(DeviceBuffer { mem, len, _elem: PhantomData })
     }
 
+    /// `len` elements with no initial contents, as `cudaMalloc` gives them: on CUDA whatever
+    /// the memory held, on the CPU backend zeros that initcheck
+    /// ([`Device::set_sanitizers`](crate::Device::set_sanitizers)) treats as never written, so
+    /// a kernel reading one before anything wrote it is reported.
+    pub fn uninit(stream: &Stream, len: usize) -> Result<DeviceBuffer<T>> {
+        let bytes = len.checked_mul(elem_size::<T>()).ok_or(Error::OutOfMemory { requested: usize::MAX })?;
+        let mem = stream.inner.alloc_uninit(bytes.max(1)).map_err(|e| match e {
+            Error::OutOfMemory { .. } => Error::OutOfMemory { requested: bytes },
+            other => other,
+        })?;
+        Ok(DeviceBuffer { mem, len, _elem: PhantomData })
+    }
+
     /// A copy of this buffer on `stream`'s device (this one or another).
     pub fn to_device(&self, stream: &Stream) -> Result<DeviceBuffer<T>> {
         let mut copy = DeviceBuffer::zeroed(stream, self.len)?;

@@ -6,7 +6,7 @@ use std::fmt;
 
 /// Where and how a kernel faulted, and the kinds of fault (the CPU emulator's types, which
 /// CUDA's reports fill in as far as they go).
-pub use ptx_cpu::{Fault, FaultKind};
+pub use ptx_cpu::{Fault, FaultKind, Site, SourceLoc};
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -34,7 +34,9 @@ pub enum Error {
     /// A device-side assertion failed (`__assertfail`: `assert!`, `panic!`, a failed bounds
     /// check). The CPU backend reports the message, file, line and function; CUDA reports only
     /// that one failed (`file` empty, `line` 0, the driver prints the details to stdout).
-    Assert { message: String, file: String, line: u32, function: String },
+    /// `site` (CPU backend) is the failing thread and PTX line, with the source location and
+    /// column from the PTX's `.loc` line information where it has some.
+    Assert { message: String, file: String, line: u32, function: String, site: Option<Box<Site>> },
     /// Any other CUDA driver error: the call, CUDA's error name and message.
     Cuda { call: &'static str, name: String, message: String },
 }
@@ -52,10 +54,7 @@ impl fmt::Display for Error {
                 write!(f, "the CPU backend does not implement `{instruction}` (PTX line {line})")
             }
             Error::Fault(fault) => fault.fmt(f),
-            Error::Assert { message, file, .. } if file.is_empty() => write!(f, "device assertion failed: {message}"),
-            Error::Assert { message, file, line, function } => {
-                write!(f, "device assertion failed at {file}:{line} in {function}: {message}")
-            }
+            Error::Assert { message, file, line, function, site } => ptx_cpu::write_assert(f, message, file, *line, function, site.as_deref()),
             Error::Cuda { call, name, message } => write!(f, "{call} failed: {name}: {message}"),
         }
     }
@@ -84,7 +83,7 @@ impl From<ptx_cpu::Error> for Error {
             E::PtxLoad { log } => Error::PtxLoad { log },
             E::Unsupported { instruction, line } => Error::Unsupported { instruction, line },
             E::Fault(f) => Error::Fault(f),
-            E::Assert { message, file, line, function } => Error::Assert { message, file, line, function },
+            E::Assert { message, file, line, function, site } => Error::Assert { message, file, line, function, site },
             // `Error` is non-exhaustive for the emulator's future variants; none exists today.
             #[allow(unreachable_patterns)]
             other => Error::InvalidConfig { reason: other.to_string() },

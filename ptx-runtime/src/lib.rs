@@ -52,6 +52,7 @@ pub mod limits;
 mod occupancy;
 mod properties;
 mod repr;
+mod sanitize;
 mod stream;
 
 pub use arg::{Args, KernelArg};
@@ -59,13 +60,14 @@ pub use buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
 pub use backend::BackendKind;
 pub use config::{Dim3, LaunchBounds, LaunchConfig};
 pub use devices::{Device, DEVICE_ENV};
-pub use error::{Error, Fault, FaultKind, Result};
+pub use error::{Error, Fault, FaultKind, Result, Site, SourceLoc};
 pub use event::Event;
 pub use kernel::Kernel;
 pub use occupancy::PotentialBlockSize;
 pub use properties::DeviceProperties;
 pub use repr::{DeviceRepr, ParamType};
 pub use stream::Stream;
+pub use ptx_cpu::{Sanitizers, SANITIZE_ENV};
 
 /// cudarc, whose `CudaSlice` and `CudaStream` interoperate with this crate's launches.
 pub use cudarc;

@@ -389,7 +389,7 @@ fn an_index_out_of_bounds_stops_the_kernel() {
     assert_eq!(ob.to_vec().unwrap(), [3]);
     // A failed check reports Rust's panic message and the indexing's location (`__assertfail`).
     match bounds::launch(&stream, LaunchConfig::new(1, 1), &xb, 3u32, &mut ob) {
-        Err(ptx_runtime::Error::Assert { message, file, line, function }) => {
+        Err(ptx_runtime::Error::Assert { message, file, line, function, .. }) => {
             assert_eq!(message, "index out of bounds");
             assert!(file.ends_with("body_memory.rs"), "{file}");
             let want = include_str!("body_memory.rs").lines().position(|l| l.contains("out[0] = x[i as usize];")).unwrap() + 1;

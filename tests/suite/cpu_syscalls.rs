@@ -57,6 +57,7 @@ fn failing_assert_is_an_error_with_message_file_and_line() {
         file,
         line,
         function,
+        ..
     } = err
     else {
         panic!("{err:?}")

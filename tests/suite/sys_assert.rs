@@ -30,7 +30,7 @@ fn host_panic(f: impl FnOnce()) -> String {
 /// The `Error::Assert` of a launch, as (message, file, line, function).
 fn assert_error(r: Result<(), Error>) -> (String, String, u32, String) {
     match r {
-        Err(Error::Assert { message, file, line, function }) => (message, file, line, function),
+        Err(Error::Assert { message, file, line, function, .. }) => (message, file, line, function),
         other => panic!("expected Error::Assert, got {other:?}"),
     }
 }

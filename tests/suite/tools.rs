@@ -119,13 +119,20 @@ fn dump(name: &str, ptx: &str) {
 
 /// Compiles CUDA C to PTX with `nvcc -ptx -rdc=true` for sm_75. `None` when nvcc is missing.
 pub fn nvcc_ptx(name: &str, cuda: &str) -> Option<String> {
+    nvcc_ptx_with(name, cuda, &[])
+}
+
+/// [`nvcc_ptx`] with extra nvcc flags (`-lineinfo`, `-G`).
+pub fn nvcc_ptx_with(name: &str, cuda: &str, flags: &[&str]) -> Option<String> {
     let nvcc = tool("NVCC", "nvcc", name)?;
     let dir = scratch_dir("nvcc");
     let src = dir.join(format!("{}.cu", sanitize(name)));
     let out_file = dir.join(format!("{}.ptx", sanitize(name)));
     std::fs::write(&src, cuda).expect("write .cu");
     let out = Command::new(&nvcc)
-        .args(["-ptx", "-rdc=true", "-arch=sm_75", "-o"])
+        .args(["-ptx", "-rdc=true", "-arch=sm_75"])
+        .args(flags)
+        .arg("-o")
         .arg(&out_file)
         .arg(&src)
         .output()

@@ -2,37 +2,20 @@
 //! warps in turn (each for a time slice, or until all its lanes wait), releases barriers, and
 //! recognises a block that can no longer make progress.
 
-use super::hang::{Detector, Progress, Verdict};
+use super::barrier::{Barrier, NBARRIERS};
+use super::hang::{Detector, Progress, Round, Verdict};
 use super::launch::Launch;
 use super::warp::{lanes, Warp, BAR, RUN, WSYNC};
 use crate::memory::Region;
+use crate::sanitize::race::RaceShadow;
 use crate::program::{BarKind, Op};
-use crate::error::{Error, Fault, FaultKind};
+use crate::error::{Error, Fault, FaultKind, Site};
 use std::cell::Cell;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// Warp-instructions a warp runs before the next warp's turn.
 pub const SLICE: i64 = 1024;
-pub const NBARRIERS: usize = 16;
-const NO_PC: u32 = u32::MAX;
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Barrier {
-    pub arrived: u32,
-    /// Threads expected (`bar.sync a, b`); 0: every thread of the block that has not exited.
-    pub expected: u32,
-    /// Per warp, the instruction its first thread arrived at in this phase (for `.aligned`).
-    pub first_pc: [u32; 32],
-    pub popc: u32,
-    pub all: bool,
-    pub any: bool,
-}
-
-impl Barrier {
-    const IDLE: Barrier = Barrier { arrived: 0, expected: 0, first_pc: [NO_PC; 32], popc: 0, all: true, any: false };
-}
-
 pub struct Block<'l> {
     pub l: &'l Launch<'l>,
     pub worker: u32,
@@ -56,6 +39,8 @@ pub struct Block<'l> {
     pub events: Cell<u64>,
     pub detector: Detector,
     pub progress: &'l Progress<'l>,
+    /// Racecheck's shadow memory, when it is on.
+    pub race: Option<Box<RaceShadow>>,
 }
 
 impl<'l> Block<'l> {
@@ -77,6 +62,7 @@ impl<'l> Block<'l> {
             events: Cell::new(0),
             detector: Detector::default(),
             progress,
+            race: l.sanitize.race.then(Box::default),
         }
     }
 
@@ -95,6 +81,9 @@ impl<'l> Block<'l> {
         let n = l.block[0] * l.block[1] * l.block[2];
         self.live = n;
         self.nwarps = n.div_ceil(32) as usize;
+        if let Some(race) = self.race.as_mut() {
+            race.start_block(n as usize, l.shared_size as usize);
+        }
         while self.warps.len() < self.nwarps {
             self.warps.push(Warp::new());
         }
@@ -150,7 +139,16 @@ impl<'l> Block<'l> {
             if !progressed {
                 return Err(self.stuck(&warps[..nw]));
             }
-            if let Verdict::Deadlock { unstarted } = self.watch(&warps[..nw], self.clock - round) {
+            let r = Round {
+                progress: self.progress,
+                worker: self.worker,
+                events: self.events.get(),
+                live: self.live,
+                bars: &self.bars,
+                warps: &warps[..nw],
+                insts: self.clock - round,
+            };
+            if let Verdict::Deadlock { unstarted } = self.detector.watch(r) {
                 return Err(self.cycles(&warps[..nw], unstarted));
             }
         }
@@ -167,7 +165,7 @@ impl<'l> Block<'l> {
         if let Some(&(x, k)) = waiting.first() {
             let at = insts.get(x.pc[k].saturating_sub(1) as usize).map_or(0, |i| i.line);
             let what = if x.state[k] == BAR { format!("barrier {}", x.bar_id[k]) } else { "a warp-synchronous instruction".into() };
-            detail += &format!("; {} other thread(s) wait, e.g. ({}, {}, {}) at {what} on PTX line {at}", waiting.len(), x.tid[0][k], x.tid[1][k], x.tid[2][k]);
+            detail += &format!("; {} other thread(s) wait, e.g. ({}, {}, {}) at {what} on {}", waiting.len(), x.tid[0][k], x.tid[1][k], x.tid[2][k], self.place(at));
         }
         if unstarted > 0 {
             detail += &format!(
@@ -231,6 +229,9 @@ impl<'l> Block<'l> {
                 }
             }
             self.bars[id] = Barrier::IDLE;
+            if let Some(race) = self.race.as_mut() {
+                race.barrier();
+            }
         }
         Ok(())
     }
@@ -264,7 +265,7 @@ impl<'l> Block<'l> {
             if let Some((x, k)) = other {
                 let [a, b2, c] = tid(x, k);
                 let what = if x.state[k] == BAR { format!("barrier {}", x.bar_id[k]) } else { "a warp-synchronous instruction".into() };
-                detail += &format!("; thread ({a}, {b2}, {c}) waits at {what} on PTX line {} instead", line_of(x, k));
+                detail += &format!("; thread ({a}, {b2}, {c}) waits at {what} on {} instead", self.place(line_of(x, k) as u32));
             } else if b.expected > self.live {
                 detail += &format!("; the block has only {} threads left", self.live);
             }
@@ -273,6 +274,18 @@ impl<'l> Block<'l> {
         if let Some((w, l)) = elsewhere {
             let m = w.wsync_mask[l];
             let missing = m & !(w.state.iter().enumerate().filter(|(_, s)| **s == WSYNC).fold(0u32, |acc, (k, _)| acc | 1 << k)) & w.live;
+            let exited = m & !w.live;
+            if missing == 0 && exited != 0 {
+                // They were live when it arrived and exited since.
+                return self.fault_at(
+                    w,
+                    l,
+                    FaultKind::InvalidWarpSync,
+                    None,
+                    Some(line_of(w, l)),
+                    format!("a warp-synchronous instruction's member mask {m:#010x} names lane(s) {exited:#010x}, which exited without executing it"),
+                );
+            }
             let detail = format!(
                 "a warp-synchronous instruction with member mask {m:#010x} waits for lane(s) {missing:#010x}, which wait elsewhere and never arrive"
             );
@@ -283,15 +296,28 @@ impl<'l> Block<'l> {
     }
 
     pub fn fault_at(&self, w: &Warp, lane: usize, kind: FaultKind, address: Option<u64>, line: Option<usize>, detail: String) -> Error {
-        Error::Fault(Fault {
-            kind,
+        let Site { kernel, block, thread, line, source } = self.site(w, lane, line);
+        Error::Fault(Fault { kind, kernel, block, thread, address, line, source, detail })
+    }
+
+    /// A lane's thread and an instruction's PTX line, with the line's source location.
+    pub fn site(&self, w: &Warp, lane: usize, line: Option<usize>) -> Site {
+        Site {
             kernel: self.l.kernel.to_owned(),
             block: self.ctaid,
             thread: [w.tid[0][lane] as u32, w.tid[1][lane] as u32, w.tid[2][lane] as u32],
-            address,
             line,
-            detail,
-        })
+            source: line.and_then(|l| self.l.lines.at(l)),
+        }
+    }
+
+    /// "`file:line:col` (PTX line N)", or "PTX line N" without line information: how a report
+    /// names a second place (the other access of a race, a thread waiting elsewhere).
+    pub fn place(&self, line: u32) -> String {
+        match self.l.lines.at(line as usize) {
+            Some(src) => format!("{src} (PTX line {line})"),
+            None => format!("PTX line {line}"),
+        }
     }
 }
 

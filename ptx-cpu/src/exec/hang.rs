@@ -21,7 +21,7 @@
 //! of blocks: then no running block can write again (each is in a cycle that writes nothing
 //! while nothing changes), and blocks not yet started never get a worker.
 
-use super::block::{Barrier, Block};
+use super::barrier::Barrier;
 use super::warp::{Frame, Warp};
 use crate::program::Lanes;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -154,67 +154,74 @@ impl Detector {
     }
 }
 
-impl<'l> Block<'l> {
-    /// Called at the end of every round of `warps` that ran `insts` warp-instructions.
-    pub fn watch(&mut self, warps: &[Warp], insts: u64) -> Verdict {
-        let mut d = std::mem::take(&mut self.detector);
-        let v = self.watch_with(&mut d, warps, insts);
-        self.detector = d;
-        v
-    }
+/// What the detector looks at when a block's round ends.
+pub struct Round<'a> {
+    pub progress: &'a Progress<'a>,
+    /// The host worker running the block.
+    pub worker: u32,
+    /// The block's events so far.
+    pub events: u64,
+    /// Its threads that have not exited, its barriers and warps.
+    pub live: u32,
+    pub bars: &'a [Barrier],
+    pub warps: &'a [Warp],
+    /// Warp-instructions the round ran.
+    pub insts: u64,
+}
 
-    fn watch_with(&self, d: &mut Detector, warps: &[Warp], insts: u64) -> Verdict {
-        let progress = self.progress;
-        let events = self.events.get();
-        if events != d.seen {
+impl Detector {
+    /// Called at the end of every round of a block.
+    pub fn watch(&mut self, r: Round) -> Verdict {
+        let progress = r.progress;
+        if r.events != self.seen {
             if progress.slots.len() > 1 {
                 progress.epoch.fetch_add(1, Ordering::AcqRel);
             }
-            if d.parked.is_some() {
-                progress.running(self.worker);
+            if self.parked.is_some() {
+                progress.running(r.worker);
             }
-            d.reset(events);
+            self.reset(r.events);
             return Verdict::Running;
         }
-        d.quiet += insts;
-        if d.quiet < QUIET {
+        self.quiet += r.insts;
+        if self.quiet < QUIET {
             return Verdict::Running;
         }
         let now = progress.now();
-        if let Some(e) = d.parked {
+        if let Some(e) = self.parked {
             if e != now {
                 // Something was written since: look again.
-                progress.running(self.worker);
-                d.reset(events);
+                progress.running(r.worker);
+                self.reset(r.events);
                 return Verdict::Running;
             }
             return verdict(progress, now);
         }
-        let Some(saved) = &d.saved else {
-            d.saved = Some(self.snapshot(warps, now));
-            (d.lam, d.power) = (0, 1);
+        let Some(saved) = &self.saved else {
+            self.saved = Some(snapshot(&r, now));
+            (self.lam, self.power) = (0, 1);
             return Verdict::Running;
         };
         if saved.epoch != now {
-            d.saved = None;
+            self.saved = None;
             return Verdict::Running;
         }
-        d.lam += 1;
-        if saved.live == self.live && saved.bars == self.bars && saved.warps.iter().zip(warps).all(|(s, w)| s.matches(w)) {
-            d.parked = Some(now);
-            progress.slots[self.worker as usize].store(now + 1, Ordering::Release);
+        self.lam += 1;
+        if saved.live == r.live && saved.bars == r.bars && saved.warps.iter().zip(r.warps).all(|(s, w)| s.matches(w)) {
+            self.parked = Some(now);
+            progress.slots[r.worker as usize].store(now + 1, Ordering::Release);
             return verdict(progress, now);
         }
-        if d.lam == d.power {
-            d.saved = Some(self.snapshot(warps, now));
-            (d.lam, d.power) = (0, d.power * 2);
+        if self.lam == self.power {
+            self.saved = Some(snapshot(&r, now));
+            (self.lam, self.power) = (0, self.power * 2);
         }
         Verdict::Running
     }
+}
 
-    fn snapshot(&self, warps: &[Warp], epoch: u64) -> Snapshot {
-        Snapshot { warps: warps.iter().map(WarpState::of).collect(), bars: self.bars.to_vec(), live: self.live, epoch }
-    }
+fn snapshot(r: &Round, epoch: u64) -> Snapshot {
+    Snapshot { warps: r.warps.iter().map(WarpState::of).collect(), bars: r.bars.to_vec(), live: r.live, epoch }
 }
 
 /// Deadlock when every worker is parked at `epoch` or done.

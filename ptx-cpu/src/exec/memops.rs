@@ -265,17 +265,21 @@ impl<'l> Block<'l> {
                 self.fetch(w, d, addr.base, &mut base);
                 let total = *size as u64 * *vec as u64;
                 let per_thread = matches!(space, MemSpace::Local | MemSpace::FrameParam);
+                let checked = self.l.sanitize.race || self.l.sanitize.init;
                 if *vec == 1 {
                     let mut v = [0u64; 32];
                     let l0 = exec.trailing_zeros() as usize;
-                    if !per_thread && (matches!(addr.base, Src::Imm(_) | Src::Shared(..)) || lanes(exec).all(|l| base[l] == base[l0])) {
+                    if !per_thread && !checked && (matches!(addr.base, Src::Imm(_) | Src::Shared(..)) || lanes(exec).all(|l| base[l] == base[l0])) {
                         // One address for every lane (a parameter, a broadcast): one check, one read.
                         let loc = self.resolve(w, l0, *space, base[l0].wrapping_add(addr.offset as u64), total, Kind::Load, inst.line).map_err(|e| *e)?;
                         v = [self.read(w, l0, &loc, 0, *size as u32, *order); 32];
-                    } else if !self.load_fast(&base, addr.offset, exec, *size, *space, *order, &mut v) {
+                    } else if checked || !self.load_fast(&base, addr.offset, exec, *size, *space, *order, &mut v) {
                         for l in lanes(exec) {
                             let a = base[l].wrapping_add(addr.offset as u64);
                             let loc = self.resolve(w, l, *space, a, total, Kind::Load, inst.line).map_err(|e| *e)?;
+                            if checked {
+                                self.sanitize_access(w, l, &loc, total, Kind::Load, inst.line)?;
+                            }
                             v[l] = self.read(w, l, &loc, 0, *size as u32, *order);
                         }
                     }
@@ -285,6 +289,9 @@ impl<'l> Block<'l> {
                 for l in lanes(exec) {
                     let a = base[l].wrapping_add(addr.offset as u64);
                     let loc = self.resolve(w, l, *space, a, total, Kind::Load, inst.line).map_err(|e| *e)?;
+                    if self.l.sanitize.race || self.l.sanitize.init {
+                        self.sanitize_access(w, l, &loc, total, Kind::Load, inst.line)?;
+                    }
                     for (e, v) in vals.iter_mut().enumerate().take(*vec as usize) {
                         v[l] = self.read(w, l, &loc, e * *size as usize, *size as u32, *order);
                     }
@@ -299,12 +306,16 @@ impl<'l> Block<'l> {
                     self.fetch(w, d, *s, &mut vals[e]);
                 }
                 let total = *size as u64 * *vec as u64;
-                if *vec == 1 && self.store_fast(&base, addr.offset, exec, *size, *space, *order, &vals[0]) {
+                let checked = self.l.sanitize.race;
+                if *vec == 1 && !checked && self.store_fast(&base, addr.offset, exec, *size, *space, *order, &vals[0]) {
                     return Ok(());
                 }
                 for l in lanes(exec) {
                     let a = base[l].wrapping_add(addr.offset as u64);
                     let loc = self.resolve(w, l, *space, a, total, Kind::Store, inst.line).map_err(|e| *e)?;
+                    if checked {
+                        self.sanitize_access(w, l, &loc, total, Kind::Store, inst.line)?;
+                    }
                     for (e, v) in vals.iter().enumerate().take(*vec as usize) {
                         self.write(w, l, &loc, e * *size as usize, *size as u32, v[l], *order);
                     }
@@ -321,6 +332,9 @@ impl<'l> Block<'l> {
                 for l in lanes(exec) {
                     let a = base[l].wrapping_add(addr.offset as u64);
                     let loc = self.resolve(w, l, *space, a, size as u64, Kind::Atomic, inst.line).map_err(|e| *e)?;
+                    if self.race.is_some() {
+                        self.sanitize_access(w, l, &loc, size as u64, Kind::Atomic, inst.line)?;
+                    }
                     // Only an atomic that changes memory is an event (`hang`): a failed
                     // compare-and-swap in a spin lock changes nothing. The last call decides (a
                     // global one may retry).

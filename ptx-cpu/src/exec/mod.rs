@@ -1,18 +1,21 @@
 //! The back end: runs a decoded [`Program`](super::program::Program).
 //!
-//! - `launch` shares a grid's blocks among host threads; `block` runs one block's warps,
-//!   barriers and deadlock detection; `hang` finds blocks that cycle forever; `warp` holds a
-//!   warp's lanes and picks which run together;
+//! - `launch` is a launch's configuration; `grid` shares its blocks among host threads;
+//!   `block` runs one block's warps and barriers (`barrier`) and reports blocks that cannot
+//!   progress; `hang` finds blocks that cycle forever; `warp` holds a warp's lanes and picks
+//!   which run together;
 //!   `step` interprets instructions for a group of lanes; `frames` does calls and returns;
 //!   `warpsync` the warp-synchronous instructions; `memops` memory accesses and memcheck;
 //!   `syscall` and `printf` the system calls.
 //! - The arithmetic: `int`, `fp`, `cvt` (lane-vectorized kernels over `lanes`), and
 //!   `softfloat`, the exact rounding core.
 
+pub mod barrier;
 pub mod block;
 pub mod cvt;
 pub mod fp;
 pub mod frames;
+pub mod grid;
 pub mod hang;
 pub mod int;
 pub mod lanes;

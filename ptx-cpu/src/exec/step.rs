@@ -413,7 +413,7 @@ impl<'l> Block<'l> {
                         self.fetch(w, d, *p, &mut tp);
                         let l0 = exec.trailing_zeros() as usize;
                         let bid = ti[l0];
-                        if bid >= super::block::NBARRIERS as u64 || lanes(exec).any(|l| ti[l] != bid) {
+                        if bid >= super::barrier::NBARRIERS as u64 || lanes(exec).any(|l| ti[l] != bid) {
                             return Err(self.fault_at(
                                 w,
                                 l0,
@@ -422,6 +422,11 @@ impl<'l> Block<'l> {
                                 Some(inst.line as usize),
                                 format!("barrier number {bid} is out of range 0..16 or differs between the threads of a warp"),
                             ));
+                        }
+                        if self.l.sanitize.sync {
+                            if *count != Src::None {
+                                self.sync_check_count(w, l0, tn[l0], inst.line)?;
+                            }
                         }
                         let bar = &mut self.bars[bid as usize];
                         let wi = w.index as usize;
@@ -434,8 +439,9 @@ impl<'l> Block<'l> {
                                 None,
                                 Some(inst.line as usize),
                                 format!(
-                                    "threads of one warp wait at different barrier instructions for barrier {bid} (PTX lines {other} and {}); an aligned barrier (`bar.sync`, `__syncthreads`) must be reached by every thread of a warp at the same instruction",
-                                    inst.line
+                                    "threads of one warp wait at different barrier instructions for barrier {bid} ({} and {}); an aligned barrier (`bar.sync`, `__syncthreads`) must be reached by every thread of a warp at the same instruction",
+                                    self.place(other),
+                                    self.place(inst.line)
                                 ),
                             ));
                         }
@@ -500,6 +506,11 @@ impl<'l> Block<'l> {
                     pc += 1;
                 }
                 Op::Fence { order } => {
+                    if let Some(race) = self.race.as_mut() {
+                        for l in lanes(exec) {
+                            race.fence(w.index as usize * 32 + l);
+                        }
+                    }
                     if exec != 0 {
                         std::sync::atomic::fence(match order {
                             Order::Acquire => std::sync::atomic::Ordering::Acquire,

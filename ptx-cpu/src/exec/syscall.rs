@@ -56,7 +56,13 @@ impl<'l> Block<'l> {
                 }
                 Syscall::Malloc => {
                     let size = self.param(w, l, args[0], 8);
-                    let p = self.l.heap.as_ref().map_or(0, |h| h.malloc(size));
+                    let origin = crate::heap::Origin {
+                        grid: self.l.grid_id,
+                        block: self.ctaid,
+                        thread: [w.tid[0][l] as u32, w.tid[1][l] as u32, w.tid[2][l] as u32],
+                        line,
+                    };
+                    let p = self.l.heap.as_ref().map_or(0, |h| h.malloc(size, origin));
                     if let Some(&r) = rets.first() {
                         self.set_param(w, l, r, 8, p);
                     }
@@ -96,7 +102,8 @@ impl<'l> Block<'l> {
                         )
                         .as_bytes(),
                     );
-                    return Err(Error::Assert { message, file, line: aline, function });
+                    let site = Some(Box::new(self.site(w, l, Some(line as usize))));
+                    return Err(Error::Assert { message, file, line: aline, function, site });
                 }
             }
         }

@@ -51,6 +51,11 @@ impl<'l> Block<'l> {
                 ));
             }
         }
+        if self.l.sanitize.sync {
+            for l in lanes(exec) {
+                self.sync_check_mask(w, l, tm[l] as u32, inst.line)?;
+            }
+        }
         let mut r = Rendezvous { blocked: 0, joined: 0, elsewhere: false };
         let mut todo = exec;
         while todo != 0 {
@@ -77,6 +82,9 @@ impl<'l> Block<'l> {
                 continue;
             }
             self.warp_op(w, d, group | here, (group | here) & m, inst);
+            if let Some(race) = self.race.as_mut() {
+                race.warp_sync(w.index as usize);
+            }
             for l in lanes(here | other) {
                 w.state[l] = RUN;
                 w.runnable |= 1 << l;

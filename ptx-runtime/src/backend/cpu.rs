@@ -7,12 +7,12 @@
 
 use super::{BackendKind, DeviceId, DeviceImpl, EventImpl, LaunchGuard, MemoryImpl, StreamImpl};
 use crate::config::LaunchConfig;
-use crate::cpu::{CpuDevice, CpuModule};
+use crate::cpu::{CpuDevice, CpuModule, Sanitizers};
 use crate::properties::DeviceProperties;
 use crate::error::{Error, Result};
 use crate::kernel::{Kernel, ModuleCache};
 use std::any::Any;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The CPU backend's device and the modules parsed for it.
@@ -112,11 +112,11 @@ impl DeviceImpl for CpuBackend {
     }
 
     fn default_stream(self: Arc<Self>) -> Arc<dyn StreamImpl> {
-        Arc::new(CpuStream(self))
+        Arc::new(CpuStream::new(self))
     }
 
     fn new_stream(self: Arc<Self>) -> Result<Arc<dyn StreamImpl>> {
-        Ok(Arc::new(CpuStream(self)))
+        Ok(Arc::new(CpuStream::new(self)))
     }
 
     /// One priority: every operation runs to completion when it is issued.
@@ -127,10 +127,22 @@ impl DeviceImpl for CpuBackend {
     fn new_stream_with_priority(self: Arc<Self>, _priority: i32) -> Result<Arc<dyn StreamImpl>> {
         self.new_stream()
     }
+
+    fn set_sanitizers(&self, sanitizers: Sanitizers) -> Result<()> {
+        self.device.set_sanitizers(sanitizers);
+        Ok(())
+    }
 }
 
-/// A stream of the CPU backend: the device, since every operation is synchronous.
-struct CpuStream(Arc<CpuBackend>);
+/// A stream of the CPU backend: the device, since every operation is synchronous, and the
+/// sanitizers of its launches where they differ from the device's.
+struct CpuStream(Arc<CpuBackend>, Mutex<Option<Sanitizers>>);
+
+impl CpuStream {
+    fn new(backend: Arc<CpuBackend>) -> CpuStream {
+        CpuStream(backend, Mutex::new(None))
+    }
+}
 
 impl StreamImpl for CpuStream {
     fn device(&self) -> Arc<dyn DeviceImpl> {
@@ -146,6 +158,17 @@ impl StreamImpl for CpuStream {
         Ok(Box::new(CpuMemory { backend: self.0.clone(), addr }))
     }
 
+    /// Zeroed too, but never written as far as initcheck is concerned.
+    fn alloc_uninit(&self, bytes: usize) -> Result<Box<dyn MemoryImpl>> {
+        let addr = self.0.device.alloc_uninit(bytes)?;
+        Ok(Box::new(CpuMemory { backend: self.0.clone(), addr }))
+    }
+
+    fn set_sanitizers(&self, sanitizers: Option<Sanitizers>) -> Result<()> {
+        *self.1.lock().unwrap_or_else(|e| e.into_inner()) = sanitizers;
+        Ok(())
+    }
+
     fn launch(&self, kernel: &'static Kernel, config: &LaunchConfig, params: &[Vec<u8>]) -> Result<()> {
         let module = self.0.module(kernel)?;
         if cfg!(ptx_runtime_unoptimized) {
@@ -153,7 +176,10 @@ impl StreamImpl for CpuStream {
         }
         let params: Vec<&[u8]> = params.iter().map(Vec::as_slice).collect();
         let shared = (config.shared_bytes, config.max_dynamic_shared_bytes);
-        Ok(self.0.device.launch_opt_in(&module, kernel.entry, config.grid.to_array(), config.block.to_array(), shared, &params)?)
+        let (grid, block) = (config.grid.to_array(), config.block.to_array());
+        let own = *self.1.lock().unwrap_or_else(|e| e.into_inner());
+        let sanitizers = own.unwrap_or_else(|| self.0.device.sanitizers());
+        Ok(self.0.device.launch_with_sanitizers(&module, kernel.entry, grid, block, shared, &params, sanitizers)?)
     }
 
     fn record_event(&self) -> Result<Arc<dyn EventImpl>> {

@@ -22,6 +22,7 @@ use crate::config::LaunchConfig;
 use crate::properties::DeviceProperties;
 use crate::error::Result;
 use crate::kernel::Kernel;
+use ptx_cpu::Sanitizers;
 use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
@@ -88,6 +89,23 @@ pub(crate) trait DeviceImpl: Send + Sync {
     fn stream_priority_range(&self) -> Result<(i32, i32)>;
     /// A new stream of `priority`, which is within [`stream_priority_range`](Self::stream_priority_range).
     fn new_stream_with_priority(self: Arc<Self>, priority: i32) -> Result<Arc<dyn StreamImpl>>;
+    /// Switches the CPU backend's sanitizers for the device's launches; elsewhere turning
+    /// them off is a no-op and turning them on an error (a GPU runs `compute-sanitizer`).
+    fn set_sanitizers(&self, sanitizers: Sanitizers) -> Result<()> {
+        no_sanitizers(sanitizers)
+    }
+}
+
+/// What a backend without the CPU sanitizers answers.
+fn no_sanitizers(sanitizers: Sanitizers) -> Result<()> {
+    if !sanitizers.any() {
+        return Ok(());
+    }
+    Err(crate::Error::InvalidConfig {
+        reason: format!(
+            "the sanitizers ({sanitizers}) run on the CPU backend; on a GPU run the program under NVIDIA's compute-sanitizer (--tool racecheck, initcheck, synccheck, or memcheck --leak-check full)"
+        ),
+    })
 }
 
 /// An ordered queue of work on one device.
@@ -104,6 +122,16 @@ pub(crate) trait StreamImpl: Send + Sync {
     fn record_event(&self) -> Result<Arc<dyn EventImpl>>;
     /// Makes later work on this stream wait for `event`'s work (an event of the same device).
     fn wait_event(&self, event: &dyn EventImpl) -> Result<()>;
+    /// Allocates `bytes` (at least one) bytes with no initial contents, as `cudaMalloc`
+    /// does; a backend that cannot tell them from zeroed ones gives zeroed ones.
+    fn alloc_uninit(&self, bytes: usize) -> Result<Box<dyn MemoryImpl>> {
+        self.alloc_zeroed(bytes)
+    }
+    /// The sanitizers of this stream's launches (`None`: the device's); see
+    /// [`DeviceImpl::set_sanitizers`].
+    fn set_sanitizers(&self, sanitizers: Option<Sanitizers>) -> Result<()> {
+        no_sanitizers(sanitizers.unwrap_or_default())
+    }
     /// The backend's own stream object, for interop (CUDA: the cudarc `Arc<CudaStream>`).
     fn as_any(&self) -> &dyn Any;
 }

@@ -29,6 +29,7 @@ fn device_assert(call: &'static str) -> Error {
         file: String::new(),
         line: 0,
         function: String::new(),
+        site: None,
     }
 }
 
