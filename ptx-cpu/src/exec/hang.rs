@@ -171,7 +171,7 @@ impl<'l> Block<'l> {
                 progress.epoch.fetch_add(1, Ordering::AcqRel);
             }
             if d.parked.is_some() {
-                progress.running(self.worker);
+                progress.running(self.slot);
             }
             d.reset(events);
             return Verdict::Running;
@@ -184,7 +184,7 @@ impl<'l> Block<'l> {
         if let Some(e) = d.parked {
             if e != now {
                 // Something was written since: look again.
-                progress.running(self.worker);
+                progress.running(self.slot);
                 d.reset(events);
                 return Verdict::Running;
             }
@@ -202,7 +202,7 @@ impl<'l> Block<'l> {
         d.lam += 1;
         if saved.live == self.live && saved.bars == self.bars && saved.warps.iter().zip(warps).all(|(s, w)| s.matches(w)) {
             d.parked = Some(now);
-            progress.slots[self.worker as usize].store(now + 1, Ordering::Release);
+            progress.slots[self.slot as usize].store(now + 1, Ordering::Release);
             return verdict(progress, now);
         }
         if d.lam == d.power {

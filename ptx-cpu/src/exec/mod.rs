@@ -1,6 +1,7 @@
 //! The back end: runs a decoded [`Program`](super::program::Program).
 //!
-//! - `launch` shares a grid's blocks among host threads; `block` runs one block's warps,
+//! - `launch` shares a grid's blocks among host threads; `grid` runs a cooperative grid's
+//!   blocks all at once, interleaved; `block` runs one block's warps,
 //!   barriers and deadlock detection; `hang` finds blocks that cycle forever; `warp` holds a
 //!   warp's lanes and picks which run together;
 //!   `step` interprets instructions for a group of lanes; `frames` does calls and returns;
@@ -13,6 +14,7 @@ pub mod block;
 pub mod cvt;
 pub mod fp;
 pub mod frames;
+pub mod grid;
 pub mod hang;
 pub mod int;
 pub mod lanes;
