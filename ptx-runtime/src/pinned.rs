@@ -5,25 +5,7 @@
 //! DMA while the host goes on, so copies on one stream overlap kernels on another
 //! (`cudaMemcpyAsync` from `cudaHostAlloc`ed memory).
 //!
-//! # The rule that keeps it safe
-//!
-//! An asynchronous copy reads or writes the pinned memory *after* the call that enqueued it
-//! returns, so the host must not touch that memory until the copy has finished. The buffer
-//! enforces this itself instead of trusting a borrow: every asynchronous copy (and every graph
-//! replay that copies) records an event after itself in the buffer, and every host access —
-//! [`as_slice`](PinnedBuffer::as_slice), [`as_mut_slice`](PinnedBuffer::as_mut_slice),
-//! [`to_vec`](PinnedBuffer::to_vec), dropping the buffer — first waits for those events. So the
-//! host never sees memory a copy is still using, whatever the program does with its borrows
-//! (`mem::forget` included: a forgotten buffer is only leaked). A copy enqueued on another
-//! stream waits, on the device, for the copies still pending on the buffer, so two copies never
-//! race on it either. The cost of the rule: touching the buffer from the host is a wait.
-//!
-//! Element types must have no padding ([`DeviceRepr::NO_PADDING`]): the copies move bytes as
-//! they are, and a padding byte is not a value the host may read. That is checked when the
-//! program is compiled.
-//!
-//! On the CPU backend the memory is ordinary aligned host memory and every copy has finished
-//! when its call returns (the CPU backend runs each stream's work in order as it is issued).
+//! The rules that keep it safe are on [`PinnedBuffer`].
 
 use crate::backend::{EventImpl, PinnedImpl};
 use crate::devices::Device;
@@ -90,8 +72,7 @@ impl PinnedShared {
 /// `len` elements of `T` in page-locked host memory: the source and target of asynchronous
 /// copies ([`DeviceSliceMut::copy_from_pinned_async`](crate::DeviceSliceMut::copy_from_pinned_async),
 /// [`DeviceSlice::copy_to_pinned_async`](crate::DeviceSlice::copy_to_pinned_async)). The host
-/// reaches the elements through methods that first wait for the copies still using them (see
-/// the [module documentation](self) for the rule).
+/// reaches the elements through methods that first wait for the copies still using them.
 ///
 /// ```
 /// # fn main() -> ptx_runtime::Result<()> {
@@ -107,6 +88,29 @@ impl PinnedShared {
 /// # Ok(())
 /// # }
 /// ```
+///
+/// # Safety of asynchronous copies
+///
+/// An asynchronous copy reads or writes the pinned memory *after* the call that enqueued it
+/// returns, so the host must not touch that memory until the copy has finished. The buffer
+/// enforces this itself instead of trusting a borrow: every asynchronous copy (and every graph
+/// replay that copies) records an event after itself in the buffer, and every host access —
+/// [`as_slice`](PinnedBuffer::as_slice), [`as_mut_slice`](PinnedBuffer::as_mut_slice),
+/// [`to_vec`](PinnedBuffer::to_vec), dropping the buffer — first waits for those events. So the
+/// host never sees memory a copy is still using, whatever the program does with its borrows
+/// (`mem::forget` included: a forgotten buffer is only leaked). A copy enqueued on another
+/// stream waits, on the device, for the copies still pending on the buffer, so two copies never
+/// race on it either. A graph replay uses the buffer without borrowing it, so the host's
+/// borrows ([`PinnedRef`], [`PinnedMut`]) hold a lock that a replay checks: while one is alive,
+/// a replay that copies from or to the buffer is refused with an `Err`. The cost of the rule:
+/// touching the buffer from the host is a wait.
+///
+/// Element types must have no padding ([`DeviceRepr::NO_PADDING`]): the copies move bytes as
+/// they are, and a padding byte is not a value the host may read. That is checked when the
+/// program is compiled.
+///
+/// On the CPU backend the memory is ordinary aligned host memory and every copy has finished
+/// when its call returns (the CPU backend runs each stream's work in order as it is issued).
 ///
 /// A type with padding cannot be pinned (its padding bytes would be copied as values):
 ///

@@ -165,3 +165,58 @@ fn modules_assemble() {
     crate::tools::assemble("affine", affine::PTX);
     crate::tools::assemble("copy16", copy16::PTX);
 }
+
+/// Random ranges on both sides of asynchronous copies: each is `Ok` exactly when both ranges
+/// are in bounds and of one length, and then moves exactly those elements (a host model of both
+/// buffers says which), never a panic.
+#[test]
+fn random_pinned_copies_are_exact_or_errors() {
+    let device = Device::cpu();
+    let stream = device.new_stream().unwrap();
+    let n = 48usize;
+    let mut host_model: Vec<u32> = (0..n as u32).map(|i| i * 7 + 1).collect();
+    let mut dev_model = vec![0u32; n];
+    let mut pinned = PinnedBuffer::from_slice(&device, &host_model).unwrap();
+    let mut dev = DeviceBuffer::<u32>::zeroed(&stream, n).unwrap();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |m: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % m as u64) as usize
+    };
+    let mut ok = 0;
+    for case in 0..3000 {
+        // Mostly equal lengths, sometimes one more on the device side or a reversed range.
+        let len = next(n / 2 + 4);
+        let (mut a, c) = (next(n + 4), next(n + 4));
+        let (mut b, d) = (a + len, c + len + (next(4) == 0) as usize);
+        if next(8) == 0 {
+            std::mem::swap(&mut a, &mut b);
+        }
+        let valid = a <= b && b <= n && c <= d && d <= n && b - a == d - c;
+        let to_device = next(2) == 0;
+        let r = if to_device {
+            pinned.slice(a..b).and_then(|src| dev.slice_mut(c..d)?.copy_from_pinned_async(src, &stream))
+        } else {
+            dev.slice(c..d).and_then(|src| src.copy_to_pinned_async(pinned.slice_mut(a..b)?, &stream))
+        };
+        assert_eq!(r.is_ok(), valid, "case {case}: pinned {a}..{b}, device {c}..{d}: {r:?}");
+        if valid {
+            ok += 1;
+            if to_device {
+                dev_model[c..d].copy_from_slice(&host_model[a..b]);
+            } else {
+                host_model[a..b].copy_from_slice(&dev_model[c..d]);
+            }
+        }
+        if case % 100 == 0 {
+            // A device-side change the model knows, so both directions keep moving data.
+            dev_model[case % n] = case as u32;
+            dev.slice_mut(case % n..case % n + 1).unwrap().copy_from_slice(&[case as u32]).unwrap();
+        }
+    }
+    assert!(ok > 100, "only {ok} valid copies");
+    assert_eq!(pinned.to_vec().unwrap(), host_model);
+    assert_eq!(dev.to_vec().unwrap(), dev_model);
+}
