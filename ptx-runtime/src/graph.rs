@@ -12,6 +12,11 @@
 //! (and wait for its replays before the host touches them), and a replay after a device buffer
 //! it uses was dropped is an `Err` instead of a use of freed memory. Synchronous operations
 //! (`copy_from_slice`, `to_vec`) are not captured: do them outside the capture.
+//!
+//! A replay is ordered after the work queued before it on its stream, and nothing else: order
+//! other streams' work against it with events. On CUDA, drop a device buffer a graph uses only
+//! once the replays that use it have finished (synchronize their stream): a replay does not
+//! hold the buffer's memory, only the check above keeps a later replay from using freed memory.
 
 use crate::backend::GraphImpl;
 use crate::error::{Error, Result};
@@ -179,6 +184,16 @@ impl Graph {
         }
         drop(guards);
         Ok(())
+    }
+}
+
+impl Drop for Graph {
+    /// Waits for the replays still copying from or to the graph's pinned buffers, whose memory
+    /// may go with the graph (when their `PinnedBuffer`s were dropped first).
+    fn drop(&mut self) {
+        for (p, _) in &self.keep.pinned {
+            let _ = p.wait();
+        }
     }
 }
 
