@@ -535,6 +535,56 @@ impl CpuDevice {
         params: &[&[u8]],
         sanitizers: Sanitizers,
     ) -> Result<()> {
+        self.launch_with(module, entry, grid, block, shared, params, sanitizers, false)
+    }
+
+    /// A cooperative launch (CUDA's `cuLaunchCooperativeKernel`): every block of the grid is
+    /// resident at once, so blocks may wait for each other — cooperative groups'
+    /// `this_grid().sync()`, whose barrier word lives in a grid workspace the kernel finds at
+    /// `%envreg1:%envreg2` (set here, 0 in an ordinary launch). The blocks run interleaved, a
+    /// time slice each in turn, never one after another. Arguments as
+    /// [`launch_opt_in`](Self::launch_opt_in), under the device's sanitizers; `Err(InvalidConfig)` for a
+    /// grid larger than the device holds at once: [`CpuModule::max_active_blocks`] per "SM",
+    /// one SM per worker thread ([`parallelism`](Self::parallelism)), as CUDA refuses a grid
+    /// its SMs cannot hold.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_cooperative(
+        &self,
+        module: &CpuModule,
+        entry: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: (u32, Option<u32>),
+        params: &[&[u8]],
+    ) -> Result<()> {
+        ptx_abi::launch::check_dims(grid, block)?;
+        let threads = block.iter().product::<u32>();
+        let per_sm = module.max_active_blocks(entry, threads, shared.0)? as u64;
+        let most = per_sm * self.parallelism() as u64;
+        let blocks = grid.iter().map(|&d| d as u64).product::<u64>();
+        if blocks > most {
+            return Err(Error::InvalidConfig {
+                reason: format!(
+                    "a cooperative launch of `{entry}` with {blocks} blocks of {threads} threads: at most {most} can be resident at once ({per_sm} per SM × {} SMs, one per worker thread)",
+                    self.parallelism()
+                ),
+            });
+        }
+        self.launch_with(module, entry, grid, block, shared, params, self.settings().sanitizers, true)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn launch_with(
+        &self,
+        module: &CpuModule,
+        entry: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: (u32, Option<u32>),
+        params: &[&[u8]],
+        sanitizers: Sanitizers,
+        cooperative: bool,
+    ) -> Result<()> {
         let (dynamic_shared_bytes, max_dynamic) = shared;
         if module.device != self.id {
             return Err(Error::InvalidConfig { reason: "the module was loaded on another device".into() });
@@ -575,6 +625,8 @@ impl CpuDevice {
             return Err(Error::InvalidConfig { reason });
         }
         let heap = if module.uses_heap { Some(self.heap(&settings)?) } else { None };
+        // Cooperative groups' grid workspace: `{ u32 size; u32 barrier; }`, zeroed.
+        let workspace = if cooperative { Some(Workspace(&self.memory, self.alloc(8)?)) } else { None };
         let l = exec::launch::Launch {
             prog,
             entry: e,
@@ -597,9 +649,11 @@ impl CpuDevice {
             host_writes: &self.memory.host_writes,
             lines: &module.lines,
             sanitize: sanitizers,
+            grid_workspace: workspace.as_ref().map_or(0, |w| w.1),
         };
         let start = Instant::now();
-        let outcome = exec::grid::run(&l);
+        let outcome = if cooperative { exec::coop::run(&l) } else { exec::grid::run(&l) };
+        drop(workspace);
         *self.stats.lock().unwrap_or_else(|e| e.into_inner()) = LaunchStats {
             thread_instructions: outcome.thread_insts,
             warp_instructions: outcome.warp_insts,
@@ -634,6 +688,15 @@ impl CpuDevice {
         let h = Arc::new(DeviceHeap::new(&self.memory, s.heap_size).ok_or(Error::OutOfMemory { requested: s.heap_size as usize })?);
         *heap = Some(h.clone());
         Ok(h)
+    }
+}
+
+/// A cooperative launch's grid workspace, freed when the launch ends.
+struct Workspace<'a>(&'a GlobalMemory, u64);
+
+impl Drop for Workspace<'_> {
+    fn drop(&mut self) {
+        self.0.free(self.1);
     }
 }
 

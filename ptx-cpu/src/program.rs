@@ -67,7 +67,12 @@ pub enum Sreg {
     TotalSmemSize,
     /// That plus the reserved region (`%aggr_smem_size`).
     AggrSmemSize,
-    /// Registers that read as a constant here (`%cluster_ctarank` = 0, `%envregN` = 0, ...).
+    /// `%envreg1` (`true`: the high half) and `%envreg2`: the address of a cooperative
+    /// launch's grid workspace, where cooperative groups keep their grid barrier (0 outside a
+    /// cooperative launch, as the driver leaves it).
+    GridWorkspace(bool),
+    /// Registers that read as a constant here (`%cluster_ctarank` = 0, the other `%envregN`
+    /// = 0, ...).
     Const(u32),
 }
 

@@ -7,6 +7,7 @@ use crate::buffer::{DeviceBuffer, DeviceSlice, DeviceSliceMut};
 use crate::error::{Error, Result};
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
+use std::sync::Arc;
 
 /// The encoded arguments of one launch. On CUDA it also holds the guards that make other
 /// streams wait for this launch before they touch the buffers it uses.
@@ -14,11 +15,13 @@ pub struct Args<'a> {
     pub(crate) stream: &'a Stream,
     params: Vec<Vec<u8>>,
     pub(crate) guards: Vec<Box<dyn LaunchGuard + 'a>>,
+    /// The liveness of each device buffer passed, for a graph that captures the launch.
+    pub(crate) uses: Vec<Arc<()>>,
 }
 
 impl<'a> Args<'a> {
     pub fn new(stream: &'a Stream) -> Args<'a> {
-        Args { stream, params: Vec::new(), guards: Vec::new() }
+        Args { stream, params: Vec::new(), guards: Vec::new(), uses: Vec::new() }
     }
 
     /// Appends one parameter's bytes.
@@ -42,6 +45,7 @@ impl<'a> Args<'a> {
         if !buf.on_device_of(self.stream) {
             return Err(Error::InvalidBuffer { reason: "a buffer passed to a kernel lives on a different device than the launch's stream".into() });
         }
+        self.uses.push(buf.alive.clone());
         let (base, guard) = buf.mem.launch_address(&*self.stream.inner);
         self.guards.extend(guard);
         Ok(base + (start * T::LAYOUT.size) as u64)
@@ -51,6 +55,7 @@ impl<'a> Args<'a> {
         if !buf.on_device_of(self.stream) {
             return Err(Error::InvalidBuffer { reason: "a buffer passed to a kernel lives on a different device than the launch's stream".into() });
         }
+        self.uses.push(buf.alive.clone());
         let (base, guard) = buf.mem.launch_address_mut(&*self.stream.inner);
         self.guards.extend(guard);
         Ok(base + (start * T::LAYOUT.size) as u64)

@@ -7,11 +7,13 @@
 
 use crate::backend::MemoryImpl;
 use crate::error::{Error, Result};
+use crate::pinned::{PinnedSlice, PinnedSliceMut};
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
+use std::sync::Arc;
 
 /// An allocation of `len` elements of `T` in device memory.
 ///
@@ -29,6 +31,9 @@ use std::ops::{Bound, RangeBounds};
 pub struct DeviceBuffer<T: DeviceRepr> {
     pub(crate) mem: Box<dyn MemoryImpl>,
     len: usize,
+    /// Alive while the buffer is: a graph that captured a use of the buffer holds a `Weak` and
+    /// refuses to replay once the buffer is gone.
+    pub(crate) alive: Arc<()>,
     _elem: PhantomData<T>,
 }
 
@@ -46,7 +51,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             Error::OutOfMemory { .. } => Error::OutOfMemory { requested: bytes },
             other => other,
         })?;
-        Ok(DeviceBuffer { mem, len, _elem: PhantomData })
+        Ok(DeviceBuffer { mem, len, alive: Arc::new(()), _elem: PhantomData })
     }
 
     /// `len` elements with no initial contents, as `cudaMalloc` gives them: on CUDA whatever
@@ -59,7 +64,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             Error::OutOfMemory { .. } => Error::OutOfMemory { requested: bytes },
             other => other,
         })?;
-        Ok(DeviceBuffer { mem, len, _elem: PhantomData })
+        Ok(DeviceBuffer { mem, len, alive: Arc::new(()), _elem: PhantomData })
     }
 
     /// A copy of this buffer on `stream`'s device (this one or another).
@@ -97,6 +102,18 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
     /// The contents, after everything queued before has finished.
     pub fn to_vec(&self) -> Result<Vec<T>> {
         self.as_slice().to_vec()
+    }
+
+    /// Enqueues a copy of `src` (exactly `len()` elements of pinned memory) into the buffer on
+    /// `stream` (see [`DeviceSliceMut::copy_from_pinned_async`]).
+    pub fn copy_from_pinned_async<'p>(&mut self, src: impl Into<PinnedSlice<'p, T>>, stream: &Stream) -> Result<()> {
+        self.as_slice_mut().copy_from_pinned_async(src, stream)
+    }
+
+    /// Enqueues a copy of the buffer into `dst` (exactly `len()` elements of pinned memory) on
+    /// `stream` (see [`DeviceSlice::copy_to_pinned_async`]).
+    pub fn copy_to_pinned_async<'p>(&self, dst: impl Into<PinnedSliceMut<'p, T>>, stream: &Stream) -> Result<()> {
+        self.as_slice().copy_to_pinned_async(dst, stream)
     }
 
     /// A view of the whole buffer.
@@ -145,7 +162,7 @@ impl<T: DeviceRepr> fmt::Debug for DeviceBuffer<T> {
     }
 }
 
-fn bounds(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize)> {
+pub(crate) fn bounds(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize)> {
     let start = match range.start_bound() {
         Bound::Included(&s) => s,
         Bound::Excluded(&s) => s.saturating_add(1),
@@ -199,9 +216,15 @@ impl<'a, T: DeviceRepr> DeviceSlice<'a, T> {
         Ok(DeviceSlice { buf: self.buf, start: self.start + start, len })
     }
 
+    /// Copies the view into `out` (exactly `len()` elements), waiting for queued work. A type
+    /// without padding ([`DeviceRepr::NO_PADDING`]) is copied straight into `out`; others are
+    /// staged through bytes.
     pub fn copy_to_slice(&self, out: &mut [T]) -> Result<()> {
         check_len("copy_to_slice", self.len, out.len())?;
         let size = elem_size::<T>();
+        if let Some(bytes) = as_bytes_mut(out) {
+            return self.buf.read_bytes(self.start * size, bytes);
+        }
         let mut bytes = vec![0u8; self.len * size];
         self.buf.read_bytes(self.start * size, &mut bytes)?;
         for (i, slot) in out.iter_mut().enumerate() {
@@ -214,10 +237,51 @@ impl<'a, T: DeviceRepr> DeviceSlice<'a, T> {
 
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let size = elem_size::<T>();
+        if T::NO_PADDING && cfg!(target_endian = "little") {
+            let mut out: Vec<T> = Vec::with_capacity(self.len);
+            let spare = out.spare_capacity_mut();
+            // SAFETY: the spare capacity holds `len` elements; zeroing makes its bytes
+            // initialised, so they may be viewed as `u8` and overwritten by the read.
+            let bytes = unsafe {
+                std::ptr::write_bytes(spare.as_mut_ptr(), 0, self.len);
+                std::slice::from_raw_parts_mut(spare.as_mut_ptr() as *mut u8, self.len * size)
+            };
+            self.buf.read_bytes(self.start * size, bytes)?;
+            // SAFETY: the read filled all `len` elements with values of T (the device writes
+            // only values of T, as in the staged path).
+            unsafe { out.set_len(self.len) };
+            return Ok(out);
+        }
         let mut bytes = vec![0u8; self.len * size];
         self.buf.read_bytes(self.start * size, &mut bytes)?;
         // SAFETY: as in `copy_to_slice`.
         Ok((0..self.len).map(|i| unsafe { std::ptr::read_unaligned(bytes.as_ptr().add(i * size) as *const T) }).collect())
+    }
+
+    /// Enqueues a copy of the view into `dst` (a whole [`PinnedBuffer`](crate::PinnedBuffer)
+    /// as `&mut buffer`, or [`slice_mut`](crate::PinnedBuffer::slice_mut) of one; the same
+    /// number of elements) on `stream`, after the work queued there before; it may still run
+    /// when this returns (CUDA's `cudaMemcpyAsync`, device to host). The pinned buffer waits
+    /// for it before the host reads it (see [`pinned`](crate::PinnedBuffer)).
+    pub fn copy_to_pinned_async<'p>(&self, dst: impl Into<PinnedSliceMut<'p, T>>, stream: &Stream) -> Result<()> {
+        let dst = dst.into();
+        let (offset, bytes) = dst.buf.byte_range(dst.start, dst.len, "copy_to_pinned_async", self.len)?;
+        if !self.buf.on_device_of(stream) {
+            return Err(Error::InvalidBuffer { reason: "copy_to_pinned_async: the device buffer lives on a different device than the stream".into() });
+        }
+        if bytes == 0 {
+            return Ok(());
+        }
+        let shared = &dst.buf.shared;
+        let capturing = stream.note_capture((shared, true), &self.buf.alive);
+        if !capturing {
+            shared.order_before(stream)?;
+        }
+        stream.inner.copy_dtoh_async(&*self.buf.mem, self.start * elem_size::<T>(), &shared.mem, offset, bytes)?;
+        if !capturing {
+            shared.record(stream)?;
+        }
+        Ok(())
     }
 
     /// The device address of the view's first element.
@@ -251,9 +315,15 @@ impl<'a, T: DeviceRepr> DeviceSliceMut<'a, T> {
         DeviceSliceMut { buf: self.buf, start: self.start, len: self.len }
     }
 
+    /// Copies `data` (exactly `len()` elements) into the view. A type without padding
+    /// ([`DeviceRepr::NO_PADDING`]) is copied straight from `data`; others are serialised
+    /// first, with zeroed padding.
     pub fn copy_from_slice(&mut self, data: &[T]) -> Result<()> {
         check_len("copy_from_slice", self.len, data.len())?;
         let size = elem_size::<T>();
+        if let Some(bytes) = as_bytes(data) {
+            return self.buf.write_bytes(self.start * size, bytes);
+        }
         let mut bytes = vec![0u8; data.len() * size];
         for (i, v) in data.iter().enumerate() {
             v.write_bytes(&mut bytes[i * size..(i + 1) * size]);
@@ -267,6 +337,33 @@ impl<'a, T: DeviceRepr> DeviceSliceMut<'a, T> {
 
     pub fn to_vec(&self) -> Result<Vec<T>> {
         self.as_slice().to_vec()
+    }
+
+    /// Enqueues a copy of `src` (a whole [`PinnedBuffer`](crate::PinnedBuffer) as `&buffer`,
+    /// or [`slice`](crate::PinnedBuffer::slice) of one; the same number of elements) into this
+    /// view on `stream`, after the work queued there before; it may still run when this returns
+    /// (CUDA's `cudaMemcpyAsync`, host to device), and overlaps kernels on other streams. The
+    /// pinned buffer waits for it before the host writes it.
+    pub fn copy_from_pinned_async<'p>(&mut self, src: impl Into<PinnedSlice<'p, T>>, stream: &Stream) -> Result<()> {
+        let src = src.into();
+        let (src_offset, bytes) = src.buf.byte_range(src.start, src.len, "copy_from_pinned_async", self.len)?;
+        if !self.buf.on_device_of(stream) {
+            return Err(Error::InvalidBuffer { reason: "copy_from_pinned_async: the device buffer lives on a different device than the stream".into() });
+        }
+        if bytes == 0 {
+            return Ok(());
+        }
+        let shared = &src.buf.shared;
+        let capturing = stream.note_capture((shared, false), &self.buf.alive);
+        if !capturing {
+            shared.order_before(stream)?;
+        }
+        let offset = self.start * elem_size::<T>();
+        stream.inner.copy_htod_async(&shared.mem, src_offset, &mut *self.buf.mem, offset, bytes)?;
+        if !capturing {
+            shared.record(stream)?;
+        }
+        Ok(())
     }
 
     /// Copies `src` (exactly `len()` elements) into this view, on the same device or from
@@ -283,4 +380,24 @@ impl<'a, T: DeviceRepr> DeviceSliceMut<'a, T> {
         src.buf.read_bytes(src_offset, &mut staged)?;
         self.buf.write_bytes(offset, &staged)
     }
+}
+
+/// `data` as its bytes, where those are exactly the device's: a type without padding, on a
+/// little-endian host (every host CUDA supports).
+fn as_bytes<T: DeviceRepr>(data: &[T]) -> Option<&[u8]> {
+    if !(T::NO_PADDING && cfg!(target_endian = "little")) {
+        return None;
+    }
+    // SAFETY: every byte of a padding-free T is initialised; the length is the slice's size.
+    Some(unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data)) })
+}
+
+/// `out` as bytes to overwrite, where the device's bytes of T are T's (as [`as_bytes`]).
+fn as_bytes_mut<T: DeviceRepr>(out: &mut [T]) -> Option<&mut [u8]> {
+    if !(T::NO_PADDING && cfg!(target_endian = "little")) {
+        return None;
+    }
+    // SAFETY: as in `as_bytes`; the device writes only values of T into them (the assumption
+    // the staged path makes too).
+    Some(unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr() as *mut u8, std::mem::size_of_val(out)) })
 }

@@ -16,11 +16,15 @@ pub struct LaunchConfig {
     /// `cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, n)`, which the CUDA
     /// backend sets before the launch). `None`: static plus dynamic at most 48 KiB.
     pub max_dynamic_shared_bytes: Option<u32>,
+    /// A cooperative launch (`cudaLaunchCooperativeKernel`): every block of the grid resident
+    /// at once, so the kernel may call [`grid_sync`](crate::device::grid_sync). The launcher
+    /// returns `Err` for a grid that cannot be resident ([`Device::max_cooperative_grid`](crate::Device::max_cooperative_grid)).
+    pub cooperative: bool,
 }
 
 impl LaunchConfig {
     pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> LaunchConfig {
-        LaunchConfig { grid: grid.into(), block: block.into(), shared_bytes: 0, max_dynamic_shared_bytes: None }
+        LaunchConfig { grid: grid.into(), block: block.into(), shared_bytes: 0, max_dynamic_shared_bytes: None, cooperative: false }
     }
 
     /// One thread per element, 256 threads per block, enough blocks to cover `n` elements.
@@ -50,6 +54,12 @@ impl LaunchConfig {
     /// ```
     pub fn with_max_dynamic_shared_bytes(mut self, bytes: u32) -> LaunchConfig {
         self.max_dynamic_shared_bytes = Some(bytes);
+        self
+    }
+
+    /// Makes the launch cooperative (see [`cooperative`](LaunchConfig::cooperative)).
+    pub fn cooperative(mut self) -> LaunchConfig {
+        self.cooperative = true;
         self
     }
 

@@ -20,6 +20,12 @@ pub enum Error {
     NoDevice { ordinal: usize, count: usize },
     /// Device memory is exhausted.
     OutOfMemory { requested: usize },
+    /// The host cannot provide this much page-locked memory (`available`: the host's
+    /// physical memory, where known).
+    OutOfHostMemory { requested: usize, available: Option<u64> },
+    /// An operation the object's state does not allow: ending a capture that was not begun, a
+    /// graph launched on another device's stream or replayed after a buffer it uses was dropped.
+    InvalidOperation { reason: String },
     /// The launch configuration was rejected before launching (e.g. more than 1024 threads per
     /// block, a zero dimension, too much shared memory).
     InvalidConfig { reason: String },
@@ -47,6 +53,11 @@ impl fmt::Display for Error {
             Error::NoDriver { detail } => write!(f, "no CUDA driver: {detail}"),
             Error::NoDevice { ordinal, count } => write!(f, "no CUDA device {ordinal} (the driver reports {count})"),
             Error::OutOfMemory { requested } => write!(f, "out of device memory allocating {requested} bytes"),
+            Error::OutOfHostMemory { requested, available: Some(a) } => {
+                write!(f, "out of host memory allocating {requested} bytes of page-locked memory (the host has {a} bytes)")
+            }
+            Error::OutOfHostMemory { requested, available: None } => write!(f, "out of host memory allocating {requested} bytes of page-locked memory"),
+            Error::InvalidOperation { reason } => write!(f, "invalid operation: {reason}"),
             Error::InvalidConfig { reason } => write!(f, "invalid launch configuration: {reason}"),
             Error::InvalidBuffer { reason } => write!(f, "invalid buffer operation: {reason}"),
             Error::PtxLoad { log } => write!(f, "PTX failed to load:\n{log}"),

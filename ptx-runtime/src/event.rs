@@ -81,6 +81,6 @@ impl Device {
                 reason: format!("stream priority {priority} is outside the device's range {greatest}..={least} (smaller is higher)"),
             });
         }
-        Ok(Stream { inner: self.inner.clone().new_stream_with_priority(priority)? })
+        Ok(Stream::wrap(self.inner.clone().new_stream_with_priority(priority)?))
     }
 }

@@ -17,6 +17,7 @@ macro_rules! handles {
         unsafe impl DeviceRepr for $name {
             const LAYOUT: Layout = Layout::scalar(Scalar::U64);
             const PARAM: ParamAbi = ParamAbi::Handle;
+            const NO_PADDING: bool = true;
             fn write_bytes(&self, out: &mut [u8]) {
                 self.0.write_bytes(out)
             }

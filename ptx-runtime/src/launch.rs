@@ -13,6 +13,11 @@ impl Stream {
     pub fn launch_kernel(&self, kernel: &'static Kernel, config: LaunchConfig, args: Args<'_>) -> Result<()> {
         config.validate()?;
         crate::limits::check_bounds(kernel.entry, config.block.to_array(), &kernel.bounds)?;
+        self.note_capture_buffers(&args.uses);
+        if config.cooperative {
+            self.check_co_resident(kernel, &config)?;
+            return self.inner.launch_cooperative(kernel, &config, args.params());
+        }
         self.inner.launch(kernel, &config, args.params())
     }
 }

@@ -26,6 +26,13 @@ pub unsafe trait DeviceRepr: Copy + 'static {
     const LAYOUT: Layout;
     /// How a value of this type is passed as a parameter.
     const PARAM: ParamAbi;
+    /// Whether every byte of a value belongs to a field (no padding anywhere), so a slice of
+    /// values is fully initialised bytes that can be copied as they are: without staging on the
+    /// host ([`DeviceBuffer::copy_from_slice`](crate::DeviceBuffer::copy_from_slice)) and from
+    /// and to [`PinnedBuffer`](crate::PinnedBuffer)s. `false` unless the implementation knows;
+    /// the scalars, pointers, native vectors, handles, arrays of such and derived structs whose
+    /// fields fill them are `true`.
+    const NO_PADDING: bool = false;
     /// Writes the value's bytes, little-endian, into `out[..LAYOUT.size]`; padding bytes are
     /// left as they are (zero in a fresh buffer).
     fn write_bytes(&self, out: &mut [u8]);
@@ -47,6 +54,7 @@ macro_rules! scalars {
         unsafe impl DeviceRepr for $t {
             const LAYOUT: Layout = Layout::scalar(Scalar::$s);
             const PARAM: ParamAbi = ParamAbi::Scalar(Scalar::$s);
+            const NO_PADDING: bool = true;
             fn write_bytes(&self, out: &mut [u8]) {
                 out[..Self::LAYOUT.size].copy_from_slice(&self.to_le_bytes());
             }
@@ -68,6 +76,7 @@ scalars! {
 unsafe impl DeviceRepr for bool {
     const LAYOUT: Layout = Layout::scalar(Scalar::Bool);
     const PARAM: ParamAbi = ParamAbi::Scalar(Scalar::Bool);
+    const NO_PADDING: bool = true;
     fn write_bytes(&self, out: &mut [u8]) {
         out[0] = *self as u8;
     }
@@ -81,6 +90,7 @@ macro_rules! pointers {
         unsafe impl<T: DeviceRepr> DeviceRepr for $p {
             const LAYOUT: Layout = Layout::POINTER;
             const PARAM: ParamAbi = ParamAbi::Pointer;
+            const NO_PADDING: bool = true;
             fn write_bytes(&self, out: &mut [u8]) {
                 out[..8].copy_from_slice(&(*self as usize as u64).to_le_bytes());
             }
@@ -109,6 +119,8 @@ impl<T: DeviceRepr> ParamType for &mut [T] {
 unsafe impl<T: DeviceRepr, const N: usize> DeviceRepr for [T; N] {
     const LAYOUT: Layout = Layout::array(T::LAYOUT, N);
     const PARAM: ParamAbi = ParamAbi::Aggregate(Self::LAYOUT);
+    // Elements follow each other without gaps (a size is a multiple of its alignment).
+    const NO_PADDING: bool = T::NO_PADDING;
     fn write_bytes(&self, out: &mut [u8]) {
         for (i, e) in self.iter().enumerate() {
             e.write_bytes(&mut out[i * T::LAYOUT.size..]);

@@ -6,7 +6,8 @@
 use crate::backend::StreamImpl;
 use crate::devices::Device;
 use crate::error::Result;
-use std::sync::Arc;
+use crate::graph::Keep;
+use std::sync::{Arc, Mutex};
 
 /// A stream on a device. Cheap to clone.
 ///
@@ -16,21 +17,27 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct Stream {
     pub(crate) inner: Arc<dyn StreamImpl>,
+    /// While this stream captures a graph: what the graph will need alive (shared by clones).
+    pub(crate) capture: Arc<Mutex<Option<Keep>>>,
 }
 
 impl Device {
     /// The device's default stream.
     pub fn stream(&self) -> Stream {
-        Stream { inner: self.inner.clone().default_stream() }
+        Stream::wrap(self.inner.clone().default_stream())
     }
 
     /// A new stream: work on different streams may overlap.
     pub fn new_stream(&self) -> Result<Stream> {
-        Ok(Stream { inner: self.inner.clone().new_stream()? })
+        Ok(Stream::wrap(self.inner.clone().new_stream()?))
     }
 }
 
 impl Stream {
+    pub(crate) fn wrap(inner: Arc<dyn StreamImpl>) -> Stream {
+        Stream { inner, capture: Arc::new(Mutex::new(None)) }
+    }
+
     /// The device this stream belongs to.
     pub fn device(&self) -> Device {
         Device { inner: self.inner.device() }

@@ -36,6 +36,7 @@ macro_rules! vectors {
         unsafe impl DeviceRepr for $name {
             const LAYOUT: Layout = Layout::vector(Scalar::$s, [$(stringify!($lane)),+].len());
             const PARAM: ParamAbi = ParamAbi::Aggregate(Self::LAYOUT);
+            const NO_PADDING: bool = [$(stringify!($lane)),+].len() * core::mem::size_of::<$t>() == Self::LAYOUT.size;
             fn write_bytes(&self, out: &mut [u8]) {
                 let mut at = 0;
                 $(

@@ -130,3 +130,25 @@ extern "C" __global__ void shfl_scan(int *data, int width, int *partial) {
   data[id] = value;
   if (partial != nullptr && threadIdx.x == blockDim.x - 1) partial[blockIdx.x] = value;
 }
+
+// A grid barrier (cooperative launch): each round every thread reads a value written in the
+// previous round by a thread of the next block, then the grid syncs before anyone overwrites.
+// Without the barrier (or with blocks run one after another) the result differs.
+extern "C" __global__ void grid_rounds(int *a, unsigned n, int rounds) {
+  cg::grid_group g = cg::this_grid();
+  unsigned i = g.thread_rank();
+  for (int r = 0; r < rounds; r++) {
+    int v = a[(i + blockDim.x + 1) % n] * 3 + (int)i;
+    g.sync();
+    a[i] = v;
+    g.sync();
+  }
+}
+
+// Block 0 leaves before the grid barrier the others wait at: a deadlock on any device.
+extern "C" __global__ void grid_missing_block(int *a) {
+  cg::grid_group g = cg::this_grid();
+  if (blockIdx.x == 0) return;
+  g.sync();
+  a[g.thread_rank()] = 1;
+}

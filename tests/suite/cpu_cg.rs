@@ -133,3 +133,72 @@ fn shfl_scan_sample_kernel() {
         assert_eq!(totals, x.chunks(threads).map(|c| c.iter().sum()).collect::<Vec<i32>>(), "block totals");
     }
 }
+
+/// `grid_rounds`'s result computed on the host: each round, every element becomes
+/// `3 · a[(i + block + 1) mod n] + i`, all read before any is written.
+pub fn grid_rounds_reference(a: &[i32], block: usize, rounds: usize) -> Vec<i32> {
+    let n = a.len();
+    let mut a = a.to_vec();
+    for _ in 0..rounds {
+        a = (0..n).map(|i| a[(i + block + 1) % n].wrapping_mul(3).wrapping_add(i as i32)).collect();
+    }
+    a
+}
+
+fn cooperative(k: &Harness, entry: &str, grid: u32, block: u32, params: &[Vec<u8>]) -> Result<(), ptx_runtime::Error> {
+    let p: Vec<&[u8]> = params.iter().map(Vec::as_slice).collect();
+    k.dev.launch_cooperative(&k.module, entry, [grid, 1, 1], [block, 1, 1], (0, None), &p).map_err(ptx_runtime::Error::from)
+}
+
+/// nvcc's `this_grid().sync()` reads the grid workspace from `%envreg1:2`: a cooperative
+/// launch gives it one and the blocks meet at the barrier, every block of the grid interleaved
+/// with the others — with one worker, eight blocks (run one after another they would wait
+/// forever for the blocks after them).
+#[test]
+fn nvcc_grid_sync_runs_cooperatively_with_blocks_interleaved() {
+    for mut k in modules() {
+        for workers in [1, 3] {
+            k.dev.set_parallelism(workers);
+            let (blocks, threads, rounds) = (8usize, 64usize, 5usize);
+            let x = input(blocks * threads);
+            let a = k.upload(&x);
+            cooperative(&k, "grid_rounds", blocks as u32, threads as u32, &[a.ptr(), arg((blocks * threads) as u32), arg(rounds as i32)]).unwrap();
+            let got: Vec<i32> = k.download(a);
+            assert_eq!(got, grid_rounds_reference(&x, threads, rounds), "{workers} worker(s)");
+        }
+    }
+}
+
+/// Outside a cooperative launch the workspace is 0 and cooperative groups trap, as on a GPU;
+/// a grid larger than the device holds at once is refused before it runs.
+#[test]
+fn nvcc_grid_sync_needs_a_cooperative_launch_that_fits() {
+    for mut k in modules() {
+        k.dev.set_parallelism(2);
+        let a = k.zeroed::<i32>(128);
+        let r = k.launch("grid_rounds", [2, 1, 1], [64, 1, 1], 0, &[a.ptr(), arg(128u32), arg(1i32)]);
+        assert!(matches!(r, Err(ptx_runtime::Error::Fault(ref f)) if f.kind == ptx_runtime::FaultKind::Trap), "{r:?}");
+        // sm_80/sm_90 hold 2048 threads per SM: 32 blocks of 64 per worker, 64 in all.
+        let per_sm = k.module.max_active_blocks("grid_rounds", 64, 0).unwrap();
+        let most = per_sm * 2;
+        let big = k.zeroed::<i32>((most as usize + 1) * 64);
+        let n = arg(((most + 1) * 64) as u32);
+        let r = cooperative(&k, "grid_rounds", most + 1, 64, &[big.ptr(), n, arg(1i32)]);
+        assert!(matches!(r, Err(ptx_runtime::Error::InvalidConfig { ref reason }) if reason.contains("resident")), "{r:?}");
+    }
+}
+
+/// A block that leaves before the grid barrier leaves the others spinning: the hang detector
+/// sees every block of the grid in a cycle and reports a deadlock, without the watchdog.
+#[test]
+fn a_grid_barrier_a_block_never_reaches_is_a_deadlock() {
+    for mut k in modules() {
+        k.dev.set_parallelism(1);
+        k.dev.set_watchdog(Some(std::time::Duration::from_secs(600)));
+        let a = k.zeroed::<i32>(4 * 32);
+        let start = std::time::Instant::now();
+        let f = crate::cpu_harness::fault(cooperative(&k, "grid_missing_block", 4, 32, &[a.ptr()]));
+        assert_eq!(f.kind, ptx_runtime::FaultKind::Deadlock, "{f}");
+        assert!(start.elapsed().as_secs() < 300, "found by the hang detector, not the watchdog");
+    }
+}

@@ -63,7 +63,7 @@ pub(super) fn special(name: &str) -> Option<Sreg> {
     if comp.is_some() && !matches!(base, "%tid" | "%ntid" | "%ctaid" | "%nctaid" | "%clusterid" | "%nclusterid" | "%cluster_ctaid" | "%cluster_nctaid") {
         return None;
     }
-    // `%pm0`..`%pm7`, `%pm0_64`..`%pm7_64`, `%envreg0`..`%envreg31`: read as 0.
+    // `%pm0`..`%pm7`, `%pm0_64`..`%pm7_64`, `%envreg0`..`%envreg31` (but 1 and 2): read as 0.
     let numbered = |prefix: &str, suffix: &str, n: u32| {
         base.strip_prefix(prefix)
             .and_then(|r| r.strip_suffix(suffix))
@@ -116,6 +116,9 @@ pub(super) fn special(name: &str) -> Option<Sreg> {
         "%current_graph_exec" => Sreg::Const(0),
         // `warpSize` in CUDA C.
         "WARP_SZ" => Sreg::Const(32),
+        // Cooperative groups read the grid workspace's address from `%envreg1:%envreg2`.
+        "%envreg1" => Sreg::GridWorkspace(true),
+        "%envreg2" => Sreg::GridWorkspace(false),
         _ if numbered("%pm", "", 8) || numbered("%pm", "_64", 8) || numbered("%envreg", "", 32) => Sreg::Const(0),
         _ => return None,
     })

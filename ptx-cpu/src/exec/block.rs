@@ -19,6 +19,9 @@ pub const SLICE: i64 = 1024;
 pub struct Block<'l> {
     pub l: &'l Launch<'l>,
     pub worker: u32,
+    /// The block's slot in the launch's `Progress`: its worker's, or in a cooperative launch
+    /// (`coop`), where a worker runs several blocks at once, the block's own.
+    pub slot: u32,
     pub ctaid: [u32; 3],
     pub shared: Vec<u8>,
     pub bars: [Barrier; NBARRIERS],
@@ -48,6 +51,7 @@ impl<'l> Block<'l> {
         Block {
             l,
             worker,
+            slot: worker,
             ctaid: [0; 3],
             shared: Vec::new(),
             bars: [Barrier::IDLE; NBARRIERS],
@@ -73,6 +77,23 @@ impl<'l> Block<'l> {
     }
 
     pub fn run(&mut self, ctaid: [u32; 3]) -> Result<(), Error> {
+        self.begin(ctaid);
+        let mut warps = std::mem::take(&mut self.warps);
+        let start = self.clock;
+        let r = loop {
+            match self.round(&mut warps) {
+                Ok(false) => {}
+                Ok(true) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        };
+        self.warp_insts += self.clock - start;
+        self.warps = warps;
+        r
+    }
+
+    /// Sets the block up to run block `ctaid` from the entry's first instruction.
+    pub fn begin(&mut self, ctaid: [u32; 3]) {
         let l = self.l;
         self.ctaid = ctaid;
         self.shared.clear();
@@ -90,68 +111,72 @@ impl<'l> Block<'l> {
         for (i, w) in self.warps[..self.nwarps].iter_mut().enumerate() {
             w.reset(i as u32, l.block, l.prog, l.entry);
         }
-        let mut warps = std::mem::take(&mut self.warps);
         self.detector.reset(self.events.get());
+    }
+
+    /// [`round`](Self::round) on the block's own warps (for a scheduler that interleaves
+    /// blocks: `coop`).
+    pub fn own_round(&mut self) -> Result<bool, Error> {
+        let mut warps = std::mem::take(&mut self.warps);
         let start = self.clock;
-        let r = self.schedule(&mut warps);
+        let r = self.round(&mut warps);
         self.warp_insts += self.clock - start;
         self.warps = warps;
         r
     }
 
-    fn schedule(&mut self, warps: &mut [Warp]) -> Result<(), Error> {
+    /// One round: each runnable warp for a time slice (or until all its lanes wait), then
+    /// barriers released and the watchdog and hang detector consulted. `Ok(true)` once the
+    /// block has finished (or the launch is being aborted).
+    pub fn round(&mut self, warps: &mut [Warp]) -> Result<bool, Error> {
         let nw = self.nwarps;
-        loop {
-            let round = self.clock;
-            let mut progressed = false;
-            for w in 0..nw {
-                if warps[w].runnable == 0 {
-                    continue;
-                }
-                progressed = true;
-                let mut budget = SLICE;
-                while budget > 0 {
-                    let Some(g) = warps[w].pick() else { break };
-                    self.run_group(&mut warps[w], g, &mut budget)?;
-                }
-                self.release_barriers(warps)?;
+        let round = self.clock;
+        let mut progressed = false;
+        for w in 0..nw {
+            if warps[w].runnable == 0 {
+                continue;
             }
-            if self.live == 0 {
-                return Ok(());
+            progressed = true;
+            let mut budget = SLICE;
+            while budget > 0 {
+                let Some(g) = warps[w].pick() else { break };
+                self.run_group(&mut warps[w], g, &mut budget)?;
             }
-            if self.l.abort.load(Ordering::Relaxed) {
-                return Ok(());
-            }
-            if let Some(d) = self.l.deadline {
-                if std::time::Instant::now() > d {
-                    let (w, lane) = first_live(&warps[..nw]).unwrap_or((0, 0));
-                    let line = self.l.prog.insts.get(warps[w].pc[lane] as usize).map(|i| i.line as usize);
-                    return Err(self.fault_at(
-                        &warps[w],
-                        lane,
-                        FaultKind::Deadlock,
-                        None,
-                        line,
-                        "the launch ran longer than the watchdog allows (a thread spinning on a value no other thread will write?); CpuDevice::set_watchdog or PTX_CPU_WATCHDOG=<seconds>|off changes the limit".into(),
-                    ));
-                }
-            }
-            if !progressed {
-                return Err(self.stuck(&warps[..nw]));
-            }
-            let r = Round {
-                progress: self.progress,
-                worker: self.worker,
-                events: self.events.get(),
-                live: self.live,
-                bars: &self.bars,
-                warps: &warps[..nw],
-                insts: self.clock - round,
-            };
-            if let Verdict::Deadlock { unstarted } = self.detector.watch(r) {
-                return Err(self.cycles(&warps[..nw], unstarted));
+            self.release_barriers(warps)?;
+        }
+        if self.live == 0 || self.l.abort.load(Ordering::Relaxed) {
+            return Ok(true);
+        }
+        if let Some(d) = self.l.deadline {
+            if std::time::Instant::now() > d {
+                let (w, lane) = first_live(&warps[..nw]).unwrap_or((0, 0));
+                let line = self.l.prog.insts.get(warps[w].pc[lane] as usize).map(|i| i.line as usize);
+                return Err(self.fault_at(
+                    &warps[w],
+                    lane,
+                    FaultKind::Deadlock,
+                    None,
+                    line,
+                    "the launch ran longer than the watchdog allows (a thread spinning on a value no other thread will write?); CpuDevice::set_watchdog or PTX_CPU_WATCHDOG=<seconds>|off changes the limit".into(),
+                ));
             }
         }
+        if !progressed {
+            return Err(self.stuck(&warps[..nw]));
+        }
+        let r = Round {
+            progress: self.progress,
+            worker: self.slot,
+            events: self.events.get(),
+            live: self.live,
+            bars: &self.bars,
+            warps: &warps[..nw],
+            insts: self.clock - round,
+        };
+        if let Verdict::Deadlock { unstarted } = self.detector.watch(r) {
+            return Err(self.cycles(&warps[..nw], unstarted));
+        }
+        Ok(false)
     }
 
     /// The fault for a block whose running threads cycle forever (see `hang`).

@@ -1,5 +1,6 @@
 //! Runs a launch: the grid's blocks shared out to worker threads (`std::thread::scope`), the
-//! first error stopping the rest, and `printf` output gathered in block order.
+//! first error stopping the rest, and `printf` output gathered in block order. `Results` and
+//! `on_workers` serve the cooperative runner (`coop`) too.
 
 use super::block::Block;
 use super::hang::Progress;
@@ -9,15 +10,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 pub fn run(l: &Launch) -> Outcome {
-    let [gx, gy, gz] = l.grid;
-    let total = gx as u64 * gy as u64 * gz as u64;
+    let total = l.blocks();
     let workers = (l.workers as u64).min(total).max(1) as u32;
     let shared = Progress::new(workers, total, l.host_writes);
     let next = &shared.next;
-    let outputs: Mutex<Vec<(u64, Vec<u8>)>> = Mutex::new(Vec::new());
-    let error: Mutex<Option<(u64, Error)>> = Mutex::new(None);
-    let counts = AtomicU64::new(0);
-    let warp_counts = AtomicU64::new(0);
+    let results = Results::default();
     let work = |worker: u32| {
         let mut block = Block::new(l, worker, &shared);
         loop {
@@ -28,25 +25,20 @@ pub fn run(l: &Launch) -> Outcome {
             if b >= total {
                 break;
             }
-            let ctaid = [(b % gx as u64) as u32, ((b / gx as u64) % gy as u64) as u32, (b / (gx as u64 * gy as u64)) as u32];
-            let r = block.run(ctaid);
-            let out = std::mem::take(&mut block.out);
-            if !out.is_empty() {
-                outputs.lock().unwrap_or_else(|e| e.into_inner()).push((b, out));
-            }
-            if let Err(e) = r {
-                l.abort.store(true, Ordering::Relaxed);
-                let mut slot = error.lock().unwrap_or_else(|e| e.into_inner());
-                if slot.as_ref().is_none_or(|(at, _)| b < *at) {
-                    *slot = Some((b, e));
-                }
+            let r = block.run(l.ctaid(b));
+            if !results.block_done(l, b, &mut block, r) {
                 break;
             }
         }
         shared.done(worker);
-        counts.fetch_add(block.thread_insts, Ordering::Relaxed);
-        warp_counts.fetch_add(block.warp_insts, Ordering::Relaxed);
+        results.count(&block);
     };
+    on_workers(workers, work);
+    results.outcome()
+}
+
+/// Runs `work(worker)` for each worker, on host threads when there are several.
+pub fn on_workers(workers: u32, work: impl Fn(u32) + Sync) {
     if workers == 1 {
         work(0);
     } else {
@@ -57,12 +49,48 @@ pub fn run(l: &Launch) -> Outcome {
             }
         });
     }
-    let mut outs = outputs.into_inner().unwrap_or_else(|e| e.into_inner());
-    outs.sort_by_key(|(b, _)| *b);
-    Outcome {
-        output: outs.into_iter().flat_map(|(_, o)| o).collect(),
-        error: error.into_inner().unwrap_or_else(|e| e.into_inner()).map(|(_, e)| e),
-        thread_insts: counts.into_inner(),
-        warp_insts: warp_counts.into_inner(),
+}
+
+/// What the blocks of a launch leave: `printf` output, the first error, counts.
+#[derive(Default)]
+pub struct Results {
+    outputs: Mutex<Vec<(u64, Vec<u8>)>>,
+    error: Mutex<Option<(u64, Error)>>,
+    counts: AtomicU64,
+    warp_counts: AtomicU64,
+}
+
+impl Results {
+    /// Takes block `b`'s output and result once it has finished or failed; whether the
+    /// launch goes on (a failure aborts it, keeping the error of the lowest block).
+    pub fn block_done(&self, l: &Launch, b: u64, block: &mut Block, r: Result<(), Error>) -> bool {
+        let out = std::mem::take(&mut block.out);
+        if !out.is_empty() {
+            self.outputs.lock().unwrap_or_else(|e| e.into_inner()).push((b, out));
+        }
+        let Err(e) = r else { return true };
+        l.abort.store(true, Ordering::Relaxed);
+        let mut slot = self.error.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.as_ref().is_none_or(|(at, _)| b < *at) {
+            *slot = Some((b, e));
+        }
+        false
+    }
+
+    /// Adds a block's instruction counts.
+    pub fn count(&self, block: &Block) {
+        self.counts.fetch_add(block.thread_insts, Ordering::Relaxed);
+        self.warp_counts.fetch_add(block.warp_insts, Ordering::Relaxed);
+    }
+
+    pub fn outcome(self) -> Outcome {
+        let mut outs = self.outputs.into_inner().unwrap_or_else(|e| e.into_inner());
+        outs.sort_by_key(|(b, _)| *b);
+        Outcome {
+            output: outs.into_iter().flat_map(|(_, o)| o).collect(),
+            error: self.error.into_inner().unwrap_or_else(|e| e.into_inner()).map(|(_, e)| e),
+            thread_insts: self.counts.into_inner(),
+            warp_insts: self.warp_counts.into_inner(),
+        }
     }
 }

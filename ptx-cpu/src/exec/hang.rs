@@ -157,7 +157,8 @@ impl Detector {
 /// What the detector looks at when a block's round ends.
 pub struct Round<'a> {
     pub progress: &'a Progress<'a>,
-    /// The host worker running the block.
+    /// The block's slot in `Progress`: its host worker's, or in a cooperative launch the
+    /// block's own (see `coop`).
     pub worker: u32,
     /// The block's events so far.
     pub events: u64,

@@ -1,5 +1,5 @@
 //! One launch's configuration, which every block of it reads, and what it produced; `grid`
-//! runs it.
+//! runs it (`coop` a cooperative one).
 
 use crate::heap::DeviceHeap;
 use crate::lineinfo::LineInfo;
@@ -41,6 +41,21 @@ pub struct Launch<'a> {
     pub lines: &'a LineInfo,
     /// The sanitizers this launch runs.
     pub sanitize: Sanitizers,
+    /// A cooperative launch's grid workspace (`%envreg1:2`), else 0 (see `coop`).
+    pub grid_workspace: u64,
+}
+
+impl Launch<'_> {
+    /// Blocks in the grid.
+    pub fn blocks(&self) -> u64 {
+        self.grid.iter().map(|&d| d as u64).product()
+    }
+
+    /// Block `b`'s coordinates (x fastest).
+    pub fn ctaid(&self, b: u64) -> [u32; 3] {
+        let [gx, gy, _] = self.grid;
+        [(b % gx as u64) as u32, ((b / gx as u64) % gy as u64) as u32, (b / (gx as u64 * gy as u64)) as u32]
+    }
 }
 
 /// What a launch produced: `printf` output (in block order), the first error, and counts.

@@ -1,6 +1,7 @@
 //! The back end: runs a decoded [`Program`](super::program::Program).
 //!
 //! - `launch` is a launch's configuration; `grid` shares its blocks among host threads;
+//!   `coop` runs a cooperative grid's blocks all at once, interleaved;
 //!   `block` runs one block's warps and barriers (`barrier`) and reports blocks that cannot
 //!   progress; `hang` finds blocks that cycle forever; `warp` holds a warp's lanes and picks
 //!   which run together;
@@ -12,6 +13,7 @@
 
 pub mod barrier;
 pub mod block;
+pub mod coop;
 pub mod cvt;
 pub mod fp;
 pub mod frames;

@@ -122,6 +122,7 @@ impl<'l> Block<'l> {
             Sreg::DynamicSmemSize => l.dyn_shared as u64,
             Sreg::TotalSmemSize => (l.shared_size - l.reserved_shared) as u64,
             Sreg::AggrSmemSize => l.shared_size as u64,
+            Sreg::GridWorkspace(hi) => if hi { l.grid_workspace >> 32 } else { l.grid_workspace & 0xffff_ffff },
             Sreg::Const(c) => c as u64,
         };
         *out = [v; 32];

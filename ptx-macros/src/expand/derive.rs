@@ -162,6 +162,15 @@ pub fn derive_device_repr(input: TokenStream) -> TokenStream {
         (layout, write)
     };
 
+    // A struct has no padding when its fields have none and their sizes add up to its own; a
+    // union's inactive bytes are unknown.
+    let no_padding = if is_union {
+        quote!(false)
+    } else {
+        let tys = fields.iter().map(|f| &f.ty);
+        let sizes = field_layouts.iter();
+        quote!(true #(&& <#tys as ::ptx_runtime::DeviceRepr>::NO_PADDING)* && (0 #(+ #sizes.size)*) == <Self as ::ptx_runtime::DeviceRepr>::LAYOUT.size)
+    };
     let replay = replay(&input, &fields, is_union, align, &tokens);
     let size_msg = format!("DeviceRepr: rustc's size of `{name}` differs from the PTX ABI's (§1.2)");
     let align_msg = format!("DeviceRepr: rustc's alignment of `{name}` differs from the PTX ABI's (§1.2)");
@@ -183,6 +192,7 @@ pub fn derive_device_repr(input: TokenStream) -> TokenStream {
                 layout
             };
             const PARAM: #p::ParamAbi = #p::ParamAbi::Aggregate(<Self as ::ptx_runtime::DeviceRepr>::LAYOUT);
+            const NO_PADDING: bool = #no_padding;
             fn write_bytes(&self, out: &mut [u8]) {
                 #write
             }

@@ -1,7 +1,7 @@
 //! The device API (`ptx_runtime::device`): each function's replay names it (`@api name`), and
 //! this table gives its signature and the [`Intrinsic`] it lowers to.
 
-use super::hir::{Expr, ExprKind};
+use super::hir::{Callee, Expr, ExprKind};
 use super::intrinsic::{FastOp, Intrinsic, RedOp, ShflMode, VoteMode};
 use super::ty::{Len, Ty};
 use super::Checker;
@@ -45,6 +45,13 @@ impl<'a> Checker<'a> {
             "sync_threads_and" => (Intrinsic::SyncThreadsRed(RedOp::And), vec![b.clone()], b.clone()),
             "sync_threads_or" => (Intrinsic::SyncThreadsRed(RedOp::Or), vec![b.clone()], b.clone()),
             "sync_warp" => (Intrinsic::SyncWarp, vec![u32t], Ty::Unit),
+            "grid_sync" => {
+                // Cooperative groups' grid barrier: a device function of the runtime
+                // (`device/grid.rs`), as nvcc inlines `this_grid().sync()`'s header code.
+                self.no_args(args, span);
+                let callee = std::rc::Rc::new(Callee { path: quote::quote!(::ptx_runtime::device::__grid_sync), assoc: None, ret: Ty::Unit });
+                return Expr { kind: ExprKind::Call { callee, args: vec![] }, ty: Ty::Unit, span };
+            }
             "shfl_sync" | "shfl_up_sync" | "shfl_down_sync" | "shfl_xor_sync" => {
                 let mode = match name {
                     "shfl_sync" => ShflMode::Idx,

@@ -5,7 +5,11 @@
 //! Every operation completes before it returns, so a stream is the device itself and there is
 //! nothing to order between streams.
 
-use super::{BackendKind, DeviceId, DeviceImpl, EventImpl, LaunchGuard, MemoryImpl, StreamImpl};
+mod graph;
+mod pinned;
+
+use super::{BackendKind, DeviceId, DeviceImpl, EventImpl, GraphImpl, LaunchGuard, MemoryImpl, PinnedImpl, StreamImpl};
+use graph::{CpuGraph, Op};
 use crate::config::LaunchConfig;
 use crate::cpu::{CpuDevice, CpuModule, Sanitizers};
 use crate::properties::DeviceProperties;
@@ -33,6 +37,24 @@ pub(crate) fn new() -> Arc<CpuBackend> {
 }
 
 impl CpuBackend {
+    /// Runs a launch now (a stream's launch, or a graph's replay of one).
+    /// Runs a launch now: under the stream's own sanitizers where it has them (an ordinary
+    /// launch; a cooperative one runs the device's), else the device's.
+    fn launch_now(&self, kernel: &'static Kernel, config: &LaunchConfig, params: &[Vec<u8>], sanitizers: Option<Sanitizers>) -> Result<()> {
+        let module = self.module(kernel)?;
+        if cfg!(ptx_runtime_unoptimized) {
+            unoptimized_notice(config);
+        }
+        let params: Vec<&[u8]> = params.iter().map(Vec::as_slice).collect();
+        let shared = (config.shared_bytes, config.max_dynamic_shared_bytes);
+        let (grid, block) = (config.grid.to_array(), config.block.to_array());
+        if config.cooperative {
+            return Ok(self.device.launch_cooperative(&module, kernel.entry, grid, block, shared, &params)?);
+        }
+        let sanitizers = sanitizers.unwrap_or_else(|| self.device.sanitizers());
+        Ok(self.device.launch_with_sanitizers(&module, kernel.entry, grid, block, shared, &params, sanitizers)?)
+    }
+
     fn module(&self, kernel: &'static Kernel) -> Result<Arc<CpuModule>> {
         self.modules.get_or_load(kernel, || Ok(self.device.load_module(kernel.ptx)?)).map(|m| Arc::clone(&*m))
     }
@@ -132,15 +154,45 @@ impl DeviceImpl for CpuBackend {
         self.device.set_sanitizers(sanitizers);
         Ok(())
     }
+
+    fn alloc_pinned(&self, bytes: usize) -> Result<Arc<dyn PinnedImpl>> {
+        Ok(Arc::new(pinned::CpuPinned::new(bytes)?))
+    }
+
+    /// Every block of a cooperative grid runs interleaved with the others.
+    fn supports_cooperative_launch(&self) -> Result<bool> {
+        Ok(true)
+    }
 }
 
 /// A stream of the CPU backend: the device, since every operation is synchronous, and the
-/// sanitizers of its launches where they differ from the device's.
-struct CpuStream(Arc<CpuBackend>, Mutex<Option<Sanitizers>>);
+/// operations recorded while it captures a graph, and the sanitizers of its launches where they
+/// differ from the device's.
+struct CpuStream(Arc<CpuBackend>, Mutex<Option<Vec<Op>>>, Mutex<Option<Sanitizers>>);
 
 impl CpuStream {
     fn new(backend: Arc<CpuBackend>) -> CpuStream {
-        CpuStream(backend, Mutex::new(None))
+        CpuStream(backend, Mutex::new(None), Mutex::new(None))
+    }
+
+    /// Runs `op` now, or records it while capturing.
+    fn issue(&self, op: Op) -> Result<()> {
+        let mut capture = self.1.lock().unwrap_or_else(|e| e.into_inner());
+        match capture.as_mut() {
+            Some(ops) => {
+                ops.push(op);
+                Ok(())
+            }
+            None => {
+                drop(capture);
+                self.0.run(&op)
+            }
+        }
+    }
+
+    /// The sanitizers this stream's launches run, if it has its own.
+    fn sanitizers(&self) -> Option<Sanitizers> {
+        *self.2.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -165,21 +217,45 @@ impl StreamImpl for CpuStream {
     }
 
     fn set_sanitizers(&self, sanitizers: Option<Sanitizers>) -> Result<()> {
-        *self.1.lock().unwrap_or_else(|e| e.into_inner()) = sanitizers;
+        *self.2.lock().unwrap_or_else(|e| e.into_inner()) = sanitizers;
         Ok(())
     }
 
     fn launch(&self, kernel: &'static Kernel, config: &LaunchConfig, params: &[Vec<u8>]) -> Result<()> {
-        let module = self.0.module(kernel)?;
-        if cfg!(ptx_runtime_unoptimized) {
-            unoptimized_notice(config);
+        self.issue(Op::Launch { kernel, config: *config, params: params.to_vec(), sanitizers: self.sanitizers() })
+    }
+
+    fn launch_cooperative(&self, kernel: &'static Kernel, config: &LaunchConfig, params: &[Vec<u8>]) -> Result<()> {
+        self.issue(Op::Launch { kernel, config: LaunchConfig { cooperative: true, ..*config }, params: params.to_vec(), sanitizers: self.sanitizers() })
+    }
+
+    fn copy_htod_async(&self, src: &Arc<dyn PinnedImpl>, src_offset: usize, dst: &mut dyn MemoryImpl, offset: usize, bytes: usize) -> Result<()> {
+        let dst = graph::address(&self.0, dst, offset)?;
+        self.issue(Op::ToDevice { src: src.clone(), src_offset, dst, bytes })
+    }
+
+    fn copy_dtoh_async(&self, src: &dyn MemoryImpl, offset: usize, dst: &Arc<dyn PinnedImpl>, dst_offset: usize, bytes: usize) -> Result<()> {
+        let src = graph::address(&self.0, src, offset)?;
+        self.issue(Op::ToHost { src, dst: dst.clone(), dst_offset, bytes })
+    }
+
+    fn begin_capture(&self) -> Result<()> {
+        let mut capture = self.1.lock().unwrap_or_else(|e| e.into_inner());
+        if capture.is_some() {
+            return Err(Error::InvalidOperation { reason: "begin_capture on a stream that is already capturing".into() });
         }
-        let params: Vec<&[u8]> = params.iter().map(Vec::as_slice).collect();
-        let shared = (config.shared_bytes, config.max_dynamic_shared_bytes);
-        let (grid, block) = (config.grid.to_array(), config.block.to_array());
-        let own = *self.1.lock().unwrap_or_else(|e| e.into_inner());
-        let sanitizers = own.unwrap_or_else(|| self.0.device.sanitizers());
-        Ok(self.0.device.launch_with_sanitizers(&module, kernel.entry, grid, block, shared, &params, sanitizers)?)
+        *capture = Some(Vec::new());
+        Ok(())
+    }
+
+    fn end_capture(&self) -> Result<Box<dyn GraphImpl>> {
+        let ops = self.1.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let ops = ops.ok_or_else(|| Error::InvalidOperation { reason: "end_capture on a stream that is not capturing".into() })?;
+        Ok(Box::new(CpuGraph { backend: self.0.clone(), ops }))
+    }
+
+    fn is_capturing(&self) -> bool {
+        self.1.lock().unwrap_or_else(|e| e.into_inner()).is_some()
     }
 
     fn record_event(&self) -> Result<Arc<dyn EventImpl>> {
@@ -289,6 +365,10 @@ impl MemoryImpl for CpuMemory {
     }
 
     fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
         self
     }
 

@@ -9,6 +9,8 @@
 //! StreamImpl   an ordered queue: allocations, launches, events, synchronisation
 //! MemoryImpl   one allocation: reads, writes, its address for a launch
 //! EventImpl    a point in a stream's work: completion, timing
+//! PinnedImpl   page-locked host memory, the source or target of asynchronous copies
+//! GraphImpl    a captured sequence of a stream's work, replayed on a stream
 //! ```
 //!
 //! The CUDA backend implements them in `cuda/`; the CPU backend (`cpu/`, a PTX emulator with
@@ -94,6 +96,11 @@ pub(crate) trait DeviceImpl: Send + Sync {
     fn set_sanitizers(&self, sanitizers: Sanitizers) -> Result<()> {
         no_sanitizers(sanitizers)
     }
+    /// `bytes` (at least one) zeroed bytes of page-locked host memory; `Err(OutOfHostMemory)`
+    /// where the host cannot provide them.
+    fn alloc_pinned(&self, bytes: usize) -> Result<Arc<dyn PinnedImpl>>;
+    /// Whether the device can launch cooperative kernels (`cuLaunchCooperativeKernel`).
+    fn supports_cooperative_launch(&self) -> Result<bool>;
 }
 
 /// What a backend without the CPU sanitizers answers.
@@ -134,6 +141,39 @@ pub(crate) trait StreamImpl: Send + Sync {
     }
     /// The backend's own stream object, for interop (CUDA: the cudarc `Arc<CudaStream>`).
     fn as_any(&self) -> &dyn Any;
+    /// Enqueues a cooperative launch (`cuLaunchCooperativeKernel`): every block of the grid is
+    /// resident at once and the kernel finds the grid's barrier workspace in `%envreg1:2`. The
+    /// caller has checked co-residency.
+    fn launch_cooperative(&self, kernel: &'static Kernel, config: &LaunchConfig, params: &[Vec<u8>]) -> Result<()>;
+    /// Enqueues a copy of `bytes` bytes from `src` at `src_offset` to `dst` at `offset` (both
+    /// in bounds); it may still run when this returns. The host memory stays alive as long as
+    /// the `Arc` (a capture keeps a clone); keeping the host from touching it until the copy
+    /// has finished is the caller's part (`PinnedBuffer` waits for the events it records).
+    fn copy_htod_async(&self, src: &Arc<dyn PinnedImpl>, src_offset: usize, dst: &mut dyn MemoryImpl, offset: usize, bytes: usize) -> Result<()>;
+    /// As [`copy_htod_async`](Self::copy_htod_async), from the device to host memory.
+    fn copy_dtoh_async(&self, src: &dyn MemoryImpl, offset: usize, dst: &Arc<dyn PinnedImpl>, dst_offset: usize, bytes: usize) -> Result<()>;
+    /// Starts recording the work queued on this stream into a graph instead of running it.
+    fn begin_capture(&self) -> Result<()>;
+    /// Ends the recording and instantiates what was recorded.
+    fn end_capture(&self) -> Result<Box<dyn GraphImpl>>;
+    /// Whether the stream is recording (between `begin_capture` and `end_capture`).
+    fn is_capturing(&self) -> bool;
+}
+
+/// Page-locked host memory: CUDA's `cuMemHostAlloc` (portable, so every context's streams copy
+/// from and to it asynchronously), ordinary aligned host memory on the CPU backend. Freed when
+/// the last `Arc` goes.
+pub(crate) trait PinnedImpl: Send + Sync {
+    /// The first of [`bytes`](Self::bytes) bytes, zeroed at allocation, valid while `self` lives.
+    fn as_ptr(&self) -> *mut u8;
+    fn bytes(&self) -> usize;
+}
+
+/// An instantiated graph: the launches and copies a stream recorded, replayed as one unit.
+pub(crate) trait GraphImpl: Send + Sync {
+    fn device(&self) -> DeviceId;
+    /// Enqueues one replay on `stream` (a stream of the same device).
+    fn launch(&self, stream: &dyn StreamImpl) -> Result<()>;
 }
 
 /// Keeps a launch's use of an allocation ordered before later work on other streams, for as
@@ -156,6 +196,7 @@ pub(crate) trait MemoryImpl: Send + Sync {
     fn copy_from(&mut self, offset: usize, src: &dyn MemoryImpl, src_offset: usize, bytes: usize) -> Result<bool>;
     /// The backend's own allocation object.
     fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
     /// The address for a launch on `stream` that reads the allocation, and what orders the
     /// launch against other streams.
     fn launch_address<'a>(&'a self, stream: &'a dyn StreamImpl) -> (u64, Option<Box<dyn LaunchGuard + 'a>>);

@@ -12,7 +12,7 @@ use std::sync::Arc;
 impl Stream {
     /// Wraps a cudarc stream, to share work with code that uses cudarc directly.
     pub fn from_cuda(stream: Arc<CudaStream>) -> Stream {
-        Stream { inner: from_cudarc(stream) }
+        Stream::wrap(from_cudarc(stream))
     }
 
     /// The cudarc stream underneath, on the CUDA backend.

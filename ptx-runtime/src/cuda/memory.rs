@@ -48,6 +48,10 @@ impl MemoryImpl for CudaMemory {
         self
     }
 
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+
     fn launch_address<'a>(&'a self, stream: &'a dyn StreamImpl) -> (u64, Option<Box<dyn LaunchGuard + 'a>>) {
         match super::as_cudarc(stream) {
             Some(s) => {

@@ -8,10 +8,12 @@
 
 mod error;
 mod event;
+mod graph;
 mod interop;
 mod memory;
 mod module;
 mod occupancy;
+mod pinned;
 mod stream;
 
 pub(crate) use error::driver_error;
@@ -82,7 +84,8 @@ impl CudaDevice {
 
     /// Enqueues a launch on `stream`. `params` are the kernel's parameters, each exactly as the
     /// ABI lays it out.
-    pub fn launch(&self, stream: &CudaStream, kernel: &'static Kernel, config: &LaunchConfig, params: &[Vec<u8>]) -> Result<()> {
+    /// `cooperative`: with `cuLaunchCooperativeKernel` (co-residency already checked).
+    pub fn launch(&self, stream: &CudaStream, kernel: &'static Kernel, config: &LaunchConfig, params: &[Vec<u8>], cooperative: bool) -> Result<()> {
         let module = self.module(kernel)?;
         self.ctx.bind_to_thread().map_err(|e| driver_error("cuCtxSetCurrent", e))?;
         // The same limits table and `Err` as the CPU backend, before the driver sees the launch.
@@ -103,6 +106,12 @@ impl CudaDevice {
         // SAFETY: the function belongs to this context; `pointers` holds one pointer per
         // parameter to bytes laid out as the `.entry` declares them, alive until the call
         // returns (the driver copies them).
+        if cooperative {
+            let status = unsafe {
+                sys::cuLaunchCooperativeKernel(module.function, g.x, g.y, g.z, b.x, b.y, b.z, config.shared_bytes, stream.cu_stream(), pointers.as_mut_ptr())
+            };
+            return status.result().map_err(|e| driver_error("cuLaunchCooperativeKernel", e));
+        }
         let status = unsafe {
             sys::cuLaunchKernel(
                 module.function,
@@ -217,12 +226,12 @@ impl DeviceImpl for CudaDevice {
 
     fn default_stream(self: Arc<Self>) -> Arc<dyn StreamImpl> {
         let stream = self.ctx.default_stream();
-        Arc::new(stream::CudaStreamImpl { device: self, stream })
+        Arc::new(stream::CudaStreamImpl::new(self, stream))
     }
 
     fn new_stream(self: Arc<Self>) -> Result<Arc<dyn StreamImpl>> {
         let stream = self.ctx.new_stream().map_err(|e| driver_error("cuStreamCreate", e))?;
-        Ok(Arc::new(stream::CudaStreamImpl { device: self, stream }))
+        Ok(Arc::new(stream::CudaStreamImpl::new(self, stream)))
     }
 
     fn stream_priority_range(&self) -> Result<(i32, i32)> {
@@ -232,7 +241,16 @@ impl DeviceImpl for CudaDevice {
 
     fn new_stream_with_priority(self: Arc<Self>, priority: i32) -> Result<Arc<dyn StreamImpl>> {
         let stream = self.ctx.new_stream_with_priority(priority).map_err(|e| driver_error("cuStreamCreateWithPriority", e))?;
-        Ok(Arc::new(stream::CudaStreamImpl { device: self, stream }))
+        Ok(Arc::new(stream::CudaStreamImpl::new(self, stream)))
+    }
+
+    fn alloc_pinned(&self, bytes: usize) -> Result<Arc<dyn crate::backend::PinnedImpl>> {
+        Ok(Arc::new(pinned::CudaPinned::new(&self.ctx, bytes)?))
+    }
+
+    fn supports_cooperative_launch(&self) -> Result<bool> {
+        let v = self.ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH).map_err(|e| driver_error("cuDeviceGetAttribute", e))?;
+        Ok(v != 0)
     }
 }
 

@@ -43,10 +43,12 @@ pub(crate) struct ThreadCtx {
     pub block_dim: [u32; 3],
     pub grid_dim: [u32; 3],
     pub shared: Option<Arc<BlockState>>,
+    /// The grid's barrier, in [`run_cooperative`].
+    pub grid: Option<Arc<Exchange>>,
 }
 
 impl ThreadCtx {
-    const SINGLE: ThreadCtx = ThreadCtx { thread: [0; 3], block: [0; 3], block_dim: [1; 3], grid_dim: [1; 3], shared: None };
+    const SINGLE: ThreadCtx = ThreadCtx { thread: [0; 3], block: [0; 3], block_dim: [1; 3], grid_dim: [1; 3], shared: None, grid: None };
 
     /// The thread's index in its block, x fastest (how CUDA forms warps).
     pub fn linear(&self) -> u32 {
@@ -80,7 +82,7 @@ pub(crate) struct BlockState {
 }
 
 /// A reusable rendezvous of `n` threads that also exchanges one value per thread.
-struct Exchange {
+pub(crate) struct Exchange {
     n: usize,
     state: Mutex<ExchangeState>,
     cv: Condvar,
@@ -141,6 +143,24 @@ pub(crate) fn block_exchange(value: u64) -> Vec<u64> {
     })
 }
 
+/// The grid barrier ([`grid_sync`](super::grid_sync)): every thread of the grid, in
+/// [`run_cooperative`]; elsewhere it panics, as the device traps outside a cooperative launch.
+pub(crate) fn grid_exchange() {
+    let (grid, slot) = ctx(|c| {
+        let [bx, by, bz] = c.block;
+        let [gx, gy, _] = c.grid_dim;
+        let threads = c.block_dim.iter().product::<u32>() as usize;
+        let block = (bx + gx * (by + gy * bz)) as usize;
+        (c.grid.clone(), block * threads + c.linear() as usize)
+    });
+    match grid {
+        Some(g) => {
+            g.exchange(slot, 0);
+        }
+        None => panic!("grid_sync() outside a cooperative launch: run the kernel with host::run_cooperative (on a device, launch it with LaunchConfig::cooperative())"),
+    }
+}
+
 /// A warp-synchronous exchange: every lane's value, by lane (lanes past the block's end are
 /// absent).
 pub(crate) fn warp_exchange(value: u64) -> Vec<u64> {
@@ -184,7 +204,7 @@ pub fn run(grid: [u32; 3], block: [u32; 3], dynamic_shared_bytes: usize, kernel:
                 std::thread::scope(|s| {
                     for t in 0..threads as u32 {
                         let thread = [t % block[0], t / block[0] % block[1], t / (block[0] * block[1])];
-                        let ctx = ThreadCtx { thread, block: [bx, by, bz], block_dim: block, grid_dim: grid, shared: Some(state.clone()) };
+                        let ctx = ThreadCtx { thread, block: [bx, by, bz], block_dim: block, grid_dim: grid, shared: Some(state.clone()), grid: None };
                         let kernel = &kernel;
                         std::thread::Builder::new()
                             .stack_size(512 * 1024)
@@ -198,6 +218,43 @@ pub fn run(grid: [u32; 3], block: [u32; 3], dynamic_shared_bytes: usize, kernel:
             }
         }
     }
+}
+
+/// Most threads [`run_cooperative`] runs at once (one host thread each).
+pub const MAX_COOPERATIVE_THREADS: u64 = 4096;
+
+/// [`run`] for a kernel that calls [`grid_sync`](super::grid_sync): every thread of every
+/// block runs at once (one host thread each, at most [`MAX_COOPERATIVE_THREADS`]), as a
+/// cooperative launch keeps the whole grid resident. A panic in any thread propagates.
+pub fn run_cooperative(grid: [u32; 3], block: [u32; 3], dynamic_shared_bytes: usize, kernel: impl Fn() + Sync) {
+    let threads = crate::Dim3::new(block[0], block[1], block[2]).volume();
+    assert!(threads > 0 && threads <= 1024, "a block has 1 to 1024 threads");
+    let blocks = crate::Dim3::new(grid[0], grid[1], grid[2]).volume();
+    let total = blocks.saturating_mul(threads);
+    assert!(
+        blocks > 0 && total <= MAX_COOPERATIVE_THREADS,
+        "host::run_cooperative runs every thread of the grid at once: at most {MAX_COOPERATIVE_THREADS} threads, not {total}"
+    );
+    let threads = threads as usize;
+    let barrier = Arc::new(Exchange::new(total as usize));
+    std::thread::scope(|s| {
+        for b in 0..blocks as u32 {
+            let coords = [b % grid[0], b / grid[0] % grid[1], b / (grid[0] * grid[1])];
+            let state = Arc::new(BlockState::new(threads, dynamic_shared_bytes));
+            for t in 0..threads as u32 {
+                let thread = [t % block[0], t / block[0] % block[1], t / (block[0] * block[1])];
+                let ctx = ThreadCtx { thread, block: coords, block_dim: block, grid_dim: grid, shared: Some(state.clone()), grid: Some(barrier.clone()) };
+                let kernel = &kernel;
+                std::thread::Builder::new()
+                    .stack_size(512 * 1024)
+                    .spawn_scoped(s, move || {
+                        CTX.with(|c| *c.borrow_mut() = ctx);
+                        kernel();
+                    })
+                    .expect("spawn a host thread for a GPU thread");
+            }
+        }
+    });
 }
 
 /// A mutable slice handed to every thread of [`run`], as a kernel's `&mut [T]` output.

@@ -9,6 +9,7 @@
 //! |---------|------|------|
 //! | coordinates | [`thread_idx_x`], [`block_idx_x`], [`block_dim_x`], [`grid_dim_x`] (and `_y`, `_z`), [`lane_id`], [`warp_size`] | `threadIdx`, `blockIdx`, `blockDim`, `gridDim`, `warpSize` |
 //! | barriers | [`sync_threads`], [`sync_threads_count`], [`sync_threads_and`], [`sync_threads_or`], [`sync_warp`] | `__syncthreads`, `__syncthreads_count/and/or`, `__syncwarp` |
+//! | grid barrier | [`grid_sync`] (cooperative launches) | `this_grid().sync()` |
 //! | fences | [`thread_fence_block`], [`thread_fence`], [`thread_fence_system`] | `__threadfence_block`, `__threadfence`, `__threadfence_system` |
 //! | warp | [`shfl_sync`], [`shfl_up_sync`], [`shfl_down_sync`], [`shfl_xor_sync`], [`all_sync`], [`any_sync`], [`uni_sync`], [`ballot_sync`], [`active_mask`] | `__shfl_*_sync`, `__all_sync`, ... `__activemask` |
 //! | shared memory | [`shared_array`], [`dynamic_shared`] | `__shared__ T a[N]`, `extern __shared__ T a[]` |
@@ -26,6 +27,7 @@ pub mod host;
 pub mod math;
 
 mod asm;
+mod grid;
 mod heap;
 mod index;
 mod printf;
@@ -34,6 +36,7 @@ mod sync;
 mod time;
 mod warp;
 
+pub use grid::*;
 pub use heap::*;
 pub use index::*;
 pub use shared::*;
