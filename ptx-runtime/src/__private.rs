@@ -26,6 +26,8 @@ pub const fn check_aggregate_align(layout: Layout) {
 
 /// The device compiler's later rounds (see `ptx-macros`' `link` module).
 pub use ptx_macros::__compile as compile;
+/// A user trait's default methods for one impl (see `ptx-macros`' `expand::trait_def`).
+pub use ptx_macros::__trait_defaults as trait_defaults;
 /// Marks a `ptx_runtime::device` function with its device-API replay.
 pub use ptx_macros::__device_api as device_api;
 

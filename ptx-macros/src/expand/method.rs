@@ -112,7 +112,14 @@ fn type_name(t: &syn::Type) -> String {
 }
 
 /// `#[device_fn] impl ...`: the impl itself, and per method its replay, symbol and compile round.
-pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
+pub fn device_impl(args: TokenStream, imp: syn::ItemImpl) -> TokenStream {
+    impl_methods(args, imp, super::trait_def::Origin::Written)
+}
+
+/// The methods of `imp` as device functions. `origin`: an impl as written (emitted itself, and
+/// for a user trait followed by the trait's default methods) or the trait's default methods the
+/// impl leaves out (see `trait_def`), of which only the device functions are emitted.
+pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::trait_def::Origin) -> TokenStream {
     let mut errors = Errors::new();
     // `#[device_fn]` repeated on a method of a `#[device_fn] impl` says nothing more; a method
     // only device code calls is used.
@@ -137,6 +144,9 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
     // For a trait impl: its entry in OPS and the right operand's part of the key.
     let mut op = None;
     let mut scalar_lhs = None;
+    // For an impl of a user trait (`#[device_fn] trait`): the invocation of the trait's replay
+    // that compiles the default methods this impl leaves out.
+    let mut defaults = TokenStream::new();
     if let Some((bang, path, _)) = &imp.trait_ {
         if let Some(b) = bang {
             errors.error(b, "negative impls have no device code; remove `#[device_fn]`");
@@ -162,15 +172,19 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
                 let rhs = rhs_ty.as_ref().and_then(|t| rhs_key(t, &ty_name, &mut errors));
                 op = Some((*entry, rhs));
             }
-            None => errors.error(
-                path,
-                format!("`#[device_fn]` implements the `core::ops` operator traits ({}) and inherent methods; other traits are not supported in device code yet: write the methods in an inherent `impl`", OPS.iter().map(|o| o.0).collect::<Vec<_>>().join(", ")),
-            ),
+            None => {
+                if let Some(d) = super::trait_def::user_trait_impl(path, &imp, &args, origin, &mut errors) {
+                    defaults = d;
+                }
+            }
         }
     }
     if !errors.is_empty() {
         let e = errors.to_compile_errors();
-        return quote!(#imp #e);
+        return match origin {
+            super::trait_def::Origin::Written => quote!(#imp #e),
+            super::trait_def::Origin::Defaults => e,
+        };
     }
     let self_ty = (*imp.self_ty).clone();
     let anchor = scalar_lhs.clone().unwrap_or_else(|| self_ty.clone());
@@ -258,11 +272,16 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
         out.extend(super::method_first_round(args.clone(), item, cx));
     }
     let e = errors.to_compile_errors();
+    let imp = match origin {
+        super::trait_def::Origin::Written => imp.to_token_stream(),
+        super::trait_def::Origin::Defaults => TokenStream::new(),
+    };
     quote! {
         #imp
         #[allow(non_upper_case_globals)]
         impl #anchor { #(#symbols)* }
         #out
+        #defaults
         #e
     }
 }

@@ -15,6 +15,7 @@ mod index_ops;
 mod kernel;
 mod launch;
 pub mod method;
+mod trait_def;
 
 pub use derive::derive_device_repr;
 
@@ -40,14 +41,16 @@ pub fn device_fn(args: TokenStream, item: TokenStream) -> TokenStream {
     if syn::parse2::<syn::ItemFn>(item.clone()).is_err() {
         match syn::parse2::<syn::Item>(item.clone()) {
             Ok(syn::Item::Impl(imp)) => return method::device_impl(args, imp),
-            Ok(syn::Item::Trait(t)) => {
-                let e = syn::Error::new_spanned(&t.ident, "`#[device_fn]` on a trait definition is not supported yet: device code calls inherent methods and `core::ops` operators; put `#[device_fn]` on an inherent `impl` block").to_compile_error();
-                return quote!(#t #e);
-            }
+            Ok(syn::Item::Trait(t)) => return trait_def::device_trait(t),
             _ => {}
         }
     }
     first_round(FnKind::Device, args, item)
+}
+
+/// `ptx_runtime::__private::trait_defaults!`: a user trait's default methods for one impl.
+pub fn trait_defaults(input: TokenStream) -> TokenStream {
+    trait_def::defaults(input)
 }
 
 /// `#[__device_api]` on a device-API function: the function and its replay.
