@@ -30,6 +30,7 @@ pub mod scalar;
 pub mod symbol;
 pub mod syscall;
 pub mod target;
+pub mod template;
 pub mod text;
 
 pub use layout::Layout;

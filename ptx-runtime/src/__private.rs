@@ -5,6 +5,7 @@ pub use ptx_abi::param::{ParamAbi, Site};
 pub use ptx_abi::ptx_text;
 pub use ptx_abi::target::{Isa, Target};
 pub use ptx_abi::text::{FnNode, Piece};
+pub use ptx_abi::template::TemplateArg;
 
 pub use crate::{DeviceRepr, ParamType};
 

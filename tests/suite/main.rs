@@ -9,6 +9,7 @@ mod body_calls;
 mod body_corpus;
 mod body_exec;
 mod body_fmad;
+mod body_generics;
 mod body_math;
 mod body_methods;
 mod body_memory;

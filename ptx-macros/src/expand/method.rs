@@ -316,23 +316,28 @@ fn param_code(t: &syn::Type, ty_name: &str) -> String {
         return "$".into();
     }
     match Scalar::from_rust_name(&n) {
-        Some(s) => match s {
-            Scalar::Bool => "b",
-            Scalar::I8 => "a",
-            Scalar::U8 => "h",
-            Scalar::I16 => "s",
-            Scalar::U16 => "t",
-            Scalar::I32 => "i",
-            Scalar::U32 => "j",
-            Scalar::I64 => "l",
-            Scalar::U64 => "m",
-            Scalar::F16 => "DF16_",
-            Scalar::BF16 => "DF16b",
-            Scalar::F32 => "f",
-            Scalar::F64 => "d",
-        }
-        .into(),
+        Some(s) => scalar_code(s).into(),
         None => format!("{}{}", n.len(), n),
+    }
+}
+
+/// A primitive's Itanium builtin code, as nvcc encodes the C++ type it passes as (`usize` is
+/// `unsigned long`, `f16` `_Float16`).
+pub fn scalar_code(s: Scalar) -> &'static str {
+    match s {
+        Scalar::Bool => "b",
+        Scalar::I8 => "a",
+        Scalar::U8 => "h",
+        Scalar::I16 => "s",
+        Scalar::U16 => "t",
+        Scalar::I32 => "i",
+        Scalar::U32 => "j",
+        Scalar::I64 => "l",
+        Scalar::U64 => "m",
+        Scalar::F16 => "DF16_",
+        Scalar::BF16 => "DF16b",
+        Scalar::F32 => "f",
+        Scalar::F64 => "d",
     }
 }
 

@@ -11,6 +11,7 @@
 
 mod derive;
 mod device_fn;
+mod generic;
 mod index_ops;
 mod kernel;
 mod launch;
@@ -108,6 +109,9 @@ fn first_round(kind: FnKind, args: TokenStream, item_tokens: TokenStream) -> Tok
             let e = syn::Error::new(span, "`#[device_fn]` on a method: put it on the `impl` block instead (`#[device_fn] impl T { ... }`), which makes every method of the block a device function").to_compile_error();
             return quote!(#item #e);
         }
+    }
+    if kind == FnKind::Device && front::generic::is_generic(&item.sig) {
+        return generic::definition(item_tokens, item);
     }
     attrs::take_no_mangle(&mut item.attrs);
     // Keep the function so rustc goes on checking the rest of the crate against it, less what
@@ -226,7 +230,24 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         }
         return Round::Failed(quote!());
     }
+    front::generic::set_round(&format!("{} {}", item_tokens, method.map(|m| m.write().to_string()).unwrap_or_default()));
     let checked = front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors, false);
+    // The generic functions' instantiations the body reaches, and theirs, each once.
+    let mut instances = Vec::new();
+    if let Some(c) = &checked {
+        let mut work = c.instances.clone();
+        let mut seen = std::collections::HashSet::new();
+        while let Some(inst) = work.pop() {
+            if !seen.insert(inst.key.clone()) {
+                continue;
+            }
+            let isig = Signature::parse(&inst.item.sig, FnKind::Device, None, &mut errors);
+            if let Some(ic) = front::check(&inst.item.block, &isig, &inst.item.sig, &env, &mut needs, &mut errors, false) {
+                work.extend(ic.instances.iter().cloned());
+                instances.push((inst, isig, ic));
+            }
+        }
+    }
     if !needs.is_empty() {
         let state = match method {
             Some(m) => {
@@ -238,6 +259,35 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         return Round::Done(chain::fetch(&needs.paths, state, found_tokens));
     }
     let Some(checked) = checked else { return Round::Failed(errors.to_compile_errors()) };
+    if !errors.is_empty() {
+        return Round::Failed(errors.to_compile_errors());
+    }
+    let mut instance_items = TokenStream::new();
+    for (inst, isig, ic) in instances {
+        let types = SigTypes {
+            params: isig.params.iter().map(|p| for_inner_module(&p.syn_ty)).collect(),
+            ret: isig.ret.as_ref().map(|(ty, _)| for_inner_module(ty)),
+        };
+        let iargs = Args { target: parsed_args.target, bounds: Default::default(), fmad: parsed_args.fmad };
+        let cx = lower::Context { body: &ic.body, infer: &ic.infer, structs: &ic.structs, kind: FnKind::Device, param_types: &types.params, target: iargs.target, bounds: iargs.bounds, fmad: iargs.fmad };
+        let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.to_compile_errors()) };
+        let mut checks = abi_agreement(&ic.body, &ic, &types);
+        checks.extend(ic.checks);
+        let compiled = Compiled {
+            prototype: crate::back::ptx::prototype(FnKind::Device, &types),
+            body: crate::back::ptx::body(&lowered.func),
+            item: inst.item.clone(),
+            sig: isig,
+            args: iargs,
+            no_mangle: false,
+            types,
+            callees: lowered.callees,
+            isa: lowered.isa,
+            decls: lowered.decls,
+            checks,
+        };
+        instance_items.extend(generic::expand_instance(compiled, &inst));
+    }
     let types = SigTypes {
         params: sig.params.iter().map(|p| for_inner_module(&p.syn_ty)).collect(),
         ret: sig.ret.as_ref().map(|(ty, _)| for_inner_module(ty)),
@@ -263,11 +313,12 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         decls: lowered.decls,
         checks,
     };
-    Round::Done(match (kind, method) {
+    let expanded = match (kind, method) {
         (_, Some(m)) => method::expand(compiled, m),
         (FnKind::Kernel, _) => kernel::expand(compiled),
         (FnKind::Device, _) => device_fn::expand(compiled),
-    })
+    };
+    Round::Done(quote!(#expanded #instance_items))
 }
 
 /// For every parameter whose type the compiler understood, its ABI class must be the one

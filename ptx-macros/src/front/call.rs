@@ -106,6 +106,7 @@ impl<'a> Checker<'a> {
                 let callee = Rc::new(Callee { path: fetch_path, assoc: None, ret: ret.clone() });
                 Expr { kind: ExprKind::Call { callee, args }, ty: ret, span }
             }
+            Some(Info::GenericFn(g)) => self.generic_call(&g, path, &fetch_path, &c.args, span),
             Some(Info::Api(name)) => {
                 let generics = path.segments.last().map(|s| s.arguments.clone()).unwrap_or(syn::PathArguments::None);
                 self.api_call(&name, &generics, &c.args, span)
