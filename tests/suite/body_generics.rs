@@ -1,6 +1,7 @@
 //! Generic device functions, monomorphized: type parameters with trait bounds and `where`
 //! clauses, const parameters, explicit and inferred arguments, a generic function calling
-//! another, user traits implemented for the types. Each instantiation a kernel reaches is in
+//! another, user traits implemented for the types, and a user trait implemented for `f32` and
+//! `f64` used through a bound (`T::zero()`, `x.halve()`, `Float::halve(x)`). Each instantiation a kernel reaches is in
 //! its module once, under its Itanium template name (checked against nvcc's symbol for the
 //! same C++ template and demangled by `c++filt` where present); run on the host and on the CPU
 //! backend and compared bit for bit; every module through ptxas.
@@ -56,6 +57,47 @@ pub mod algo {
     }
 }
 
+/// A user trait implemented for primitives, used through a bound.
+pub mod num {
+    use core::ops::Add;
+    use ptx_runtime::device_fn;
+
+    #[device_fn]
+    pub trait Float: Copy {
+        fn zero() -> Self;
+        fn halve(self) -> Self;
+    }
+
+    #[device_fn]
+    impl Float for f32 {
+        fn zero() -> f32 {
+            0.0
+        }
+        fn halve(self) -> f32 {
+            self * 0.5
+        }
+    }
+
+    #[device_fn]
+    impl Float for f64 {
+        fn zero() -> Self {
+            0.0
+        }
+        fn halve(self) -> Self {
+            self / 3.0
+        }
+    }
+
+    #[device_fn]
+    pub fn half_sum<T: Float + Add<Output = T>>(xs: &[T]) -> T {
+        let mut acc = T::zero();
+        for i in 0..xs.len() {
+            acc = acc + xs[i].halve() + Float::halve(xs[0]);
+        }
+        acc
+    }
+}
+
 mod user {
     use super::algo;
     use crate::body_traits::shapes::*;
@@ -72,7 +114,8 @@ mod user {
         let l = algo::lerp(x, 2.0, 0.75) + algo::lerp::<f32>(1.0, x, 0.5);
         let t = algo::total(cs) + algo::total::<Rect>(rs);
         out[i] = a + b + l + t + algo::weighted(rs, x) + algo::weighted(cs, 0.5);
-        out64[i] = algo::lerp(ds[i], 1.0, 0.5);
+        out64[i] = algo::lerp(ds[i], 1.0, 0.5) + super::num::half_sum(ds);
+        out[i] += super::num::half_sum(xs);
     }
 }
 
@@ -121,6 +164,11 @@ fn each_instantiation_is_in_the_module_once() {
     let ptx = user::generics::PTX;
     for sym in SYMBOLS {
         assert_eq!(ptx.matches(&format!("{sym}(")).count(), 2, "{sym}: one prototype and one definition:\n{ptx}");
+    }
+    // The primitives' trait functions, members of `Float_f32`/`Float_f64` in the trait's
+    // namespace, each defined once.
+    for f in ["_ZN5suite13body_generics3num9Float_f324zeroE", "_ZNK5suite13body_generics3num9Float_f325halveE", "_ZN5suite13body_generics3num9Float_f644zeroE", "_ZNK5suite13body_generics3num9Float_f645halveE"] {
+        assert_eq!(ptx.matches(&format!("{f}(")).count(), 2, "{f}:\n{ptx}");
     }
     // `sq` is reached from three instances and defined once.
     assert_eq!(ptx.matches(&format!("{}(", algo::sq::SYMBOL)).count(), 2, "{ptx}");

@@ -187,7 +187,16 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
         };
     }
     let self_ty = (*imp.self_ty).clone();
-    let anchor = scalar_lhs.clone().unwrap_or_else(|| self_ty.clone());
+    // A user trait for a primitive: its functions hang on a hidden struct next to the impl
+    // (`__ptx_Float_for_f32`), found through the trait's path (see `front::traits`).
+    let prim = match (&op, &imp.trait_) {
+        (None, Some((_, path, _))) if Scalar::from_rust_name(&ty_name).is_some() => path.segments.last().map(|s| super::trait_def::prim_anchor(&s.ident.to_string(), &ty_name)),
+        _ => None,
+    };
+    let anchor = match &prim {
+        Some(p) => syn::parse_quote!(#p),
+        None => scalar_lhs.clone().unwrap_or_else(|| self_ty.clone()),
+    };
     let anchor_name = type_name(&anchor);
     // `type Output = T;`: what `Self::Output` means in the impl's signatures.
     let output = imp.items.iter().find_map(|i| match i {
@@ -259,7 +268,12 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
         out.extend(crate::link::replay::emit("method", &export, &vis, &method.to_token_stream(), &info));
         let (sym_name, operator, params) = symbol;
         let konst = matches!(recv, Recv::Value | Recv::Ref);
-        let class = if scalar_lhs.is_some() { String::new() } else { ty_name.clone() };
+        let class = match &prim {
+            // `krate::m::Float_f32::zero`: the trait for the primitive, as a class.
+            Some(_) => format!("{}_{ty_name}", imp.trait_.as_ref().and_then(|t| t.1.segments.last()).map(|s| s.ident.to_string()).unwrap_or_default()),
+            None if scalar_lhs.is_some() => String::new(),
+            None => ty_name.clone(),
+        };
         let sym_const = symbol_const_name(&key);
         symbols.push(quote! {
             #[doc(hidden)]
@@ -272,12 +286,21 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
         out.extend(super::method_first_round(args.clone(), item, cx));
     }
     let e = errors.to_compile_errors();
+    let prim_struct = match (&prim, origin) {
+        (Some(p), super::trait_def::Origin::Written) => quote! {
+            #[doc(hidden)]
+            #[allow(non_camel_case_types)]
+            pub struct #p;
+        },
+        _ => TokenStream::new(),
+    };
     let imp = match origin {
         super::trait_def::Origin::Written => imp.to_token_stream(),
         super::trait_def::Origin::Defaults => TokenStream::new(),
     };
     quote! {
         #imp
+        #prim_struct
         #[allow(non_upper_case_globals)]
         impl #anchor { #(#symbols)* }
         #out

@@ -49,6 +49,11 @@ pub fn device_fn(args: TokenStream, item: TokenStream) -> TokenStream {
     first_round(FnKind::Device, args, item)
 }
 
+/// The hidden struct the functions of `impl Trait for prim` hang on (see `trait_def`).
+pub fn trait_anchor(trait_name: &str, prim: &str) -> proc_macro2::Ident {
+    trait_def::prim_anchor(trait_name, prim)
+}
+
 /// `ptx_runtime::__private::trait_defaults!`: a user trait's default methods for one impl.
 pub fn trait_defaults(input: TokenStream) -> TokenStream {
     trait_def::defaults(input)
@@ -241,7 +246,10 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
             if !seen.insert(inst.key.clone()) {
                 continue;
             }
-            let isig = Signature::parse(&inst.item.sig, FnKind::Device, None, &mut errors);
+            // The `where prim: Trait` bounds an instance keeps are for the front end only.
+            let mut plain = inst.item.sig.clone();
+            plain.generics = syn::Generics::default();
+            let isig = Signature::parse(&plain, FnKind::Device, None, &mut errors);
             if let Some(ic) = front::check(&inst.item.block, &isig, &inst.item.sig, &env, &mut needs, &mut errors, false) {
                 work.extend(ic.instances.iter().cloned());
                 instances.push((inst, isig, ic));

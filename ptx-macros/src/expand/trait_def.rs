@@ -146,3 +146,8 @@ pub fn defaults(input: TokenStream) -> TokenStream {
     let imp: syn::ItemImpl = syn::parse_quote!(impl #ident for #self_ty { #(#items)* });
     super::method::impl_methods(args, imp, Origin::Defaults)
 }
+
+/// The hidden struct the functions of `impl Trait for prim` hang on, next to the impl.
+pub fn prim_anchor(trait_name: &str, prim: &str) -> proc_macro2::Ident {
+    quote::format_ident!("__ptx_{}_for_{}", trait_name, prim)
+}

@@ -204,9 +204,25 @@ impl Checker<'_> {
                 let mut known: HashSet<String> = self.mentioned.clone();
                 known.extend(params.iter().map(|p| p.name().to_owned()));
                 let mut inst = item.clone();
-                ThroughCalleeBody { callee: &callee, known: &known }.visit_item_fn_mut(&mut inst);
+                let through = ThroughCalleeBody { callee: &callee, known: &known };
+                // User-trait bounds on parameters that become primitives: kept as
+                // `where f32: path::Float` for the front end (see `traits`).
+                let mut prim_bounds: Vec<syn::WherePredicate> = Vec::new();
+                for (name, bound) in bounds(&item.sig.generics) {
+                    let Some(syn::Type::Path(tp)) = subst.types.get(&name) else { continue };
+                    if tp.path.get_ident().is_some_and(|i| Scalar::from_rust_name(&i.to_string()).is_some()) && super::traits::is_user_trait(&bound) {
+                        let mut b = bound.clone();
+                        through.rewrite(&mut b, true);
+                        prim_bounds.push(syn::parse_quote!(#tp: #b));
+                    }
+                }
+                let mut through = through;
+                through.visit_item_fn_mut(&mut inst);
                 subst.visit_item_fn_mut(&mut inst);
                 inst.sig.generics = syn::Generics::default();
+                if !prim_bounds.is_empty() {
+                    inst.sig.generics.where_clause = Some(syn::parse_quote!(where #(#prim_bounds),*));
+                }
                 inst.attrs.retain(|a| !a.path().is_ident("device_fn"));
                 let module = module_name(&info.name, &key);
                 let callee_inner = crate::syntax::rewrite::for_inner_module(&syn::Type::Path(syn::TypePath { qself: None, path: callee }));
@@ -318,6 +334,35 @@ impl Checker<'_> {
             _ => None,
         }
     }
+}
+
+/// Each type parameter's trait bounds, inline and in the `where` clause.
+fn bounds(g: &syn::Generics) -> Vec<(String, syn::Path)> {
+    let mut out = Vec::new();
+    let mut add = |name: String, bs: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>| {
+        for b in bs {
+            if let syn::TypeParamBound::Trait(t) = b {
+                out.push((name.clone(), t.path.clone()));
+            }
+        }
+    };
+    for p in &g.params {
+        if let syn::GenericParam::Type(t) = p {
+            add(t.ident.to_string(), &t.bounds);
+        }
+    }
+    if let Some(w) = &g.where_clause {
+        for p in &w.predicates {
+            if let syn::WherePredicate::Type(pt) = p {
+                if let syn::Type::Path(tp) = &pt.bounded_ty {
+                    if let Some(i) = tp.path.get_ident() {
+                        add(i.to_string(), &pt.bounds);
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// An integer literal (possibly negated, possibly in braces) as a const generic argument.

@@ -30,6 +30,7 @@ pub mod pat;
 pub mod pretty;
 pub mod printf;
 pub mod resolve;
+pub mod traits;
 pub mod ty;
 pub mod unsupported;
 pub mod user_method;
@@ -98,6 +99,8 @@ pub struct Checker<'a> {
     pub ref_self: Option<LocalId>,
     /// Instantiations of generic device functions the body calls (see `generic`).
     pub instances: Vec<generic::Instance>,
+    /// In an instance: the user traits bounding primitives (`where f32: Float`, see `traits`).
+    pub prim_bounds: Vec<(ptx_abi::Scalar, syn::Path)>,
 }
 
 /// The checked body, or `None` when errors were reported (or knowledge must be fetched first).
@@ -135,6 +138,7 @@ pub fn check(
         return_to: None,
         ref_self: None,
         instances: Vec::new(),
+        prim_bounds: traits::prim_bounds(item_sig),
     };
     let before = c.errors.len();
     c.ret = match &item_sig.output {
