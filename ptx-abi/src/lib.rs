@@ -31,6 +31,7 @@ pub mod symbol;
 pub mod syscall;
 pub mod target;
 pub mod lineinfo;
+pub mod template;
 pub mod text;
 
 pub use layout::Layout;

@@ -27,6 +27,10 @@ pub enum Piece<'a> {
     /// as `pl` when `operator`; `konst`: a `const` member), then `params`, the parameter types' encoding, where `$` stands
     /// for the class itself (see `symbol::write_member`).
     Member { path: &'a str, ty: &'a str, name: &'a str, operator: bool, konst: bool, params: &'a str },
+    /// The symbol of an instantiation of the generic device function at `path` (the
+    /// `module_path!()` of its scope module, `a::b::f`) with these template arguments (see
+    /// `template`).
+    Template { path: &'a str, args: &'a [crate::template::TemplateArg<'a>] },
     /// The `.version` / `.target` / `.address_size` header: the version is the lowest that has
     /// the target, `isa` (what the code itself uses) and everything `funcs` reaches.
     /// `debug`: `.target sm_XX, debug`, the module carries full debug information.
@@ -260,6 +264,7 @@ impl<'b> Sink<'b> {
             Piece::Dec(v) => self.dec(v),
             Piece::Mangled(path) => write_mangled(path, self),
             Piece::Member { path, ty, name, operator, konst, params } => crate::symbol::write_member(path, ty, name, operator, konst, params, self),
+            Piece::Template { path, args } => crate::template::write_template(path, args, self),
             Piece::Header { target, isa, funcs, debug } => {
                 let mut v = target.min_isa().max(isa);
                 let r = Reachable::of(funcs);

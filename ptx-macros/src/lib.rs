@@ -59,6 +59,14 @@ pub fn __compile(input: TokenStream) -> TokenStream {
     expand::compile(input.into()).into()
 }
 
+/// A user trait's default methods compiled for one `#[device_fn] impl` of it (invoked by the
+/// trait's replay). Not an API: `ptx_runtime::__private::trait_defaults!` re-exports it.
+#[doc(hidden)]
+#[proc_macro]
+pub fn __trait_defaults(input: TokenStream) -> TokenStream {
+    expand::trait_defaults(input.into()).into()
+}
+
 /// Marks a function of `ptx_runtime::device` as part of the device API: emits its replay
 /// (`@api name`), so bodies calling it by any path compile it to its instructions. The
 /// argument overrides the API name (`#[__device_api(fast_sin)]`). Not an API.

@@ -6,6 +6,7 @@ pub use ptx_abi::ptx_text;
 pub use ptx_abi::target::{Isa, Target};
 pub use ptx_abi::lineinfo::FileRef;
 pub use ptx_abi::text::{as_str, file_refs, render_array, render_len, FnNode, Piece};
+pub use ptx_abi::template::TemplateArg;
 
 pub use crate::{DeviceRepr, ParamType};
 
@@ -27,6 +28,8 @@ pub const fn check_aggregate_align(layout: Layout) {
 
 /// The device compiler's later rounds (see `ptx-macros`' `link` module).
 pub use ptx_macros::__compile as compile;
+/// A user trait's default methods for one impl (see `ptx-macros`' `expand::trait_def`).
+pub use ptx_macros::__trait_defaults as trait_defaults;
 /// Marks a `ptx_runtime::device` function with its device-API replay.
 pub use ptx_macros::__device_api as device_api;
 

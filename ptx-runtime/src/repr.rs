@@ -36,6 +36,10 @@ pub unsafe trait DeviceRepr: Copy + 'static {
     /// Writes the value's bytes, little-endian, into `out[..LAYOUT.size]`; padding bytes are
     /// left as they are (zero in a fresh buffer).
     fn write_bytes(&self, out: &mut [u8]);
+    /// The `module_path!()` where a `#[derive(DeviceRepr)]` type is defined: its namespace in
+    /// the symbols of generic device functions instantiated with it (`""` for the primitives).
+    #[doc(hidden)]
+    const MODULE_PATH: &'static str = "";
 }
 
 /// A type that can be a kernel or device-function parameter or return value.

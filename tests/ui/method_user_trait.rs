@@ -8,6 +8,7 @@ pub struct V {
     pub x: f32,
 }
 
+// A trait without `#[device_fn]` has no replay: its impl cannot find its default methods.
 pub trait Shape {
     fn area(&self) -> f32;
 }
@@ -17,11 +18,6 @@ impl Shape for V {
     fn area(&self) -> f32 {
         self.x
     }
-}
-
-#[device_fn]
-pub trait Scaled {
-    fn scaled(&self) -> f32;
 }
 
 fn main() {}

@@ -196,6 +196,7 @@ pub fn derive_device_repr(input: TokenStream) -> TokenStream {
             fn write_bytes(&self, out: &mut [u8]) {
                 #write
             }
+            const MODULE_PATH: &'static str = ::core::module_path!();
         }
 
         impl #impl_generics ::ptx_runtime::ParamType for #name #ty_generics #where_clause {

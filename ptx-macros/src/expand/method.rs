@@ -112,7 +112,14 @@ fn type_name(t: &syn::Type) -> String {
 }
 
 /// `#[device_fn] impl ...`: the impl itself, and per method its replay, symbol and compile round.
-pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
+pub fn device_impl(args: TokenStream, imp: syn::ItemImpl) -> TokenStream {
+    impl_methods(args, imp, super::trait_def::Origin::Written)
+}
+
+/// The methods of `imp` as device functions. `origin`: an impl as written (emitted itself, and
+/// for a user trait followed by the trait's default methods) or the trait's default methods the
+/// impl leaves out (see `trait_def`), of which only the device functions are emitted.
+pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::trait_def::Origin) -> TokenStream {
     let mut errors = Errors::new();
     // `#[device_fn]` repeated on a method of a `#[device_fn] impl` says nothing more; a method
     // only device code calls is used.
@@ -137,6 +144,9 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
     // For a trait impl: its entry in OPS and the right operand's part of the key.
     let mut op = None;
     let mut scalar_lhs = None;
+    // For an impl of a user trait (`#[device_fn] trait`): the invocation of the trait's replay
+    // that compiles the default methods this impl leaves out.
+    let mut defaults = TokenStream::new();
     if let Some((bang, path, _)) = &imp.trait_ {
         if let Some(b) = bang {
             errors.error(b, "negative impls have no device code; remove `#[device_fn]`");
@@ -162,18 +172,31 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
                 let rhs = rhs_ty.as_ref().and_then(|t| rhs_key(t, &ty_name, &mut errors));
                 op = Some((*entry, rhs));
             }
-            None => errors.error(
-                path,
-                format!("`#[device_fn]` implements the `core::ops` operator traits ({}) and inherent methods; other traits are not supported in device code yet: write the methods in an inherent `impl`", OPS.iter().map(|o| o.0).collect::<Vec<_>>().join(", ")),
-            ),
+            None => {
+                if let Some(d) = super::trait_def::user_trait_impl(path, &imp, &args, origin, &mut errors) {
+                    defaults = d;
+                }
+            }
         }
     }
     if !errors.is_empty() {
         let e = errors.to_compile_errors();
-        return quote!(#imp #e);
+        return match origin {
+            super::trait_def::Origin::Written => quote!(#imp #e),
+            super::trait_def::Origin::Defaults => e,
+        };
     }
     let self_ty = (*imp.self_ty).clone();
-    let anchor = scalar_lhs.clone().unwrap_or_else(|| self_ty.clone());
+    // A user trait for a primitive: its functions hang on a hidden struct next to the impl
+    // (`__ptx_Float_for_f32`), found through the trait's path (see `front::traits`).
+    let prim = match (&op, &imp.trait_) {
+        (None, Some((_, path, _))) if Scalar::from_rust_name(&ty_name).is_some() => path.segments.last().map(|s| super::trait_def::prim_anchor(&s.ident.to_string(), &ty_name)),
+        _ => None,
+    };
+    let anchor = match &prim {
+        Some(p) => syn::parse_quote!(#p),
+        None => scalar_lhs.clone().unwrap_or_else(|| self_ty.clone()),
+    };
     let anchor_name = type_name(&anchor);
     // `type Output = T;`: what `Self::Output` means in the impl's signatures.
     let output = imp.items.iter().find_map(|i| match i {
@@ -245,7 +268,12 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
         out.extend(crate::link::replay::emit("method", &export, &vis, &method.to_token_stream(), &info));
         let (sym_name, operator, params) = symbol;
         let konst = matches!(recv, Recv::Value | Recv::Ref);
-        let class = if scalar_lhs.is_some() { String::new() } else { ty_name.clone() };
+        let class = match &prim {
+            // `krate::m::Float_f32::zero`: the trait for the primitive, as a class.
+            Some(_) => format!("{}_{ty_name}", imp.trait_.as_ref().and_then(|t| t.1.segments.last()).map(|s| s.ident.to_string()).unwrap_or_default()),
+            None if scalar_lhs.is_some() => String::new(),
+            None => ty_name.clone(),
+        };
         let sym_const = symbol_const_name(&key);
         symbols.push(quote! {
             #[doc(hidden)]
@@ -258,11 +286,25 @@ pub fn device_impl(args: TokenStream, mut imp: syn::ItemImpl) -> TokenStream {
         out.extend(super::method_first_round(args.clone(), item, cx));
     }
     let e = errors.to_compile_errors();
+    let prim_struct = match (&prim, origin) {
+        (Some(p), super::trait_def::Origin::Written) => quote! {
+            #[doc(hidden)]
+            #[allow(non_camel_case_types)]
+            pub struct #p;
+        },
+        _ => TokenStream::new(),
+    };
+    let imp = match origin {
+        super::trait_def::Origin::Written => imp.to_token_stream(),
+        super::trait_def::Origin::Defaults => TokenStream::new(),
+    };
     quote! {
         #imp
+        #prim_struct
         #[allow(non_upper_case_globals)]
         impl #anchor { #(#symbols)* }
         #out
+        #defaults
         #e
     }
 }
@@ -297,23 +339,28 @@ fn param_code(t: &syn::Type, ty_name: &str) -> String {
         return "$".into();
     }
     match Scalar::from_rust_name(&n) {
-        Some(s) => match s {
-            Scalar::Bool => "b",
-            Scalar::I8 => "a",
-            Scalar::U8 => "h",
-            Scalar::I16 => "s",
-            Scalar::U16 => "t",
-            Scalar::I32 => "i",
-            Scalar::U32 => "j",
-            Scalar::I64 => "l",
-            Scalar::U64 => "m",
-            Scalar::F16 => "DF16_",
-            Scalar::BF16 => "DF16b",
-            Scalar::F32 => "f",
-            Scalar::F64 => "d",
-        }
-        .into(),
+        Some(s) => scalar_code(s).into(),
         None => format!("{}{}", n.len(), n),
+    }
+}
+
+/// A primitive's Itanium builtin code, as nvcc encodes the C++ type it passes as (`usize` is
+/// `unsigned long`, `f16` `_Float16`).
+pub fn scalar_code(s: Scalar) -> &'static str {
+    match s {
+        Scalar::Bool => "b",
+        Scalar::I8 => "a",
+        Scalar::U8 => "h",
+        Scalar::I16 => "s",
+        Scalar::U16 => "t",
+        Scalar::I32 => "i",
+        Scalar::U32 => "j",
+        Scalar::I64 => "l",
+        Scalar::U64 => "m",
+        Scalar::F16 => "DF16_",
+        Scalar::BF16 => "DF16b",
+        Scalar::F32 => "f",
+        Scalar::F64 => "d",
     }
 }
 

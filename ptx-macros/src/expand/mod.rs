@@ -11,12 +11,14 @@
 
 mod derive;
 mod device_fn;
+mod generic;
 mod index_ops;
 mod kernel;
 mod debuginfo;
 mod launch;
 mod lineinfo;
 pub mod method;
+mod trait_def;
 
 pub use derive::derive_device_repr;
 
@@ -42,14 +44,21 @@ pub fn device_fn(args: TokenStream, item: TokenStream) -> TokenStream {
     if syn::parse2::<syn::ItemFn>(item.clone()).is_err() {
         match syn::parse2::<syn::Item>(item.clone()) {
             Ok(syn::Item::Impl(imp)) => return method::device_impl(args, imp),
-            Ok(syn::Item::Trait(t)) => {
-                let e = syn::Error::new_spanned(&t.ident, "`#[device_fn]` on a trait definition is not supported yet: device code calls inherent methods and `core::ops` operators; put `#[device_fn]` on an inherent `impl` block").to_compile_error();
-                return quote!(#t #e);
-            }
+            Ok(syn::Item::Trait(t)) => return trait_def::device_trait(t),
             _ => {}
         }
     }
     first_round(FnKind::Device, args, item)
+}
+
+/// The hidden struct the functions of `impl Trait for prim` hang on (see `trait_def`).
+pub fn trait_anchor(trait_name: &str, prim: &str) -> proc_macro2::Ident {
+    trait_def::prim_anchor(trait_name, prim)
+}
+
+/// `ptx_runtime::__private::trait_defaults!`: a user trait's default methods for one impl.
+pub fn trait_defaults(input: TokenStream) -> TokenStream {
+    trait_def::defaults(input)
 }
 
 /// `#[__device_api]` on a device-API function: the function and its replay.
@@ -112,6 +121,9 @@ fn first_round(kind: FnKind, args: TokenStream, item_tokens: TokenStream) -> Tok
             let e = syn::Error::new(span, "`#[device_fn]` on a method: put it on the `impl` block instead (`#[device_fn] impl T { ... }`), which makes every method of the block a device function").to_compile_error();
             return quote!(#item #e);
         }
+    }
+    if kind == FnKind::Device && front::generic::is_generic(&item.sig) {
+        return generic::definition(item_tokens, item);
     }
     attrs::take_no_mangle(&mut item.attrs);
     // Keep the function so rustc goes on checking the rest of the crate against it, less what
@@ -230,7 +242,27 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         }
         return Round::Failed(quote!());
     }
+    front::generic::set_round(&format!("{} {}", item_tokens, method.map(|m| m.write().to_string()).unwrap_or_default()));
     let checked = front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors, false);
+    // The generic functions' instantiations the body reaches, and theirs, each once.
+    let mut instances = Vec::new();
+    if let Some(c) = &checked {
+        let mut work = c.instances.clone();
+        let mut seen = std::collections::HashSet::new();
+        while let Some(inst) = work.pop() {
+            if !seen.insert(inst.key.clone()) {
+                continue;
+            }
+            // The `where prim: Trait` bounds an instance keeps are for the front end only.
+            let mut plain = inst.item.sig.clone();
+            plain.generics = syn::Generics::default();
+            let isig = Signature::parse(&plain, FnKind::Device, None, &mut errors);
+            if let Some(ic) = front::check(&inst.item.block, &isig, &inst.item.sig, &env, &mut needs, &mut errors, false) {
+                work.extend(ic.instances.iter().cloned());
+                instances.push((inst, isig, ic));
+            }
+        }
+    }
     if !needs.is_empty() {
         let state = match method {
             Some(m) => {
@@ -242,6 +274,39 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         return Round::Done(chain::fetch(&needs.paths, state, found_tokens));
     }
     let Some(checked) = checked else { return Round::Failed(errors.to_compile_errors()) };
+    if !errors.is_empty() {
+        return Round::Failed(errors.to_compile_errors());
+    }
+    let mut instance_items = TokenStream::new();
+    for (inst, isig, ic) in instances {
+        let types = SigTypes {
+            params: isig.params.iter().map(|p| for_inner_module(&p.syn_ty)).collect(),
+            ret: isig.ret.as_ref().map(|(ty, _)| for_inner_module(ty)),
+        };
+        let iargs = Args { target: parsed_args.target, bounds: Default::default(), fmad: parsed_args.fmad, debug: parsed_args.debug };
+        let cx = lower::Context { body: &ic.body, infer: &ic.infer, structs: &ic.structs, kind: FnKind::Device, param_types: &types.params, target: iargs.target, bounds: iargs.bounds, fmad: iargs.fmad, debug: iargs.debug };
+        let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.to_compile_errors()) };
+        let mut checks = abi_agreement(&ic.body, &ic, &types);
+        checks.extend(ic.checks);
+        let body = crate::back::ptx::body_with_locs(&lowered.func);
+        let compiled = Compiled {
+            prototype: crate::back::ptx::prototype(FnKind::Device, &types),
+            body: body.0,
+            dwarf: None,
+            files: lowered.func.files.names.clone(),
+            file_refs: body.1,
+            item: inst.item.clone(),
+            sig: isig,
+            args: iargs,
+            no_mangle: false,
+            types,
+            callees: lowered.callees,
+            isa: lowered.isa,
+            decls: lowered.decls,
+            checks,
+        };
+        instance_items.extend(generic::expand_instance(compiled, &inst));
+    }
     let types = SigTypes {
         params: sig.params.iter().map(|p| for_inner_module(&p.syn_ty)).collect(),
         ret: sig.ret.as_ref().map(|(ty, _)| for_inner_module(ty)),
@@ -272,11 +337,12 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         decls: lowered.decls,
         checks,
     };
-    Round::Done(match (kind, method) {
+    let expanded = match (kind, method) {
         (_, Some(m)) => method::expand(compiled, m),
         (FnKind::Kernel, _) => kernel::expand(compiled),
         (FnKind::Device, _) => device_fn::expand(compiled),
-    })
+    };
+    Round::Done(quote!(#expanded #instance_items))
 }
 
 /// For every parameter whose type the compiler understood, its ABI class must be the one

@@ -51,6 +51,11 @@ impl<'a> Checker<'a> {
             // `f32::sqrt(x)`, `u32::max(a, b)`, `f32::from_bits(b)`: a method with the receiver
             // passed first.
             if let Some(s) = Scalar::from_rust_name(owner) {
+                if self.has_prim_trait(s) && segs.len() == 2 {
+                    let args: Vec<&syn::Expr> = c.args.iter().collect();
+                    let name_span = path.segments.last().map(|s| s.ident.span()).unwrap_or(span);
+                    return self.prim_trait_call(s, None, &last, &args, span, name_span);
+                }
                 return self.assoc_fn_call(Ty::Scalar(s), &last, &c.args, span);
             }
             // `f32x4::new(x, y, z, w)`
@@ -70,9 +75,13 @@ impl<'a> Checker<'a> {
             let mut ty_path = path.clone();
             ty_path.segments.pop();
             let ty_path = strip_generics(&syn::Path { leading_colon: ty_path.leading_colon, segments: ty_path.segments.into_iter().collect() });
-            let named = Ty::Named(Rc::new(NamedRef { key: crate::link::key(&ty_path), path: ty_path }));
             let args: Vec<&syn::Expr> = c.args.iter().collect();
             let name_span = path.segments.last().map(|s| s.ident.span()).unwrap_or(span);
+            // `Float::halve(x)` in an instance where a primitive is bound by `Float`.
+            if let Some(s) = self.prim_bound_by_trait(&ty_path) {
+                return self.prim_trait_call(s, None, &last, &args, span, name_span);
+            }
+            let named = Ty::Named(Rc::new(NamedRef { key: crate::link::key(&ty_path), path: ty_path }));
             return match self.describe(&named, span) {
                 Ty::Struct(def) => self.assoc_call(def, &last, &args, span, name_span),
                 _ => {
@@ -106,6 +115,7 @@ impl<'a> Checker<'a> {
                 let callee = Rc::new(Callee { path: fetch_path, assoc: None, ret: ret.clone() });
                 Expr { kind: ExprKind::Call { callee, args }, ty: ret, span }
             }
+            Some(Info::GenericFn(g)) => self.generic_call(&g, path, &fetch_path, &c.args, span),
             Some(Info::Api(name)) => {
                 let generics = path.segments.last().map(|s| s.arguments.clone()).unwrap_or(syn::PathArguments::None);
                 self.api_call(&name, &generics, &c.args, span)

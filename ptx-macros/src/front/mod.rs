@@ -20,6 +20,7 @@ pub mod control;
 #[cfg(test)]
 mod deferred_tests;
 pub mod expr;
+pub mod generic;
 pub mod hir;
 pub mod infer;
 pub mod intrinsic;
@@ -29,6 +30,7 @@ pub mod pat;
 pub mod pretty;
 pub mod printf;
 pub mod resolve;
+pub mod traits;
 pub mod ty;
 pub mod unsupported;
 pub mod user_method;
@@ -95,6 +97,10 @@ pub struct Checker<'a> {
     return_to: Option<LoopId>,
     /// The receiver of a `&self`/`&mut self` method, held by value: `*self` is itself.
     pub ref_self: Option<LocalId>,
+    /// Instantiations of generic device functions the body calls (see `generic`).
+    pub instances: Vec<generic::Instance>,
+    /// In an instance: the user traits bounding primitives (`where f32: Float`, see `traits`).
+    pub prim_bounds: Vec<(ptx_abi::Scalar, syn::Path)>,
 }
 
 /// The checked body, or `None` when errors were reported (or knowledge must be fetched first).
@@ -131,6 +137,8 @@ pub fn check(
         deferred_methods: Vec::new(),
         return_to: None,
         ref_self: None,
+        instances: Vec::new(),
+        prim_bounds: traits::prim_bounds(item_sig),
     };
     let before = c.errors.len();
     c.ret = match &item_sig.output {
@@ -220,7 +228,7 @@ pub fn check(
     if c.errors.len() > before {
         return None;
     }
-    Some(Checked { body: Body { locals: c.locals, params, block, ret }, checks: c.checks, infer: c.infer, structs: c.structs })
+    Some(Checked { body: Body { locals: c.locals, params, block, ret }, checks: c.checks, infer: c.infer, structs: c.structs, instances: c.instances })
 }
 
 /// A checked body and what the lowering needs with it.
@@ -231,6 +239,8 @@ pub struct Checked {
     pub infer: Infer,
     /// The structs described while checking, by path key.
     pub structs: HashMap<String, Rc<StructDef>>,
+    /// The generic device functions' instantiations the body calls.
+    pub instances: Vec<generic::Instance>,
 }
 
 /// Where a type is written (some types are only allowed in some places).

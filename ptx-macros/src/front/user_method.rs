@@ -20,7 +20,7 @@ use syn::visit_mut::VisitMut;
 impl<'a> Checker<'a> {
     /// The description of the method `key` of `def`, fetching its replay (next to the type)
     /// when it is not known yet (`None`: fetched, or an error reported).
-    fn method_info(&mut self, def: &StructDef, key: &str, span: Span) -> Option<MethodInfo> {
+    pub(super) fn method_info(&mut self, def: &StructDef, key: &str, span: Span) -> Option<MethodInfo> {
         let path = method_path(def, key, span);
         match self.env.get(&path).cloned() {
             Some(Info::Method(m)) => Some(m),
@@ -37,7 +37,7 @@ impl<'a> Checker<'a> {
 
     /// A type from a method's signature, written in its impl's module: a relative path the
     /// item being compiled does not mention is named through the type's own module.
-    fn method_type(&mut self, tokens: &TokenStream, def: &StructDef) -> Ty {
+    pub(super) fn method_type(&mut self, tokens: &TokenStream, def: &StructDef) -> Ty {
         let Ok(mut t) = syn::parse2::<syn::Type>(tokens.clone()) else { return Ty::Error };
         if let Ok(mut module) = syn::parse2::<syn::Path>(def.path.clone()) {
             module.segments.pop();

@@ -304,9 +304,17 @@ fn campaign() {
 #[test]
 fn seeds_reach_the_compiler() {
     let fuzzer = Fuzzer::new();
-    let compiled = fuzzer.seeds.iter().filter(|s| fuzzer.run(s).is_ok_and(|r| r.ptx)).count();
-    eprintln!("{compiled} of {} seeds compile", fuzzer.seeds.len());
-    assert!(compiled * 2 > fuzzer.seeds.len(), "{compiled} of {} seeds compile", fuzzer.seeds.len());
+    // Only non-generic functions have a module of their own: a derive's type has none, and
+    // `#[device_fn]` impls, traits and generic functions are compiled where they are called.
+    let own_module = |s: &&Vec<Tok>| match syn::parse2::<syn::Item>(stream(s)) {
+        Ok(syn::Item::Fn(f)) => !crate::front::generic::is_generic(&f.sig),
+        Ok(_) => false,
+        Err(_) => true,
+    };
+    let seeds: Vec<&Vec<Tok>> = fuzzer.seeds.iter().filter(own_module).collect();
+    let compiled = seeds.iter().filter(|s| fuzzer.run(s).is_ok_and(|r| r.ptx)).count();
+    eprintln!("{compiled} of {} seeds compile", seeds.len());
+    assert!(compiled * 2 > seeds.len(), "{compiled} of {} seeds compile", seeds.len());
 }
 
 /// `PTX_FUZZ_INPUT`: runs that one item (text) and shows each round's expansion.

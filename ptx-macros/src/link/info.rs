@@ -6,6 +6,7 @@
 //! @fn name ( [Ty] [Ty] ... ) [Ret]          // [] for `()`
 //! @api name
 //! @method name by_value|by_ref|by_mut|assoc ( [Ty] ... ) [Ret]
+//! @generic_fn name { item }
 //! ```
 //!
 //! Types are the tokens as written at the item's definition, with a leading `crate` made
@@ -24,6 +25,16 @@ pub enum Info {
     Api(String),
     /// A method or associated function of a `#[device_fn] impl` (see `expand::method`).
     Method(MethodInfo),
+    /// A generic device function: its whole item, which each caller instantiates (see
+    /// `front::generic`).
+    GenericFn(GenericFnInfo),
+}
+
+/// A generic `#[device_fn]`: its name and its tokens as written (signature, bounds, body).
+#[derive(Clone, Debug)]
+pub struct GenericFnInfo {
+    pub name: String,
+    pub item: TokenStream,
 }
 
 /// How a method takes `self`.
@@ -134,6 +145,11 @@ pub fn write(info: &Info) -> TokenStream {
             let ret = m.ret.clone().unwrap_or_default();
             quote!(@method #name #recv ( #([#params])* ) [#ret])
         }
+        Info::GenericFn(g) => {
+            let name = format_ident!("{}", g.name);
+            let item = &g.item;
+            quote!(@generic_fn #name { #item })
+        }
     }
 }
 
@@ -188,6 +204,11 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                 let ret = group(it.next()?, Delimiter::Bracket)?;
                 let ret = if ret.is_empty() { None } else { Some(ret) };
                 Some(Info::Method(MethodInfo { name, recv, params, ret }))
+            }
+            "generic_fn" => {
+                let name = ident(it.next()?)?;
+                let item = group(it.next()?, Delimiter::Brace)?;
+                Some(Info::GenericFn(GenericFnInfo { name, item }))
             }
             _ => None,
         },

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// A crate-unique name for the replay of `ident`.
-fn unique_name(prefix: &str, ident: &Ident, tokens: &TokenStream) -> Ident {
+pub(crate) fn unique_name(prefix: &str, ident: &Ident, tokens: &TokenStream) -> Ident {
     let mut h = DefaultHasher::new();
     tokens.to_string().hash(&mut h);
     let start = ident.span().start();
@@ -52,7 +52,7 @@ pub fn emit(prefix: &str, ident: &Ident, vis: &syn::Visibility, item_tokens: &To
 }
 
 /// A path starting with `crate` names the defining crate: in a macro body that is `$crate`.
-fn dollar_crate(tokens: TokenStream) -> TokenStream {
+pub(crate) fn dollar_crate(tokens: TokenStream) -> TokenStream {
     let mut out = Vec::new();
     let mut prev_is_path_sep = false;
     let mut prev_joint_colon = false;

@@ -1,0 +1,265 @@
+//! Symbols of generic device functions: Itanium template names (chapter 7), as nvcc names an
+//! instantiation of a function template in the same namespaces.
+//!
+//! `krate::geo::horner::<5>` is `_ZN5krate3geo6hornerILm5EEE` (`c++filt`:
+//! `krate::geo::horner<5ul>`); `krate::app::total::<krate::shapes::Circle>` is
+//! `_ZN5krate3app5totalINS_6shapes6CircleEEE` (`krate` is the substitution `S_`). Like the
+//! other device functions' symbols here, the parameter types are left out (one Rust function
+//! per path), so nvcc's symbol for the same template is this one followed by its return and
+//! parameter types.
+
+use crate::text::Sink;
+
+/// One template argument.
+#[derive(Clone, Copy, Debug)]
+pub enum TemplateArg<'a> {
+    /// A builtin type's code (`f` for `float`, `m` for `unsigned long`).
+    Builtin(&'a str),
+    /// A constant: the builtin code of its type and its value (`Lm5E`; `Li_3E` for -3).
+    Int { code: &'a str, value: u64, negative: bool },
+    /// A struct `path::name`: `path` is its `module_path!()`.
+    Struct { path: &'a str, name: &'a str },
+}
+
+/// Most substitution candidates one symbol keeps track of.
+const MAX_CANDIDATES: usize = 64;
+
+/// The substitution candidates written so far: the first `segs` segments of a path, and for
+/// a struct its name after them (`""` for a namespace, or the template prefix: `segs` `usize::MAX`).
+struct Candidates<'a> {
+    list: [(&'a str, usize, &'a str); MAX_CANDIDATES],
+    len: usize,
+}
+
+impl<'a> Candidates<'a> {
+    const fn push(&mut self, path: &'a str, segs: usize, name: &'a str) {
+        if self.len < MAX_CANDIDATES {
+            self.list[self.len] = (path, segs, name);
+            self.len += 1;
+        }
+    }
+
+    /// The index of the candidate equal to the first `segs` segments of `path`, followed by
+    /// `name` (`""`: a namespace).
+    const fn find(&self, path: &str, segs: usize, name: &str) -> Option<usize> {
+        let mut i = 0;
+        while i < self.len {
+            let (p, n, m) = self.list[i];
+            if n == segs && str_eq(m, name) && prefix_eq(p, path, segs) {
+                return Some(i);
+            }
+            i += 1;
+        }
+        None
+    }
+}
+
+/// Writes the symbol of the function `path` (`a::b::f`: its last segment is the template's
+/// name, the others its namespaces) instantiated with `args`.
+pub const fn write_template(path: &str, args: &[TemplateArg], sink: &mut Sink) {
+    let mut c = Candidates { list: [("", 0, ""); MAX_CANDIDATES], len: 0 };
+    sink.str("_ZN");
+    let n = segments(path);
+    let mut i = 0;
+    while i < n {
+        let (s, e) = segment(path, i);
+        source_name(path, s, e, sink);
+        if i + 1 < n {
+            c.push(path, i + 1, "");
+        }
+        i += 1;
+    }
+    // The template prefix `path::name` is a candidate too (never named again here).
+    c.push("", usize::MAX, "");
+    sink.byte(b'I');
+    let mut a = 0;
+    while a < args.len() {
+        match args[a] {
+            TemplateArg::Builtin(code) => sink.str(code),
+            TemplateArg::Int { code, value, negative } => {
+                sink.byte(b'L');
+                sink.str(code);
+                if negative {
+                    sink.byte(b'n');
+                }
+                sink.dec(value);
+                sink.byte(b'E');
+            }
+            TemplateArg::Struct { path: tp, name: tn } => write_struct(tp, tn, &mut c, sink),
+        }
+        a += 1;
+    }
+    sink.str("EE");
+}
+
+/// A struct's nested name, using and adding substitution candidates. `path` holds the
+/// module, `name` the struct: the whole is `path::name`.
+const fn write_struct<'a>(path: &'a str, name: &'a str, c: &mut Candidates<'a>, sink: &mut Sink) {
+    let n = segments(path);
+    if let Some(k) = c.find(path, n, name) {
+        // The whole type, written before.
+        substitution(k, sink);
+        return;
+    }
+    sink.byte(b'N');
+    // The longest module prefix already a candidate.
+    let mut known = n;
+    while known > 0 {
+        if let Some(k) = c.find(path, known, "") {
+            substitution(k, sink);
+            break;
+        }
+        known -= 1;
+    }
+    let mut i = known;
+    while i < n {
+        let (s, e) = segment(path, i);
+        source_name(path, s, e, sink);
+        c.push(path, i + 1, "");
+        i += 1;
+    }
+    source_name(name, 0, name.len(), sink);
+    c.push(path, n, name);
+    sink.byte(b'E');
+}
+
+/// `S_` for candidate 0, `S<k-1 in base 36>_` after.
+const fn substitution(k: usize, sink: &mut Sink) {
+    sink.byte(b'S');
+    if k > 0 {
+        base36((k - 1) as u64, sink);
+    }
+    sink.byte(b'_');
+}
+
+const fn base36(n: u64, sink: &mut Sink) {
+    if n >= 36 {
+        base36(n / 36, sink);
+    }
+    let d = (n % 36) as u8;
+    sink.byte(if d < 10 { b'0' + d } else { b'A' + d - 10 });
+}
+
+const fn source_name(s: &str, start: usize, end: usize, sink: &mut Sink) {
+    let b = s.as_bytes();
+    sink.dec((end - start) as u64);
+    let mut j = start;
+    while j < end {
+        assert!(b[j].is_ascii_alphanumeric() || b[j] == b'_', "PTX identifiers are ASCII: rename the module or item to use ASCII letters, digits and `_`");
+        sink.byte(b[j]);
+        j += 1;
+    }
+}
+
+/// The number of `::`-separated segments of `path` (0 for "").
+const fn segments(path: &str) -> usize {
+    let b = path.as_bytes();
+    if b.is_empty() {
+        return 0;
+    }
+    let mut n = 1;
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i] == b':' && b[i + 1] == b':' {
+            n += 1;
+            i += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// The byte range of segment `k` of `path`.
+const fn segment(path: &str, k: usize) -> (usize, usize) {
+    let b = path.as_bytes();
+    let mut seg = 0;
+    let mut start = 0;
+    let mut i = 0;
+    while i <= b.len() {
+        if i == b.len() || (b[i] == b':' && i + 1 < b.len() && b[i + 1] == b':') {
+            if seg == k {
+                return (start, i);
+            }
+            seg += 1;
+            i += 2;
+            start = i;
+            continue;
+        }
+        i += 1;
+    }
+    (b.len(), b.len())
+}
+
+/// Whether the first `segs` segments of `a` and `b` are the same.
+const fn prefix_eq(a: &str, b: &str, segs: usize) -> bool {
+    if segs == usize::MAX {
+        return false;
+    }
+    if segs == 0 {
+        return true;
+    }
+    if segments(a) < segs || segments(b) < segs {
+        return false;
+    }
+    let (_, ea) = segment(a, segs - 1);
+    let (_, eb) = segment(b, segs - 1);
+    if ea != eb {
+        return false;
+    }
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut i = 0;
+    while i < ea {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::TemplateArg::{self, *};
+    use crate::text::{render_len, render_to, Piece};
+
+    fn sym(path: &'static str, name: &'static str, args: &'static [TemplateArg<'static>]) -> std::string::String {
+        let full = std::format!("{path}::{name}").leak();
+        let pieces = [Piece::Template { path: full, args }];
+        let mut buf = std::vec![0u8; render_len(&pieces)];
+        render_to(&pieces, &mut buf);
+        std::string::String::from_utf8(buf).unwrap()
+    }
+
+    /// Expected strings written by hand from the Itanium ABI's rules (and what `c++filt`
+    /// prints for them, in the comments); the suite checks them against nvcc.
+    #[test]
+    fn template_names() {
+        // krate::geo::horner<5ul>
+        assert_eq!(sym("krate::geo", "horner", &[Int { code: "m", value: 5, negative: false }]), "_ZN5krate3geo6hornerILm5EEE");
+        // krate::geo::lerp<float>
+        assert_eq!(sym("krate::geo", "lerp", &[Builtin("f")]), "_ZN5krate3geo4lerpIfEE");
+        // krate::app::total<krate::shapes::Circle>
+        assert_eq!(sym("krate::app", "total", &[Struct { path: "krate::shapes", name: "Circle" }]), "_ZN5krate3app5totalINS_6shapes6CircleEEE");
+        // krate::app::pair<krate::app::V, krate::app::V, int -3>
+        assert_eq!(
+            sym("krate::app", "pair", &[Struct { path: "krate::app", name: "V" }, Struct { path: "krate::app", name: "V" }, Int { code: "i", value: 3, negative: true }]),
+            "_ZN5krate3app4pairINS0_1VES2_Lin3EEE"
+        );
+    }
+}

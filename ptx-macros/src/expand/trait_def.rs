@@ -1,0 +1,153 @@
+//! User traits in device code, dispatched statically.
+//!
+//! `#[device_fn] trait Shape { fn area(&self) -> f32; fn twice(&self) -> f32 { .. } }` keeps the
+//! trait and leaves a replay under the trait's own name (the macro namespace, so `Shape!`
+//! resolves wherever the trait does, through `use` too) that carries the trait's tokens:
+//!
+//! ```text
+//! macro_rules! __ptx_trait_Shape_<hash> {
+//!     (@ptx_defaults $($t:tt)*) => { ::ptx_runtime::__private::trait_defaults! { { TRAIT } $($t)* } };
+//!     (@ptx_fetch ([$($req:tt)*]) $($t:tt)*) => { trait_defaults! { @misused "`Shape` is a trait: .." $($req)* } };
+//! }
+//! pub use __ptx_trait_Shape_<hash> as Shape;
+//! ```
+//!
+//! `#[device_fn] impl Shape for Circle { .. }` compiles its methods as those of an inherent
+//! impl (a call on a `Circle` resolves to them: dispatch is by the receiver's concrete type, as
+//! rustc's is for a concrete receiver), and invokes `Shape! { @ptx_defaults {args} {Circle}
+//! {area ..} }` with the methods it wrote, so the trait's default methods it leaves out are
+//! compiled for `Circle` where the impl is ([`defaults`]). Supertraits need nothing more: their
+//! methods are the type's through their own impls. Associated constants are rustc's
+//! (`Circle::SIDES`, `Self::SIDES`).
+
+use crate::report::Errors;
+use proc_macro2::{Delimiter, Punct, Spacing, TokenStream, TokenTree};
+use quote::{quote, ToTokens};
+
+/// Where an impl's methods come from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Written by the user: the impl is emitted too.
+    Written,
+    /// A trait's default methods, compiled for an impl that leaves them out.
+    Defaults,
+}
+
+/// Traits of `core` an impl can name that have no device code here, with what to write.
+const CORE_TRAITS: [&str; 17] = ["Clone", "Copy", "Default", "Debug", "Display", "PartialEq", "Eq", "PartialOrd", "Ord", "Hash", "Drop", "From", "Into", "Iterator", "Send", "Sync", "Deref"];
+
+/// `#[device_fn] trait ...`: the trait and its replay.
+pub fn device_trait(t: syn::ItemTrait) -> TokenStream {
+    let mut errors = Errors::new();
+    if !t.generics.params.is_empty() || t.generics.where_clause.is_some() {
+        errors.error(&t.generics, "`#[device_fn]` traits cannot be generic yet: each impl's methods are compiled to one PTX function each; write a trait without parameters");
+    }
+    for item in &t.items {
+        if let syn::TraitItem::Fn(f) = item {
+            if !f.sig.generics.params.is_empty() {
+                errors.error(&f.sig.generics, "generic trait methods are not supported in device code yet: give the method concrete parameter types");
+            }
+        }
+    }
+    if !errors.is_empty() {
+        let e = errors.to_compile_errors();
+        return quote!(#t #e);
+    }
+    let tokens = crate::link::replay::dollar_crate(t.to_token_stream());
+    let name = crate::link::replay::unique_name("trait", &t.ident, &tokens);
+    let ident = &t.ident;
+    let vis = &t.vis;
+    let d = Punct::new('$', Spacing::Alone);
+    let msg = format!("`{ident}` is a trait: call its methods on a value (`v.method(..)`) or through the implementing type (`Circle::method(v, ..)`)");
+    quote! {
+        #t
+        #[doc(hidden)]
+        #[macro_export]
+        #[allow(non_local_definitions)]
+        macro_rules! #name {
+            (@ptx_defaults #d (#d t:tt)*) => {
+                ::ptx_runtime::__private::trait_defaults! { { #tokens } #d (#d t)* }
+            };
+            (@ptx_fetch ([#d (#d req:tt)*]) #d (#d t:tt)*) => {
+                ::ptx_runtime::__private::trait_defaults! { @misused #msg #d (#d req)* }
+            };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        #vis use #name as #ident;
+    }
+}
+
+/// The checks of `impl Trait for T` for a trait outside `core::ops`, and (for an impl as
+/// written) the invocation of the trait's replay that compiles its default methods for `T`.
+pub fn user_trait_impl(path: &syn::Path, imp: &syn::ItemImpl, args: &TokenStream, origin: Origin, errors: &mut Errors) -> Option<TokenStream> {
+    let last = path.segments.last()?;
+    let name = last.ident.to_string();
+    if CORE_TRAITS.contains(&name.as_str()) && path.segments.len() <= 3 {
+        errors.error(path, format!("`{name}` has no device code: `#[device_fn]` implements user traits (`#[device_fn] trait`), the `core::ops` operator traits and inherent methods; remove `#[device_fn]` from this impl"));
+        return None;
+    }
+    if !last.arguments.is_empty() {
+        errors.error(&last.arguments, "`#[device_fn]` impls of generic traits are not supported yet: implement a trait without parameters");
+        return None;
+    }
+    if origin == Origin::Defaults {
+        return None;
+    }
+    let written = imp.items.iter().filter_map(|i| match i {
+        syn::ImplItem::Fn(f) => Some(&f.sig.ident),
+        _ => None,
+    });
+    let self_ty = &imp.self_ty;
+    Some(quote!(#path! { @ptx_defaults {#args} {#self_ty} { #(#written)* } }))
+}
+
+/// `ptx_runtime::__private::trait_defaults! { {TRAIT} {args} {T} {written methods} }`: the
+/// trait's default methods that the impl for `T` does not write, compiled for `T`.
+pub fn defaults(input: TokenStream) -> TokenStream {
+    let mut it = input.into_iter().peekable();
+    if matches!(it.peek(), Some(TokenTree::Punct(p)) if p.as_char() == '@') {
+        // `@misused "message" path..`: a body named the trait where a function or type goes;
+        // the message is reported at that path.
+        let (_, _, msg) = (it.next(), it.next(), it.next());
+        let span = it.next().map_or_else(proc_macro2::Span::call_site, |t| t.span());
+        let msg = msg.and_then(|m| syn::parse2::<syn::LitStr>(m.into()).ok()).map_or_else(String::new, |m| m.value());
+        return syn::Error::new(span, msg).to_compile_error();
+    }
+    let mut next = || crate::link::info::group(it.next()?, Delimiter::Brace);
+    let (Some(tr), Some(args), Some(self_ty), Some(written)) = (next(), next(), next(), next()) else {
+        return quote!(::core::compile_error!("internal: malformed input to the device compiler's trait defaults"););
+    };
+    let (Ok(tr), Ok(self_ty)) = (syn::parse2::<syn::ItemTrait>(tr), syn::parse2::<syn::Type>(self_ty)) else {
+        return quote!(::core::compile_error!("internal: malformed trait in the device compiler's trait defaults"););
+    };
+    let written: Vec<String> = written
+        .into_iter()
+        .filter_map(|t| match t {
+            TokenTree::Ident(i) => Some(i.to_string()),
+            _ => None,
+        })
+        .collect();
+    let items: Vec<syn::ImplItem> = tr
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            syn::TraitItem::Fn(f) if !written.contains(&f.sig.ident.to_string()) => {
+                let block = f.default.clone()?;
+                Some(syn::ImplItem::Fn(syn::ImplItemFn { attrs: f.attrs.clone(), vis: syn::Visibility::Inherited, defaultness: None, sig: f.sig.clone(), block }))
+            }
+            _ => None,
+        })
+        .collect();
+    if items.is_empty() {
+        return TokenStream::new();
+    }
+    let ident = &tr.ident;
+    let imp: syn::ItemImpl = syn::parse_quote!(impl #ident for #self_ty { #(#items)* });
+    super::method::impl_methods(args, imp, Origin::Defaults)
+}
+
+/// The hidden struct the functions of `impl Trait for prim` hang on, next to the impl.
+pub fn prim_anchor(trait_name: &str, prim: &str) -> proc_macro2::Ident {
+    quote::format_ident!("__ptx_{}_for_{}", trait_name, prim)
+}
