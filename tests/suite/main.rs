@@ -16,6 +16,7 @@ mod body_opt;
 mod body_parallel;
 mod body_quality;
 mod body_subset;
+mod body_values;
 mod corpus;
 mod cpu_atomics;
 mod cpu_cg;

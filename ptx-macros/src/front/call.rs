@@ -127,8 +127,13 @@ impl<'a> Checker<'a> {
             Some(_) => self.error(span, format!("`{}` cannot be called", fetch_path)),
             None => {
                 // Check the arguments for their own errors and fetches, then fetch the callee.
+                // A path of a type's member (`Ordering::Relaxed`) waits for the callee: it may
+                // be a constant the callee takes as it is (the device API's atomics), not an enum
+                // variant to fetch.
                 for a in &c.args {
-                    self.expr(a);
+                    if !matches!(super::expr::strip(a), syn::Expr::Path(p) if p.path.segments.len() > 1) {
+                        self.expr(a);
+                    }
                 }
                 self.needs.need(&fetch_path);
                 // Unknown until the fetch: an error type keeps later uses quiet.
@@ -215,6 +220,9 @@ impl<'a> Checker<'a> {
         }
         if p.path.segments.len() == 1 && segs[0].chars().next().is_some_and(|c| c.is_lowercase()) {
             return self.error(span, format!("cannot find value `{}` in this scope", segs[0]));
+        }
+        if let Some(e) = self.variant_expr(p) {
+            return e;
         }
         // A constant defined outside the body: its value is rustc's, its type comes from the
         // context (`N as T` where the context does not fix it).

@@ -6,6 +6,7 @@
 //! @fn name ( [Ty] [Ty] ... ) [Ret]          // [] for `()`
 //! @api name
 //! @method name by_value|by_ref|by_mut|assoc ( [Ty] ... ) [Ret]
+//! @enum Name u32 { Variant [value] ... }
 //! ```
 //!
 //! Types are the tokens as written at the item's definition, with a leading `crate` made
@@ -24,6 +25,16 @@ pub enum Info {
     Api(String),
     /// A method or associated function of a `#[device_fn] impl` (see `expand::method`).
     Method(MethodInfo),
+    /// A C-like `DeviceRepr` enum (see `expand::derive_enum`).
+    Enum(EnumInfo),
+}
+
+/// A C-like enum: its integer representation and its variants' values.
+#[derive(Clone, Debug)]
+pub struct EnumInfo {
+    pub name: String,
+    pub repr: ptx_abi::Scalar,
+    pub variants: Vec<(String, i128)>,
 }
 
 /// How a method takes `self`.
@@ -134,6 +145,16 @@ pub fn write(info: &Info) -> TokenStream {
             let ret = m.ret.clone().unwrap_or_default();
             quote!(@method #name #recv ( #([#params])* ) [#ret])
         }
+        Info::Enum(e) => {
+            let name = format_ident!("{}", e.name);
+            let repr = format_ident!("{}", crate::front::ty::scalar_name(e.repr));
+            let variants = e.variants.iter().map(|(v, x)| {
+                let v = format_ident!("{}", v);
+                let x = proc_macro2::Literal::string(&x.to_string());
+                quote!(#v [#x])
+            });
+            quote!(@enum #name #repr { #(#variants)* })
+        }
     }
 }
 
@@ -188,6 +209,19 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                 let ret = group(it.next()?, Delimiter::Bracket)?;
                 let ret = if ret.is_empty() { None } else { Some(ret) };
                 Some(Info::Method(MethodInfo { name, recv, params, ret }))
+            }
+            "enum" => {
+                let name = ident(it.next()?)?;
+                let repr = ptx_abi::Scalar::from_rust_name(&ident(it.next()?)?)?;
+                let mut variants = Vec::new();
+                let mut b = group(it.next()?, Delimiter::Brace)?.into_iter();
+                while let Some(v) = b.next() {
+                    let v = ident(v)?;
+                    let mut value = group(b.next()?, Delimiter::Bracket)?.into_iter();
+                    let lit = literal(value.next()?)?;
+                    variants.push((v, lit.trim_matches('"').parse().ok()?));
+                }
+                Some(Info::Enum(EnumInfo { name, repr, variants }))
             }
             _ => None,
         },
@@ -252,6 +286,9 @@ mod tests {
         let m = Info::Method(MethodInfo { name: "dot".into(), recv: Recv::Ref, params: vec![quote!(Vec3)], ret: Some(quote!(f32)) });
         let Some(Info::Method(back)) = parse(write(&m)) else { panic!() };
         assert_eq!((back.name.as_str(), back.recv, back.params.len()), ("dot", Recv::Ref, 1));
+        let e = Info::Enum(EnumInfo { name: "Op".into(), repr: ptx_abi::Scalar::I8, variants: vec![("Add".into(), 0), ("Neg".into(), -128)] });
+        let Some(Info::Enum(back)) = parse(write(&e)) else { panic!() };
+        assert_eq!((back.repr, back.variants), (ptx_abi::Scalar::I8, vec![("Add".into(), 0), ("Neg".into(), -128)]));
         assert!(parse(quote!(@nonsense)).is_none());
         assert!(parse(quote!()).is_none());
     }

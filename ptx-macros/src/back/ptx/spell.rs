@@ -143,6 +143,7 @@ fn space(s: StateSpace) -> &'static str {
         StateSpace::Shared => ".shared",
         StateSpace::Local => ".local",
         StateSpace::Param => ".param",
+        StateSpace::Const => ".const",
     }
 }
 
