@@ -299,3 +299,50 @@ fn table_declarations_are_nvccs_for_constant_arrays() {
     theirs.sort();
     assert_eq!(ours, theirs);
 }
+
+/// `From`/`Into` between numeric types, `matches!`, `debug_assert!`/`debug_assert_eq!`.
+#[kernel]
+pub fn conversions(x: &[u8], y: &[f32], out: &mut [f64], words: &mut [u64], counts: &mut [u32]) {
+    let i = thread_idx_x() as usize;
+    if i >= x.len() {
+        return;
+    }
+    let c = x[i];
+    let a = f64::from(c) + f64::from(y[i]);
+    let w: u64 = c.into();
+    let h: i32 = i16::from(c).into();
+    let lower = matches!(c, b'a'..=b'z');
+    let digitish = matches!(c, b'0'..=b'9' | b'_' if i % 2 == 0);
+    let op = if i % 3 == 0 { ops::Op::Mul } else { ops::Op::Add };
+    let is_mul = matches!(op, ops::Op::Mul | ops::Op::Min);
+    debug_assert!(w < 256);
+    debug_assert_eq!(w as u8, c);
+    out[i] = a;
+    words[i] = (w << 8) | u64::from(lower);
+    let lb: u32 = lower.into();
+    counts[i] = lb + u32::from(digitish) * 2 + u32::from(is_mul) * 4 + (h as u32) * 8;
+}
+
+#[test]
+fn conversions_and_matches_agree_with_the_host() {
+    assemble("conversions", conversions::PTX);
+    let x: Vec<u8> = (0..96u32).map(|i| (i * 37 % 256) as u8).chain(*b"az09_Zq").collect();
+    let n = x.len();
+    let y: Vec<f32> = (0..n).map(|i| i as f32 * -0.3).collect();
+    let (mut out, mut words, mut counts) = (vec![0f64; n], vec![0u64; n], vec![0u32; n]);
+    {
+        let (o, w, c) = (host::Disjoint::new(&mut out), host::Disjoint::new(&mut words), host::Disjoint::new(&mut counts));
+        // SAFETY: one element per thread.
+        host::run([1, 1, 1], [n as u32, 1, 1], 0, || conversions(&x, &y, unsafe { o.get() }, unsafe { w.get() }, unsafe { c.get() }));
+    }
+    assert!(counts.iter().any(|c| c & 1 == 1) && counts.iter().any(|c| c & 2 == 2) && counts.iter().any(|c| c & 4 == 4));
+    let stream = crate::body_exec::cpu_stream();
+    let (xb, yb) = (DeviceBuffer::from_slice(&stream, &x).unwrap(), DeviceBuffer::from_slice(&stream, &y).unwrap());
+    let mut ob = DeviceBuffer::<f64>::zeroed(&stream, n).unwrap();
+    let mut wb = DeviceBuffer::<u64>::zeroed(&stream, n).unwrap();
+    let mut cb = DeviceBuffer::<u32>::zeroed(&stream, n).unwrap();
+    conversions::launch(&stream, LaunchConfig::new(1, n as u32), &xb, &yb, &mut ob, &mut wb, &mut cb).unwrap();
+    assert_eq!(ob.to_vec().unwrap().iter().map(|v| v.to_bits()).collect::<Vec<_>>(), out.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+    assert_eq!(wb.to_vec().unwrap(), words);
+    assert_eq!(cb.to_vec().unwrap(), counts);
+}

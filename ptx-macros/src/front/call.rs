@@ -159,6 +159,9 @@ impl<'a> Checker<'a> {
     }
 
     fn assoc_fn_call(&mut self, owner: Ty, name: &str, args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>, span: Span) -> Expr {
+        if name == "from" {
+            return self.from_call(owner, args, span);
+        }
         if name == "from_bits" {
             let Some(a) = args.first() else { return self.error(span, "`from_bits` takes one argument") };
             let x = self.expr(a);

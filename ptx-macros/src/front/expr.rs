@@ -660,8 +660,9 @@ impl<'a> Checker<'a> {
             "println" | "print" | "eprintln" | "eprint" | "format" | "write" | "writeln" | "dbg" => self.error(span, unsupported::FORMAT),
             "vec" => self.error(span, unsupported::HEAP),
             "printf" => self.printf(m),
+            "matches" => self.matches_macro(m),
             "assert" | "assert_eq" | "assert_ne" | "debug_assert" | "debug_assert_eq" | "debug_assert_ne" | "panic" | "unreachable" | "todo" | "unimplemented" => self.panic_macro(&name, m),
-            _ => self.error(span, format!("the macro `{name}!` is not supported in device code; only `ptx_asm!`, `printf!` and the assertion and panic macros are")),
+            _ => self.error(span, format!("the macro `{name}!` is not supported in device code; only `ptx_asm!`, `printf!`, `matches!` and the assertion and panic macros are")),
         }
     }
 }

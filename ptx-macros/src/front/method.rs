@@ -91,6 +91,9 @@ impl<'a> Checker<'a> {
             Ty::Ptr { reference: false, .. } => recv,
             _ => self.auto_deref_value(recv),
         };
+        if name == "into" && args.is_empty() {
+            return self.into_call(recv, span);
+        }
         // `TABLE.len()` of a table defined outside the body (see `statics`).
         let recv = if name == "len" { self.table_base(recv) } else { recv };
         match self.shallow(&recv.ty) {

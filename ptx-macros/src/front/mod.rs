@@ -17,6 +17,7 @@ pub mod asm;
 pub mod atomic;
 pub mod call;
 pub mod control;
+pub mod conv;
 pub mod enums;
 #[cfg(test)]
 mod deferred_tests;
