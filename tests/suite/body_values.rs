@@ -346,3 +346,60 @@ fn conversions_and_matches_agree_with_the_host() {
     assert_eq!(wb.to_vec().unwrap(), words);
     assert_eq!(cb.to_vec().unwrap(), counts);
 }
+
+/// `mem::swap` and `mem::replace` on locals, array elements and struct fields (no addresses:
+/// the assignments they stand for).
+#[repr(C)]
+#[derive(ptx_runtime::DeviceRepr, Clone, Copy, Debug, PartialEq)]
+pub struct Pair {
+    pub lo: f32,
+    pub hi: f32,
+}
+
+#[kernel]
+pub fn swaps(x: &[f32], out: &mut [f32], counts: &mut [u32]) {
+    let i = thread_idx_x() as usize;
+    if i >= out.len() {
+        return;
+    }
+    let mut count = i as u32;
+    let mut hist = [0u32; 4];
+    for k in 0..4usize {
+        hist[k] = (i * k) as u32;
+    }
+    let mut p = Pair { lo: x[i], hi: x[(i + 1) % x.len()] };
+    if p.lo > p.hi {
+        core::mem::swap(&mut p.lo, &mut p.hi);
+    }
+    let mut a = x[i] * 2.0;
+    let mut b = p.hi;
+    if a > b {
+        core::mem::swap(&mut a, &mut b);
+    }
+    core::mem::swap(&mut count, &mut hist[3]);
+    let old = core::mem::replace(&mut a, 0.5);
+    let old_lo = std::mem::replace(&mut p.lo, -1.0);
+    out[i] = b + a + old + old_lo * 3.0 + p.lo + p.hi;
+    counts[i] = count + hist[3] * 1000 + hist[1] * 100_000;
+}
+
+#[test]
+fn mem_swap_and_replace_agree_with_the_host() {
+    assemble("swaps", swaps::PTX);
+    let n = 48usize;
+    let x: Vec<f32> = (0..n).map(|i| (i as f32 * 0.7).sin() * 10.0).collect();
+    let (mut out, mut counts) = (vec![0f32; n], vec![0u32; n]);
+    {
+        let (o, c) = (host::Disjoint::new(&mut out), host::Disjoint::new(&mut counts));
+        // SAFETY: one element per thread.
+        host::run([1, 1, 1], [n as u32, 1, 1], 0, || swaps(&x, unsafe { o.get() }, unsafe { c.get() }));
+    }
+    let stream = crate::body_exec::cpu_stream();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let (mut ob, mut cb) = (DeviceBuffer::<f32>::zeroed(&stream, n).unwrap(), DeviceBuffer::<u32>::zeroed(&stream, n).unwrap());
+    swaps::launch(&stream, LaunchConfig::new(1, n as u32), &xb, &mut ob, &mut cb).unwrap();
+    assert_eq!(ob.to_vec().unwrap().iter().map(|v| v.to_bits()).collect::<Vec<_>>(), out.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+    assert_eq!(cb.to_vec().unwrap(), counts);
+    // No local memory: the swapped values stay in registers.
+    assert!(!swaps::PTX.contains(".local"), "{}", swaps::PTX);
+}

@@ -38,6 +38,9 @@ impl<'a> Checker<'a> {
             }
         }
         let last = segs.last().cloned().unwrap_or_default();
+        if segs.len() >= 2 && segs[segs.len() - 2] == "mem" && matches!(last.as_str(), "swap" | "replace" | "take") {
+            return self.mem_call(&last, &c.args, span);
+        }
         // Things that never reach the device.
         match last.as_str() {
             "Some" | "Ok" | "Err" => return self.error(span, unsupported::named_type("Option", 1).unwrap_or_default()),

@@ -25,6 +25,7 @@ pub mod expr;
 pub mod hir;
 pub mod infer;
 pub mod intrinsic;
+pub mod local_ref;
 pub mod method;
 pub mod panic;
 pub mod pat;
