@@ -59,6 +59,9 @@ pub enum Piece<'a> {
     /// array: `[3] = {104, 105, 0}` for `"hi"` (C string constants: `printf` formats,
     /// assertion messages and locations).
     CString(&'a str),
+    /// Bytes as the size and initializer of a `.b8` array: `[2] = {1, 255}` (the data of a
+    /// `const`/`static` table read by device code, as nvcc writes a `__constant__` array).
+    Bytes(&'a [u8]),
 }
 
 /// A device function as a node of the static call graph. Every `#[device_fn]` defines one as a
@@ -399,6 +402,20 @@ impl<'b> Sink<'b> {
                 }
                 self.str("0}");
             }
+            Piece::Bytes(b) => {
+                self.byte(b'[');
+                self.dec(b.len() as u64);
+                self.str("] = {");
+                let mut i = 0;
+                while i < b.len() {
+                    if i > 0 {
+                        self.str(", ");
+                    }
+                    self.dec(b[i] as u64);
+                    i += 1;
+                }
+                self.str("}");
+            }
         }
     }
 }
@@ -535,6 +552,7 @@ mod tests {
     fn c_strings_end_in_nul() {
         assert_eq!(render(&[Piece::Str("x"), Piece::CString("hi")]), "x[3] = {104, 105, 0}");
         assert_eq!(render(&[Piece::CString("")]), "[1] = {0}");
+        assert_eq!(render(&[Piece::Bytes(&[1, 255])]), "[2] = {1, 255}");
     }
 
     #[test]

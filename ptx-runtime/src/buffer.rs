@@ -41,6 +41,21 @@ fn elem_size<T: DeviceRepr>() -> usize {
     T::LAYOUT.size
 }
 
+/// `Err` when an element read back is not a value of `T` (`DeviceRepr::is_valid`): device code
+/// can leave any bytes in a buffer, and a Rust value must be valid.
+fn check_valid<T: DeviceRepr>(bytes: &[u8]) -> Result<()> {
+    let size = elem_size::<T>();
+    if size == 0 {
+        return Ok(());
+    }
+    match bytes.chunks_exact(size).position(|e| !T::is_valid(e)) {
+        None => Ok(()),
+        Some(i) => Err(Error::InvalidBuffer {
+            reason: format!("element {i} holds bytes {:02x?} that are no value of `{}` (an enum discriminant no variant has, or a `bool` other than 0 or 1)", &bytes[i * size..(i + 1) * size], std::any::type_name::<T>()),
+        }),
+    }
+}
+
 impl<T: DeviceRepr> DeviceBuffer<T> {
     /// `len` zeroed elements.
     pub fn zeroed(stream: &Stream, len: usize) -> Result<DeviceBuffer<T>> {
@@ -227,9 +242,10 @@ impl<'a, T: DeviceRepr> DeviceSlice<'a, T> {
         }
         let mut bytes = vec![0u8; self.len * size];
         self.buf.read_bytes(self.start * size, &mut bytes)?;
+        check_valid::<T>(&bytes)?;
         for (i, slot) in out.iter_mut().enumerate() {
             // SAFETY: `bytes` holds `len` elements laid out as T (the ABI layout, checked equal to
-            // rustc's); the device writes only values of T.
+            // rustc's), each a valid T (`check_valid`).
             *slot = unsafe { std::ptr::read_unaligned(bytes.as_ptr().add(i * size) as *const T) };
         }
         Ok(())
@@ -254,6 +270,7 @@ impl<'a, T: DeviceRepr> DeviceSlice<'a, T> {
         }
         let mut bytes = vec![0u8; self.len * size];
         self.buf.read_bytes(self.start * size, &mut bytes)?;
+        check_valid::<T>(&bytes)?;
         // SAFETY: as in `copy_to_slice`.
         Ok((0..self.len).map(|i| unsafe { std::ptr::read_unaligned(bytes.as_ptr().add(i * size) as *const T) }).collect())
     }

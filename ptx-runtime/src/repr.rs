@@ -40,6 +40,16 @@ pub unsafe trait DeviceRepr: Copy + 'static {
     /// the symbols of generic device functions instantiated with it (`""` for the primitives).
     #[doc(hidden)]
     const MODULE_PATH: &'static str = "";
+
+    /// Whether `bytes` (at least `LAYOUT.size` of them, as read back from the device) hold a
+    /// value of the type. Reads from device memory check it and return an error otherwise, so
+    /// a buffer the device filled with something else (an enum discriminant no variant has, a
+    /// `bool` byte other than 0 or 1) never becomes an invalid value on the host. Every bit
+    /// pattern is valid by default.
+    fn is_valid(bytes: &[u8]) -> bool {
+        let _ = bytes;
+        true
+    }
 }
 
 /// A type that can be a kernel or device-function parameter or return value.
@@ -83,6 +93,9 @@ unsafe impl DeviceRepr for bool {
     const NO_PADDING: bool = true;
     fn write_bytes(&self, out: &mut [u8]) {
         out[0] = *self as u8;
+    }
+    fn is_valid(bytes: &[u8]) -> bool {
+        bytes[0] <= 1
     }
 }
 impl ParamType for bool {
@@ -129,6 +142,9 @@ unsafe impl<T: DeviceRepr, const N: usize> DeviceRepr for [T; N] {
         for (i, e) in self.iter().enumerate() {
             e.write_bytes(&mut out[i * T::LAYOUT.size..]);
         }
+    }
+    fn is_valid(bytes: &[u8]) -> bool {
+        (0..N).all(|i| T::is_valid(&bytes[i * T::LAYOUT.size..]))
     }
 }
 impl<T: DeviceRepr, const N: usize> ParamType for [T; N] {

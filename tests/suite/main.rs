@@ -20,6 +20,7 @@ mod body_parallel;
 mod body_quality;
 mod body_subset;
 mod body_traits;
+mod body_values;
 mod corpus;
 mod cpu_atomics;
 mod cpu_cg;

@@ -2,11 +2,28 @@
 
 use ptx_runtime::DeviceRepr;
 
+// `repr(C)` alone is C's `int`-sized enum: the device needs a fixed integer.
 #[derive(Clone, Copy, DeviceRepr)]
 #[repr(C)]
 pub enum Mode {
     Fast,
     Exact,
+}
+
+// Variants with fields have no `DeviceRepr` yet; discriminants must be literals.
+const BASE: u32 = 4;
+
+#[derive(Clone, Copy, DeviceRepr)]
+#[repr(u32)]
+pub enum Shape {
+    Circle(f32),
+    Square = BASE,
+}
+
+// No repr at all.
+#[derive(Clone, Copy, DeviceRepr)]
+pub enum Bare {
+    A,
 }
 
 fn main() {}

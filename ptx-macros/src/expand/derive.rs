@@ -64,6 +64,9 @@ pub fn derive_device_repr(input: TokenStream) -> TokenStream {
         Ok(i) => i,
         Err(e) => return e.to_compile_error(),
     };
+    if let syn::Data::Enum(e) = &input.data {
+        return super::derive_enum::derive_enum(&input, e, &tokens);
+    }
     let mut errors = Errors::new();
     let repr = parse_repr(&input.attrs, &mut errors);
     if !repr.c && !repr.transparent {
@@ -75,13 +78,7 @@ pub fn derive_device_repr(input: TokenStream) -> TokenStream {
     let (fields, is_union) = match &input.data {
         syn::Data::Struct(s) => (s.fields.iter().collect::<Vec<_>>(), false),
         syn::Data::Union(u) => (u.fields.named.iter().collect(), true),
-        syn::Data::Enum(e) => {
-            errors.error(
-                e.enum_token,
-                "enums have no layout in the PTX ABI; use a `#[repr(C)]` struct, or an integer field with named constants",
-            );
-            return errors.to_compile_errors();
-        }
+        syn::Data::Enum(_) => return errors.to_compile_errors(),
     };
     if fields.is_empty() {
         errors.error(&input.ident, "an empty struct has no PTX ABI layout (C has no empty structs); add a field or remove the derive");
@@ -171,6 +168,30 @@ pub fn derive_device_repr(input: TokenStream) -> TokenStream {
         let sizes = field_layouts.iter();
         quote!(true #(&& <#tys as ::ptx_runtime::DeviceRepr>::NO_PADDING)* && (0 #(+ #sizes.size)*) == <Self as ::ptx_runtime::DeviceRepr>::LAYOUT.size)
     };
+
+    // A struct's bytes are valid when each field's are (an enum field, a `bool`).
+    let valid = if is_union {
+        quote!()
+    } else {
+        let checks = fields.iter().zip(&field_layouts).map(|(field, layout)| {
+            let ty = &field.ty;
+            quote! {
+                let s = s.field(#layout);
+                if !<#ty as ::ptx_runtime::DeviceRepr>::is_valid(&bytes[s.last_offset..]) {
+                    return false;
+                }
+            }
+        });
+        quote! {
+            fn is_valid(bytes: &[u8]) -> bool {
+                let s = #p::StructLayout::new(#align);
+                #(#checks)*
+                let _ = s;
+                true
+            }
+        }
+    };
+
     let replay = replay(&input, &fields, is_union, align, &tokens);
     let size_msg = format!("DeviceRepr: rustc's size of `{name}` differs from the PTX ABI's (§1.2)");
     let align_msg = format!("DeviceRepr: rustc's alignment of `{name}` differs from the PTX ABI's (§1.2)");
@@ -197,6 +218,7 @@ pub fn derive_device_repr(input: TokenStream) -> TokenStream {
                 #write
             }
             const MODULE_PATH: &'static str = ::core::module_path!();
+            #valid
         }
 
         impl #impl_generics ::ptx_runtime::ParamType for #name #ty_generics #where_clause {

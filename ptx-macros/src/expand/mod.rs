@@ -10,6 +10,7 @@
 //! [`compile`], which runs the compiler again with what the chain found.
 
 mod derive;
+mod derive_enum;
 mod device_fn;
 mod generic;
 mod index_ops;
@@ -284,7 +285,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
             ret: isig.ret.as_ref().map(|(ty, _)| for_inner_module(ty)),
         };
         let iargs = Args { target: parsed_args.target, bounds: Default::default(), fmad: parsed_args.fmad, debug: parsed_args.debug };
-        let cx = lower::Context { body: &ic.body, infer: &ic.infer, structs: &ic.structs, kind: FnKind::Device, param_types: &types.params, target: iargs.target, bounds: iargs.bounds, fmad: iargs.fmad, debug: iargs.debug };
+        let cx = lower::Context { body: &ic.body, infer: &ic.infer, structs: &ic.structs, enums: &ic.enums, kind: FnKind::Device, param_types: &types.params, target: iargs.target, bounds: iargs.bounds, fmad: iargs.fmad, debug: iargs.debug };
         let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.to_compile_errors()) };
         let mut checks = abi_agreement(&ic.body, &ic, &types);
         checks.extend(ic.checks);
@@ -311,7 +312,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         params: sig.params.iter().map(|p| for_inner_module(&p.syn_ty)).collect(),
         ret: sig.ret.as_ref().map(|(ty, _)| for_inner_module(ty)),
     };
-    let cx = lower::Context { body: &checked.body, infer: &checked.infer, structs: &checked.structs, kind, param_types: &types.params, target: parsed_args.target, bounds: parsed_args.bounds, fmad: parsed_args.fmad, debug: parsed_args.debug };
+    let cx = lower::Context { body: &checked.body, infer: &checked.infer, structs: &checked.structs, enums: &checked.enums, kind, param_types: &types.params, target: parsed_args.target, bounds: parsed_args.bounds, fmad: parsed_args.fmad, debug: parsed_args.debug };
     let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.to_compile_errors()) };
     let dwarf = (parsed_args.debug && kind == FnKind::Kernel).then(|| debuginfo::sections(&item, &checked, &lowered.func));
     let mut checks = abi_agreement(&checked.body, &checked, &types);
@@ -432,7 +433,11 @@ fn node_list(c: &Compiled) -> TokenStream {
         let s = quote::format_ident!("__PTX_STR_{}", i);
         quote!(&#s)
     });
-    quote!(&[#(#callees,)* #(#syscalls,)* #(#strings),*])
+    let tables = (0..c.decls.tables.len()).map(|i| {
+        let s = quote::format_ident!("__PTX_TABLE_{}", i);
+        quote!(&#s)
+    });
+    quote!(&[#(#callees,)* #(#syscalls,)* #(#strings,)* #(#tables),*])
 }
 
 /// One `static __PTX_STR_<i>: FnNode` per string constant of the body: the module-scope
@@ -440,7 +445,8 @@ fn node_list(c: &Compiled) -> TokenStream {
 /// those of the expression rustc evaluates.
 fn string_nodes(c: &Compiled) -> TokenStream {
     let p = quote!(::ptx_runtime::__private);
-    c.decls
+    let tables = table_nodes(c);
+    let strings: TokenStream = c.decls
         .strings
         .iter()
         .enumerate()
@@ -452,6 +458,46 @@ fn string_nodes(c: &Compiled) -> TokenStream {
                 static #s: #p::FnNode = #p::FnNode {
                     symbol: #p::ptx_text![#name],
                     prototype: #p::ptx_text![#p::Piece::Str(".global .align 1 .b8 "), #name, #p::Piece::CString(#value)],
+                    body: "",
+                    callees: &[],
+                    isa: #p::Isa::ABI_CALLS,
+                    files: &[],
+                    file_refs: &[],
+                };
+            }
+        })
+        .collect();
+    quote!(#strings #tables)
+}
+
+/// One `static __PTX_TABLE_<i>: FnNode` per table defined outside the body that the function
+/// reads (see `lower::statics`): `.const .align A .b8 <name>[N] = {...}`, the item's bytes as
+/// rustc evaluates it. The element type the body assumed is checked to be the item's.
+fn table_nodes(c: &Compiled) -> TokenStream {
+    let p = quote!(::ptx_runtime::__private);
+    c.decls
+        .tables
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let s = quote::format_ident!("__PTX_TABLE_{}", i);
+            let name = lower::statics::table_name(&t.path);
+            let (path, elem, align) = (&t.path, &t.elem, t.align);
+            let decl = format!(".const .align {align} .b8 ");
+            quote! {
+                #[doc(hidden)]
+                static #s: #p::FnNode = #p::FnNode {
+                    symbol: #p::ptx_text![#name],
+                    prototype: #p::ptx_text![#p::Piece::Str(#decl), #name, #p::Piece::Bytes({
+                        #[allow(dead_code)]
+                        fn __element_type() {
+                            let _: &[#elem] = &#path;
+                        }
+                        // SAFETY: the table is an array of scalars (checked above): its bytes
+                        // are initialized, with no padding.
+                        const B: &[u8] = unsafe { ::core::slice::from_raw_parts(&#path as *const _ as *const u8, ::core::mem::size_of_val(&#path)) };
+                        B
+                    })],
                     body: "",
                     callees: &[],
                     isa: #p::Isa::ABI_CALLS,

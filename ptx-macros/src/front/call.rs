@@ -38,6 +38,9 @@ impl<'a> Checker<'a> {
             }
         }
         let last = segs.last().cloned().unwrap_or_default();
+        if segs.len() >= 2 && segs[segs.len() - 2] == "mem" && matches!(last.as_str(), "swap" | "replace" | "take") {
+            return self.mem_call(&last, &c.args, span);
+        }
         // Things that never reach the device.
         match last.as_str() {
             "Some" | "Ok" | "Err" => return self.error(span, unsupported::named_type("Option", 1).unwrap_or_default()),
@@ -137,8 +140,13 @@ impl<'a> Checker<'a> {
             Some(_) => self.error(span, format!("`{}` cannot be called", fetch_path)),
             None => {
                 // Check the arguments for their own errors and fetches, then fetch the callee.
+                // A path of a type's member (`Ordering::Relaxed`) waits for the callee: it may
+                // be a constant the callee takes as it is (the device API's atomics), not an enum
+                // variant to fetch.
                 for a in &c.args {
-                    self.expr(a);
+                    if !matches!(super::expr::strip(a), syn::Expr::Path(p) if p.path.segments.len() > 1) {
+                        self.expr(a);
+                    }
                 }
                 self.needs.need(&fetch_path);
                 // Unknown until the fetch: an error type keeps later uses quiet.
@@ -164,6 +172,9 @@ impl<'a> Checker<'a> {
     }
 
     fn assoc_fn_call(&mut self, owner: Ty, name: &str, args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>, span: Span) -> Expr {
+        if name == "from" {
+            return self.from_call(owner, args, span);
+        }
         if name == "from_bits" {
             let Some(a) = args.first() else { return self.error(span, "`from_bits` takes one argument") };
             let x = self.expr(a);
@@ -225,6 +236,9 @@ impl<'a> Checker<'a> {
         }
         if p.path.segments.len() == 1 && segs[0].chars().next().is_some_and(|c| c.is_lowercase()) {
             return self.error(span, format!("cannot find value `{}` in this scope", segs[0]));
+        }
+        if let Some(e) = self.variant_expr(p) {
+            return e;
         }
         // A constant defined outside the body: its value is rustc's, its type comes from the
         // context (`N as T` where the context does not fix it).

@@ -337,6 +337,7 @@ impl<'a> Checker<'a> {
         let span = m.span();
         let scrut = self.expr(&m.expr);
         let scrut = self.auto_deref_value(scrut);
+        let scrut = self.enum_value(scrut);
         let st = self.shallow(&scrut.ty);
         let ok = match &st {
             Ty::Var(v) => self.infer.kind_of(*v) != VarKind::Float,

@@ -126,6 +126,10 @@ impl<'a> Checker<'a> {
                 // parameter returned as it is); any other use needs its description.
                 if matches!(ty, Ty::Named(_)) && !self.opaque_ok {
                     ty = self.describe(&ty, span);
+                    // An enum is its integer from now on (see `enums`).
+                    if let Ty::Scalar(_) = ty {
+                        self.set_local_type(id, ty.clone());
+                    }
                 }
                 return Expr { kind: ExprKind::Local(id), ty, span };
             }
@@ -245,11 +249,13 @@ impl<'a> Checker<'a> {
             },
             _ => self.expr(&b.left),
         };
+        let lhs = self.enum_value(lhs);
         if let (Some(t), Ty::Struct(_) | Ty::Named(_)) = (super::user_method::op_trait(op, compound), self.peel_refs(&lhs.ty)) {
             // An operator of a `DeviceRepr` type: its `#[device_fn] impl core::ops::..`.
             return self.user_operator(t, lhs, &b.left, Some(&b.right), span, b.op.span());
         }
         let rhs = self.expr(&b.right);
+        let rhs = self.enum_value(rhs);
         if let (false, Some(t), Ty::Struct(_) | Ty::Named(_)) = (compound, super::user_method::op_trait(op, false), self.peel_refs(&rhs.ty)) {
             let scalar = match self.peel_refs(&lhs.ty) {
                 Ty::Scalar(_) => true,
@@ -390,6 +396,7 @@ impl<'a> Checker<'a> {
             },
             ExprKind::Deref(_) => true,
             ExprKind::Tuple(xs) => xs.iter().all(|x| self.check_place(x, write)),
+            ExprKind::Const(_) if write => !self.static_write_error(e),
             _ if matches!(e.ty, Ty::Error) => true,
             _ => {
                 self.errors.at(e.span, "this expression is not a place that can be assigned");
@@ -411,6 +418,7 @@ impl<'a> Checker<'a> {
         }
         let inner = self.expr(&c.expr);
         let inner = self.auto_deref_value(inner);
+        let inner = self.enum_value(inner);
         let from = self.shallow(&inner.ty);
         let ok = match (&from, &to) {
             (Ty::Error, _) | (_, Ty::Error) => true,
@@ -509,6 +517,7 @@ impl<'a> Checker<'a> {
 
     pub fn index_of(&mut self, base: Expr, index: Expr, checked: bool, span: Span) -> Expr {
         let base = self.auto_deref_value(base);
+        let base = self.table_base(base);
         self.expect(index.span, &Ty::usize(), &index.ty);
         let elem = match self.shallow(&base.ty) {
             Ty::Slice { elem, .. } | Ty::Shared { elem, .. } => elem,
@@ -597,9 +606,6 @@ impl<'a> Checker<'a> {
         let span = r.span();
         let x = self.expr(&r.expr);
         let len = self.array_len(&r.len);
-        if let Len::Const(_) = len {
-            return self.error(span, "local arrays need a literal length (or a `const` defined in the function body): the device compiler keeps them in registers or `.local` memory of a size it must know; lengths from constants outside the body are supported for `shared_array::<T, N>()`");
-        }
         let ty = Ty::Array { elem: Rc::new(x.ty.clone()), len: len.clone() };
         Expr { kind: ExprKind::Repeat(Box::new(x), len), ty, span }
     }
@@ -654,8 +660,9 @@ impl<'a> Checker<'a> {
             "println" | "print" | "eprintln" | "eprint" | "format" | "write" | "writeln" | "dbg" => self.error(span, unsupported::FORMAT),
             "vec" => self.error(span, unsupported::HEAP),
             "printf" => self.printf(m),
+            "matches" => self.matches_macro(m),
             "assert" | "assert_eq" | "assert_ne" | "debug_assert" | "debug_assert_eq" | "debug_assert_ne" | "panic" | "unreachable" | "todo" | "unimplemented" => self.panic_macro(&name, m),
-            _ => self.error(span, format!("the macro `{name}!` is not supported in device code; only `ptx_asm!`, `printf!` and the assertion and panic macros are")),
+            _ => self.error(span, format!("the macro `{name}!` is not supported in device code; only `ptx_asm!`, `printf!`, `matches!` and the assertion and panic macros are")),
         }
     }
 }

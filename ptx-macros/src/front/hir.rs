@@ -185,6 +185,9 @@ pub enum Pat {
     Int(i128),
     Bool(bool),
     Range { lo: Option<i128>, hi: Option<i128>, inclusive: bool },
+    /// A constant defined outside the body (`BINS`, `limits::MAX_ITER`): rustc evaluates it,
+    /// in the scrutinee's type.
+    Const(TokenStream),
 }
 
 #[derive(Debug, Default)]

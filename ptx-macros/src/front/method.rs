@@ -91,6 +91,11 @@ impl<'a> Checker<'a> {
             Ty::Ptr { reference: false, .. } => recv,
             _ => self.auto_deref_value(recv),
         };
+        if name == "into" && args.is_empty() {
+            return self.into_call(recv, span);
+        }
+        // `TABLE.len()` of a table defined outside the body (see `statics`).
+        let recv = if name == "len" { self.table_base(recv) } else { recv };
         match self.shallow(&recv.ty) {
             Ty::Scalar(s) if self.has_prim_trait(s) => self.prim_trait_call(s, Some(recv), name, args, span, name_span),
             Ty::Scalar(s) if s.is_float() && !matches!(s, Scalar::F16 | Scalar::BF16) => self.float_method(recv, s, name, args, span, name_span),
@@ -339,6 +344,13 @@ impl<'a> Checker<'a> {
         };
         let is_array = matches!(self.shallow(&recv.ty), Ty::Array { .. });
         match name {
+            // An array's length is its type's: no need to read the array (one of an outside
+            // constant's length lives in memory, a table in `.const`).
+            "len" if is_array && args.is_empty() && matches!(recv.kind, ExprKind::Local(_) | ExprKind::Const(_)) => match self.shallow(&recv.ty) {
+                Ty::Array { len: super::ty::Len::Known(n), .. } => Expr { kind: ExprKind::Int(n as u128), ty: Ty::usize(), span },
+                Ty::Array { len: super::ty::Len::Const(t), .. } => Expr { kind: ExprKind::Const(quote::quote!((#t) as usize)), ty: Ty::usize(), span },
+                _ => self.error_expr(span),
+            },
             "len" => {
                 let rest = self.args_of(args, &[], name_span);
                 self.intrinsic(Intrinsic::Len, recv, rest, Ty::usize(), span)

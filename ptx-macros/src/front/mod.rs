@@ -17,6 +17,8 @@ pub mod asm;
 pub mod atomic;
 pub mod call;
 pub mod control;
+pub mod conv;
+pub mod enums;
 #[cfg(test)]
 mod deferred_tests;
 pub mod expr;
@@ -24,6 +26,7 @@ pub mod generic;
 pub mod hir;
 pub mod infer;
 pub mod intrinsic;
+pub mod local_ref;
 pub mod method;
 pub mod panic;
 pub mod pat;
@@ -31,6 +34,7 @@ pub mod pretty;
 pub mod printf;
 pub mod resolve;
 pub mod traits;
+pub mod statics;
 pub mod ty;
 pub mod unsupported;
 pub mod user_method;
@@ -71,6 +75,8 @@ pub struct Checker<'a> {
     structs: HashMap<String, Rc<StructDef>>,
     /// Compile-time checks for the generated module (see `resolve`).
     pub checks: Vec<proc_macro2::TokenStream>,
+    /// Enums described so far (their integer), by path key (see `enums`).
+    pub enums: HashMap<String, ptx_abi::Scalar>,
     /// Locals indexed at run time (see `hir::Local::in_memory`).
     dynamic_index: Vec<LocalId>,
     /// Whether `unsafe` surrounds the current expression (for `ptx_asm!`, shared memory).
@@ -125,6 +131,7 @@ pub fn check(
         ret: Ty::Unit,
         structs: HashMap::new(),
         checks: Vec::new(),
+        enums: HashMap::new(),
         dynamic_index: Vec::new(),
         in_unsafe: 0,
         opaque_ok: false,
@@ -183,7 +190,7 @@ pub fn check(
     }
     let ret = c.ret.clone();
     let mut block = c.block(block, &ret);
-    let mut ret = ret;
+    let mut ret = c.enum_return(ret);
     if let Some(id) = mut_self {
         // `{ 'body: { ... } self }`, each `return` a `break 'body`.
         let label = c.return_to.take().unwrap_or_default();
@@ -200,6 +207,12 @@ pub fn check(
     }
     for id in std::mem::take(&mut c.dynamic_index) {
         c.locals[id].in_memory = true;
+    }
+    // An array of an outside constant's length lives in `.local` (see `lower::const_array`).
+    for l in &mut c.locals {
+        if let Ty::Array { len: ty::Len::Const(_), .. } = c.infer.resolve(&l.ty) {
+            l.in_memory = true;
+        }
     }
     // Checks that need the final types (`printf!` conversions, atomics' element types): only
     // once nothing waits for a fetch, since a callee's signature can still fix a literal's type.
@@ -228,7 +241,7 @@ pub fn check(
     if c.errors.len() > before {
         return None;
     }
-    Some(Checked { body: Body { locals: c.locals, params, block, ret }, checks: c.checks, infer: c.infer, structs: c.structs, instances: c.instances })
+    Some(Checked { body: Body { locals: c.locals, params, block, ret }, checks: c.checks, infer: c.infer, structs: c.structs, instances: c.instances, enums: c.enums })
 }
 
 /// A checked body and what the lowering needs with it.
@@ -241,6 +254,8 @@ pub struct Checked {
     pub structs: HashMap<String, Rc<StructDef>>,
     /// The generic device functions' instantiations the body calls.
     pub instances: Vec<generic::Instance>,
+    /// The enums described while checking (their integer), by path key.
+    pub enums: HashMap<String, ptx_abi::Scalar>,
 }
 
 /// Where a type is written (some types are only allowed in some places).
@@ -262,6 +277,11 @@ impl<'a> Checker<'a> {
 
     pub fn lookup(&self, name: &str) -> Option<LocalId> {
         self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    /// Narrows a local's type once it is known better (a parameter of enum type: its integer).
+    pub fn set_local_type(&mut self, id: LocalId, ty: Ty) {
+        self.locals[id].ty = ty;
     }
 
     pub fn local(&self, id: LocalId) -> &Local {

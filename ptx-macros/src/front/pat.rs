@@ -135,6 +135,7 @@ impl<'a> Checker<'a> {
     /// name it binds, if any.
     pub fn match_pattern(&mut self, pat: &syn::Pat, ty: &Ty) -> (Vec<Pat>, Option<LocalId>) {
         match pat {
+            syn::Pat::Ident(pi) if super::enums::names_a_constant(pi) => (self.alternatives(pat, ty), None),
             syn::Pat::Ident(pi) if pi.by_ref.is_none() => {
                 let name = pi.ident.to_string();
                 let id = self.declare(&name, ty.clone(), pi.mutability.is_some(), pi.ident.span());
@@ -153,6 +154,10 @@ impl<'a> Checker<'a> {
             syn::Pat::Or(o) => o.cases.iter().flat_map(|c| self.alternatives(c, ty)).collect(),
             syn::Pat::Paren(p) => self.alternatives(&p.pat, ty),
             syn::Pat::Wild(_) => vec![Pat::Wild],
+            syn::Pat::Ident(pi) if super::enums::names_a_constant(pi) => {
+                let path = syn::PatPath { attrs: vec![], qself: None, path: pi.ident.clone().into() };
+                self.const_pattern(&path)
+            }
             syn::Pat::Lit(l) => match self.pattern_value(&syn::Expr::Lit(l.clone()), ty) {
                 Some(PatValue::Int(v)) => vec![Pat::Int(v)],
                 Some(PatValue::Bool(b)) => vec![Pat::Bool(b)],
@@ -174,10 +179,10 @@ impl<'a> Checker<'a> {
                     self.expect(p.span(), ty, &cty);
                     vec![Pat::Int(v)]
                 }
-                None => {
-                    self.errors.error(p, "matching on a named constant is supported for the integer types' `MIN`/`MAX`; for other constants compare with `if x == N`");
-                    vec![]
-                }
+                None => match self.variant_pattern(&p.path, ty) {
+                    Some(pats) => pats,
+                    None => self.const_pattern(p),
+                },
             },
             _ => {
                 self.errors.error(pat, "`match` patterns in device code are integer or `bool` literals, ranges (`a..=b`), `_`, bindings and `|` alternatives");

@@ -258,6 +258,7 @@ impl<'a> Checker<'a> {
                 }
                 None => Ty::Error,
             },
+            Some(Info::Enum(info)) => self.enum_type(&n.path, &info),
             Some(Info::Generic(name)) => {
                 self.errors.at(span, format!("`{name}` is generic: device code needs one layout per type; write a non-generic `#[repr(C)]` struct"));
                 Ty::Error

@@ -67,6 +67,9 @@ pub enum Sym {
     Named(String),
     /// A `Piece` expression rustc evaluates (a callee's symbol).
     Piece(TokenStream),
+    /// The address of a module-scope variable whose name is a `Piece` (a table defined outside
+    /// the body): not a number, so never propagated into arithmetic.
+    Address(TokenStream),
 }
 
 /// An operand.

@@ -191,6 +191,9 @@ pub enum StateSpace {
     Shared,
     Local,
     Param,
+    /// Initialized read-only data at module scope (`const`/`static` tables, see
+    /// `lower::statics`).
+    Const,
 }
 
 /// How a load or store is ordered with other threads' accesses.

@@ -7,6 +7,7 @@
 //! @api name
 //! @method name by_value|by_ref|by_mut|assoc ( [Ty] ... ) [Ret]
 //! @generic_fn name { item }
+//! @enum Name u32 { Variant [value] ... }
 //! ```
 //!
 //! Types are the tokens as written at the item's definition, with a leading `crate` made
@@ -28,6 +29,8 @@ pub enum Info {
     /// A generic device function: its whole item, which each caller instantiates (see
     /// `front::generic`).
     GenericFn(GenericFnInfo),
+    /// A C-like `DeviceRepr` enum (see `expand::derive_enum`).
+    Enum(EnumInfo),
 }
 
 /// A generic `#[device_fn]`: its name and its tokens as written (signature, bounds, body).
@@ -35,6 +38,14 @@ pub enum Info {
 pub struct GenericFnInfo {
     pub name: String,
     pub item: TokenStream,
+}
+
+/// A C-like enum: its integer representation and its variants' values.
+#[derive(Clone, Debug)]
+pub struct EnumInfo {
+    pub name: String,
+    pub repr: ptx_abi::Scalar,
+    pub variants: Vec<(String, i128)>,
 }
 
 /// How a method takes `self`.
@@ -150,6 +161,16 @@ pub fn write(info: &Info) -> TokenStream {
             let item = &g.item;
             quote!(@generic_fn #name { #item })
         }
+        Info::Enum(e) => {
+            let name = format_ident!("{}", e.name);
+            let repr = format_ident!("{}", crate::front::ty::scalar_name(e.repr));
+            let variants = e.variants.iter().map(|(v, x)| {
+                let v = format_ident!("{}", v);
+                let x = proc_macro2::Literal::string(&x.to_string());
+                quote!(#v [#x])
+            });
+            quote!(@enum #name #repr { #(#variants)* })
+        }
     }
 }
 
@@ -209,6 +230,19 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                 let name = ident(it.next()?)?;
                 let item = group(it.next()?, Delimiter::Brace)?;
                 Some(Info::GenericFn(GenericFnInfo { name, item }))
+            }
+            "enum" => {
+                let name = ident(it.next()?)?;
+                let repr = ptx_abi::Scalar::from_rust_name(&ident(it.next()?)?)?;
+                let mut variants = Vec::new();
+                let mut b = group(it.next()?, Delimiter::Brace)?.into_iter();
+                while let Some(v) = b.next() {
+                    let v = ident(v)?;
+                    let mut value = group(b.next()?, Delimiter::Bracket)?.into_iter();
+                    let lit = literal(value.next()?)?;
+                    variants.push((v, lit.trim_matches('"').parse().ok()?));
+                }
+                Some(Info::Enum(EnumInfo { name, repr, variants }))
             }
             _ => None,
         },
@@ -273,6 +307,9 @@ mod tests {
         let m = Info::Method(MethodInfo { name: "dot".into(), recv: Recv::Ref, params: vec![quote!(Vec3)], ret: Some(quote!(f32)) });
         let Some(Info::Method(back)) = parse(write(&m)) else { panic!() };
         assert_eq!((back.name.as_str(), back.recv, back.params.len()), ("dot", Recv::Ref, 1));
+        let e = Info::Enum(EnumInfo { name: "Op".into(), repr: ptx_abi::Scalar::I8, variants: vec![("Add".into(), 0), ("Neg".into(), -128)] });
+        let Some(Info::Enum(back)) = parse(write(&e)) else { panic!() };
+        assert_eq!((back.repr, back.variants), (ptx_abi::Scalar::I8, vec![("Add".into(), 0), ("Neg".into(), -128)]));
         assert!(parse(quote!(@nonsense)).is_none());
         assert!(parse(quote!()).is_none());
     }

@@ -64,6 +64,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             Space::Local | Space::Param => {
                 return self.error(span, "atomics on a local variable's memory are not supported: it belongs to one thread, so read and write it directly");
             }
+            Space::Const => return self.error(span, "a `const` or `static` table is read-only on the device: atomics need a buffer (`&mut [T]`) passed in"),
         };
         let mut result = Val::Unit;
         for step in steps {

@@ -8,8 +8,8 @@
 use super::panic::Check;
 use super::value::{class_of, int_imm, Space, Val};
 use super::{LoopTarget, Lowerer};
-use crate::front::hir::{Arm, Block, BinOp, Expr, ForRange, LetPat, LocalId, LoopId, Pat, Stmt};
-use crate::front::ty::Ty;
+use crate::front::hir::{Arm, Block, BinOp, Expr, ExprKind, ForRange, LetPat, LocalId, LoopId, Pat, Stmt};
+use crate::front::ty::{Len, Ty};
 use crate::ir::{Arg, Arith, Cmp, EntryFact, Imm, Mode, Opcode, RegClass, Term, Type};
 use proc_macro2::Span;
 use ptx_abi::Scalar;
@@ -18,6 +18,13 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     pub fn block(&mut self, b: &Block) -> Val {
         for s in &b.stmts {
             match s {
+                Stmt::Let { pat: LetPat::Bind(id), init: Some(Expr { kind: ExprKind::Repeat(x, Len::Const(n)), .. }), span } => {
+                    let v = self.const_len_array(x, n, *span);
+                    if matches!(v, Val::Never) {
+                        continue;
+                    }
+                    self.slots[*id] = Some(v);
+                }
                 Stmt::Let { pat, init, span } => {
                     let outer_loc = self.b.set_loc(*span);
                     let v = init.as_ref().map(|e| self.expr(e));
@@ -394,6 +401,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         match pat {
             Pat::Wild => None,
             Pat::Int(x) => Some(self.compare(BinOp::Eq, s, v, &imm(*x))),
+            Pat::Const(t) => {
+                let c = self.constant_of(t, s);
+                Some(self.compare(BinOp::Eq, s, v, &c))
+            }
             Pat::Bool(b) => {
                 let p = self.pred(v);
                 Some(if *b { p } else { self.b.op1(Opcode::arith(Arith::Not, Type::Pred), RegClass::Pred, vec![Arg::Reg(p)]) })

@@ -115,7 +115,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 match len {
                     Len::Known(n) if *n <= 4096 => Val::Agg(vec![v; *n as usize]),
                     Len::Known(_) => self.error(e.span, "arrays in device code hold at most 4096 elements; use shared memory or a buffer"),
-                    Len::Const(_) => self.error(e.span, "internal: local array of constant length"),
+                    Len::Const(_) => self.error(e.span, "an array whose length is a constant from outside the body lives in local memory: create it with `let` (`let mut a = [0u32; N];`) and index it there"),
                 }
             }
             ExprKind::Asm(a) => {
@@ -136,6 +136,11 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 
     /// A constant rustc evaluates: its bits become a `mov` immediate.
+    /// An outside constant of scalar type `s` (a `match` pattern).
+    pub fn constant_of(&mut self, tokens: &proc_macro2::TokenStream, s: Scalar) -> Val {
+        self.constant(tokens, &Ty::Scalar(s), proc_macro2::Span::call_site())
+    }
+
     fn constant(&mut self, tokens: &proc_macro2::TokenStream, ty: &Ty, span: proc_macro2::Span) -> Val {
         let s = match self.ty(ty) {
             Ty::Scalar(s) => s,
@@ -217,6 +222,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let local = &self.cx.body.locals[id];
         if local.in_memory {
             let ty = self.ty(&local.ty.clone());
+            if let Ty::Array { len: Len::Const(n), .. } = &ty {
+                let name = local.name.clone();
+                return self.error(span, format!("`{name}` has the length of a constant from outside the body (`{n}`): it lives in local memory and is not copied as a whole; index it (`{name}[i]`), or copy its elements in a `for` loop"));
+            }
             let p = super::place::Place::Mem { addr: self.slots[id].as_ref().map(|v| v.arg()).unwrap_or(Arg::imm(0)), space: super::value::Space::Local, offset: 0 };
             return self.read(&p, &ty, span);
         }

@@ -16,12 +16,14 @@ mod asm;
 mod atomic;
 mod call;
 mod cast;
+mod const_array;
 mod control;
 mod expr;
 mod intrinsic;
 mod limits;
 mod panic;
 mod place;
+pub mod statics;
 mod syscall;
 pub mod value;
 
@@ -61,6 +63,8 @@ pub struct Decls {
     /// String constants: expressions rustc evaluates to a `&'static str` (a literal,
     /// `file!()`, `concat!(...)`), each once; constant `i` is named `<symbol>$str$<i>`.
     pub strings: Vec<TokenStream>,
+    /// Tables defined outside the body that the function reads, each once (see `statics`).
+    pub tables: Vec<statics::Table>,
 }
 
 /// What the lowering needs from outside the body.
@@ -68,6 +72,8 @@ pub struct Context<'a> {
     pub body: &'a Body,
     pub infer: &'a Infer,
     pub structs: &'a HashMap<String, Rc<StructDef>>,
+    /// The enums described while checking: each is its integer (see `front::enums`).
+    pub enums: &'a HashMap<String, ptx_abi::Scalar>,
     pub kind: FnKind,
     /// Parameter types as written, nameable in the generated module (opaque copies).
     pub param_types: &'a [syn::Type],
@@ -219,9 +225,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     pub fn ty(&self, t: &Ty) -> Ty {
         let t = self.cx.infer.resolve(t);
         match &t {
-            Ty::Named(n) => match self.cx.structs.get(&n.key) {
-                Some(d) => Ty::Struct(d.clone()),
-                None => t,
+            Ty::Named(n) => match (self.cx.structs.get(&n.key), self.cx.enums.get(&n.key)) {
+                (Some(d), _) => Ty::Struct(d.clone()),
+                (None, Some(s)) => Ty::Scalar(*s),
+                (None, None) => t,
             },
             _ => t,
         }

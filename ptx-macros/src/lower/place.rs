@@ -77,6 +77,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             _ => return Place::Value(self.error(span, "internal: index of a non-sequence")),
         };
         let Some(size) = elem.layout().map(|l| l.size as u64) else {
+            if let (ExprKind::Const(path), Ty::Error | Ty::Var(_)) = (&base.kind, &elem) {
+                return Place::Value(self.error(span, format!("the element type of the table `{path}` is not known here: the device compiler does not see the item; bind the element to an annotated local (`let v: u8 = {path}[i];`)")));
+            }
             return Place::Value(self.error(span, format!("`{elem}` has no device layout")));
         };
         match &bt {
@@ -104,9 +107,16 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             }
             Ty::Array { len, .. } => {
                 let n = len.known().unwrap_or(0);
-                let pb = self.place(base);
+                let pb = match &base.kind {
+                    // A table defined outside the body (see `statics`).
+                    ExprKind::Const(path) => self.table_place(path, &bt, span),
+                    _ => self.place(base),
+                };
                 let idx = self.expr(index);
-                if let Val::S(Arg::Imm(Imm::Int(i))) = idx {
+                // An outside constant's length: the array is in `.local` (see `const_array`).
+                let const_len = !matches!(len, Len::Known(_));
+                if let (Val::S(Arg::Imm(Imm::Int(i))), false) = (&idx, const_len) {
+                    let i = *i;
                     if i < 0 || i as u64 >= n {
                         return Place::Value(self.error(span, format!("index {i} is out of bounds for an array of length {n}")));
                     }
@@ -130,7 +140,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                     }
                 };
                 if checked {
-                    self.bounds_check(&idx, &Arg::imm(n as i64));
+                    let n = if const_len { self.len_arg(len) } else { Arg::imm(n as i64) };
+                    self.bounds_check(&idx, &n);
                 }
                 let (addr, extra) = self.element_addr(&addr, space, &idx, size);
                 Place::Mem { addr, space, offset: offset + extra }

@@ -21,6 +21,8 @@ pub enum Space {
     /// The `.param` space: this function's parameters and a call's arguments and result
     /// (only read and written through symbols, never through a pointer value).
     Param,
+    /// The `.const` space: a table defined outside the body (see `statics`), read only.
+    Const,
 }
 
 impl Space {
@@ -32,6 +34,7 @@ impl Space {
             Space::Shared => StateSpace::Shared,
             Space::Local => StateSpace::Local,
             Space::Param => StateSpace::Param,
+            Space::Const => StateSpace::Const,
         }
     }
 

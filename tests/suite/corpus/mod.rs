@@ -25,6 +25,7 @@ pub mod dyn_reduce;
 pub mod hash;
 pub mod histogram;
 pub mod inline_ptx;
+pub mod interp;
 pub mod layernorm;
 pub mod mandelbrot;
 pub mod matmul;
@@ -64,7 +65,7 @@ macro_rules! cases {
 cases!(
     vadd, saxpy, dot, matmul, stencil, scan, histogram, transpose, nbody, bitonic, warp_reduce, mandelbrot,
     softmax, recursion, struct_fn, dyn_reduce, vec4, classify, hash, inline_ptx, shared_histogram, conv1d,
-    layernorm, spheres,
+    layernorm, spheres, interp,
 );
 
 /// A launch dimension from the host runner's spelling.

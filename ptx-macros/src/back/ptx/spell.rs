@@ -144,6 +144,7 @@ fn space(s: StateSpace) -> &'static str {
         StateSpace::Shared => ".shared",
         StateSpace::Local => ".local",
         StateSpace::Param => ".param",
+        StateSpace::Const => ".const",
     }
 }
 

@@ -163,7 +163,7 @@ fn sym(t: &mut Text, s: &Sym) {
         Sym::Named(n) => {
             t.str(n);
         }
-        Sym::Piece(p) => {
+        Sym::Piece(p) | Sym::Address(p) => {
             t.piece(p.clone());
         }
     }
