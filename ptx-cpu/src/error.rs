@@ -111,8 +111,9 @@ pub struct Fault {
     /// 1-based line in the PTX text.
     pub line: Option<usize>,
     /// The source location of that line, from the PTX's `.loc` line information (nvcc
-    /// `-lineinfo`, `#[kernel]`); `None` where the PTX has none.
-    pub source: Option<SourceLoc>,
+    /// `-lineinfo`, `#[kernel]`); `None` where the PTX has none. (Boxed: it keeps `Error`,
+    /// which every step of the interpreter returns, small.)
+    pub source: Option<Box<SourceLoc>>,
     /// Extra explanation (the access size and space, the allocation it missed, ...).
     pub detail: String,
 }

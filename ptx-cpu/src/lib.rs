@@ -53,8 +53,13 @@
 //! # }
 //! ```
 //!
-//! The API: [`CpuDevice`] (`alloc`/`free`, `write`/`read`/`copy`, `load_module`, `launch`,
-//! settings: heap, stack, watchdog, parallelism, `printf` capture), [`CpuModule`] (entries,
+//! Where the PTX has `.file`/`.loc` line information (nvcc `-lineinfo`), every report names
+//! the source `file:line:column` first ([`Fault::source`], [`Site`]). Racecheck, initcheck,
+//! synccheck and leakcheck ([`Sanitizers`]) are switched on per device, per launch or by
+//! `PTX_SANITIZE`.
+//!
+//! The API: [`CpuDevice`] (`alloc`/`alloc_uninit`/`free`, `write`/`read`/`copy`, `load_module`,
+//! `launch`, settings: heap, stack, watchdog, parallelism, `printf` capture, sanitizers), [`CpuModule`] (entries,
 //! their parameters, module variables), [`Error`] and [`Fault`]. `examples/run_ptx.rs` is a
 //! command-line runner: a `.ptx` file, an entry, a grid and typed arguments in; the buffers,
 //! the `printf` output and the memcheck's report out.

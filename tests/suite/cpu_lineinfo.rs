@@ -31,8 +31,8 @@ fn src_line(src: &str, needle: &str) -> (u32, u32) {
 }
 
 /// The source location is in the named file, at the line (and column) of `needle`.
-fn assert_at(src_loc: &Option<SourceLoc>, file: &str, src: &str, needle: &str, column: bool) {
-    let loc = src_loc.as_ref().unwrap_or_else(|| panic!("no source location (looking for `{needle}`)"));
+fn assert_at(src_loc: Option<&SourceLoc>, file: &str, src: &str, needle: &str, column: bool) {
+    let loc = src_loc.unwrap_or_else(|| panic!("no source location (looking for `{needle}`)"));
     let (line, col) = src_line(src, needle);
     assert!(loc.file.ends_with(file), "{loc}");
     assert_eq!(loc.line, line, "{loc}: `{needle}`");
@@ -48,7 +48,7 @@ fn memcheck_faults_name_the_cuda_line_first() {
     let out = k.zeroed::<i32>(100);
     let f = fault(k.launch("past_the_end", [4, 1, 1], [32, 1, 1], 0, &[out.ptr(), arg(100i32)]));
     assert_eq!(f.kind, FaultKind::OutOfBounds);
-    assert_at(&f.source, file, MEMCHECK, "out[i] = n;", true);
+    assert_at(f.source.as_deref(), file, MEMCHECK, "out[i] = n;", true);
     let (line, col) = src_line(MEMCHECK, "out[i] = n;");
     let text = f.to_string();
     let prefix = format!("{file}:{line}:{col}: out-of-bounds access in kernel `past_the_end`, block (3, 0, 0), thread (4, 0, 0), address");
@@ -57,20 +57,20 @@ fn memcheck_faults_name_the_cuda_line_first() {
 
     let out = k.zeroed::<i32>(64);
     let f = fault(k.launch("shared_overflow", [1, 1, 1], [64, 1, 1], 0, &[out.ptr(), arg(1i32)]));
-    assert_at(&f.source, file, MEMCHECK, "out[threadIdx.x] = s[threadIdx.x + k];", true);
+    assert_at(f.source.as_deref(), file, MEMCHECK, "out[threadIdx.x] = s[threadIdx.x + k];", true);
 
     let bytes = k.zeroed::<u8>(256);
     let f = fault(k.launch("misaligned", [1, 1, 1], [32, 1, 1], 0, &[bytes.ptr(), out.ptr()]));
     assert_eq!(f.kind, FaultKind::Misaligned);
-    assert_at(&f.source, file, MEMCHECK, "*(int*)(p + 1 + 4 * threadIdx.x)", true);
+    assert_at(f.source.as_deref(), file, MEMCHECK, "*(int*)(p + 1 + 4 * threadIdx.x)", true);
 
     let f = fault(k.launch("traps", [1, 1, 1], [32, 1, 1], 0, &[out.ptr()]));
     assert_eq!(f.kind, FaultKind::Trap);
-    assert_at(&f.source, file, MEMCHECK, "__trap();", false);
+    assert_at(f.source.as_deref(), file, MEMCHECK, "__trap();", false);
 
     let f = fault(k.launch("double_free", [1, 1, 1], [32, 1, 1], 0, &[out.ptr()]));
     assert_eq!(f.kind, FaultKind::InvalidFree);
-    assert_at(&f.source, file, MEMCHECK, "if (threadIdx.x == 3) free(p);", false);
+    assert_at(f.source.as_deref(), file, MEMCHECK, "if (threadIdx.x == 3) free(p);", false);
 }
 
 #[test]
@@ -103,7 +103,7 @@ fn barrier_and_deadlock_reports_name_both_places() {
     let flag = k.zeroed::<i32>(1);
     let f = fault(k.launch("spin", [1, 1, 1], [1, 1, 1], 0, &[flag.ptr()]));
     assert_eq!(f.kind, FaultKind::Deadlock);
-    assert_at(&f.source, file, MEMCHECK, "while (*flag == 0) {}", false);
+    assert_at(f.source.as_deref(), file, MEMCHECK, "while (*flag == 0) {}", false);
 }
 
 #[test]
@@ -113,7 +113,7 @@ fn failed_assertions_name_the_cuda_line_column_and_thread() {
     let dv = k.upload(&v);
     let err = k.launch("check", [2, 1, 1], [64, 1, 1], 0, &[dv.ptr(), arg(100i32)]).unwrap_err();
     let Error::Assert { site: Some(site), .. } = &err else { panic!("{err:?}") };
-    assert_at(&site.source, "lineinfo_syscalls.cu", SYSCALLS, "assert(v[i] >= 0)", false);
+    assert_at(site.source.as_ref(), "lineinfo_syscalls.cu", SYSCALLS, "assert(v[i] >= 0)", false);
     assert_eq!((site.block, site.thread, site.kernel.as_str()), ([1, 0, 0], [13, 0, 0], "check"));
     let loc = site.source.as_ref().unwrap();
     let text = err.to_string();

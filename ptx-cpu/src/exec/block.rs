@@ -322,7 +322,7 @@ impl<'l> Block<'l> {
 
     pub fn fault_at(&self, w: &Warp, lane: usize, kind: FaultKind, address: Option<u64>, line: Option<usize>, detail: String) -> Error {
         let Site { kernel, block, thread, line, source } = self.site(w, lane, line);
-        Error::Fault(Fault { kind, kernel, block, thread, address, line, source, detail })
+        Error::Fault(Fault { kind, kernel, block, thread, address, line, source: source.map(Box::new), detail })
     }
 
     /// A lane's thread and an instruction's PTX line, with the line's source location.

@@ -424,10 +424,8 @@ impl<'l> Block<'l> {
                                 format!("barrier number {bid} is out of range 0..16 or differs between the threads of a warp"),
                             ));
                         }
-                        if self.l.sanitize.sync {
-                            if *count != Src::None {
-                                self.sync_check_count(w, l0, tn[l0], inst.line)?;
-                            }
+                        if self.l.sanitize.sync && *count != Src::None {
+                            self.sync_check_count(w, l0, tn[l0], inst.line)?;
                         }
                         let bar = &mut self.bars[bid as usize];
                         let wi = w.index as usize;

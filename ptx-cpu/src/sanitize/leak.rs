@@ -20,7 +20,7 @@ pub fn check(heap: &DeviceHeap, grid_id: u64, kernel: &str, lines: &LineInfo) ->
         thread: o.thread,
         address: Some(addr),
         line: Some(o.line as usize),
-        source: lines.at(o.line as usize),
+        source: lines.at(o.line as usize).map(Box::new),
         detail: format!(
             "{size} bytes from device malloc were not freed by the end of the launch ({} block(s), {total} bytes in all, leaked by this launch)",
             leaks.len()

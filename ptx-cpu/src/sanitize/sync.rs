@@ -42,7 +42,7 @@ impl<'l> Block<'l> {
     /// A barrier's thread count.
     pub(crate) fn sync_check_count(&self, w: &Warp, lane: usize, count: u64, line: u32) -> Result<(), Error> {
         let threads = (self.l.block[0] * self.l.block[1] * self.l.block[2]) as u64;
-        let why = if count == 0 || count % 32 != 0 {
+        let why = if count == 0 || !count.is_multiple_of(32) {
             "is not a positive multiple of the warp size (32)"
         } else if count > threads.div_ceil(32) * 32 {
             "is more than the block's threads"
