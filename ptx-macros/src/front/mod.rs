@@ -305,8 +305,19 @@ impl<'a> Checker<'a> {
         self.infer.shallow(ty)
     }
 
-    /// Unifies, reporting a mismatch at `span`.
+    /// Unifies, reporting a mismatch at `span`. A value of a type not described yet (a bare
+    /// parameter passed along, see `control::tail_expr`) where a described type is expected
+    /// is described first, so it is compared as what it is rather than taken on trust.
     pub fn expect(&mut self, span: Span, expected: &Ty, found: &Ty) {
+        let described;
+        let found = match (self.shallow(expected), self.shallow(found)) {
+            (Ty::Named(_) | Ty::Var(_) | Ty::Error, _) => found,
+            (_, f @ Ty::Named(_)) => {
+                described = self.describe(&f, span);
+                &described
+            }
+            _ => found,
+        };
         if self.infer.unify(expected, found).is_err() {
             let (e, f) = (self.infer.resolve(expected), self.infer.resolve(found));
             self.errors.at(span, format!("mismatched types: expected `{e}`, found `{f}`"));

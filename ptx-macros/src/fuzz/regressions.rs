@@ -5,6 +5,9 @@ pub const FOUND: &[&str] = &[
     // lowering: "internal: float literal of type `which`". Now a type mismatch.
     "fn sum (x : f32) -> which { 0.0 }",
     "#[device_fn] fn n() -> S { 7 }",
+    // A bare parameter of a type not described yet, passed where an `f32` is expected, was
+    // taken on trust and reached the lowering: "internal: cast from `lock` to `bf16`".
+    "fn bf16(x: lock) -> to_bf16 { bf16::from_f32({ x }) }",
     // A local array of 2^32 elements: registers for every element exhausted memory (abort).
     "#[kernel] pub fn k(out: &mut [f32]) { let mut acc = [0.0f32; 4294967296u32]; acc[0] = 1.0; out[0] = acc[0]; }",
     "#[kernel] pub fn k(out: &mut [f32]) { let a: [[f32; 65536]; 65536]; out[0] = 1.0; }",
