@@ -8,6 +8,7 @@
 //! per path), so nvcc's symbol for the same template is this one followed by its return and
 //! parameter types.
 
+use crate::text::str_eq;
 use crate::text::Sink;
 
 /// One template argument.
@@ -209,21 +210,6 @@ const fn prefix_eq(a: &str, b: &str, segs: usize) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     let mut i = 0;
     while i < ea {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
         if a[i] != b[i] {
             return false;
         }

@@ -194,21 +194,13 @@ impl<'b> Sink<'b> {
     /// where each interpreted step costs far more than a native one (a crate of 150 kernels
     /// spent half its build here).
     pub const fn str(&mut self, s: &str) {
-        let b = s.as_bytes();
-        if self.pos + b.len() > self.buf.len() {
-            // Counting (an empty buffer), or past the end, which `render_to` reports.
-            self.pos += b.len();
-            return;
-        }
-        let (_, rest) = self.buf.split_at_mut(self.pos);
-        let (dst, _) = rest.split_at_mut(b.len());
-        dst.copy_from_slice(b);
-        self.pos += b.len();
+        self.bytes(s.as_bytes())
     }
 
     /// Raw bytes of a rendered text (a part of a body between file numbers).
     const fn bytes(&mut self, b: &[u8]) {
         if self.pos + b.len() > self.buf.len() {
+            // Counting (an empty buffer), or past the end, which `render_to` reports.
             self.pos += b.len();
             return;
         }
