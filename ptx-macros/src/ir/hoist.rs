@@ -187,9 +187,7 @@ fn hoist_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
         let s = ranges.of(&c.start, bits);
         let e = ranges.of(&c.end, bits).unwrap_or(Range { lo: 0, hi: mask(bits) });
         let nonneg = |r: Option<Range>| r.is_some_and(|r| r.hi >> (bits - 1) == 0);
-        if signed && !(nonneg(s) && nonneg(Some(e))) {
-            None
-        } else if e.hi == 0 {
+        if (signed && !(nonneg(s) && nonneg(Some(e)))) || e.hi == 0 {
             None
         } else {
             Some(Range { lo: s.map_or(0, |s| s.lo), hi: e.hi - 1 })
