@@ -52,6 +52,17 @@ pub fn strided(x: &[u32], out: &mut [u32], m: usize, c: usize, n: usize) {
     out[0] = s;
 }
 
+/// A `u32` index widened after a 32-bit addition that may wrap: tested before the loop at the
+/// last trip (no carry), and where it carries the check stays in the loop and decides.
+#[kernel]
+pub fn window32(x: &[u32], out: &mut [u32], start: u32, n: u32) {
+    let mut s = 0u32;
+    for k in 0..n {
+        s = s.wrapping_add(x[start.wrapping_add(k) as usize]);
+    }
+    out[0] = s;
+}
+
 /// The check of `x[k]` runs only on some trips: it stays in the loop.
 #[kernel]
 pub fn conditional(x: &[u32], out: &mut [u32], n: usize, m: usize) {
@@ -182,6 +193,22 @@ fn an_index_that_may_wrap_is_checked_before_the_loop_only_where_it_does_not() {
     assert_eq!(ob.to_vec().unwrap(), [x[5] + x[4] + x[3] + x[2]]);
     // 2, 1, 0, then 2^64 - 1: the check in the loop stops it.
     expect_bounds_failure(strided::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut ob, usize::MAX, 2usize, 4usize), at);
+}
+
+#[test]
+fn a_32_bit_index_that_may_carry_is_tested_before_the_loop() {
+    assert!(assemble("window32", window32::PTX));
+    let stream = cpu_stream();
+    let x: Vec<u32> = (0..10u32).map(|k| 1 << k).collect();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 1).unwrap();
+    let at = "s = s.wrapping_add(x[start.wrapping_add(k) as usize]);";
+    window32::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut ob, 6u32, 4u32).unwrap();
+    assert_eq!(ob.to_vec().unwrap(), [x[6] + x[7] + x[8] + x[9]]);
+    expect_bounds_failure(window32::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut ob, 7u32, 4u32), at);
+    // 2^32 - 1 + k wraps to 0, 1, 2 after the first trip's 2^32 - 1, which is out of bounds,
+    // though the last index is not: the carry keeps the check in the loop, which stops it.
+    expect_bounds_failure(window32::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut ob, u32::MAX, 4u32), at);
 }
 
 #[test]

@@ -14,11 +14,14 @@
 //! - the check's block runs on every trip (it dominates the latch), its length is not written
 //!   in the loop, and its index is computed from the counter by additions, subtractions,
 //!   multiplications and shifts by values the loop does not write, and widenings;
-//! - those steps never wrap for any counter value in the range (`ir::range` decides it), so the
-//!   index grows with the counter and its largest value is the last trip's; or the index is the
-//!   counter plus or minus values the loop does not write, in 64 bits, and the check before the
-//!   loop also fails when `f(start) > f(end - 1)` (a wrap, which passes through `2^64 - 1`, an
-//!   index no length admits).
+//! - the index is exact on every trip (no step wraps), so it grows with the counter and its
+//!   largest value is the last trip's: `ir::range` proves it, or the code before the loop tests
+//!   it. An affine index (64-bit `+ - * <<` on a 64-bit counter, slope `m`) needs no exactness:
+//!   with `m < 2^63` a wrap passes through an index no slice admits, so the check before the
+//!   loop fails (as a trip's would) on the first trip's index, on `m · trips >= 2^63` and on
+//!   the last trip's index. Other steps are tested where they are largest (or, subtracted
+//!   from, smallest); where a test fails, or `m >= 2^63`, the checks stay in the loop, guarded
+//!   by that failure, and decide as before.
 //!
 //! The check before the loop runs only when the loop makes at least one trip (`start < end`),
 //! branches to the same failure block as the one it replaces (same message, same line), and is
@@ -184,9 +187,7 @@ fn hoist_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
         let s = ranges.of(&c.start, bits);
         let e = ranges.of(&c.end, bits).unwrap_or(Range { lo: 0, hi: mask(bits) });
         let nonneg = |r: Option<Range>| r.is_some_and(|r| r.hi >> (bits - 1) == 0);
-        if signed && !(nonneg(s) && nonneg(Some(e))) {
-            None
-        } else if e.hi == 0 {
+        if (signed && !(nonneg(s) && nonneg(Some(e)))) || e.hi == 0 {
             None
         } else {
             Some(Range { lo: s.map_or(0, |s| s.lo), hi: e.hi - 1 })
