@@ -575,7 +575,9 @@ impl CpuDevice {
                 ),
             });
         }
-        self.launch_with(module, entry, grid, block, shared, params, self.settings().sanitizers, true)
+        // Read before the call: the settings' guard must not live through the launch.
+        let sanitizers = self.settings().sanitizers;
+        self.launch_with(module, entry, grid, block, shared, params, sanitizers, true)
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -24,9 +24,10 @@ pub fn gather(x: &[u32], idx: &[u32], out: &mut [u32]) {
     out[i] = v;
 }
 
-/// The failure branches: `@%p bra` to a label that sets a line (`mov.u32 ..., <line>`).
+/// The failure branches: `@%p bra` to a label that sets a line (`mov.u32 ..., <line>`; the
+/// line info's `.loc`s between them aside).
 fn failure_branches(ptx: &str) -> usize {
-    let lines: Vec<&str> = ptx.lines().map(str::trim).collect();
+    let lines: Vec<&str> = ptx.lines().map(str::trim).filter(|l| !l.starts_with(".loc")).collect();
     let stubs: Vec<String> = lines
         .windows(2)
         .filter(|w| w[0].ends_with(':') && w[1].starts_with("mov.u32") && w[1].split(", ").nth(1).is_some_and(|n| n.trim_end_matches(';').parse::<u32>().is_ok()))

@@ -24,6 +24,7 @@ mod body_values;
 mod corpus;
 mod cpu_atomics;
 mod cpu_cg;
+mod cpu_rust_locations;
 mod cpu_features;
 mod cpu_hang;
 mod cpu_harness;
