@@ -8,11 +8,12 @@
 use crate::backend::MemoryImpl;
 use crate::error::{Error, Result};
 use crate::pinned::{PinnedSlice, PinnedSliceMut};
+use crate::range::bounds;
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
 use std::fmt;
 use std::marker::PhantomData;
-use std::ops::{Bound, RangeBounds};
+use std::ops::RangeBounds;
 use std::sync::Arc;
 
 /// An allocation of `len` elements of `T` in device memory.
@@ -175,23 +176,6 @@ impl<T: DeviceRepr> fmt::Debug for DeviceBuffer<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "DeviceBuffer<{}>[{}]", std::any::type_name::<T>(), self.len)
     }
-}
-
-pub(crate) fn bounds(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize)> {
-    let start = match range.start_bound() {
-        Bound::Included(&s) => s,
-        Bound::Excluded(&s) => s.saturating_add(1),
-        Bound::Unbounded => 0,
-    };
-    let end = match range.end_bound() {
-        Bound::Included(&e) => e.saturating_add(1),
-        Bound::Excluded(&e) => e,
-        Bound::Unbounded => len,
-    };
-    if start > end || end > len {
-        return Err(Error::InvalidBuffer { reason: format!("range {start}..{end} out of bounds for a view of {len} elements") });
-    }
-    Ok((start, end - start))
 }
 
 fn check_len(what: &str, expected: usize, got: usize) -> Result<()> {

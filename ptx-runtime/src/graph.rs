@@ -19,27 +19,11 @@
 //! hold the buffer's memory, only the check above keeps a later replay from using freed memory.
 
 use crate::backend::GraphImpl;
+use crate::capture::Keep;
 use crate::error::{Error, Result};
 use crate::pinned::PinnedShared;
 use crate::stream::Stream;
-use std::sync::{Arc, RwLockReadGuard, RwLockWriteGuard, Weak};
-
-/// What a graph being captured will need: its pinned buffers (kept alive) and its device
-/// buffers (checked alive at each replay).
-#[derive(Default)]
-pub(crate) struct Keep {
-    /// Each pinned buffer, and whether the graph writes it.
-    pinned: Vec<(Arc<PinnedShared>, bool)>,
-    buffers: Vec<Weak<()>>,
-}
-
-impl Keep {
-    fn add_buffer(&mut self, alive: &Arc<()>) {
-        if !self.buffers.iter().any(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(alive))) {
-            self.buffers.push(Arc::downgrade(alive));
-        }
-    }
-}
+use std::sync::{Arc, RwLockReadGuard, RwLockWriteGuard};
 
 /// A captured, instantiated sequence of launches and copies; replay it with
 /// [`launch`](Graph::launch).

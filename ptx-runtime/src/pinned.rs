@@ -209,13 +209,13 @@ impl<T: DeviceRepr> PinnedBuffer<T> {
 
     /// Elements `range` as the source of an asynchronous copy; `Err` when out of bounds.
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<PinnedSlice<'_, T>> {
-        let (start, len) = crate::buffer::bounds(range, self.len)?;
+        let (start, len) = crate::range::bounds(range, self.len)?;
         Ok(PinnedSlice { buf: self, start, len })
     }
 
     /// Elements `range` as the target of an asynchronous copy; `Err` when out of bounds.
     pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<PinnedSliceMut<'_, T>> {
-        let (start, len) = crate::buffer::bounds(range, self.len)?;
+        let (start, len) = crate::range::bounds(range, self.len)?;
         Ok(PinnedSliceMut { buf: self, start, len })
     }
 }
@@ -281,24 +281,6 @@ impl<T: DeviceRepr> fmt::Debug for PinnedBuffer<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "PinnedBuffer<{}>[{}]", std::any::type_name::<T>(), self.len)
     }
-}
-
-/// The host's physical memory in bytes, where the system says (Linux: `/proc/meminfo`): pinned
-/// memory cannot be paged out, so no allocation beyond it can succeed.
-pub(crate) fn host_memory_bytes() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
-}
-
-/// The `Err` for a pinned allocation of `bytes` the host cannot hold, if it cannot.
-pub(crate) fn check_host_memory(bytes: usize) -> Result<()> {
-    let available = host_memory_bytes();
-    if bytes > isize::MAX as usize || available.is_some_and(|a| bytes as u64 > a) {
-        return Err(Error::OutOfHostMemory { requested: bytes, available });
-    }
-    Ok(())
 }
 
 /// The host's shared borrow of a [`PinnedBuffer`]'s elements (see [`PinnedBuffer::as_slice`]).

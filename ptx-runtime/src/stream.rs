@@ -6,7 +6,7 @@
 use crate::backend::StreamImpl;
 use crate::devices::Device;
 use crate::error::Result;
-use crate::graph::Keep;
+use crate::capture::Keep;
 use std::sync::{Arc, Mutex};
 
 /// A stream on a device. Cheap to clone.

@@ -154,7 +154,14 @@ fn rust_kernels_under_the_runtime_api() {
             eprintln!("{f}");
             assert_eq!((f.kind, f.thread), (FaultKind::Race, [32, 0, 0]), "{f}");
             assert!(f.detail.contains("write-after-read hazard on 4 byte(s) of shared memory at offset 0x80"), "{f}");
-            assert!(f.detail.contains("read by thread (31, 0, 0) at PTX line"), "{f}");
+            // Both places by their Rust lines (the macros write `.loc`), then their PTX lines.
+            let src = include_str!("cpu_sanitize.rs");
+            let start = src.lines().position(|l| l.starts_with("pub fn racy_reverse")).unwrap();
+            let line = |text: &str| start + src.lines().skip(start).position(|l| l.trim() == text).unwrap() + 1;
+            let (store, load) = (line("s[t] = x[t];"), line("y[t] = s[63 - t];"));
+            assert!(f.detail.contains(&format!("read by thread (31, 0, 0) at tests/suite/cpu_sanitize.rs:{load}:")), "{f}");
+            assert!(f.to_string().starts_with(&format!("tests/suite/cpu_sanitize.rs:{store}:")), "{f}");
+            assert!(f.detail.contains("(PTX line"), "{f}");
         }
         other => panic!("expected a race, got {other:?}"),
     }

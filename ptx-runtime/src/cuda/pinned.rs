@@ -20,15 +20,15 @@ unsafe impl Sync for CudaPinned {}
 
 impl CudaPinned {
     pub fn new(ctx: &Arc<CudaContext>, bytes: usize) -> Result<CudaPinned> {
-        crate::pinned::check_host_memory(bytes)?;
+        crate::host_memory::check_host_memory(bytes)?;
         ctx.bind_to_thread().map_err(|e| driver_error("cuCtxSetCurrent", e))?;
         // SAFETY: a plain allocation call; the pointer is checked below.
         let ptr = unsafe { result::malloc_host(bytes, sys::CU_MEMHOSTALLOC_PORTABLE) }.map_err(|e| match driver_error("cuMemHostAlloc", e) {
-            Error::OutOfMemory { .. } => Error::OutOfHostMemory { requested: bytes, available: crate::pinned::host_memory_bytes() },
+            Error::OutOfMemory { .. } => Error::OutOfHostMemory { requested: bytes, available: crate::host_memory::host_memory_bytes() },
             other => other,
         })? as *mut u8;
         if ptr.is_null() {
-            return Err(Error::OutOfHostMemory { requested: bytes, available: crate::pinned::host_memory_bytes() });
+            return Err(Error::OutOfHostMemory { requested: bytes, available: crate::host_memory::host_memory_bytes() });
         }
         // SAFETY: `bytes` bytes were just allocated at `ptr`; the driver does not zero them.
         unsafe { std::ptr::write_bytes(ptr, 0, bytes) };

@@ -18,8 +18,8 @@ unsafe impl Sync for CpuPinned {}
 
 impl CpuPinned {
     pub fn new(bytes: usize) -> Result<CpuPinned> {
-        crate::pinned::check_host_memory(bytes)?;
-        let too_much = || Error::OutOfHostMemory { requested: bytes, available: crate::pinned::host_memory_bytes() };
+        crate::host_memory::check_host_memory(bytes)?;
+        let too_much = || Error::OutOfHostMemory { requested: bytes, available: crate::host_memory::host_memory_bytes() };
         let layout = Layout::from_size_align(bytes.max(1), 256).map_err(|_| too_much())?;
         // SAFETY: the layout has a non-zero size.
         let ptr = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) }).ok_or_else(too_much)?;
