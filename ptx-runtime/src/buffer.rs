@@ -276,11 +276,11 @@ impl<'a, T: DeviceRepr> DeviceSlice<'a, T> {
         let shared = &dst.buf.shared;
         let capturing = stream.note_capture((shared, true), &self.buf.alive);
         if !capturing {
-            shared.order_before(stream)?;
+            shared.order_before(&stream.inner)?;
         }
         stream.inner.copy_dtoh_async(&*self.buf.mem, self.start * elem_size::<T>(), &shared.mem, offset, bytes)?;
         if !capturing {
-            shared.record(stream)?;
+            shared.record(&stream.inner)?;
         }
         Ok(())
     }
@@ -357,12 +357,12 @@ impl<'a, T: DeviceRepr> DeviceSliceMut<'a, T> {
         let shared = &src.buf.shared;
         let capturing = stream.note_capture((shared, false), &self.buf.alive);
         if !capturing {
-            shared.order_before(stream)?;
+            shared.order_before(&stream.inner)?;
         }
         let offset = self.start * elem_size::<T>();
         stream.inner.copy_htod_async(&shared.mem, src_offset, &mut *self.buf.mem, offset, bytes)?;
         if !capturing {
-            shared.record(stream)?;
+            shared.record(&stream.inner)?;
         }
         Ok(())
     }

@@ -1,7 +1,7 @@
 //! What a stream records while it captures a graph (see `graph`): the stream holds it, the
 //! graph keeps it. Apart from both so that neither depends on the other through it.
 
-use crate::pinned::PinnedShared;
+use crate::pinned_shared::PinnedShared;
 use std::sync::{Arc, Weak};
 
 /// What a graph being captured will need: its pinned buffers (kept alive) and its device

@@ -160,11 +160,11 @@ impl Graph {
             } else {
                 guards.push(Held::Read(p.host.try_read().map_err(|_| busy())?));
             }
-            p.order_before(stream)?;
+            p.order_before(&stream.inner)?;
         }
         self.inner.launch(&*stream.inner)?;
         for (p, _) in &self.keep.pinned {
-            p.record(stream)?;
+            p.record(&stream.inner)?;
         }
         drop(guards);
         Ok(())

@@ -55,6 +55,7 @@ mod launch;
 pub mod limits;
 mod occupancy;
 mod pinned;
+mod pinned_shared;
 mod properties;
 mod range;
 mod repr;

@@ -7,67 +7,15 @@
 //!
 //! The rules that keep it safe are on [`PinnedBuffer`].
 
-use crate::backend::{EventImpl, PinnedImpl};
+pub(crate) use crate::pinned_shared::PinnedShared;
 use crate::devices::Device;
 use crate::error::{Error, Result};
 use crate::repr::DeviceRepr;
-use crate::stream::Stream;
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::RangeBounds;
 use std::ops::{Deref, DerefMut};
-use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
-
-/// A pinned allocation and the copies still using it.
-pub(crate) struct PinnedShared {
-    pub mem: Arc<dyn PinnedImpl>,
-    /// Held (read or write) while the host borrows the memory; a graph replay, which may
-    /// touch the memory without borrowing the buffer, takes it before it enqueues.
-    pub host: RwLock<()>,
-    /// Per stream (by identity), an event after the last copy on it that uses this memory.
-    pending: Mutex<Vec<(usize, Arc<dyn EventImpl>)>>,
-}
-
-fn stream_key(stream: &Stream) -> usize {
-    Arc::as_ptr(&stream.inner) as *const () as usize
-}
-
-impl PinnedShared {
-    fn pending(&self) -> std::sync::MutexGuard<'_, Vec<(usize, Arc<dyn EventImpl>)>> {
-        self.pending.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Makes `stream`'s next work wait for the copies pending on other streams.
-    pub fn order_before(&self, stream: &Stream) -> Result<()> {
-        let key = stream_key(stream);
-        for (k, event) in self.pending().iter() {
-            if *k != key {
-                stream.inner.wait_event(&**event)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Records that the work just queued on `stream` uses this memory.
-    pub fn record(&self, stream: &Stream) -> Result<()> {
-        let event = stream.inner.record_event()?;
-        let key = stream_key(stream);
-        let mut pending = self.pending();
-        pending.retain(|(k, e)| *k != key && !e.is_complete().unwrap_or(false));
-        pending.push((key, event));
-        Ok(())
-    }
-
-    /// Waits until no copy uses this memory.
-    pub fn wait(&self) -> Result<()> {
-        let mut pending = self.pending();
-        for (_, event) in pending.iter() {
-            event.synchronize()?;
-        }
-        pending.clear();
-        Ok(())
-    }
-}
+use std::sync::{Arc, RwLockReadGuard, RwLockWriteGuard};
 
 /// `len` elements of `T` in page-locked host memory: the source and target of asynchronous
 /// copies ([`DeviceSliceMut::copy_from_pinned_async`](crate::DeviceSliceMut::copy_from_pinned_async),
@@ -145,7 +93,7 @@ impl<T: DeviceRepr> PinnedBuffer<T> {
         let () = Self::BYTES_ARE_VALUES;
         let bytes = len.checked_mul(T::LAYOUT.size).ok_or(Error::OutOfHostMemory { requested: usize::MAX, available: None })?;
         let mem = device.inner.alloc_pinned(bytes.max(1))?;
-        Ok(PinnedBuffer { shared: Arc::new(PinnedShared { mem, host: RwLock::new(()), pending: Mutex::new(Vec::new()) }), len, _elem: PhantomData })
+        Ok(PinnedBuffer { shared: Arc::new(PinnedShared::new(mem)), len, _elem: PhantomData })
     }
 
     /// A pinned copy of `data`.
