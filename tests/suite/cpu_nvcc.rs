@@ -106,3 +106,40 @@ fn device_function_calls_and_recursion() {
         }
     }
 }
+
+/// A callee writing through a generic pointer to its caller's locals (`&x`, `&y[i]` passed to a
+/// `__noinline__` function that also takes global pointers, so it keeps generic `ld`/`st`).
+/// Every thread's locals sit at the same generic address; the emulator once read all lanes
+/// from the first lane's local memory when their addresses were equal, so every thread but
+/// thread 0 lost its own `x`.
+const LOCALS: &str = r#"
+__device__ __noinline__ void bump(int *p, int v) { *p += v; }
+extern "C" __global__ void locals(int *out, int *g) {
+    int x = threadIdx.x;
+    int y[4];
+    for (int j = 0; j < 4; j++) y[j] = threadIdx.x * j;
+    bump(&x, 100);
+    bump(&y[threadIdx.x & 3], 1000);
+    if (threadIdx.x == 0) bump(g, 1);
+    out[blockIdx.x * blockDim.x + threadIdx.x] = x + y[threadIdx.x & 3];
+}
+"#;
+
+#[test]
+fn generic_pointers_to_each_threads_locals() {
+    let mut ptx: Vec<String> = nvcc("cpu_locals", LOCALS).into_iter().collect();
+    ptx.extend(nvcc_archs("cpu_locals", LOCALS, &["sm_90"]));
+    for p in &ptx {
+        let mut k = Harness::new(p);
+        let (blocks, threads) = (2u32, 40u32);
+        let n = (blocks * threads) as usize;
+        let (dout, dg) = (k.zeroed::<i32>(n), k.zeroed::<i32>(1));
+        k.launch("locals", [blocks, 1, 1], [threads, 1, 1], 0, &[dout.ptr(), dg.ptr()]).unwrap();
+        let out: Vec<i32> = k.download(dout);
+        for (i, got) in out.iter().enumerate() {
+            let t = (i % threads as usize) as i32;
+            assert_eq!(*got, t + 100 + t * (t & 3) + 1000, "thread {t} of block {}", i / threads as usize);
+        }
+        assert_eq!(k.download::<i32>(dg), [blocks as i32]);
+    }
+}

@@ -264,11 +264,14 @@ impl<'l> Block<'l> {
                 let mut base = [0u64; 32];
                 self.fetch(w, d, addr.base, &mut base);
                 let total = *size as u64 * *vec as u64;
-                let per_thread = matches!(space, MemSpace::Local | MemSpace::FrameParam);
                 let checked = self.l.sanitize.race || self.l.sanitize.init;
                 if *vec == 1 {
                     let mut v = [0u64; 32];
                     let l0 = exec.trailing_zeros() as usize;
+                    // Local memory is each thread's own, also through a generic address: the
+                    // same number in two lanes names two places.
+                    let per_thread = matches!(space, MemSpace::Local | MemSpace::FrameParam)
+                        || (*space == MemSpace::Generic && in_window(base[l0].wrapping_add(addr.offset as u64), LOCAL_WINDOW));
                     if !per_thread && !checked && (matches!(addr.base, Src::Imm(_) | Src::Shared(..)) || lanes(exec).all(|l| base[l] == base[l0])) {
                         // One address for every lane (a parameter, a broadcast): one check, one read.
                         let loc = self.resolve(w, l0, *space, base[l0].wrapping_add(addr.offset as u64), total, Kind::Load, inst.line).map_err(|e| *e)?;
