@@ -8,7 +8,7 @@
 //! }
 //! ```
 
-use super::{abi_checks, dyn_smem_decl, isa_tokens, node_list, string_nodes, symbol_const, target_tokens, Compiled};
+use super::{dyn_smem_decl, isa_tokens, node_items, symbol_const, target_tokens, Compiled};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -17,15 +17,10 @@ pub fn expand(c: Compiled) -> TokenStream {
     let vis = &item.vis;
     let ident = &item.sig.ident;
     let symbol = symbol_const(&c);
-    let abi = abi_checks(&c.types);
-    let checks = &c.checks;
     let target = target_tokens(&c.args);
     let isa = isa_tokens(c.isa);
-    let callees = node_list(&c);
     let dyn_smem = dyn_smem_decl();
-    let strings = string_nodes(&c);
-    let prototype = &c.prototype;
-    let (body_items, body_fields) = super::lineinfo::node_fields(&c);
+    let node = node_items(&c);
     let doc = format!("PTX for the device function [`{ident}`](fn@{ident}).");
     quote! {
         #[doc = #doc]
@@ -36,20 +31,11 @@ pub fn expand(c: Compiled) -> TokenStream {
             #[doc(no_inline)]
             pub use super::*;
             #symbol
-            #strings
 
             /// The `.func` symbol.
             pub const SYMBOL: &str = __SYMBOL;
 
-            #body_items
-            #[doc(hidden)]
-            pub static NODE: ::ptx_runtime::__private::FnNode = ::ptx_runtime::__private::FnNode {
-                symbol: __SYMBOL,
-                prototype: #prototype,
-                #body_fields
-                callees: #callees,
-                isa: #isa,
-            };
+            #node
 
             /// A PTX module holding this function's `.visible .func` and every device function it
             /// reaches.
@@ -59,9 +45,6 @@ pub fn expand(c: Compiled) -> TokenStream {
                 ::ptx_runtime::__private::Piece::Funcs { files: &[], roots: &[&NODE] },
                 ::ptx_runtime::__private::Piece::Files { files: &[], roots: &[&NODE] },
             ];
-
-            #abi
-            #(#checks)*
         }
     }
 }

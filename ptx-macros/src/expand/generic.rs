@@ -14,7 +14,7 @@
 //! (`ptx_abi::template`), so two callers' copies of one instantiation are one function in a
 //! kernel's module (nodes with the same symbol are the same function).
 
-use super::{abi_checks, isa_tokens, node_list, string_nodes, Compiled};
+use super::{node_items, Compiled};
 use crate::front::generic::Instance;
 use crate::link::info::{GenericFnInfo, Info};
 use proc_macro2::TokenStream;
@@ -48,31 +48,15 @@ pub fn definition(item_tokens: TokenStream, item: syn::ItemFn) -> TokenStream {
 pub fn expand_instance(c: Compiled, inst: &Instance) -> TokenStream {
     let module = &inst.module;
     let symbol = &inst.symbol;
-    let abi = abi_checks(&c.types);
-    let checks = &c.checks;
-    let isa = isa_tokens(c.isa);
-    let callees = node_list(&c);
-    let strings = string_nodes(&c);
-    let prototype = &c.prototype;
-    let (body_items, body_fields) = super::lineinfo::node_fields(&c);
+    let node = node_items(&c);
     quote! {
         #[doc(hidden)]
         #[allow(unused_imports, non_snake_case, non_upper_case_globals, dead_code)]
         mod #module {
             use super::*;
             const __SYMBOL: &str = ::ptx_runtime::__private::ptx_text![#symbol];
-            #strings
             pub const SYMBOL: &str = __SYMBOL;
-            #body_items
-            pub static NODE: ::ptx_runtime::__private::FnNode = ::ptx_runtime::__private::FnNode {
-                symbol: __SYMBOL,
-                prototype: #prototype,
-                #body_fields
-                callees: #callees,
-                isa: #isa,
-            };
-            #abi
-            #(#checks)*
+            #node
         }
     }
 }

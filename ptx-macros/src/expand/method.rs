@@ -25,7 +25,7 @@
 //! (`macro_expanded_macro_exports_accessed_by_absolute_paths`, deny by default), and the derive
 //! cannot know its module path, so nothing on the type's side can lead to its methods.
 
-use super::{abi_checks, isa_tokens, node_list, string_nodes, Compiled};
+use super::{node_items, Compiled};
 use crate::link::info::{Info, MethodInfo, Recv};
 use crate::report::Errors;
 use proc_macro2::{Span, TokenStream};
@@ -419,30 +419,14 @@ pub fn expand(c: Compiled, m: &MethodCx) -> TokenStream {
     let anchor = &m.anchor;
     let inner_ty = crate::syntax::rewrite::for_inner_module(anchor);
     let sym_const = symbol_const_name(&m.key);
-    let abi = abi_checks(&c.types);
-    let checks = &c.checks;
-    let isa = isa_tokens(c.isa);
-    let callees = node_list(&c);
-    let strings = string_nodes(&c);
-    let prototype = &c.prototype;
-    let (body_items, body_fields) = super::lineinfo::node_fields(&c);
+    let node = node_items(&c);
     quote! {
         #[doc(hidden)]
         #[allow(unused_imports, non_snake_case, non_upper_case_globals)]
         mod #module {
             use super::*;
             const __SYMBOL: &str = <#inner_ty>::#sym_const;
-            #strings
-            #body_items
-            pub static NODE: ::ptx_runtime::__private::FnNode = ::ptx_runtime::__private::FnNode {
-                symbol: __SYMBOL,
-                prototype: #prototype,
-                #body_fields
-                callees: #callees,
-                isa: #isa,
-            };
-            #abi
-            #(#checks)*
+            #node
         }
         #[allow(non_upper_case_globals)]
         impl #anchor {

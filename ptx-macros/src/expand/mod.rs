@@ -420,6 +420,33 @@ fn isa_tokens(isa: Isa) -> TokenStream {
     quote!(::ptx_runtime::__private::Isa::new(#major, #minor))
 }
 
+/// A device function's node and what it needs, inside its module, whose `__SYMBOL` is defined:
+/// its string and table nodes, the body's pieces, `pub static NODE`, and the compile-time
+/// checks. The same for free functions, methods and generic instances.
+fn node_items(c: &Compiled) -> TokenStream {
+    let abi = abi_checks(&c.types);
+    let checks = &c.checks;
+    let isa = isa_tokens(c.isa);
+    let callees = node_list(c);
+    let strings = string_nodes(c);
+    let prototype = &c.prototype;
+    let (body_items, body_fields) = lineinfo::node_fields(c);
+    quote! {
+        #strings
+        #body_items
+        #[doc(hidden)]
+        pub static NODE: ::ptx_runtime::__private::FnNode = ::ptx_runtime::__private::FnNode {
+            symbol: __SYMBOL,
+            prototype: #prototype,
+            #body_fields
+            callees: #callees,
+            isa: #isa,
+        };
+        #abi
+        #(#checks)*
+    }
+}
+
 /// `&[&a::NODE, Vec3::__PTX_NODE__dot, &VPRINTF_NODE, &__PTX_STR_0]`: the nodes a function reaches
 /// directly — its callees, then the system calls and string constants it declares (see
 /// [`string_nodes`]).

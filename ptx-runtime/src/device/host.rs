@@ -205,19 +205,24 @@ pub fn run(grid: [u32; 3], block: [u32; 3], dynamic_shared_bytes: usize, kernel:
                     for t in 0..threads as u32 {
                         let thread = [t % block[0], t / block[0] % block[1], t / (block[0] * block[1])];
                         let ctx = ThreadCtx { thread, block: [bx, by, bz], block_dim: block, grid_dim: grid, shared: Some(state.clone()), grid: None };
-                        let kernel = &kernel;
-                        std::thread::Builder::new()
-                            .stack_size(512 * 1024)
-                            .spawn_scoped(s, move || {
-                                CTX.with(|c| *c.borrow_mut() = ctx);
-                                kernel();
-                            })
-                            .expect("spawn a host thread for a GPU thread");
+                        spawn_gpu_thread(s, ctx, &kernel);
                     }
                 });
             }
         }
     }
+}
+
+/// One GPU thread of [`run`] or [`run_cooperative`]: a host thread in the scope `s` that runs
+/// `kernel` with `ctx` as what the device API reports.
+fn spawn_gpu_thread<'s, 'e: 's>(s: &'s std::thread::Scope<'s, 'e>, ctx: ThreadCtx, kernel: &'e (impl Fn() + Sync)) {
+    std::thread::Builder::new()
+        .stack_size(512 * 1024)
+        .spawn_scoped(s, move || {
+            CTX.with(|c| *c.borrow_mut() = ctx);
+            kernel();
+        })
+        .expect("spawn a host thread for a GPU thread");
 }
 
 /// Most threads [`run_cooperative`] runs at once (one host thread each).
@@ -244,14 +249,7 @@ pub fn run_cooperative(grid: [u32; 3], block: [u32; 3], dynamic_shared_bytes: us
             for t in 0..threads as u32 {
                 let thread = [t % block[0], t / block[0] % block[1], t / (block[0] * block[1])];
                 let ctx = ThreadCtx { thread, block: coords, block_dim: block, grid_dim: grid, shared: Some(state.clone()), grid: Some(barrier.clone()) };
-                let kernel = &kernel;
-                std::thread::Builder::new()
-                    .stack_size(512 * 1024)
-                    .spawn_scoped(s, move || {
-                        CTX.with(|c| *c.borrow_mut() = ctx);
-                        kernel();
-                    })
-                    .expect("spawn a host thread for a GPU thread");
+                spawn_gpu_thread(s, ctx, &kernel);
             }
         }
     });
