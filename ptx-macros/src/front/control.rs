@@ -338,7 +338,10 @@ impl<'a> Checker<'a> {
         let scrut = self.expr(&m.expr);
         let scrut = self.auto_deref_value(scrut);
         let scrut = self.enum_value(scrut);
-        let st = self.shallow(&scrut.ty);
+        let st = self.describe(&scrut.ty, scrut.span);
+        if super::destructure::has_parts(&st) {
+            return self.match_parts(scrut, m);
+        }
         let ok = match &st {
             Ty::Var(v) => self.infer.kind_of(*v) != VarKind::Float,
             Ty::Error => true,

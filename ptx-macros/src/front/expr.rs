@@ -583,7 +583,7 @@ impl<'a> Checker<'a> {
             return place;
         }
         if !is_memory_place(&place, &self.infer) {
-            return self.error(span, "references to local variables are not supported in device code (locals live in registers); pass the value itself, or return the result instead of writing through a reference");
+            return self.local_address(place, true, span);
         }
         let ty = Ty::Ptr { mutable: true, reference: true, pointee: Rc::new(place.ty.clone()) };
         Expr { kind: ExprKind::AddrOf(Box::new(place)), ty, span }

@@ -17,6 +17,7 @@ pub mod asm;
 pub mod atomic;
 pub mod call;
 pub mod control;
+pub mod destructure;
 pub mod conv;
 pub mod enums;
 #[cfg(test)]
@@ -26,6 +27,7 @@ pub mod generic;
 pub mod hir;
 pub mod infer;
 pub mod intrinsic;
+pub mod local_addr;
 pub mod local_ref;
 pub mod method;
 pub mod panic;
@@ -45,6 +47,7 @@ use crate::syntax::signature::Signature;
 use hir::{Body, Expr, ExprKind, Local, LocalId, LoopId};
 use infer::{Infer, VarKind};
 use proc_macro2::Span;
+use syn::spanned::Spanned;
 use std::collections::HashMap;
 use std::rc::Rc;
 use ty::{StructDef, Ty};
@@ -150,7 +153,10 @@ pub fn check(
     let before = c.errors.len();
     c.ret = match &item_sig.output {
         syn::ReturnType::Default => Ty::Unit,
-        syn::ReturnType::Type(_, t) => c.resolve_type(t, Position::Signature),
+        syn::ReturnType::Type(_, t) => match c.resolve_type(t, Position::Signature) {
+            tuple @ Ty::Tuple(_) => c.describe(&tuple, t.span()),
+            ty => ty,
+        },
     };
     let mut params = Vec::new();
     let mut mut_self = None;
@@ -172,6 +178,10 @@ pub fn check(
         }
         let syn::FnArg::Typed(pt) = input else { continue };
         let mut ty = c.resolve_type(&pt.ty, Position::Signature);
+        if let Ty::Tuple(_) = ty {
+            // Its members are loaded one by one: their layouts are needed.
+            ty = c.describe(&ty, pt.ty.span());
+        }
         // Pointers and slices of kernels point to global memory: that is how they reach the
         // device. Recorded in the local's type only through the lowering (see `lower::space`).
         if let Ty::Var(_) = ty {

@@ -116,7 +116,7 @@ impl<'a> Checker<'a> {
 
     /// Declares every name a rejected pattern binds (as errors), so later uses do not add
     /// errors of their own.
-    fn declare_pattern_names(&mut self, pat: &syn::Pat) {
+    pub fn declare_pattern_names(&mut self, pat: &syn::Pat) {
         struct Names(Vec<syn::Ident>);
         impl<'ast> syn::visit::Visit<'ast> for Names {
             fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {

@@ -110,7 +110,9 @@ impl<'a> Checker<'a> {
                 Ty::Array { elem: Rc::new(elem), len }
             }
             syn::Type::Tuple(t) if t.elems.is_empty() => Ty::Unit,
-            syn::Type::Tuple(t) if pos == Position::Body && !in_pointer => Ty::Tuple(t.elems.iter().map(|e| self.resolve(e, pos, false)).collect()),
+            // In a body, and in a device function's signature (`syntax::signature` keeps them out
+            // of kernels' and lets only device data be their members).
+            syn::Type::Tuple(t) if !in_pointer => Ty::Tuple(t.elems.iter().map(|e| self.resolve(e, pos, false)).collect()),
             syn::Type::Tuple(_) => {
                 self.errors.error(ty, unsupported::TUPLE);
                 Ty::Error
@@ -246,6 +248,9 @@ impl<'a> Checker<'a> {
     /// yet: the result is then `Error`, and the body is checked again after the fetch).
     pub fn describe(&mut self, ty: &Ty, span: Span) -> Ty {
         let t = self.shallow(ty);
+        if let Ty::Tuple(ts) = &t {
+            return Ty::Tuple(ts.iter().map(|e| self.describe(e, span)).collect());
+        }
         let Ty::Named(n) = &t else { return t };
         if let Some(def) = self.structs.get(&n.key) {
             return Ty::Struct(def.clone());

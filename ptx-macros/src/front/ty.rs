@@ -92,6 +92,17 @@ pub struct Field {
     pub offset: u64,
 }
 
+/// The offset of each member of a tuple passed as a parameter (the C struct of its members).
+pub fn tuple_offsets(ts: &[Ty]) -> Option<Vec<u64>> {
+    let mut s = ptx_abi::layout::StructLayout::new(0);
+    let mut out = Vec::new();
+    for t in ts {
+        s = s.field(t.layout()?);
+        out.push(s.last_offset as u64);
+    }
+    Some(out)
+}
+
 impl StructDef {
     pub fn field(&self, name: &str) -> Option<usize> {
         self.fields.iter().position(|f| f.name == name)
@@ -144,6 +155,14 @@ impl Ty {
                     return None;
                 }
                 Layout::vector(*elem, l)
+            }
+            // As a parameter: the C struct of its members (see `ptx_runtime`'s `ParamType`).
+            Ty::Tuple(ts) => {
+                let mut s = ptx_abi::layout::StructLayout::new(0);
+                for t in ts {
+                    s = s.field(t.layout()?);
+                }
+                s.finish()
             }
             _ => return None,
         })

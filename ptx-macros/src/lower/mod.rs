@@ -230,6 +230,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 (None, Some(s)) => Ty::Scalar(*s),
                 (None, None) => t,
             },
+            Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|e| self.ty(e)).collect()),
             _ => t,
         }
     }

@@ -41,6 +41,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 let off = match &bt {
                     Ty::Struct(def) => def.fields.get(*i).map(|f| f.offset).unwrap_or(0),
                     Ty::Vector { elem, .. } => (*i * elem.size()) as u64,
+                    Ty::Tuple(ts) => crate::front::ty::tuple_offsets(ts).and_then(|o| o.get(*i).copied()).unwrap_or(0),
                     _ => 0,
                 };
                 let is_union = matches!(&bt, Ty::Struct(d) if d.kind == StructKind::Union);
@@ -429,6 +430,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 }).collect())
             }
             Ty::Struct(_) => self.error(span, "union values in registers are not supported; read a union's fields through a pointer (`(*p).field`)"),
+            Ty::Tuple(ts) => match crate::front::ty::tuple_offsets(ts) {
+                Some(offsets) => Val::Agg(ts.iter().zip(offsets).map(|(t, o)| self.load(addr, space, offset + o as i64, t, span)).collect()),
+                None => self.error(span, format!("values of type `{ty}` cannot be loaded from memory")),
+            },
             t => self.error(span, format!("values of type `{t}` cannot be loaded from memory")),
         }
     }
@@ -496,6 +501,16 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             Ty::Struct(_) => {
                 self.error(span, "union values in registers are not supported; write a union's fields through a pointer (`(*p).field = v`)");
             }
+            Ty::Tuple(ts) => match crate::front::ty::tuple_offsets(ts) {
+                Some(offsets) => {
+                    for (i, (t, o)) in ts.iter().zip(offsets).enumerate() {
+                        self.store(addr, space, offset + o as i64, t, &v.field(i), span);
+                    }
+                }
+                None => {
+                    self.error(span, format!("values of type `{ty}` cannot be stored to memory"));
+                }
+            },
             t => {
                 self.error(span, format!("values of type `{t}` cannot be stored to memory"));
             }
@@ -547,7 +562,12 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 Val::Ptr(Arg::Reg(self.b.op1(op, c, vec![addr, Arg::imm(offset)])), space)
             }
             Place::Value(Val::Never) => Val::Never,
-            _ => self.error(span, "references to values in registers are not supported in device code"),
+            // `&temporary`: a fresh slot holds it (see `front::local_addr`).
+            Place::Value(v) => {
+                let ty = self.ty(&place.ty);
+                Val::Ptr(self.spill(&v, &ty, span), Space::Local)
+            }
+            Place::Reg { .. } => self.error(span, "internal: the address of a local kept in registers"),
         }
     }
 

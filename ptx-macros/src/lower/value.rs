@@ -195,6 +195,12 @@ pub fn leaves(ty: &Ty, base: u64, out: &mut Vec<(u64, Leaf)>) -> Option<()> {
                 leaves(&f.ty, base + f.offset, out)?;
             }
         }
+        Ty::Tuple(ts) => {
+            let offsets = crate::front::ty::tuple_offsets(ts)?;
+            for (t, o) in ts.iter().zip(offsets) {
+                leaves(t, base + o, out)?;
+            }
+        }
         Ty::Unit => {}
         _ => return None,
     }

@@ -90,7 +90,7 @@ impl Signature {
                             None
                         }
                     };
-                    let ty = classify(&pt.ty, Position::Param, errors);
+                    let ty = classify_value(&pt.ty, kind, Position::Param, errors);
                     params.push(Param { ident, ty, syn_ty: (*pt.ty).clone() });
                 }
             }
@@ -117,13 +117,35 @@ impl Signature {
                     ));
                     None
                 } else {
-                    let classified = classify(ty, Position::Return, errors);
+                    let classified = classify_value(ty, kind, Position::Return, errors);
                     Some(((**ty).clone(), classified))
                 }
             }
         };
 
         Signature { params, ret }
+    }
+}
+
+/// A device function's parameter or return type: also a tuple of device data, passed as the
+/// C struct of its members (`ParamType` of tuples in `ptx_runtime`). A kernel's parameters are
+/// the host's view of device memory, where a tuple has no layout, so they stay `classify`'s.
+fn classify_value(ty: &syn::Type, kind: FnKind, pos: Position, errors: &mut Errors) -> Option<Ty> {
+    match ty {
+        syn::Type::Tuple(t) if kind == FnKind::Device && !t.elems.is_empty() => {
+            let mut ok = true;
+            for e in &t.elems {
+                if let syn::Type::Tuple(_) = e {
+                    errors.error(e, "a tuple parameter's members are passed as the C struct of them, and a tuple has no C layout to be a member; make the inner tuple a `#[repr(C)]` struct with `#[derive(DeviceRepr)]`, or flatten it");
+                    ok = false;
+                    continue;
+                }
+                ok &= classify(e, Position::Data, errors).is_some();
+            }
+            ok.then_some(Ty::Named)
+        }
+        syn::Type::Paren(p) => classify_value(&p.elem, kind, pos, errors),
+        _ => classify(ty, pos, errors),
     }
 }
 
