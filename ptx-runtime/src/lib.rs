@@ -59,6 +59,7 @@ mod pinned_shared;
 mod properties;
 mod range;
 mod repr;
+mod sum_param;
 mod tuple_param;
 mod sanitize;
 mod stream;

@@ -17,6 +17,7 @@ mod body_math;
 mod body_methods;
 mod body_memory;
 mod body_opt;
+mod body_option;
 mod body_parallel;
 mod body_quality;
 mod body_subset;

@@ -43,7 +43,7 @@ impl<'a> Checker<'a> {
         }
         // Things that never reach the device.
         match last.as_str() {
-            "Some" | "Ok" | "Err" => return self.error(span, unsupported::named_type("Option", 1).unwrap_or_default()),
+            "Some" | "Ok" | "Err" => return self.variant_call(&last, &c.args, span).unwrap_or_else(|| self.error_expr(span)),
             _ => {}
         }
         if segs.len() >= 2 {
@@ -175,6 +175,11 @@ impl<'a> Checker<'a> {
         if name == "from" {
             return self.from_call(owner, args, span);
         }
+        if name == "try_from" && args.len() == 1 {
+            let x = self.expr(&args[0]);
+            let x = self.auto_deref_value(x);
+            return self.try_from_int(x, owner, span);
+        }
         if name == "from_bits" {
             let Some(a) = args.first() else { return self.error(span, "`from_bits` takes one argument") };
             let x = self.expr(a);
@@ -232,7 +237,7 @@ impl<'a> Checker<'a> {
         }
         let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
         if segs.last().map(String::as_str) == Some("None") {
-            return self.error(span, unsupported::named_type("Option", 1).unwrap_or_default());
+            return self.none_value(span);
         }
         if p.path.segments.len() == 1 && segs[0].chars().next().is_some_and(|c| c.is_lowercase()) {
             return self.error(span, format!("cannot find value `{}` in this scope", segs[0]));

@@ -102,7 +102,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn let_stmt(&mut self, l: &syn::Local) -> Option<Stmt> {
+    pub fn let_stmt(&mut self, l: &syn::Local) -> Option<Stmt> {
         let span = l.span();
         let (pat, annotated) = match &l.pat {
             syn::Pat::Type(pt) => (&*pt.pat, Some(self.resolve_type(&pt.ty, Position::Body))),
@@ -110,8 +110,8 @@ impl<'a> Checker<'a> {
         };
         let mut init = None;
         if let Some(i) = &l.init {
-            if let Some((_, diverge)) = &i.diverge {
-                self.errors.error(diverge, "`let ... else` is not supported in device code (it needs refutable patterns); use `if` / `match`");
+            if i.diverge.is_some() {
+                return self.let_else(l, i);
             }
             init = Some(self.expr(&i.expr));
         }
@@ -143,6 +143,9 @@ impl<'a> Checker<'a> {
 
     pub fn if_expr(&mut self, i: &syn::ExprIf) -> Expr {
         let span = i.span();
+        if let syn::Expr::Let(l) = &*i.cond {
+            return self.if_let(i, l);
+        }
         let cond = self.expr(&i.cond);
         self.expect(cond.span, &Ty::bool(), &cond.ty);
         match &i.else_branch {
@@ -165,6 +168,9 @@ impl<'a> Checker<'a> {
 
     pub fn while_expr(&mut self, w: &syn::ExprWhile) -> Expr {
         let span = w.span();
+        if let syn::Expr::Let(l) = &*w.cond {
+            return self.while_let(w, l);
+        }
         let cond = self.expr(&w.cond);
         self.expect(cond.span, &Ty::bool(), &cond.ty);
         let id = self.enter_loop(w.label.as_ref(), Ty::Unit, true);
@@ -339,7 +345,9 @@ impl<'a> Checker<'a> {
         let scrut = self.auto_deref_value(scrut);
         let scrut = self.enum_value(scrut);
         let st = self.describe(&scrut.ty, scrut.span);
-        if super::destructure::has_parts(&st) {
+        // A scrutinee of unknown type (a callee not fetched yet) binds its patterns' names
+        // quietly there.
+        if super::destructure::has_parts(&st) || matches!(st, Ty::Error) {
             return self.match_parts(scrut, m);
         }
         let ok = match &st {

@@ -15,7 +15,7 @@
 //! when the last arm has a guard, falling through it is `unreachable!()`.
 
 use super::hir::{Arm, Block, ExprKind, LetPat, LocalId, Panic, PanicWhen, Pat, Stmt};
-use super::ty::Ty;
+use super::ty::{SumKind, Ty};
 use super::{Checker, Expr};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
@@ -69,7 +69,7 @@ impl Matched {
 
 /// Whether a `match` on a value of this type is compiled here rather than as a scalar `match`.
 pub fn has_parts(ty: &Ty) -> bool {
-    matches!(ty, Ty::Tuple(_) | Ty::Struct(_))
+    matches!(ty, Ty::Tuple(_) | Ty::Struct(_) | Ty::Sum { .. })
 }
 
 impl<'a> Checker<'a> {
@@ -141,6 +141,10 @@ impl<'a> Checker<'a> {
         match pat {
             syn::Pat::Wild(_) | syn::Pat::Rest(_) => {}
             syn::Pat::Paren(p) => self.pattern(&p.pat, part, got),
+            syn::Pat::Ident(pi) if pi.ident == "None" && pi.subpat.is_none() && matches!(ty, Ty::Sum { .. }) => {
+                let Ty::Sum { kind, args } = &ty else { return };
+                self.variant_pattern_of(pat, "None", *kind, args, &[], part, got);
+            }
             syn::Pat::Ident(pi) if !super::enums::names_a_constant(pi) => {
                 if pi.by_ref.is_some() {
                     self.errors.error(pi, "`ref` bindings are not supported in device code; bind the value (`x`)");
@@ -164,6 +168,17 @@ impl<'a> Checker<'a> {
                 };
                 let elems: Vec<&syn::Pat> = pt.elems.iter().collect();
                 self.members(pat, &elems, &ts, part, got);
+            }
+            syn::Pat::TupleStruct(ps) if matches!(ty, Ty::Sum { .. }) => {
+                let Ty::Sum { kind, args } = &ty else { return };
+                let name = ps.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                let elems: Vec<&syn::Pat> = ps.elems.iter().collect();
+                self.variant_pattern_of(pat, &name, *kind, args, &elems, part, got);
+            }
+            syn::Pat::Path(pp) if matches!(ty, Ty::Sum { .. }) => {
+                let Ty::Sum { kind, args } = &ty else { return };
+                let name = pp.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                self.variant_pattern_of(pat, &name, *kind, args, &[], part, got);
             }
             syn::Pat::TupleStruct(ps) if matches!(ty, Ty::Struct(_)) => {
                 let Ty::Struct(def) = &ty else { return };
@@ -209,6 +224,24 @@ impl<'a> Checker<'a> {
             }
             _ => self.scalar_test(pat, part, got),
         }
+    }
+
+    /// `Some(p)`, `None`, `Ok(p)`, `Err(p)` on a part of type `Option`/`Result`: its tag is the
+    /// variant's, and its members match `elems`.
+    #[allow(clippy::too_many_arguments)]
+    fn variant_pattern_of(&mut self, pat: &syn::Pat, name: &str, kind: SumKind, args: &[Ty], elems: &[&syn::Pat], part: &Part, got: &mut Matched) {
+        let Some((k, v)) = SumKind::of_variant(name).filter(|(k, _)| *k == kind) else {
+            self.errors.error(pat, format!("`{name}` is not a variant of `{}`; its variants are `{}` and `{}`", kind.name(), kind.variants()[0], kind.variants()[1]));
+            return;
+        };
+        let span = pat.span();
+        let u32t = Ty::Scalar(ptx_abi::Scalar::U32);
+        let tag = part.member(0, u32t.clone()).expr(span);
+        let want = Expr { kind: ExprKind::Int(v as u128), ty: u32t, span };
+        got.tests.push(Expr { kind: ExprKind::Binary(super::hir::BinOp::Eq, Box::new(tag), Box::new(want)), ty: Ty::bool(), span });
+        let ms = k.members(args, v);
+        let inner = part.member(1 + v, Ty::Tuple(ms.clone()));
+        self.members(pat, elems, &ms, &inner, got);
     }
 
     /// Members of a tuple or tuple struct, with `..` standing for those not written.

@@ -58,7 +58,8 @@ impl<'a> Checker<'a> {
             }
             syn::Expr::Closure(_) => self.error(span, unsupported::CLOSURE),
             syn::Expr::Async(_) | syn::Expr::Await(_) => self.error(span, unsupported::ASYNC),
-            syn::Expr::Try(_) | syn::Expr::TryBlock(_) => self.error(span, unsupported::TRY),
+            syn::Expr::Try(t) => self.try_expr(t),
+            syn::Expr::TryBlock(_) => self.error(span, unsupported::TRY),
             syn::Expr::Let(_) => self.error(span, "`if let` / `while let` are not supported in device code: there are no enums on the device; compare values with `if` / `match` on integers"),
             syn::Expr::Range(_) => self.error(span, "ranges are only supported as what a `for` loop iterates over (`for i in a..b`) and in slice indexing (`&s[a..b]`)"),
             syn::Expr::Yield(_) => self.error(span, "`yield` is not supported in device code"),
@@ -250,6 +251,9 @@ impl<'a> Checker<'a> {
             _ => self.expr(&b.left),
         };
         let lhs = self.enum_value(lhs);
+        if matches!(op, BinOp::Eq | BinOp::Ne) && matches!(self.peel_refs(&lhs.ty), Ty::Sum { .. } | Ty::Tuple(_)) {
+            return self.compare_parts(op == BinOp::Eq, lhs, &b.right, span);
+        }
         if let (Some(t), Ty::Struct(_) | Ty::Named(_)) = (super::user_method::op_trait(op, compound), self.peel_refs(&lhs.ty)) {
             // An operator of a `DeviceRepr` type: its `#[device_fn] impl core::ops::..`.
             return self.user_operator(t, lhs, &b.left, Some(&b.right), span, b.op.span());

@@ -69,6 +69,9 @@ impl BinOp {
 #[derive(Debug)]
 pub enum ExprKind {
     Unit,
+    /// Zeros of the expression's type: the members of the variant a sum does not hold (see
+    /// `front::sum`), and `unwrap_or_default`'s default. Immediates, no instruction.
+    Zero,
     /// An integer literal; its type says how wide.
     Int(u128),
     /// A float literal, rounded once to each width (rustc rounds the decimal text directly).

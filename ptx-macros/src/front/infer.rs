@@ -77,6 +77,7 @@ impl Infer {
             Ty::Array { elem, len } => Ty::Array { elem: Rc::new(self.resolve(&elem)), len },
             Ty::Shared { elem, len } => Ty::Shared { elem: Rc::new(self.resolve(&elem)), len },
             Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| self.resolve(t)).collect()),
+            Ty::Sum { kind, args } => Ty::Sum { kind, args: args.iter().map(|t| self.resolve(t)).collect() },
             t => t,
         }
     }
@@ -134,6 +135,12 @@ impl Infer {
             }
             (Ty::Shared { elem: p, .. }, Ty::Shared { elem: q, .. }) => self.unify(p, q),
             (Ty::Tuple(p), Ty::Tuple(q)) if p.len() == q.len() => {
+                for (a, b) in p.iter().zip(q) {
+                    self.unify(a, b)?;
+                }
+                Ok(())
+            }
+            (Ty::Sum { kind: k, args: p }, Ty::Sum { kind: l, args: q }) if k == l && p.len() == q.len() => {
                 for (a, b) in p.iter().zip(q) {
                     self.unify(a, b)?;
                 }

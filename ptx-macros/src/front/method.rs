@@ -77,14 +77,15 @@ impl<'a> Checker<'a> {
             let recv = self.auto_deref_value(recv);
             return recv;
         }
+        if let Ty::Sum { kind, .. } = self.peel_refs(&recv.ty) {
+            let recv = self.auto_deref_value(recv);
+            return self.sum_method(recv, kind, name, args, span, name_span);
+        }
         if matches!(name, "iter" | "iter_mut" | "into_iter" | "map" | "sum" | "fold" | "for_each" | "zip" | "enumerate" | "collect") {
             return self.error(name_span, unsupported::ITERATOR);
         }
-        if matches!(name, "checked_add" | "checked_sub" | "checked_mul" | "checked_div" | "get" | "get_mut" | "first" | "last" | "as_ref" | "as_mut" | "checked_rem") {
-            return self.error(name_span, format!("`{name}` returns an `Option`, which has no device layout; {}", match name {
-                "get" | "get_mut" | "first" | "last" => "index with a bounds check (`s[i]`) or test `i < s.len()` first",
-                _ => "use the `wrapping_` or `saturating_` form, or test the operands first",
-            }));
+        if matches!(name, "checked_add" | "checked_sub" | "checked_mul" | "checked_div" | "checked_rem" | "get" | "get_mut" | "first" | "last" | "split_first" | "split_last") && !matches!(self.peel_refs(&recv.ty), Ty::Sum { .. }) {
+            return self.option_method(recv, name, args, span, name_span);
         }
         // Raw pointers do not auto-deref; references do.
         let recv = match self.shallow(&recv.ty) {

@@ -37,6 +37,7 @@ pub mod printf;
 pub mod resolve;
 pub mod traits;
 pub mod statics;
+pub mod sum;
 pub mod ty;
 pub mod unsupported;
 pub mod user_method;

@@ -149,6 +149,9 @@ impl<'a> Checker<'a> {
         }
         let Some(last) = p.path.segments.last() else { return Ty::Error };
         let name = last.ident.to_string();
+        if let Some(t) = self.sum_type(&name, last, pos, in_pointer) {
+            return t;
+        }
         let plain = matches!(last.arguments, syn::PathArguments::None);
         if plain {
             if let Some(s) = Scalar::from_rust_name(&name) {
@@ -250,6 +253,9 @@ impl<'a> Checker<'a> {
         let t = self.shallow(ty);
         if let Ty::Tuple(ts) = &t {
             return Ty::Tuple(ts.iter().map(|e| self.describe(e, span)).collect());
+        }
+        if let Ty::Sum { kind, args } = &t {
+            return Ty::Sum { kind: *kind, args: args.iter().map(|e| self.describe(e, span)).collect() };
         }
         let Ty::Named(n) = &t else { return t };
         if let Some(def) = self.structs.get(&n.key) {

@@ -43,6 +43,9 @@ pub enum Ty {
     /// A tuple held in registers: built, destructured and read field by field inside a body,
     /// never passed to a function or stored in memory (it has no ABI layout).
     Tuple(Vec<Ty>),
+    /// `Option<T>` and `Result<T, E>` as values (see `front::sum`): a `u32` tag (Rust's
+    /// discriminant: `None`/`Ok` 0, `Some`/`Err` 1) and each variant's members, in registers.
+    Sum { kind: SumKind, args: Vec<Ty> },
     /// An inference variable (see `infer`).
     Var(u32),
     /// A named type whose description has not been fetched (see `link`): it can be passed
@@ -59,6 +62,69 @@ pub struct NamedRef {
     pub path: TokenStream,
     /// The key of the fetch that would describe it.
     pub key: String,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SumKind {
+    Option,
+    Result,
+}
+
+impl SumKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            SumKind::Option => "Option",
+            SumKind::Result => "Result",
+        }
+    }
+
+    /// The variants' names, by discriminant.
+    pub fn variants(self) -> [&'static str; 2] {
+        match self {
+            SumKind::Option => ["None", "Some"],
+            SumKind::Result => ["Ok", "Err"],
+        }
+    }
+
+    pub fn arity(self) -> usize {
+        match self {
+            SumKind::Option => 1,
+            SumKind::Result => 2,
+        }
+    }
+
+    /// The members of variant `v` given the type arguments.
+    pub fn members(self, args: &[Ty], v: usize) -> Vec<Ty> {
+        let arg = |i: usize| args.get(i).cloned().unwrap_or(Ty::Error);
+        match (self, v) {
+            (SumKind::Option, 0) => vec![],
+            (SumKind::Option, _) => vec![arg(0)],
+            (SumKind::Result, 0) => vec![arg(0)],
+            (SumKind::Result, _) => vec![arg(1)],
+        }
+    }
+
+    /// The variant of a name (`Some`, `Err`), with its kind.
+    pub fn of_variant(name: &str) -> Option<(SumKind, usize)> {
+        Some(match name {
+            "None" => (SumKind::Option, 0),
+            "Some" => (SumKind::Option, 1),
+            "Ok" => (SumKind::Result, 0),
+            "Err" => (SumKind::Result, 1),
+            _ => return None,
+        })
+    }
+}
+
+/// A sum's value in registers, as the lowering sees it: `(u32 tag, (variant 0's members),
+/// (variant 1's members))`. As a device function's parameter or return value it is that
+/// tuple's C struct (`ptx_runtime`'s `ParamType` of `Option` and `Result` agrees).
+pub fn sum_repr(kind: SumKind, args: &[Ty]) -> Ty {
+    let mut ts = vec![Ty::Scalar(Scalar::U32)];
+    for v in 0..2 {
+        ts.push(Ty::Tuple(kind.members(args, v)));
+    }
+    Ty::Tuple(ts)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -97,10 +163,18 @@ pub fn tuple_offsets(ts: &[Ty]) -> Option<Vec<u64>> {
     let mut s = ptx_abi::layout::StructLayout::new(0);
     let mut out = Vec::new();
     for t in ts {
-        s = s.field(t.layout()?);
+        s = s.field(member_layout(t)?);
         out.push(s.last_offset as u64);
     }
     Some(out)
+}
+
+/// A tuple member's layout: `()` (`Result<(), E>`'s `Ok`) takes no bytes.
+fn member_layout(t: &Ty) -> Option<Layout> {
+    match t {
+        Ty::Unit => Some(Layout::new(0, 1)),
+        t => t.layout(),
+    }
 }
 
 impl StructDef {
@@ -160,7 +234,7 @@ impl Ty {
             Ty::Tuple(ts) => {
                 let mut s = ptx_abi::layout::StructLayout::new(0);
                 for t in ts {
-                    s = s.field(t.layout()?);
+                    s = s.field(member_layout(t)?);
                 }
                 s.finish()
             }
@@ -197,6 +271,16 @@ impl fmt::Display for Ty {
                     write!(f, "{t}")?;
                 }
                 f.write_str(if ts.len() == 1 { ",)" } else { ")" })
+            }
+            Ty::Sum { kind, args } => {
+                write!(f, "{}<", kind.name())?;
+                for (i, t) in args.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                f.write_str(">")
             }
             Ty::Var(_) => f.write_str("_"),
             Ty::Named(n) => write!(f, "{}", n.path),

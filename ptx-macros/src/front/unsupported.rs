@@ -10,7 +10,7 @@ pub const ITERATOR: &str = "iterator adapters are not supported in device code; 
 pub const HEAP: &str = "host heap types are not supported in device code: the device heap hands out raw memory; use `ptx_runtime::device::malloc::<T>(n)` / `free(p)`, a fixed-size array `[T; N]`, shared memory, or a buffer passed in";
 pub const FORMAT: &str = "Rust's formatting macros are not supported in device code: the device prints through `vprintf`, which takes C's format syntax; use `printf!(\"x = %d\\n\", x)` (`ptx_runtime::device::printf!`)";
 pub const ASYNC: &str = "`async`/`.await` are not supported in device code: there is no executor on the device";
-pub const TRY: &str = "the `?` operator is not supported in device code: `Option` and `Result` have no device layout; return a flag or a sentinel value";
+pub const TRY: &str = "`try` blocks are not supported in device code; write the `match` they stand for";
 pub const METHOD_CALL_ON_VECTOR: &str = "native vectors have no methods in device code: read the lanes (`v.x`) and build a new vector (`f32x4::new(..)`)";
 
 /// Named types that never cross to the device.
@@ -23,7 +23,7 @@ pub fn named_type(name: &str, segments: usize) -> Option<&'static str> {
         "Vec" | "VecDeque" => "`Vec` owns host heap memory and is not supported in device code; use a slice `&[T]` / `&mut [T]` passed in, or a fixed-size array `[T; N]`",
         "Box" | "Rc" | "Arc" => "smart pointers own host memory and are not supported in device code; use a reference or raw pointer to device memory",
         "HashMap" | "BTreeMap" | "HashSet" | "BTreeSet" => "collections are not supported in device code: they own host heap memory; use arrays or slices",
-        "Option" | "Result" => "`Option` and `Result` are not supported in device code: they have no PTX ABI layout; use a flag and a value, or a sentinel",
+        "Option" | "Result" => "write `Option<T>` / `Result<T, E>` with their type arguments",
         "Cell" | "RefCell" | "Mutex" | "RwLock" => "host interior-mutability and locking types are not supported in device code; use a raw pointer and the device's barriers",
         _ => return None,
     })

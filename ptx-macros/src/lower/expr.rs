@@ -27,6 +27,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     fn expr_kind(&mut self, e: &Expr) -> Val {
         match &e.kind {
             ExprKind::Unit => Val::Unit,
+            ExprKind::Zero => {
+                let ty = self.ty(&e.ty);
+                self.zero(&ty)
+            }
             ExprKind::Int(v) => match self.ty(&e.ty) {
                 Ty::Scalar(s) if s.is_float() => {
                     let f = *v as f64;

@@ -25,6 +25,7 @@ mod panic;
 mod place;
 pub mod statics;
 mod syscall;
+mod zero;
 pub mod value;
 
 pub use intrinsic::DYN_SMEM;
@@ -231,6 +232,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 (None, None) => t,
             },
             Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|e| self.ty(e)).collect()),
+            Ty::Sum { kind, args } => self.ty(&crate::front::ty::sum_repr(*kind, args)),
             _ => t,
         }
     }

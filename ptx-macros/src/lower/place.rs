@@ -394,6 +394,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let ld = |ty: Type| Opcode::Ld(Mem { ty, ..m });
         let mem = |o: i64| Arg::mem(addr.clone(), offset + o);
         match ty {
+            Ty::Unit => Val::Unit,
             Ty::Scalar(Scalar::Bool) => {
                 let b = self.b.op1(ld(Type::U8), RegClass::B16, vec![mem(0)]);
                 Val::S(Arg::Reg(self.b.op1(Opcode::Setp(Cmp::Ne, Type::S16), RegClass::Pred, vec![Arg::Reg(b), Arg::imm(0)])))
@@ -443,6 +444,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let st = |ty: Type| Opcode::St(Mem { ty, ..m });
         let mem = |o: i64| Arg::mem(addr.clone(), offset + o);
         match ty {
+            Ty::Unit => {}
             Ty::Scalar(Scalar::Bool) => {
                 let a = match v {
                     Val::S(Arg::Imm(i)) => Arg::Imm(*i),

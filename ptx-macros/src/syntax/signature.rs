@@ -145,8 +145,30 @@ fn classify_value(ty: &syn::Type, kind: FnKind, pos: Position, errors: &mut Erro
             ok.then_some(Ty::Named)
         }
         syn::Type::Paren(p) => classify_value(&p.elem, kind, pos, errors),
+        // `Option<T>` / `Result<T, E>`: a tag and the members (see `front::sum`).
+        syn::Type::Path(p) if kind == FnKind::Device && sum_args(p).is_some() => {
+            let mut ok = true;
+            for a in sum_args(p).unwrap_or_default() {
+                let unit = matches!(a, syn::Type::Tuple(t) if t.elems.is_empty());
+                ok &= unit || classify_value(a, kind, Position::Data, errors).is_some();
+            }
+            ok.then_some(Ty::Named)
+        }
         _ => classify(ty, pos, errors),
     }
+}
+
+/// The type arguments of `Option<T>` / `Result<T, E>`.
+fn sum_args(p: &syn::TypePath) -> Option<Vec<&syn::Type>> {
+    let last = p.path.segments.last()?;
+    let n = match last.ident.to_string().as_str() {
+        "Option" => 1,
+        "Result" => 2,
+        _ => return None,
+    };
+    let syn::PathArguments::AngleBracketed(a) = &last.arguments else { return None };
+    let tys: Vec<&syn::Type> = a.args.iter().filter_map(|g| if let syn::GenericArgument::Type(t) = g { Some(t) } else { None }).collect();
+    (tys.len() == n && p.qself.is_none()).then_some(tys)
 }
 
 fn is_unit(ty: &syn::Type) -> bool {

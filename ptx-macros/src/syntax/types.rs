@@ -171,7 +171,7 @@ pub fn heap_type_message(name: &str) -> Option<&'static str> {
         "String" => "`String` owns host heap memory and cannot cross to the device; pass the bytes as `&[u8]`",
         "Box" | "Rc" | "Arc" => "smart pointers own host memory and cannot cross to the device; take a reference or raw pointer to device memory",
         "HashMap" | "BTreeMap" | "HashSet" | "BTreeSet" => "collections own host heap memory and cannot cross to the device; pass their contents as a slice",
-        "Option" | "Result" => "`Option` and `Result` have no PTX ABI layout; pass a value and a flag, or a nullable raw pointer",
+        "Option" | "Result" => "`Option` and `Result` have no C layout in Rust, so they cannot be kernel parameters or device data; pass a value and a flag, or a nullable raw pointer (they work as values inside bodies and between `#[device_fn]`s)",
         "Cell" | "RefCell" | "Mutex" | "RwLock" => "host synchronisation and interior-mutability types have no device counterpart; use a raw pointer and the device atomics",
         _ => return None,
     })

@@ -2,9 +2,7 @@ use ptx_runtime::kernel;
 
 #[kernel]
 pub fn k(x: &[u32], out: &mut [u32]) {
-    let v = x.get(3);
-    let _ = v;
-    out[0] = 1;
+    out[0] = x.get(1).map(|v| *v + 1).unwrap_or(0);
 }
 
 fn main() {}
