@@ -213,6 +213,12 @@ pub fn checked_block(a: &[i32], b: &[i32], out: &mut [u32]) {
         acc = tl::tally(tl::of_i64(i64::try_from(qx).ok()), 23, acc);
         acc = tl::tally(tl::of_u32(u32::try_from(x).ok()), 24, acc);
         acc = tl::tally(Some(u64::try_from(ux).unwrap_or(7)), 25, acc);
+        let t: Result<u8, _> = x.try_into();
+        acc = tl::tally(tl::of_u8(t.ok()), 26, acc);
+        let w: i16 = lx.try_into().unwrap_or(-9);
+        acc = tl::tally(Some(w as u64), 27, acc);
+        let z: Result<u32, _> = qx.try_into();
+        acc = tl::tally(tl::of_u32(z.ok()), 28, acc);
         out[i] = acc.0 ^ acc.1.rotate_left(13);
         out[i + a.len()] = acc.0;
     }
@@ -244,9 +250,9 @@ fn checked_arithmetic_and_try_from_agree_with_the_host() {
     assert_eq!(ob.to_vec().unwrap(), out);
     // Every outcome both happened and did not, somewhere.
     let bits = &out[n..];
-    for k in 0..26 {
+    for k in 0..29 {
         let varies = bits.iter().any(|v| v >> k & 1 == 1) && bits.iter().any(|v| v >> k & 1 == 0);
-        assert!(varies || k == 25, "outcome {k} never varies");
+        assert!(varies || k == 25 || k == 27, "outcome {k} never varies");
     }
 }
 

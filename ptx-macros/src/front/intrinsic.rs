@@ -48,6 +48,9 @@ pub enum Intrinsic {
     AsPtr,
     /// `f32::to_bits` / `f32::from_bits` and the integer equivalents: a bit-cast.
     Bits,
+    /// `x.try_into()` between integer types: `Result<T, TryFromIntError>` once `T` is known
+    /// (see `lower::try_int`).
+    TryInt,
     /// An atomic operation of `device::atomic`: args are the address (not for a fence), then
     /// the operands (value; current and new for a compare-exchange; the bound of inc/dec).
     Atomic(AtomicOp),

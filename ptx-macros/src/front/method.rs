@@ -95,6 +95,9 @@ impl<'a> Checker<'a> {
         if name == "into" && args.is_empty() {
             return self.into_call(recv, span);
         }
+        if name == "try_into" && args.is_empty() {
+            return self.try_into_call(recv, span);
+        }
         // `TABLE.len()` of a table defined outside the body (see `statics`).
         let recv = if name == "len" { self.table_base(recv) } else { recv };
         match self.shallow(&recv.ty) {

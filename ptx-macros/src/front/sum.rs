@@ -373,6 +373,22 @@ impl<'a> Checker<'a> {
         })
     }
 
+    /// `x.try_into()`: the target is known only once the body is checked, so the range test
+    /// is made by the lowering (`lower::try_int`).
+    pub fn try_into_call(&mut self, x: Expr, span: Span) -> Expr {
+        let ok = match self.shallow(&x.ty) {
+            Ty::Var(v) => self.infer.kind_of(v) == super::infer::VarKind::Int,
+            Ty::Error => return self.error_expr(span),
+            t => t.is_integer(),
+        };
+        if !ok {
+            return self.error(span, "`try_into` in device code converts between integer types");
+        }
+        let to = self.var(super::infer::VarKind::Int);
+        let ty = Ty::Sum { kind: SumKind::Result, args: vec![to, Ty::Unit] };
+        Expr { kind: ExprKind::Intrinsic { op: super::intrinsic::Intrinsic::TryInt, args: vec![x] }, ty, span }
+    }
+
     /// `u8::try_from(x)` / `x.try_into()` between integer types: `Ok(x as T)` when `x` is in
     /// `T`'s range, else `Err(TryFromIntError)` (no data, `()` here).
     pub fn try_from_int(&mut self, x: Expr, to: Ty, span: Span) -> Expr {

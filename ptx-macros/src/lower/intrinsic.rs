@@ -152,6 +152,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 self.free(&vals[0]);
                 Val::Unit
             }
+            Intrinsic::TryInt => self.try_int(&vals[0], &tys[0], &ty, span),
             Intrinsic::Bits => {
                 let (Some(from), Some(to)) = (tys[0].scalar(), ty.scalar()) else { return Val::Unit };
                 if class_of(from) == class_of(to) {

@@ -25,6 +25,7 @@ mod panic;
 mod place;
 pub mod statics;
 mod syscall;
+mod try_int;
 mod zero;
 pub mod value;
 
