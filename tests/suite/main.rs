@@ -38,6 +38,7 @@ mod cpu_sregs;
 mod cpu_syscalls;
 mod cpu_warp;
 mod debuginfo;
+mod dwarf_reader;
 mod difftest_cases;
 mod expansion;
 mod gpu;

@@ -70,7 +70,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             self.slots[id] = Some(Val::Ptr(addr, Space::Local));
             return;
         }
-        let mutable = local.mutable || v.is_none();
+        // Under `debug`, a local bound to a constant gets a register a debugger can read.
+        let mutable = local.mutable || v.is_none() || (self.cx.debug && v.as_ref().is_some_and(super::debug::has_imm));
         match v {
             Some(v @ Val::Opaque(_)) => self.slots[id] = Some(v),
             Some(v) if !mutable => {
@@ -88,6 +89,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 self.mutable_regs.extend(rs);
                 if let Some(v) = v {
                     self.move_into(&regs, &v, Some(id));
+                    self.debug_copy(&v, &regs);
                 }
                 self.slots[id] = Some(regs);
             }

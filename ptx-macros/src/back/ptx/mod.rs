@@ -3,7 +3,7 @@
 pub mod dwarf;
 mod divide;
 mod lineinfo;
-mod regs;
+pub mod regs;
 mod signature;
 mod spell;
 mod writer;

@@ -19,7 +19,7 @@ pub fn body_with_locs(func: &Func) -> (Text, usize) {
     }
     t.str("\n");
     if func.debug {
-        t.str(super::dwarf::FUNC_BEGIN).str(":\n");
+        t.text(&super::dwarf::func_label("begin")).str(":\n");
     }
     let reachable = func.reachable();
     let order = layout(func, &reachable);
@@ -134,7 +134,7 @@ pub fn body_with_locs(func: &Func) -> (Text, usize) {
         }
     }
     if func.debug {
-        t.str(super::dwarf::FUNC_END).str(":\n");
+        t.text(&super::dwarf::func_label("end")).str(":\n");
     }
     t.str("}");
     (t, locs.refs)

@@ -1,0 +1,64 @@
+//! What full debug information (`#[kernel(debug)]`, `#[device_fn(debug)]`, the `debug-info`
+//! feature) needs from the lowering: where each local ends up, so the DWARF can describe it
+//! (`expand::debuginfo`, `back::ptx::dwarf`), as nvcc `-G` keeps every variable somewhere a
+//! debugger can read it.
+//!
+//! - A local bound to a constant gets a register of its own (the lowering would otherwise use
+//!   the immediate and leave no place to read), see `bind_local`.
+//! - The `.local` and `.shared` arrays are named per function (`__local_<tag>_<n>`): the DWARF
+//!   locates an array by its symbol (`DW_OP_addr`, which ptxas turns into a frame offset for
+//!   `.local`), and the functions of one module each declare their own.
+
+use super::value::Val;
+use super::Lowerer;
+use crate::ir::{Arg, Reg};
+use std::collections::HashMap;
+
+/// Each local's final value (indexed by `LocalId`) and the array symbols of registers.
+pub struct Vars {
+    pub slots: Vec<Option<Val>>,
+    pub syms: HashMap<Reg, String>,
+}
+
+/// Whether the value holds an immediate anywhere.
+pub fn has_imm(v: &Val) -> bool {
+    match v {
+        Val::S(Arg::Imm(_)) | Val::Ptr(Arg::Imm(_), _) => true,
+        Val::Agg(xs) => xs.iter().any(has_imm),
+        _ => false,
+    }
+}
+
+impl<'a, 'e> Lowerer<'a, 'e> {
+    /// A fresh name for a function-scope array: `<prefix><n>`, or under `debug`
+    /// `<prefix><tag>_<n>` with a tag of the function's source position.
+    pub(super) fn array_name(&mut self, prefix: &str) -> String {
+        let n = self.b.fresh();
+        if !self.cx.debug {
+            return format!("{prefix}{n}");
+        }
+        let span = self.cx.body.locals.first().map_or(self.span, |l| l.span);
+        let at = crate::ir::loc::Files::default().loc(span);
+        let key = format!("{}:{:?}:{:?}", span.file(), at.map(|l| (l.line, l.col)), self.cx.body.locals.first().map(|l| &l.name));
+        // FNV-1a: stable across compilers and runs.
+        let tag = key.bytes().fold(0x811c_9dc5u32, |h, b| (h ^ b as u32).wrapping_mul(0x0100_0193));
+        format!("{prefix}{tag:08x}_{n}")
+    }
+
+    /// Under `debug`, a mutable local's register copied from one holding an array's address
+    /// (`let mut s = shared_array()`) names the same array.
+    pub(super) fn debug_copy(&mut self, from: &Val, to: &Val) {
+        if let (Val::Ptr(Arg::Reg(a), _), Val::Ptr(Arg::Reg(b), _)) = (from, to) {
+            if let Some(name) = self.debug_syms.get(a).cloned() {
+                self.debug_syms.insert(*b, name);
+            }
+        }
+    }
+
+    /// Under `debug`, records that `r` holds the address of the array `name`.
+    pub(super) fn debug_array(&mut self, r: Reg, name: String) {
+        if self.cx.debug {
+            self.debug_syms.insert(r, name);
+        }
+    }
+}
