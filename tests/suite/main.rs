@@ -31,6 +31,7 @@ mod cpu_harness;
 mod cpu_lineinfo;
 mod cpu_math;
 mod cpu_sanitize;
+mod cpu_sanitize_blocks;
 mod cpu_memcheck;
 mod cpu_nvcc;
 mod cpu_ptx;

@@ -169,6 +169,9 @@ impl<'l> Block<'l> {
             self.clock += 1;
             self.thread_insts += exec.count_ones() as u64;
             *budget -= 1;
+            if self.l.sanitize.sync && depth == 0 && exec != 0 {
+                Self::sync_track(w, exec, pc, &inst.op);
+            }
             let d = depth as usize;
             match &inst.op {
                 Op::Alu { f, k, d: dst, d2, a, b, c } => {
