@@ -413,3 +413,26 @@ fn the_shape_is_nvcc_g_s() {
         assert!(!units.iter().any(|u| u.dies.iter().any(|d| d.tag == gimli::DW_TAG_inlined_subroutine)));
     }
 }
+
+/// Under the crate-wide switch (`cargo test --features ptx-runtime/debug-info`), every corpus
+/// module carries DWARF for its kernel and every device function it reaches (the math
+/// library's included): each assembles with `ptxas -g`, and gimli reads a unit per described
+/// function, each with its subprogram. Without the feature the corpus has no DWARF and this
+/// checks nothing.
+#[test]
+fn every_debug_corpus_module_assembles_with_g_and_reads_back() {
+    for case in crate::corpus::CASES {
+        for (name, ptx) in case.ptx {
+            if !ptx.contains("\t.section\t.debug_info") {
+                continue;
+            }
+            let Some(cubin) = cubin(name, ptx) else { return };
+            let units = read_units(&cubin);
+            let described = ptx.matches("$L__func_begin_").count() / 2;
+            assert_eq!(units.len(), described, "{name}: a unit per described function");
+            for u in &units {
+                assert!(u.dies.iter().any(|d| d.tag == gimli::DW_TAG_subprogram), "{name}: {u:?}");
+            }
+        }
+    }
+}

@@ -70,12 +70,12 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             self.slots[id] = Some(Val::Ptr(addr, Space::Local));
             return;
         }
-        // Under `debug`, a local bound to a constant gets a register a debugger can read.
-        let mutable = local.mutable || v.is_none() || (self.cx.debug && v.as_ref().is_some_and(super::debug::has_imm));
+        let mutable = local.mutable || v.is_none();
         match v {
             Some(v @ Val::Opaque(_)) => self.slots[id] = Some(v),
             Some(v) if !mutable => {
                 let v = self.stabilize(v);
+                self.debug_constant(id, &ty, &v);
                 self.slots[id] = Some(v);
             }
             v => {

@@ -3,8 +3,9 @@
 //! (`expand::debuginfo`, `back::ptx::dwarf`), as nvcc `-G` keeps every variable somewhere a
 //! debugger can read it.
 //!
-//! - A local bound to a constant gets a register of its own (the lowering would otherwise use
-//!   the immediate and leave no place to read), see `bind_local`.
+//! - A local bound to a constant also gets a register of its own holding it, for the debugger
+//!   only (the lowering goes on using the immediate, so constant indices stay constant; an
+//!   unrolled loop's variable moves each trip's value into the same register).
 //! - The `.local` and `.shared` arrays are named per function (`__local_<tag>_<n>`): the DWARF
 //!   locates an array by its symbol (`DW_OP_addr`, which ptxas turns into a frame offset for
 //!   `.local`), and the functions of one module each declare their own.
@@ -14,7 +15,8 @@ use super::Lowerer;
 use crate::ir::{Arg, Reg};
 use std::collections::HashMap;
 
-/// Each local's final value (indexed by `LocalId`) and the array symbols of registers.
+/// Each local's final value (indexed by `LocalId`; a constant's register in place of the
+/// constant) and the array symbols of registers.
 pub struct Vars {
     pub slots: Vec<Option<Val>>,
     pub syms: HashMap<Reg, String>,
@@ -30,6 +32,15 @@ pub fn has_imm(v: &Val) -> bool {
 }
 
 impl<'a, 'e> Lowerer<'a, 'e> {
+    /// What the DWARF describes, once the body is lowered.
+    pub(super) fn debug_vars(&mut self) -> Vars {
+        let mut slots = std::mem::take(&mut self.slots);
+        for (id, regs) in self.debug_consts.drain() {
+            slots[id] = Some(regs);
+        }
+        Vars { slots, syms: std::mem::take(&mut self.debug_syms) }
+    }
+
     /// A fresh name for a function-scope array: `<prefix><n>`, or under `debug`
     /// `<prefix><tag>_<n>` with a tag of the function's source position.
     pub(super) fn array_name(&mut self, prefix: &str) -> String {
@@ -43,6 +54,20 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         // FNV-1a: stable across compilers and runs.
         let tag = key.bytes().fold(0x811c_9dc5u32, |h, b| (h ^ b as u32).wrapping_mul(0x0100_0193));
         format!("{prefix}{tag:08x}_{n}")
+    }
+
+    /// Under `debug`, a register holding the constant `v` bound to local `id`, where the
+    /// debugger reads it (see the module's notes).
+    pub(super) fn debug_constant(&mut self, id: usize, ty: &crate::front::ty::Ty, v: &Val) {
+        if !self.cx.debug || !has_imm(v) {
+            return;
+        }
+        let regs = match self.debug_consts.get(&id) {
+            Some(r) => r.clone(),
+            None => self.fresh(ty, Some(v)),
+        };
+        self.move_into(&regs, v, None);
+        self.debug_consts.insert(id, regs);
     }
 
     /// Under `debug`, a mutable local's register copied from one holding an array's address

@@ -106,7 +106,7 @@ pub fn lower(cx: &Context, errors: &mut Errors) -> Option<Lowered> {
         let (b, restart, callees, isa, decls, vars) = {
             let mut l = Lowerer::new(cx, errors, facts.clone());
             l.run();
-            let vars = cx.debug.then(|| debug::Vars { slots: std::mem::take(&mut l.slots), syms: std::mem::take(&mut l.debug_syms) });
+            let vars = cx.debug.then(|| l.debug_vars());
             (l.b, l.restart, l.callees, l.isa, l.decls, vars)
         };
         if !restart.space.is_empty() {
@@ -181,6 +181,8 @@ pub struct Lowerer<'a, 'e> {
     span: Span,
     /// Under `debug`: the `.local`/`.shared` array each register holding one's address names.
     debug_syms: HashMap<Reg, String>,
+    /// Under `debug`: the register holding each local bound to a constant.
+    debug_consts: HashMap<LocalId, Val>,
 }
 
 impl<'a, 'e> Lowerer<'a, 'e> {
@@ -209,6 +211,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             check_blocks: HashMap::new(),
             span: Span::call_site(),
             debug_syms: HashMap::new(),
+            debug_consts: HashMap::new(),
         }
     }
 
