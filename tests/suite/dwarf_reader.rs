@@ -41,7 +41,10 @@ pub fn locals(x: &[f32], y: &mut [f32], p: Pt) { // LINE: locals
     sync_threads();
     let n = 3u32; // LINE: n
     let t = scaled(x[i], n as i32) + q.x + q.y + tile[0]; // LINE: t
-    y[i] = t; // LINE: store
+    if i < y.len() {
+        let u = t; // LINE: u
+        y[i] = u; // LINE: store
+    }
 }
 
 fn line_of(what: &str) -> u64 {
@@ -325,6 +328,16 @@ fn gimli_reads_the_kernel_its_locals_and_the_device_function() {
     let fv: Vec<_> = d.children(f, gimli::DW_TAG_variable).iter().map(|v| (v.name.clone().unwrap(), v.nums[&gimli::DW_AT_decl_line])).collect();
     assert_eq!(fv, [("w".to_owned(), line_of("w")), ("acc".to_owned(), line_of("acc"))]);
 
+    // `u`, bound in the `if`'s block, is in a lexical block of the kernel whose addresses lie
+    // within the kernel's; the body's variables are not.
+    let blocks = k.children(sub, gimli::DW_TAG_lexical_block);
+    assert_eq!(blocks.len(), 1, "{blocks:#?}");
+    let (lo, hi) = (blocks[0].nums[&gimli::DW_AT_low_pc], blocks[0].nums[&gimli::DW_AT_high_pc]);
+    assert!(sub.nums[&gimli::DW_AT_low_pc] <= lo && lo < hi && hi <= sub.nums[&gimli::DW_AT_high_pc], "{blocks:?} in {sub:?}");
+    let inner = k.children(blocks[0], gimli::DW_TAG_variable);
+    assert_eq!(inner.iter().map(|v| (v.name.as_deref().unwrap(), v.nums[&gimli::DW_AT_decl_line])).collect::<Vec<_>>(), [("u", line_of("u"))]);
+    assert!(!vars.contains_key("u"));
+
     // The line table: the statements' lines in this file, the store among them.
     let lines: Vec<u64> = k.rows.iter().filter(|(f, _)| f == me).map(|(_, l)| *l).collect();
     for what in ["i", "q", "tile", "t", "store"] {
@@ -364,7 +377,10 @@ extern "C" __global__ void locals(const float *x, float *y, Pt p) {
   __syncthreads();
   unsigned n = 3;
   float t = scaled(x[i], (int)n) + q.x + q.y + tile[0];
-  y[i] = t;
+  if (i < 32) {
+    float u = t;
+    y[i] = u;
+  }
 }
 "#;
 
@@ -398,9 +414,31 @@ fn the_shape_is_nvcc_g_s() {
             .collect()
     };
     let (tk, ok) = (vars(&theirs, "locals"), vars(&ours, "locals"));
-    for name in ["i", "arr", "tile", "n", "t", "j"] {
+    for name in ["i", "arr", "tile", "n", "t", "j", "u"] {
         assert_eq!(tk.get(name), ok.get(name), "{name}: nvcc {tk:?}, ours {ok:?}");
     }
+    // `u` is one lexical block deeper than `t` in both (nvcc also wraps the body in one).
+    let block_depth = |units: &[Unit], name: &str| -> usize {
+        let (u, d) = find(units, "locals");
+        let unit = &units[u];
+        let sub = &unit.dies[d];
+        let i = unit.dies[d + 1..].iter().position(|e| e.depth <= sub.depth).map_or(unit.dies.len(), |p| d + 1 + p);
+        let v = unit.dies[d + 1..i].iter().find(|e| e.tag == gimli::DW_TAG_variable && e.name.as_deref() == Some(name)).unwrap();
+        // Lexical blocks open around `v`: those before it at a smaller depth whose subtree holds it.
+        let mut depth = 0;
+        let mut want = v.depth - 1;
+        for e in unit.dies[d + 1..i].iter().rev().skip_while(|e| e.offset != v.offset) {
+            if e.depth == want && e.tag == gimli::DW_TAG_lexical_block {
+                depth += 1;
+                want -= 1;
+            } else if e.depth == want {
+                want -= 1;
+            }
+        }
+        depth
+    };
+    assert_eq!(block_depth(&theirs, "u") - block_depth(&theirs, "t"), 1);
+    assert_eq!(block_depth(&ours, "u") - block_depth(&ours, "t"), 1);
     // nvcc copies the struct to local memory (class 6) where we keep it in registers (2).
     assert_eq!((tk["q"], ok["q"]), (6, 2));
     // The device function is a subprogram of its own in both, with its parameters and

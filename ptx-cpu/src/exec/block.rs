@@ -47,6 +47,8 @@ pub struct Block<'l> {
     /// Initcheck's shadow of the block's shared memory (a bit per byte written since the
     /// block began), when it is on.
     pub shared_init: Option<crate::sanitize::init::InitMap>,
+    /// Synccheck: 1 + the highest kernel-level instruction the running group executed.
+    pub sync_group_hi: u32,
 }
 
 impl<'l> Block<'l> {
@@ -71,6 +73,7 @@ impl<'l> Block<'l> {
             progress,
             race: l.sanitize.race.then(Box::default),
             shared_init: None,
+            sync_group_hi: 0,
         }
     }
 

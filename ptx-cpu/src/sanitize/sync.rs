@@ -28,7 +28,6 @@
 use crate::error::{Error, FaultKind};
 use crate::exec::block::Block;
 use crate::exec::warp::{lanes, Warp, BAR};
-use crate::program::Op;
 
 impl<'l> Block<'l> {
     /// A member mask naming lanes that are not live.
@@ -65,15 +64,15 @@ impl<'l> Block<'l> {
 }
 
 impl<'l> Block<'l> {
-    /// Notes the highest kernel-level instruction the lanes of `exec` ran since the last
-    /// barrier (not `ret`/`exit`: an early return's exit block is often laid out last).
+    /// Notes that the lanes of `lanes_mask` ran kernel-level instructions up to `hi - 1` (not
+    /// counting `ret`/`exit`: an early return's exit block is often laid out last).
     #[inline]
-    pub(crate) fn sync_track(w: &mut Warp, exec: u32, pc: u32, op: &Op) {
-        if matches!(op, Op::Ret | Op::Exit) {
+    pub(crate) fn sync_note(w: &mut Warp, lanes_mask: u32, hi: u32) {
+        if hi == 0 {
             return;
         }
-        for l in lanes(exec) {
-            w.sync_hi[l] = w.sync_hi[l].max(pc + 1);
+        for l in lanes(lanes_mask) {
+            w.sync_hi[l] = w.sync_hi[l].max(hi);
         }
     }
 

@@ -37,6 +37,18 @@ pub fn unit(item: &syn::ItemFn, checked: &Checked, lowered: &Lowered, kind: FnKi
         }
     };
     let body = &checked.body;
+    // Lexical blocks: those the writer labels; a block without instructions gives its
+    // variables and blocks to the nearest labelled one around it.
+    let labelled = crate::back::ptx::labelled_scopes(func);
+    let labelled_in = |mut s: usize| -> Option<usize> {
+        loop {
+            if labelled.get(s) == Some(&true) {
+                return Some(s);
+            }
+            s = func.scopes.get(s)?.parent?;
+        }
+    };
+    let blocks: Vec<(usize, Option<usize>)> = (0..func.scopes.len()).filter(|&s| labelled[s]).map(|s| (s, func.scopes[s].parent.and_then(labelled_in))).collect();
     let mut describe = |id: usize, param: Option<usize>| -> Option<Var> {
         let local = &body.locals[id];
         if local.name.starts_with("__") {
@@ -53,7 +65,8 @@ pub fn unit(item: &syn::ItemFn, checked: &Checked, lowered: &Lowered, kind: FnKi
         if matches!(ty, Ty::Unit | Ty::Never | Ty::Error) {
             return None;
         }
-        Some(Var { name: local.name.clone(), file: l.map_or(1, |l| l.file), line: l.map_or(0, |l| l.line), ty, ptr_class, at })
+        let scope = vars.scopes.get(&id).and_then(|&s| labelled_in(s));
+        Some(Var { name: local.name.clone(), file: l.map_or(1, |l| l.file), line: l.map_or(0, |l| l.line), ty, ptr_class, at, scope })
     };
     let params: Vec<Var> = body.params.iter().enumerate().filter_map(|(i, id)| describe((*id)?, Some(i))).collect();
     let is_param = |id: usize| body.params.contains(&Some(id));
@@ -62,7 +75,7 @@ pub fn unit(item: &syn::ItemFn, checked: &Checked, lowered: &Lowered, kind: FnKi
         Ty::Unit | Ty::Never | Ty::Error => None,
         t => Some(t),
     };
-    let sub = Subprogram { name: item.sig.ident.to_string(), unit, file: at.map_or(1, |l| l.file), line: at.map_or(0, |l| l.line), ret, params, vars };
+    let sub = Subprogram { name: item.sig.ident.to_string(), unit, file: at.map_or(1, |l| l.file), line: at.map_or(0, |l| l.line), ret, params, vars, blocks };
     let comp_dir = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default();
     Some(dwarf::unit(&sub, &comp_dir))
 }

@@ -16,10 +16,12 @@ use crate::ir::{Arg, Reg};
 use std::collections::HashMap;
 
 /// Each local's final value (indexed by `LocalId`; a constant's register in place of the
-/// constant) and the array symbols of registers.
+/// constant), the array symbols of registers, and the lexical block (`func.scopes`) each
+/// local was bound in (absent: the function's body).
 pub struct Vars {
     pub slots: Vec<Option<Val>>,
     pub syms: HashMap<Reg, String>,
+    pub scopes: HashMap<usize, usize>,
 }
 
 /// Whether the value holds an immediate anywhere.
@@ -38,7 +40,48 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         for (id, regs) in self.debug_consts.drain() {
             slots[id] = Some(regs);
         }
-        Vars { slots, syms: std::mem::take(&mut self.debug_syms) }
+        Vars { slots, syms: std::mem::take(&mut self.debug_syms), scopes: std::mem::take(&mut self.debug_local_scope) }
+    }
+
+    /// Under `debug`, entering a Rust block other than the body that binds variables opens a
+    /// lexical block spanning its statements; returns the scope to restore after it.
+    pub(super) fn debug_enter(&mut self, b: &crate::front::hir::Block) -> Option<usize> {
+        let outer = self.debug_scope;
+        if !self.cx.debug {
+            return outer;
+        }
+        if !self.debug_body_seen {
+            self.debug_body_seen = true;
+            return outer;
+        }
+        use crate::front::hir::Stmt;
+        if !b.stmts.iter().any(|s| matches!(s, Stmt::Let { .. })) {
+            return outer;
+        }
+        let span_of = |s: &Stmt| match s {
+            Stmt::Let { span, .. } => *span,
+            Stmt::Expr(e) => e.span,
+        };
+        let first = b.stmts.first().map(span_of);
+        let last = b.tail.as_ref().map(|t| t.span).or_else(|| b.stmts.last().map(span_of));
+        let (Some(first), Some(last)) = (first, last) else { return outer };
+        let mut files = self.b.func.files.clone();
+        let Some(at) = files.loc(first) else { return outer };
+        if files.names.len() != self.b.func.files.names.len() {
+            return outer;
+        }
+        let end = last.end();
+        let scope = crate::ir::loc::Scope { parent: outer, file: at.file, start: (at.line, at.col), end: (end.line as u32, end.column as u32 + 1) };
+        self.b.func.scopes.push(scope);
+        self.debug_scope = Some(self.b.func.scopes.len() - 1);
+        outer
+    }
+
+    /// Under `debug`, notes the lexical block local `id` is bound in.
+    pub(super) fn debug_bound(&mut self, id: usize) {
+        if let Some(s) = self.debug_scope {
+            self.debug_local_scope.insert(id, s);
+        }
     }
 
     /// A fresh name for a function-scope array: `<prefix><n>`, or under `debug`

@@ -183,6 +183,11 @@ pub struct Lowerer<'a, 'e> {
     debug_syms: HashMap<Reg, String>,
     /// Under `debug`: the register holding each local bound to a constant.
     debug_consts: HashMap<LocalId, Val>,
+    /// Under `debug`: the lexical block being lowered (index into `func.scopes`; `None`: the
+    /// function's body), the body's block, and the block each local was bound in.
+    debug_scope: Option<usize>,
+    debug_body_seen: bool,
+    debug_local_scope: HashMap<LocalId, usize>,
 }
 
 impl<'a, 'e> Lowerer<'a, 'e> {
@@ -212,6 +217,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             span: Span::call_site(),
             debug_syms: HashMap::new(),
             debug_consts: HashMap::new(),
+            debug_scope: None,
+            debug_body_seen: false,
+            debug_local_scope: HashMap::new(),
         }
     }
 

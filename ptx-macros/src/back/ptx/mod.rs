@@ -9,4 +9,4 @@ mod spell;
 mod writer;
 
 pub use signature::{launch_directives, prototype, SigTypes};
-pub use writer::body_with_locs;
+pub use writer::{body_with_locs, labelled_scopes};

@@ -18,6 +18,7 @@ pub enum Abbrev {
     Variable = 11,
     /// A subprogram with a return type (`DW_AT_type`).
     SubprogramTyped = 12,
+    LexicalBlock = 13,
 }
 
 // Tags, attributes and forms (DWARF 2, §7.5).
@@ -40,7 +41,8 @@ const DECL_LINE: u8 = 0x3b;
 const BYTE_SIZE: u8 = 0x0b;
 const FRAME_BASE: u8 = 0x40;
 
-/// Every abbreviation: code, tag, children, attributes.
+/// Every abbreviation: code, tag, children, attributes; in the order of their codes (ptxas
+/// rejects a table out of order: "Checked Data was Invalid").
 pub const ABBREV: &[(Abbrev, u8, u8, &[(u8, u8)])] = &[
     (Abbrev::CompileUnit, 0x11, DW_CHILDREN_YES, &[(0x25, STRING), (0x13, DATA2), (NAME, STRING), (0x10, DATA4), (0x1b, STRING)]),
     (Abbrev::Subprogram, 0x2e, DW_CHILDREN_YES, &[(0x11, ADDR), (0x12, ADDR), (FRAME_BASE, BLOCK1), (NAME, STRING), (DECL_FILE, DATA1), (DECL_LINE, DATA4), (0x3f, FLAG)]),
@@ -54,6 +56,7 @@ pub const ABBREV: &[(Abbrev, u8, u8, &[(u8, u8)])] = &[
     (Abbrev::Unspecified, 0x3b, DW_CHILDREN_NO, &[(NAME, STRING)]),
     (Abbrev::Variable, 0x34, DW_CHILDREN_NO, &[(0x02, BLOCK1), (ADDRESS_CLASS, DATA1), (NAME, STRING), (DECL_FILE, DATA1), (DECL_LINE, DATA4), (TYPE, REF4)]),
     (Abbrev::SubprogramTyped, 0x2e, DW_CHILDREN_YES, &[(0x11, ADDR), (0x12, ADDR), (FRAME_BASE, BLOCK1), (NAME, STRING), (DECL_FILE, DATA1), (DECL_LINE, DATA4), (TYPE, REF4), (0x3f, FLAG)]),
+    (Abbrev::LexicalBlock, 0x0b, DW_CHILDREN_YES, &[(0x11, ADDR), (0x12, ADDR)]),
 ];
 
 pub fn write(s: &mut Section) {
@@ -69,4 +72,14 @@ pub fn write(s: &mut Section) {
         s.u8(0);
     }
     s.u8(0);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn codes_are_in_order() {
+        for (i, (code, ..)) in super::ABBREV.iter().enumerate() {
+            assert_eq!(*code as usize, i + 1, "{code:?}");
+        }
+    }
 }

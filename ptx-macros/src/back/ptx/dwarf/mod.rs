@@ -50,6 +50,9 @@ pub struct Subprogram {
     pub ret: Option<Ty>,
     pub params: Vec<Var>,
     pub vars: Vec<Var>,
+    /// The lexical blocks the writer labelled (`$L__lex_begin<n>_<symbol>`): `(n, parent)`,
+    /// outer first.
+    pub blocks: Vec<(usize, Option<usize>)>,
 }
 
 /// A formal parameter or a local variable.
@@ -61,6 +64,8 @@ pub struct Var {
     /// §5.2's class of the space its pointer (or slice's data pointer) points into.
     pub ptr_class: u8,
     pub at: Location,
+    /// The lexical block (`n` of `Subprogram::blocks`) it is declared in; `None`: the body.
+    pub scope: Option<usize>,
 }
 
 /// Where a variable's value is.
@@ -185,6 +190,15 @@ pub fn func_label(which: &str) -> Text {
     t
 }
 
+/// The label before (`begin`) or after a lexical block's instructions:
+/// `$L__lex_begin<n>_<symbol>`.
+pub fn scope_label(which: &str, n: usize) -> Text {
+    let mut t = Text::new();
+    t.str(&format!("$L__lex_{which}{n}_"));
+    t.piece(quote!(::ptx_runtime::__private::Piece::Str(__SYMBOL)));
+    t
+}
+
 /// `.section .debug_abbrev`: one table for every unit of the module.
 pub fn abbrev_section() -> Text {
     let mut abbrev = Section::default();
@@ -293,17 +307,32 @@ pub fn unit(sub: &Subprogram, comp_dir: &str) -> (Text, usize) {
         info.u32(r);
     }
     info.u8(1); // external
-    for (abbrev, list, refs) in [(Abbrev::FormalParameter, &sub.params, &prefs), (Abbrev::Variable, &sub.vars, &vrefs)] {
-        for (v, ty) in list.iter().zip(refs) {
-            info.abbrev(abbrev);
-            let class = location(&v.at, &mut info);
-            info.u8(class);
-            info.string(&v.name);
-            info.file(v.file);
-            info.u32(v.line);
-            info.u32(*ty);
+    let var = |info: &mut Section, abbrev: Abbrev, v: &Var, ty: u32| {
+        info.abbrev(abbrev);
+        let class = location(&v.at, info);
+        info.u8(class);
+        info.string(&v.name);
+        info.file(v.file);
+        info.u32(v.line);
+        info.u32(ty);
+    };
+    for (v, ty) in sub.params.iter().zip(&prefs) {
+        var(&mut info, Abbrev::FormalParameter, v, *ty);
+    }
+    // The variables of the body, then each lexical block with its own and its blocks.
+    fn scope(info: &mut Section, sub: &Subprogram, at: Option<usize>, vrefs: &[u32], var: &dyn Fn(&mut Section, Abbrev, &Var, u32)) {
+        for (v, ty) in sub.vars.iter().zip(vrefs).filter(|(v, _)| v.scope == at) {
+            var(info, Abbrev::Variable, v, *ty);
+        }
+        for &(n, _) in sub.blocks.iter().filter(|(_, p)| *p == at) {
+            info.abbrev(Abbrev::LexicalBlock);
+            info.addr(scope_label("begin", n));
+            info.addr(scope_label("end", n));
+            scope(info, sub, Some(n), vrefs, var);
+            info.u8(0);
         }
     }
+    scope(&mut info, sub, None, &vrefs, &var);
     info.u8(0); // end of the subprogram's children
     info.u8(0); // end of the unit's children
 
