@@ -31,6 +31,7 @@ pub fn scaled(v: f32, k: i32) -> f32 { // LINE: scaled
 #[kernel(debug)]
 pub fn locals(x: &[f32], y: &mut [f32], p: Pt) { // LINE: locals
     let i = thread_idx_x() as usize; // LINE: i
+    let head = &x[..4]; // LINE: head
     let q = Pt { x: p.x * 2.0, y: p.y }; // LINE: q
     let mut arr = [0.0f32; 4]; // LINE: arr
     for j in 0..4 {
@@ -40,7 +41,7 @@ pub fn locals(x: &[f32], y: &mut [f32], p: Pt) { // LINE: locals
     tile[i % 32] = arr[i & 3];
     sync_threads();
     let n = 3u32; // LINE: n
-    let t = scaled(x[i], n as i32) + q.x + q.y + tile[0]; // LINE: t
+    let t = scaled(x[i], n as i32) + q.x + q.y + tile[0] + head[0] * 0.0; // LINE: t
     if i < y.len() {
         let u = t; // LINE: u
         y[i] = u; // LINE: store
@@ -253,7 +254,7 @@ fn gimli_reads_the_kernel_its_locals_and_the_device_function() {
         assert!(matches!(ops(p.location.as_ref().unwrap())[..], [Op::Addr(_)]), "{p:?}");
     }
     let vars: HashMap<&str, &Die> = k.children(sub, gimli::DW_TAG_variable).into_iter().map(|v| (v.name.as_deref().unwrap(), v)).collect();
-    for name in ["i", "q", "arr", "tile", "n", "t", "j"] {
+    for name in ["i", "head", "q", "arr", "tile", "n", "t", "j"] {
         let v = vars.get(name).unwrap_or_else(|| panic!("no variable {name}: {vars:#?}"));
         if name != "j" {
             assert_eq!(v.nums[&gimli::DW_AT_decl_line], line_of(name), "{name}");
@@ -302,6 +303,13 @@ fn gimli_reads_the_kernel_its_locals_and_the_device_function() {
     let tty = k.ty(tile);
     assert_eq!(tty.tag, gimli::DW_TAG_array_type);
     assert_eq!(k.children(tty, gimli::DW_TAG_subrange_type)[0].nums[&gimli::DW_AT_upper_bound], 31);
+    // `head = &x[..4]`, kept in two registers: its data pointer is a global-space address
+    // (the kernel converted the parameter with `cvta.to.global`): class 5 on the pointer type.
+    let head = vars["head"];
+    let hty = k.ty(head);
+    assert_eq!((hty.tag, hty.nums[&gimli::DW_AT_byte_size]), (gimli::DW_TAG_structure_type, 16));
+    assert_eq!(class(k.ty(k.children(hty, gimli::DW_TAG_member)[0])), 5, "global (§5.2)");
+    assert!(matches!(&ops(head.location.as_ref().unwrap())[..], [Op::Reg(_), Op::Piece(8), Op::Reg(_), Op::Piece(8)]), "{head:?}");
     // `x: &[f32]`: `{ data_ptr, length }` with a generic pointer, as the parameter arrives.
     let xty = k.ty(params[0]);
     let m = k.children(xty, gimli::DW_TAG_member);
@@ -353,7 +361,7 @@ fn the_debug_kernel_computes_what_the_host_does() {
     let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
     let mut y = DeviceBuffer::<f32>::zeroed(&stream, 32).unwrap();
     locals::launch(&stream, LaunchConfig::new(1, 32), &xb, &mut y, Pt { x: 1.5, y: -0.5 }).unwrap();
-    let want: Vec<f32> = x.iter().map(|v| (v * 2.0 + 1.0) + 3.0 + -0.5 + 0.0).collect();
+    let want: Vec<f32> = x.iter().map(|v| (v * 2.0 + 1.0) + 3.0 + -0.5 + 0.0 + x[0] * 0.0).collect();
     assert_eq!(y.to_vec().unwrap(), want);
 }
 
@@ -376,7 +384,7 @@ extern "C" __global__ void locals(const float *x, float *y, Pt p) {
   tile[i % 32] = arr[i & 3];
   __syncthreads();
   unsigned n = 3;
-  float t = scaled(x[i], (int)n) + q.x + q.y + tile[0];
+  float t = scaled(x[i], (int)n) + q.x + q.y + tile[0] + x[0] * 0.0f;
   if (i < 32) {
     float u = t;
     y[i] = u;

@@ -294,16 +294,16 @@ fn asm(t: &mut Text, template: &str, operands: &[Arg], names: &Names) {
     t.str(&lit);
 }
 
-/// Block order: traces that fall through to the earliest-created successor not placed yet
-/// (the `then` of an `if`, the body of a loop, the code after a passed check), and cold blocks
-/// (those that end in `trap` — a failed check's `__assertfail` call, a `panic!` — and those
-/// that only jump to one) last.
 /// A block laid out after all others: a trap, or a jump to one (a failed check's stub).
 fn is_cold(func: &Func, b: usize) -> bool {
     let traps = |b: usize| matches!(func.blocks[b].term, Term::Trap);
     b != 0 && (traps(b) || matches!(func.blocks[b].term, Term::Jump(t) if traps(t.0 as usize)))
 }
 
+/// Block order: traces that fall through to the earliest-created successor not placed yet
+/// (the `then` of an `if`, the body of a loop, the code after a passed check), and cold blocks
+/// (those that end in `trap` — a failed check's `__assertfail` call, a `panic!` — and those
+/// that only jump to one) last.
 fn layout(func: &Func, reachable: &[bool]) -> Vec<usize> {
     let n = func.blocks.len();
     let cold = |b: usize| is_cold(func, b);
