@@ -16,7 +16,7 @@ macro_rules! syscall {
         $(#[$doc])*
         ///
         /// As a node of the call graph: declared once by every module that reaches it.
-        pub static $node: FnNode = FnNode { symbol: $name, prototype: $prototype, body: "", callees: &[], isa: Isa::ABI_CALLS, files: &[], file_refs: &[] };
+        pub static $node: FnNode = FnNode { symbol: $name, prototype: $prototype, body: "", callees: &[], isa: Isa::ABI_CALLS, files: &[], file_refs: &[], dwarf: "", dwarf_refs: &[] };
     };
 }
 

@@ -50,6 +50,11 @@ pub enum Piece<'a> {
     /// The module's `.file` table: `files`, then those of every function reachable from
     /// `roots`, each once, numbered from 1 (as nvcc, at the end of the module).
     Files { files: &'a [&'a str], roots: &'a [&'a FnNode] },
+    /// The DWARF compile units of every function reachable from `roots` that has one
+    /// ([`FnNode::dwarf`]), each once, their file numbers renumbered into the module's table
+    /// (which starts with `files`, as for [`Piece::Funcs`]); written inside the module's one
+    /// `.section .debug_info` after the kernel's own unit.
+    DebugUnits { files: &'a [&'a str], roots: &'a [&'a FnNode] },
     /// The file number of a `.loc`: `n`, the function-local number (1-based, into the
     /// function's own files). [`file_refs`] records where each was written.
     FileRef(u16),
@@ -88,6 +93,12 @@ pub struct FnNode {
     pub files: &'static [&'static str],
     /// Where the body wrote a file number (see [`lineinfo`](crate::lineinfo)).
     pub file_refs: &'static [FileRef],
+    /// Under full debug information, the function's own DWARF compile unit (the contents of a
+    /// `.debug_info` section: `.b8`/`.b32`/`.b64` lines) that [`Piece::DebugUnits`] copies
+    /// into the module; empty otherwise.
+    pub dwarf: &'static str,
+    /// Where the unit wrote a file number (`DW_AT_decl_file`), renumbered like the body's.
+    pub dwarf_refs: &'static [FileRef],
 }
 
 /// Most device functions one kernel can reach.
@@ -213,11 +224,16 @@ impl<'b> Sink<'b> {
     /// A function's body with its file numbers replaced by the module's (`numbers[k]` for its
     /// file `k+1`).
     const fn body(&mut self, node: &FnNode, numbers: &[usize]) {
-        let bytes = node.body.as_bytes();
+        self.renumbered(node.body, node.file_refs, numbers)
+    }
+
+    /// `text` with the file numbers written at `refs` replaced by `numbers[k]` for file `k+1`.
+    const fn renumbered(&mut self, text: &str, refs: &[FileRef], numbers: &[usize]) {
+        let bytes = text.as_bytes();
         let mut prev = 0;
         let mut i = 0;
-        while i < node.file_refs.len() {
-            let r = node.file_refs[i];
+        while i < refs.len() {
+            let r = refs[i];
             let at = r.at as usize;
             let (_, rest) = bytes.split_at(prev);
             let (part, _) = rest.split_at(at - prev);
@@ -380,6 +396,19 @@ impl<'b> Sink<'b> {
                     i += 1;
                 }
             }
+            Piece::DebugUnits { files, roots } => {
+                let table = Self::file_table(files, roots);
+                let r = Reachable::of(roots);
+                let mut i = 0;
+                while i < r.len {
+                    let node = r.get(i);
+                    if !node.dwarf.is_empty() {
+                        let numbers = table.numbers(node);
+                        self.renumbered(node.dwarf, node.dwarf_refs, &numbers);
+                    }
+                    i += 1;
+                }
+            }
             Piece::Seq(ps) => self.pieces(ps),
             Piece::CString(text) => {
                 let b = text.as_bytes();
@@ -524,13 +553,13 @@ mod tests {
         assert_eq!(render(&[r]), ".param .b32 func_retval0");
     }
 
-    static A: FnNode = FnNode { symbol: "a", prototype: ".func a()", body: "{ ret; }", callees: &[&B, &A], isa: Isa::new(6, 3), files: &[], file_refs: &[] };
-    static B: FnNode = FnNode { symbol: "b", prototype: ".func b()", body: "{ ret; }", callees: &[&A, &C], isa: Isa::new(7, 8), files: &[], file_refs: &[] };
-    static C: FnNode = FnNode { symbol: "c", prototype: ".func c()", body: "{ ret; }", callees: &[], isa: Isa::new(6, 3), files: &[], file_refs: &[] };
+    static A: FnNode = FnNode { symbol: "a", prototype: ".func a()", body: "{ ret; }", callees: &[&B, &A], isa: Isa::new(6, 3), files: &[], file_refs: &[], dwarf: "", dwarf_refs: &[] };
+    static B: FnNode = FnNode { symbol: "b", prototype: ".func b()", body: "{ ret; }", callees: &[&A, &C], isa: Isa::new(7, 8), files: &[], file_refs: &[], dwarf: "", dwarf_refs: &[] };
+    static C: FnNode = FnNode { symbol: "c", prototype: ".func c()", body: "{ ret; }", callees: &[], isa: Isa::new(6, 3), files: &[], file_refs: &[], dwarf: "", dwarf_refs: &[] };
 
-    static S: FnNode = FnNode { symbol: "s", prototype: ".global .align 1 .b8 s[3] = {104, 105, 0}", body: "", callees: &[], isa: Isa::ABI_CALLS, files: &[], file_refs: &[] };
-    static D: FnNode = FnNode { symbol: "d", prototype: ".func d()", body: "{ ret; }", callees: &[&S, &crate::syscall::VPRINTF_NODE], isa: Isa::new(6, 3), files: &[], file_refs: &[] };
-    static E: FnNode = FnNode { symbol: "e", prototype: ".func e()", body: "{ ret; }", callees: &[&crate::syscall::VPRINTF_NODE], isa: Isa::new(6, 3), files: &[], file_refs: &[] };
+    static S: FnNode = FnNode { symbol: "s", prototype: ".global .align 1 .b8 s[3] = {104, 105, 0}", body: "", callees: &[], isa: Isa::ABI_CALLS, files: &[], file_refs: &[], dwarf: "", dwarf_refs: &[] };
+    static D: FnNode = FnNode { symbol: "d", prototype: ".func d()", body: "{ ret; }", callees: &[&S, &crate::syscall::VPRINTF_NODE], isa: Isa::new(6, 3), files: &[], file_refs: &[], dwarf: "", dwarf_refs: &[] };
+    static E: FnNode = FnNode { symbol: "e", prototype: ".func e()", body: "{ ret; }", callees: &[&crate::syscall::VPRINTF_NODE], isa: Isa::new(6, 3), files: &[], file_refs: &[], dwarf: "", dwarf_refs: &[] };
 
     #[test]
     fn declarations_are_declared_once_and_never_defined() {
@@ -572,6 +601,8 @@ mod tests {
         isa: Isa::new(6, 3),
         files: &["src/f.rs"],
         file_refs: &file_refs::<1>(&[Piece::Str("{\n.loc\t"), Piece::FileRef(1), Piece::Str(" 3 5\nret;\n}")]),
+        dwarf: "",
+        dwarf_refs: &[],
     };
     static G: FnNode = FnNode {
         symbol: "g",
@@ -581,6 +612,8 @@ mod tests {
         isa: Isa::new(6, 3),
         files: &["src/lib.rs", "src/f.rs"],
         file_refs: &file_refs::<2>(&[Piece::Str("{\n.loc\t"), Piece::FileRef(2), Piece::Str(" 7 1\n.loc\t"), Piece::FileRef(1), Piece::Str(" 8 2\nret;\n}")]),
+        dwarf: ".b8 7,2\n.b8 1\n",
+        dwarf_refs: &file_refs::<2>(&[Piece::Str(".b8 7,"), Piece::FileRef(2), Piece::Str("\n.b8 "), Piece::FileRef(1), Piece::Str("\n")]),
     };
 
     #[test]
@@ -594,6 +627,16 @@ mod tests {
         let alone = render(&[Piece::Funcs { files: &[], roots: &[&G] }, Piece::Files { files: &[], roots: &[&G] }]);
         assert!(alone.contains(".loc\t2 7 1\n.loc\t1 8 2"), "{alone}");
         assert!(alone.ends_with("\t.file\t1 \"src/lib.rs\"\n\t.file\t2 \"src/f.rs\"\n"), "{alone}");
+    }
+
+    #[test]
+    fn debug_units_are_copied_once_with_the_module_numbering() {
+        // `g`'s unit names its files 2 (`src/f.rs`) and 1 (`src/lib.rs`): in the module whose
+        // own file is `src/lib.rs`, reached through `f`, they are 2 and 1; `f` has no unit.
+        let text = render(&[Piece::DebugUnits { files: &["src/lib.rs"], roots: &[&F, &G] }]);
+        assert_eq!(text, ".b8 7,2\n.b8 1\n");
+        let other = render(&[Piece::DebugUnits { files: &["src/f.rs"], roots: &[&G] }]);
+        assert_eq!(other, ".b8 7,1\n.b8 2\n");
     }
 
     const CONST_TEXT: &str = crate::ptx_text![Piece::Mangled("x::y"), Piece::Str(" "), Piece::Dec(42)];

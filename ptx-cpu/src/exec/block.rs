@@ -44,6 +44,11 @@ pub struct Block<'l> {
     pub progress: &'l Progress<'l>,
     /// Racecheck's shadow memory, when it is on.
     pub race: Option<Box<RaceShadow>>,
+    /// Initcheck's shadow of the block's shared memory (a bit per byte written since the
+    /// block began), when it is on.
+    pub shared_init: Option<crate::sanitize::init::InitMap>,
+    /// Synccheck: 1 + the highest kernel-level instruction the running group executed.
+    pub sync_group_hi: u32,
 }
 
 impl<'l> Block<'l> {
@@ -67,6 +72,8 @@ impl<'l> Block<'l> {
             detector: Detector::default(),
             progress,
             race: l.sanitize.race.then(Box::default),
+            shared_init: None,
+            sync_group_hi: 0,
         }
     }
 
@@ -105,6 +112,8 @@ impl<'l> Block<'l> {
         if let Some(race) = self.race.as_mut() {
             race.start_block(n as usize, l.shared_size as usize);
         }
+        // Shared memory starts unwritten in every block (the GPU leaves it undefined).
+        self.shared_init = if l.sanitize.init { crate::sanitize::init::InitMap::new(l.shared_size as u64) } else { None };
         while self.warps.len() < self.nwarps {
             self.warps.push(Warp::new());
         }
@@ -228,6 +237,9 @@ impl<'l> Block<'l> {
                     line,
                     format!("{} of the block's {total} threads exited without reaching barrier {id} (strict barriers)", total - b.arrived),
                 ));
+            }
+            if self.l.sanitize.sync && b.expected == 0 {
+                self.sync_check_skipped(&mut warps[..self.nwarps], id)?;
             }
             for w in warps[..self.nwarps].iter_mut() {
                 for l in 0..32 {

@@ -174,7 +174,7 @@ impl<'l> Block<'l> {
     }
 
     /// The kernel's shared variables and where they are, for fault messages.
-    fn shared_map(&self) -> String {
+    pub(crate) fn shared_map(&self) -> String {
         let vars = &self.l.prog.shared_vars;
         let mut placed: Vec<(u32, &str, u64)> = vars
             .iter()
@@ -309,7 +309,8 @@ impl<'l> Block<'l> {
                     self.fetch(w, d, *s, &mut vals[e]);
                 }
                 let total = *size as u64 * *vec as u64;
-                let checked = self.l.sanitize.race;
+                // Initcheck marks each lane's bytes of shared memory written.
+                let checked = self.l.sanitize.race || self.shared_init.is_some();
                 if *vec == 1 && !checked && self.store_fast(&base, addr.offset, exec, *size, *space, *order, &vals[0]) {
                     return Ok(());
                 }
@@ -335,7 +336,7 @@ impl<'l> Block<'l> {
                 for l in lanes(exec) {
                     let a = base[l].wrapping_add(addr.offset as u64);
                     let loc = self.resolve(w, l, *space, a, size as u64, Kind::Atomic, inst.line).map_err(|e| *e)?;
-                    if self.race.is_some() {
+                    if self.race.is_some() || self.shared_init.is_some() {
                         self.sanitize_access(w, l, &loc, size as u64, Kind::Atomic, inst.line)?;
                     }
                     // Only an atomic that changes memory is an event (`hang`): a failed

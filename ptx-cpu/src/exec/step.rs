@@ -147,6 +147,19 @@ impl<'l> Block<'l> {
     /// Runs `g` until it ends (diverges, blocks, yields) or the budget is spent; every lane's
     /// position is written back to the warp before returning.
     pub fn run_group(&mut self, w: &mut Warp, g: Group, budget: &mut i64) -> Result<(), Error> {
+        if !self.l.sanitize.sync {
+            return self.run_group_steps(w, g, budget);
+        }
+        // Synccheck: the highest kernel-level instruction the group ran, for its lanes still
+        // live (those that exited took it at their exit).
+        self.sync_group_hi = 0;
+        let mask = g.mask;
+        let r = self.run_group_steps(w, g, budget);
+        Self::sync_note(w, mask & w.live, self.sync_group_hi);
+        r
+    }
+
+    fn run_group_steps(&mut self, w: &mut Warp, g: Group, budget: &mut i64) -> Result<(), Error> {
         let prog = self.l.prog;
         let mut mask = g.mask;
         let mut pc = g.pc;
@@ -169,6 +182,9 @@ impl<'l> Block<'l> {
             self.clock += 1;
             self.thread_insts += exec.count_ones() as u64;
             *budget -= 1;
+            if self.l.sanitize.sync && depth == 0 && exec != 0 && !matches!(inst.op, Op::Ret | Op::Exit) {
+                self.sync_group_hi = self.sync_group_hi.max(pc + 1);
+            }
             let d = depth as usize;
             match &inst.op {
                 Op::Alu { f, k, d: dst, d2, a, b, c } => {
@@ -366,6 +382,7 @@ impl<'l> Block<'l> {
                     if exec == 0 {
                         pc += 1;
                     } else if depth == 0 {
+                        Self::sync_note(w, exec, self.sync_group_hi);
                         self.exit_lanes(w, exec);
                         mask &= !exec;
                         if mask == 0 {
@@ -388,6 +405,7 @@ impl<'l> Block<'l> {
                 }
                 Op::Exit => {
                     if exec != 0 {
+                        Self::sync_note(w, exec, self.sync_group_hi);
                         self.exit_lanes(w, exec);
                         mask &= !exec;
                         if mask == 0 {

@@ -92,6 +92,9 @@ pub struct Warp {
     /// The member mask a `WSYNC` lane waits with.
     pub wsync_mask: [u32; 32],
     pub since_rotate: u32,
+    /// Synccheck: 1 + the highest kernel-level instruction (other than `ret`/`exit`) each
+    /// lane ran since the last barrier released (0: none); see `sanitize::sync`.
+    pub sync_hi: [u32; 32],
     pub rotate: bool,
     pub last_key: u64,
     /// Operand and result buffers for one instruction (kept to avoid re-zeroing them).
@@ -119,6 +122,7 @@ impl Warp {
             bar_id: [0; 32],
             wsync_mask: [0; 32],
             since_rotate: 0,
+            sync_hi: [0; 32],
             rotate: false,
             last_key: 0,
             scratch: Box::new([[0; 32]; 6]),
@@ -132,6 +136,7 @@ impl Warp {
         let n = dims[0] * dims[1] * dims[2];
         self.index = index;
         self.live = 0;
+        self.sync_hi = [0; 32];
         for l in 0..32 {
             let t = index * 32 + l as u32;
             self.frames[l].clear();

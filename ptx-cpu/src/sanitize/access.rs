@@ -1,4 +1,5 @@
-//! Where racecheck and initcheck see memory accesses: after memcheck has resolved and checked
+//! Where racecheck and initcheck see memory accesses (initcheck: global memory allocated
+//! without initialisation and device `malloc` blocks, and every block's shared memory): after memcheck has resolved and checked
 //! each lane's access (`exec::memops`), before it happens. The whole-warp fast paths are not
 //! taken while either is on, so every lane's access comes through here.
 
@@ -24,6 +25,23 @@ impl<'l> Block<'l> {
                         format!("initcheck: {size}-byte load of {what} at {:#x}: byte {:#x} (offset {:#x}) was never written", r.base, r.base + b, b),
                     ));
                 }
+            }
+        }
+        if let (Loc::Shared(o), Some(m)) = (loc, self.shared_init.as_ref()) {
+            let o = *o as u64;
+            if kind == Kind::Load {
+                if let Some(b) = m.first_unwritten(o, size) {
+                    return Err(self.fault_at(
+                        w,
+                        l,
+                        FaultKind::Uninitialized,
+                        None,
+                        Some(line as usize),
+                        format!("initcheck: {size}-byte load of shared memory at offset {o:#x}: byte {b:#x} was never written in this block ({})", self.shared_map()),
+                    ));
+                }
+            } else {
+                m.mark(o, size);
             }
         }
         let t = w.index * 32 + l as u32;

@@ -10,14 +10,24 @@
 //! - a barrier thread count that is not a positive multiple of the warp size, or more than
 //!   the block has (`bar.sync 1, 48`).
 //!
-//! Not checked: a warp reaching an aligned barrier diverged, though at the same instruction.
-//! The scheduler reconverges lanes where their program counters meet, not at the immediate
-//! post-dominator, so lanes of correct kernels (the corpus's matmul, scan) can arrive at a
-//! `bar.sync` in separate groups here; that would be a false report.
+//! - a divergent aligned barrier: a `bar.sync` without a thread count (`sync_threads()`)
+//!   that completes while threads of the block exited without reaching it *after running code
+//!   beyond it* (`if t < 16 { sync_threads(); } y[t] = …;`: threads 16.. store and exit
+//!   while 0..15 wait). The rule, at each release: an exited thread that never arrived at this
+//!   barrier and ran a kernel instruction (other than `ret`/`exit`) laid out after it skipped
+//!   the barrier. The common early return (`if i >= n { return; } … sync_threads();`) exits
+//!   before the barrier's code and is not reported, as on a GPU, where exited threads do not
+//!   hold a barrier up (strict barriers, `CpuDevice::set_strict_barriers`, report that too).
+//!
+//! Lanes of one warp arriving at the same `bar.sync` in separate groups are not reported: the
+//! scheduler reconverges lanes where their program counters meet, not at the immediate
+//! post-dominator, so lanes of correct kernels (the corpus's matmul, scan) arrive that way
+//! here. Barriers inside device functions are left to the checks above (the rule compares
+//! kernel-level code positions only).
 
 use crate::error::{Error, FaultKind};
 use crate::exec::block::Block;
-use crate::exec::warp::Warp;
+use crate::exec::warp::{lanes, Warp, BAR};
 
 impl<'l> Block<'l> {
     /// A member mask naming lanes that are not live.
@@ -50,5 +60,54 @@ impl<'l> Block<'l> {
             return Ok(());
         };
         Err(self.fault_at(w, lane, FaultKind::BarrierDivergence, None, Some(line as usize), format!("synccheck: barrier thread count {count} {why} ({threads} threads in the block)")))
+    }
+}
+
+impl<'l> Block<'l> {
+    /// Notes that the lanes of `lanes_mask` ran kernel-level instructions up to `hi - 1` (not
+    /// counting `ret`/`exit`: an early return's exit block is often laid out last).
+    #[inline]
+    pub(crate) fn sync_note(w: &mut Warp, lanes_mask: u32, hi: u32) {
+        if hi == 0 {
+            return;
+        }
+        for l in lanes(lanes_mask) {
+            w.sync_hi[l] = w.sync_hi[l].max(hi);
+        }
+    }
+
+    /// Before barrier `id` (no thread count) is released: every exited thread of a warp that
+    /// waits at it must not have run code laid out after it since the previous release.
+    pub(crate) fn sync_check_skipped(&self, warps: &mut [Warp], id: usize) -> Result<(), Error> {
+        let threads = self.l.block[0] * self.l.block[1] * self.l.block[2];
+        for w in warps.iter() {
+            let Some(l) = (0..32).find(|&l| w.state[l] == BAR && w.bar_id[l] as usize == id && w.depth[l] == 0) else { continue };
+            let bar_pc = w.pc[l] - 1;
+            let exists = (0..32u32).filter(|k| w.index * 32 + k < threads).fold(0u32, |m, k| m | 1 << k);
+            let skipped = lanes(exists & !w.live).find(|&k| w.sync_hi[k] > bar_pc + 1);
+            if let Some(k) = skipped {
+                let ran = self.l.prog.insts.get(w.sync_hi[k] as usize - 1).map_or(0, |i| i.line);
+                let line = self.l.prog.insts.get(bar_pc as usize).map(|i| i.line as usize);
+                let t = [w.tid[0][k], w.tid[1][k], w.tid[2][k]];
+                return Err(self.fault_at(
+                    w,
+                    l,
+                    FaultKind::BarrierDivergence,
+                    None,
+                    line,
+                    format!(
+                        "synccheck: divergent barrier {id}: thread ({}, {}, {}) of this warp did not reach it but ran on past it (to {}) and exited; an aligned barrier (`bar.sync`, `sync_threads()`) must be reached by every thread of the block that has not exited",
+                        t[0],
+                        t[1],
+                        t[2],
+                        self.place(ran)
+                    ),
+                ));
+            }
+        }
+        for w in warps.iter_mut() {
+            w.sync_hi = [0; 32];
+        }
+        Ok(())
     }
 }

@@ -30,7 +30,7 @@ pub fn expand(c: Compiled) -> TokenStream {
     let launcher = launch::launcher(&c);
     let files = super::lineinfo::files(&c);
     let debug = c.args.debug;
-    let dwarf = c.dwarf.as_ref().map(|t| t.pieces()).unwrap_or_default();
+    let dwarf = c.dwarf.as_ref().map(|(unit, _)| super::debuginfo::kernel_sections(unit, &funcs).pieces()).unwrap_or_default();
     let bounds = bounds_tokens(&c);
     let doc = format!("PTX and launcher for the kernel [`{ident}`](fn@{ident}).");
     quote! {

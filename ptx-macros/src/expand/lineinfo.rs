@@ -26,10 +26,28 @@ pub fn node_fields(c: &Compiled) -> (TokenStream, TokenStream) {
         const __PTX_BODY_BYTES: [u8; __PTX_BODY_LEN] = #p::render_array::<__PTX_BODY_LEN>(__PTX_BODY);
         const __PTX_FILE_REFS: [#p::FileRef; #n] = #p::file_refs::<#n>(__PTX_BODY);
     };
+    // Under `debug`, its DWARF unit, rendered the same way (see `expand::debuginfo`).
+    let (dwarf_items, dwarf_fields) = match &c.dwarf {
+        Some((unit, n)) => {
+            let pieces = unit.pieces();
+            (
+                quote! {
+                    const __PTX_DWARF: &[#p::Piece<'static>] = &[#(#pieces),*];
+                    const __PTX_DWARF_LEN: usize = #p::render_len(__PTX_DWARF);
+                    const __PTX_DWARF_BYTES: [u8; __PTX_DWARF_LEN] = #p::render_array::<__PTX_DWARF_LEN>(__PTX_DWARF);
+                    const __PTX_DWARF_REFS: [#p::FileRef; #n] = #p::file_refs::<#n>(__PTX_DWARF);
+                },
+                quote!(dwarf: #p::as_str(&__PTX_DWARF_BYTES), dwarf_refs: &__PTX_DWARF_REFS,),
+            )
+        }
+        None => (quote!(), quote!(dwarf: "", dwarf_refs: &[],)),
+    };
+    let items = quote!(#items #dwarf_items);
     let fields = quote! {
         body: #p::as_str(&__PTX_BODY_BYTES),
         files: #files,
         file_refs: &__PTX_FILE_REFS,
+        #dwarf_fields
     };
     (items, fields)
 }

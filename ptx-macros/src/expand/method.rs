@@ -446,7 +446,7 @@ pub fn stub(m: &MethodCx) -> TokenStream {
         impl #anchor {
             #[doc(hidden)]
             pub const #node_const: &'static ::ptx_runtime::__private::FnNode = &::ptx_runtime::__private::FnNode {
-                symbol: "", prototype: "", body: "", callees: &[], isa: ::ptx_runtime::__private::Isa::ABI_CALLS, files: &[], file_refs: &[],
+                symbol: "", prototype: "", body: "", callees: &[], isa: ::ptx_runtime::__private::Isa::ABI_CALLS, files: &[], file_refs: &[], dwarf: "", dwarf_refs: &[],
             };
         }
     }

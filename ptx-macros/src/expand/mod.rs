@@ -85,8 +85,9 @@ pub struct Compiled {
     /// The source files the body's `.loc`s name, and how many file numbers it wrote.
     pub files: Vec<String>,
     pub file_refs: usize,
-    /// A kernel's `.debug_abbrev`/`.debug_info` under `debug` (`back::ptx::dwarf`).
-    pub dwarf: Option<Text>,
+    /// Under `debug`, the function's DWARF compile unit and how many file numbers it wrote
+    /// (`expand::debuginfo`).
+    pub dwarf: Option<(Text, usize)>,
     /// References to the nodes of the device functions the body calls (`&f::NODE`,
     /// `Vec3::__PTX_NODE__dot`), nameable in the generated module.
     pub callees: Vec<TokenStream>,
@@ -288,12 +289,13 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         let cx = lower::Context { body: &ic.body, infer: &ic.infer, structs: &ic.structs, enums: &ic.enums, kind: FnKind::Device, param_types: &types.params, target: iargs.target, bounds: iargs.bounds, fmad: iargs.fmad, debug: iargs.debug };
         let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.to_compile_errors()) };
         let mut checks = abi_agreement(&ic.body, &ic, &types);
+        let dwarf = debuginfo::unit(&inst.item, &ic, &lowered, FnKind::Device);
         checks.extend(ic.checks);
         let body = crate::back::ptx::body_with_locs(&lowered.func);
         let compiled = Compiled {
             prototype: crate::back::ptx::prototype(FnKind::Device, &types),
             body: body.0,
-            dwarf: None,
+            dwarf,
             files: lowered.func.files.names.clone(),
             file_refs: body.1,
             item: inst.item.clone(),
@@ -314,7 +316,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
     };
     let cx = lower::Context { body: &checked.body, infer: &checked.infer, structs: &checked.structs, enums: &checked.enums, kind, param_types: &types.params, target: parsed_args.target, bounds: parsed_args.bounds, fmad: parsed_args.fmad, debug: parsed_args.debug };
     let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.to_compile_errors()) };
-    let dwarf = (parsed_args.debug && kind == FnKind::Kernel).then(|| debuginfo::sections(&item, &checked, &lowered.func));
+    let dwarf = debuginfo::unit(&item, &checked, &lowered, kind);
     let mut checks = abi_agreement(&checked.body, &checked, &types);
     checks.extend(checked.checks);
     let body = crate::back::ptx::body_with_locs(&lowered.func);
@@ -490,6 +492,8 @@ fn string_nodes(c: &Compiled) -> TokenStream {
                     isa: #p::Isa::ABI_CALLS,
                     files: &[],
                     file_refs: &[],
+                    dwarf: "",
+                    dwarf_refs: &[],
                 };
             }
         })
@@ -530,6 +534,8 @@ fn table_nodes(c: &Compiled) -> TokenStream {
                     isa: #p::Isa::ABI_CALLS,
                     files: &[],
                     file_refs: &[],
+                    dwarf: "",
+                    dwarf_refs: &[],
                 };
             }
         })

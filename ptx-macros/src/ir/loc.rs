@@ -58,3 +58,22 @@ impl Files {
         name.replace('\\', "\\\\").replace('"', "\\\"")
     }
 }
+
+/// A Rust block that binds variables, for full debug information's lexical blocks: the
+/// source range its statements cover. An instruction belongs to it when its location lies in
+/// the range (`back::ptx::writer` labels the first and last such instruction).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scope {
+    /// The enclosing scope (`None`: the function's body).
+    pub parent: Option<usize>,
+    pub file: u16,
+    /// (line, column) of the first statement's start and of the last one's end.
+    pub start: (u32, u32),
+    pub end: (u32, u32),
+}
+
+impl Scope {
+    pub fn contains(&self, l: &Loc) -> bool {
+        l.file == self.file && (l.line, l.col) >= self.start && (l.line, l.col) <= self.end
+    }
+}

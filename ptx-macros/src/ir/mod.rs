@@ -38,6 +38,8 @@ pub struct Func {
     /// Full debug information describes this function: the writer labels its first and last
     /// instruction (`back::ptx::dwarf`).
     pub debug: bool,
+    /// Under `debug`, the Rust blocks that bind variables (lexical blocks), outer first.
+    pub scopes: Vec<loc::Scope>,
 }
 
 /// Facts every thread of a kernel may rely on because the launch checks them, for range

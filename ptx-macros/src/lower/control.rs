@@ -16,6 +16,13 @@ use ptx_abi::Scalar;
 
 impl<'a, 'e> Lowerer<'a, 'e> {
     pub fn block(&mut self, b: &Block) -> Val {
+        let outer_scope = self.debug_enter(b);
+        let v = self.block_stmts(b);
+        self.debug_scope = outer_scope;
+        v
+    }
+
+    fn block_stmts(&mut self, b: &Block) -> Val {
         for s in &b.stmts {
             match s {
                 Stmt::Let { pat: LetPat::Bind(id), init: Some(Expr { kind: ExprKind::Repeat(x, Len::Const(n)), .. }), span } => {
@@ -60,6 +67,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 
     pub fn bind_local(&mut self, id: LocalId, v: Option<Val>, span: Span) {
+        self.debug_bound(id);
         let local = &self.cx.body.locals[id];
         let ty = self.ty(&local.ty.clone());
         if local.in_memory {
@@ -75,6 +83,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             Some(v @ Val::Opaque(_)) => self.slots[id] = Some(v),
             Some(v) if !mutable => {
                 let v = self.stabilize(v);
+                self.debug_constant(id, &ty, &v);
                 self.slots[id] = Some(v);
             }
             v => {
@@ -88,6 +97,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 self.mutable_regs.extend(rs);
                 if let Some(v) = v {
                     self.move_into(&regs, &v, Some(id));
+                    self.debug_copy(&v, &regs);
                 }
                 self.slots[id] = Some(regs);
             }
@@ -279,6 +289,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         if mutable {
             self.bind_local(var, Some(Val::S(Arg::Reg(counter))), span);
         } else {
+            self.debug_bound(var);
             self.slots[var] = v;
         }
         self.mutable_regs.insert(counter);

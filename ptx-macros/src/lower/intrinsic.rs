@@ -167,7 +167,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     fn shared_array(&mut self, elem: &Ty, len: &Len, span: Span) -> Val {
         let elem = self.ty(elem);
         let Some(l) = elem.layout() else { return self.error(span, format!("`{elem}` has no device layout")) };
-        let name = format!("__shared_{}", self.b.fresh());
+        let name = self.array_name("__shared_");
         let mut t = crate::text::Text::new();
         t.str(&format!(".shared .align {} .b8 {name}[", l.align.max(4)));
         match len {
@@ -187,7 +187,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         }
         t.str("];");
         self.b.decl(t);
-        let a = self.b.op1(Opcode::Mov(Type::U32), RegClass::B32, vec![Arg::named(name)]);
+        let a = self.b.op1(Opcode::Mov(Type::U32), RegClass::B32, vec![Arg::named(name.clone())]);
+        self.debug_array(a, name);
         Val::Ptr(Arg::Reg(a), Space::Shared)
     }
 

@@ -18,6 +18,7 @@ mod call;
 mod cast;
 mod const_array;
 mod control;
+pub mod debug;
 mod expr;
 mod intrinsic;
 mod limits;
@@ -55,6 +56,9 @@ pub struct Lowered {
     pub isa: Isa,
     /// Module-scope declarations the function needs (see [`syscall`]).
     pub decls: Decls,
+    /// Under `debug`, what the DWARF describes (see [`debug`]): each local's final value,
+    /// and the symbols of the `.local`/`.shared` arrays the registers hold.
+    pub debug: Option<debug::Vars>,
 }
 
 /// What a function needs declared at module scope: system calls and string constants.
@@ -101,10 +105,11 @@ pub fn lower(cx: &Context, errors: &mut Errors) -> Option<Lowered> {
     let mut facts = Facts::default();
     for _ in 0..8 {
         let before = errors.len();
-        let (b, restart, callees, isa, decls) = {
+        let (b, restart, callees, isa, decls, vars) = {
             let mut l = Lowerer::new(cx, errors, facts.clone());
             l.run();
-            (l.b, l.restart, l.callees, l.isa, l.decls)
+            let vars = cx.debug.then(|| l.debug_vars());
+            (l.b, l.restart, l.callees, l.isa, l.decls, vars)
         };
         if !restart.space.is_empty() {
             errors.truncate(before);
@@ -123,11 +128,11 @@ pub fn lower(cx: &Context, errors: &mut Errors) -> Option<Lowered> {
         }
         if cx.debug {
             // As nvcc's -G: every value stays where the lowering put it.
-            func.debug = cx.kind == FnKind::Kernel;
+            func.debug = true;
         } else {
             crate::ir::opt::run(&mut func);
         }
-        return Some(Lowered { func, callees: callees.into_iter().map(|(_, p)| p).collect(), isa, decls });
+        return Some(Lowered { func, callees: callees.into_iter().map(|(_, p)| p).collect(), isa, decls, debug: vars });
     }
     None
 }
@@ -176,6 +181,15 @@ pub struct Lowerer<'a, 'e> {
     check_blocks: HashMap<panic::Check, (BlockId, Reg)>,
     /// The span of the expression being lowered: the location a failed check reports.
     span: Span,
+    /// Under `debug`: the `.local`/`.shared` array each register holding one's address names.
+    debug_syms: HashMap<Reg, String>,
+    /// Under `debug`: the register holding each local bound to a constant.
+    debug_consts: HashMap<LocalId, Val>,
+    /// Under `debug`: the lexical block being lowered (index into `func.scopes`; `None`: the
+    /// function's body), the body's block, and the block each local was bound in.
+    debug_scope: Option<usize>,
+    debug_body_seen: bool,
+    debug_local_scope: HashMap<LocalId, usize>,
 }
 
 impl<'a, 'e> Lowerer<'a, 'e> {
@@ -203,6 +217,11 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             fails: HashMap::new(),
             check_blocks: HashMap::new(),
             span: Span::call_site(),
+            debug_syms: HashMap::new(),
+            debug_consts: HashMap::new(),
+            debug_scope: None,
+            debug_body_seen: false,
+            debug_local_scope: HashMap::new(),
         }
     }
 

@@ -532,11 +532,13 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             self.error(span, "this value has no device layout");
             return Arg::imm(0);
         };
-        let name = format!("__local_{}", self.b.fresh());
+        let name = self.array_name("__local_");
         let mut t = crate::text::Text::new();
         t.str(&format!(".local .align {} .b8 {name}[{}];", l.align, l.size.max(1)));
         self.b.decl(t);
-        Arg::Reg(self.b.op1(Opcode::Mov(Type::U64), RegClass::B64, vec![Arg::named(name)]))
+        let r = self.b.op1(Opcode::Mov(Type::U64), RegClass::B64, vec![Arg::named(name.clone())]);
+        self.debug_array(r, name);
+        Arg::Reg(r)
     }
 
     /// The generic address of a pointer value.

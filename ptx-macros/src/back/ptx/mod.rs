@@ -3,10 +3,10 @@
 pub mod dwarf;
 mod divide;
 mod lineinfo;
-mod regs;
+pub mod regs;
 mod signature;
 mod spell;
 mod writer;
 
 pub use signature::{launch_directives, prototype, SigTypes};
-pub use writer::body_with_locs;
+pub use writer::{body_with_locs, labelled_scopes};

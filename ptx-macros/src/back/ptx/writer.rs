@@ -19,10 +19,15 @@ pub fn body_with_locs(func: &Func) -> (Text, usize) {
     }
     t.str("\n");
     if func.debug {
-        t.str(super::dwarf::FUNC_BEGIN).str(":\n");
+        t.text(&super::dwarf::func_label("begin")).str(":\n");
     }
     let reachable = func.reachable();
     let order = layout(func, &reachable);
+    // Lexical blocks (full debug information): each scope's first and last instruction in
+    // this order, labelled `$L__lex_begin<n>_<symbol>` before and `$L__lex_end<n>_<symbol>`
+    // after.
+    let ranges = if func.debug { scope_ranges(func, &order) } else { Vec::new() };
+    let (mut group, mut depth) = (0usize, 0usize);
     // Blocks that an emitted branch names get a label (not those only fallen into).
     let mut targeted = vec![false; func.blocks.len()];
     for (pos, &b) in order.iter().enumerate() {
@@ -46,6 +51,11 @@ pub fn body_with_locs(func: &Func) -> (Text, usize) {
             t.str(&format!("{}:\n", label(BlockId(b as u32))));
         }
         for inst in &block.insts {
+            if depth == 0 {
+                for (n, _) in ranges.iter().enumerate().filter(|(_, r)| matches!(r, Some((first, _)) if *first == group)) {
+                    t.text(&super::dwarf::scope_label("begin", n)).str(":\n");
+                }
+            }
             if !matches!(inst.kind, InstKind::Decl(_) | InstKind::ParamDecl { .. } | InstKind::ScopeOpen | InstKind::ScopeClose) {
                 locs.at(&mut t, inst.loc);
             }
@@ -103,6 +113,17 @@ pub fn body_with_locs(func: &Func) -> (Text, usize) {
                     t.str("\n\t}\n");
                 }
             }
+            match inst.kind {
+                InstKind::ScopeOpen => depth += 1,
+                InstKind::ScopeClose => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            if depth == 0 {
+                for (n, _) in ranges.iter().enumerate().rev().filter(|(_, r)| matches!(r, Some((_, last)) if *last == group)) {
+                    t.text(&super::dwarf::scope_label("end", n)).str(":\n");
+                }
+                group += 1;
+            }
         }
         let next = order.get(pos + 1).map(|&n| BlockId(n as u32));
         if !matches!(block.term, Term::Jump(target) if Some(target) == next) {
@@ -134,10 +155,48 @@ pub fn body_with_locs(func: &Func) -> (Text, usize) {
         }
     }
     if func.debug {
-        t.str(super::dwarf::FUNC_END).str(":\n");
+        t.text(&super::dwarf::func_label("end")).str(":\n");
     }
     t.str("}");
     (t, locs.refs)
+}
+
+/// Each lexical block's first and last instruction group in the order `order` (an
+/// instruction outside call sequences, or a whole `{ }` call sequence, is one group), or
+/// `None` where none of its instructions is reached; see `ir::loc::Scope`.
+pub fn scope_ranges(func: &Func, order: &[usize]) -> Vec<Option<(usize, usize)>> {
+    let mut ranges: Vec<Option<(usize, usize)>> = vec![None; func.scopes.len()];
+    let (mut group, mut depth) = (0usize, 0usize);
+    for &b in order {
+        // A failed check's stub, laid out last, would stretch the range over everything
+        // between: it stays out (a debugger stopped there sees the enclosing scopes).
+        let cold = is_cold(func, b);
+        for inst in &func.blocks[b].insts {
+            if let (Some(l), false) = (inst.loc, cold) {
+                for (s, r) in func.scopes.iter().zip(ranges.iter_mut()) {
+                    if s.contains(&l) {
+                        *r = Some(r.map_or((group, group), |(first, _)| (first, group)));
+                    }
+                }
+            }
+            match inst.kind {
+                InstKind::ScopeOpen => depth += 1,
+                InstKind::ScopeClose => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            if depth == 0 {
+                group += 1;
+            }
+        }
+    }
+    ranges
+}
+
+/// The lexical blocks the writer labels (those with a reached instruction).
+pub fn labelled_scopes(func: &Func) -> Vec<bool> {
+    let reachable = func.reachable();
+    let order = layout(func, &reachable);
+    scope_ranges(func, &order).iter().map(Option::is_some).collect()
 }
 
 fn label(b: BlockId) -> String {
@@ -235,14 +294,19 @@ fn asm(t: &mut Text, template: &str, operands: &[Arg], names: &Names) {
     t.str(&lit);
 }
 
+/// A block laid out after all others: a trap, or a jump to one (a failed check's stub).
+fn is_cold(func: &Func, b: usize) -> bool {
+    let traps = |b: usize| matches!(func.blocks[b].term, Term::Trap);
+    b != 0 && (traps(b) || matches!(func.blocks[b].term, Term::Jump(t) if traps(t.0 as usize)))
+}
+
 /// Block order: traces that fall through to the earliest-created successor not placed yet
 /// (the `then` of an `if`, the body of a loop, the code after a passed check), and cold blocks
 /// (those that end in `trap` — a failed check's `__assertfail` call, a `panic!` — and those
 /// that only jump to one) last.
 fn layout(func: &Func, reachable: &[bool]) -> Vec<usize> {
     let n = func.blocks.len();
-    let traps = |b: usize| matches!(func.blocks[b].term, Term::Trap);
-    let cold = |b: usize| b != 0 && (traps(b) || matches!(func.blocks[b].term, Term::Jump(t) if traps(t.0 as usize)));
+    let cold = |b: usize| is_cold(func, b);
     let mut placed = vec![false; n];
     let mut order = Vec::new();
     let mut start = Some(0);

@@ -15,6 +15,10 @@ pub enum Abbrev {
     ArrayType = 8,
     Subrange = 9,
     Unspecified = 10,
+    Variable = 11,
+    /// A subprogram with a return type (`DW_AT_type`).
+    SubprogramTyped = 12,
+    LexicalBlock = 13,
 }
 
 // Tags, attributes and forms (DWARF 2, §7.5).
@@ -35,11 +39,13 @@ const ADDRESS_CLASS: u8 = 0x33;
 const DECL_FILE: u8 = 0x3a;
 const DECL_LINE: u8 = 0x3b;
 const BYTE_SIZE: u8 = 0x0b;
+const FRAME_BASE: u8 = 0x40;
 
-/// Every abbreviation: code, tag, children, attributes.
+/// Every abbreviation: code, tag, children, attributes; in the order of their codes (ptxas
+/// rejects a table out of order: "Checked Data was Invalid").
 pub const ABBREV: &[(Abbrev, u8, u8, &[(u8, u8)])] = &[
     (Abbrev::CompileUnit, 0x11, DW_CHILDREN_YES, &[(0x25, STRING), (0x13, DATA2), (NAME, STRING), (0x10, DATA4), (0x1b, STRING)]),
-    (Abbrev::Subprogram, 0x2e, DW_CHILDREN_YES, &[(0x11, ADDR), (0x12, ADDR), (NAME, STRING), (DECL_FILE, DATA1), (DECL_LINE, DATA4), (0x3f, FLAG)]),
+    (Abbrev::Subprogram, 0x2e, DW_CHILDREN_YES, &[(0x11, ADDR), (0x12, ADDR), (FRAME_BASE, BLOCK1), (NAME, STRING), (DECL_FILE, DATA1), (DECL_LINE, DATA4), (0x3f, FLAG)]),
     (Abbrev::FormalParameter, 0x05, DW_CHILDREN_NO, &[(0x02, BLOCK1), (ADDRESS_CLASS, DATA1), (NAME, STRING), (DECL_FILE, DATA1), (DECL_LINE, DATA4), (TYPE, REF4)]),
     (Abbrev::BaseType, 0x24, DW_CHILDREN_NO, &[(NAME, STRING), (0x3e, DATA1), (BYTE_SIZE, DATA1)]),
     (Abbrev::PointerType, 0x0f, DW_CHILDREN_NO, &[(TYPE, REF4), (ADDRESS_CLASS, DATA1)]),
@@ -48,6 +54,9 @@ pub const ABBREV: &[(Abbrev, u8, u8, &[(u8, u8)])] = &[
     (Abbrev::ArrayType, 0x01, DW_CHILDREN_YES, &[(TYPE, REF4)]),
     (Abbrev::Subrange, 0x21, DW_CHILDREN_NO, &[(0x2f, DATA4)]),
     (Abbrev::Unspecified, 0x3b, DW_CHILDREN_NO, &[(NAME, STRING)]),
+    (Abbrev::Variable, 0x34, DW_CHILDREN_NO, &[(0x02, BLOCK1), (ADDRESS_CLASS, DATA1), (NAME, STRING), (DECL_FILE, DATA1), (DECL_LINE, DATA4), (TYPE, REF4)]),
+    (Abbrev::SubprogramTyped, 0x2e, DW_CHILDREN_YES, &[(0x11, ADDR), (0x12, ADDR), (FRAME_BASE, BLOCK1), (NAME, STRING), (DECL_FILE, DATA1), (DECL_LINE, DATA4), (TYPE, REF4), (0x3f, FLAG)]),
+    (Abbrev::LexicalBlock, 0x0b, DW_CHILDREN_YES, &[(0x11, ADDR), (0x12, ADDR)]),
 ];
 
 pub fn write(s: &mut Section) {
@@ -63,4 +72,14 @@ pub fn write(s: &mut Section) {
         s.u8(0);
     }
     s.u8(0);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn codes_are_in_order() {
+        for (i, (code, ..)) in super::ABBREV.iter().enumerate() {
+            assert_eq!(*code as usize, i + 1, "{code:?}");
+        }
+    }
 }

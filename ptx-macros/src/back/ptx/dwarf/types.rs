@@ -28,8 +28,16 @@ fn usize_ty() -> Ty {
 
 impl Types {
     /// The offset of `ty`'s DIE, describing it (and what it refers to) first if needed.
+    /// Pointers are generic (§5.2's class 12), as a pointer read from memory is.
     pub fn describe(&mut self, ty: &Ty, s: &mut Section) -> u32 {
-        let key = ty.to_string();
+        self.describe_in(ty, class::GENERIC, s)
+    }
+
+    /// The same, where `ptr_class` is the address class of the state space the value's
+    /// pointer (or slice's data pointer) points into: a kernel's slice parameter once
+    /// converted to a global address, a shared array's address.
+    pub fn describe_in(&mut self, ty: &Ty, ptr_class: u8, s: &mut Section) -> u32 {
+        let key = if ptr_class == class::GENERIC { ty.to_string() } else { format!("{ty}@{ptr_class}") };
         if let Some(&off) = self.done.get(&key) {
             return off;
         }
@@ -47,12 +55,12 @@ impl Types {
                 let off = s.len as u32;
                 s.abbrev(Abbrev::PointerType);
                 s.u32(to);
-                s.u8(class::GENERIC);
+                s.u8(ptr_class);
                 off
             }
             Ty::Slice { elem, mutable } => {
                 // `&[T]` as rustc's debug info has it: `{ data_ptr: *const T, length: usize }`.
-                let ptr = self.describe(&Ty::Ptr { mutable: *mutable, reference: false, pointee: elem.clone() }, s);
+                let ptr = self.describe_in(&Ty::Ptr { mutable: *mutable, reference: false, pointee: elem.clone() }, ptr_class, s);
                 let len = self.describe(&usize_ty(), s);
                 let off = s.len as u32;
                 s.abbrev(Abbrev::StructureType);
