@@ -84,6 +84,10 @@ pub fn derive_device_repr(input: TokenStream) -> TokenStream {
         errors.error(&input.ident, "an empty struct has no PTX ABI layout (C has no empty structs); add a field or remove the derive");
     }
     for f in &fields {
+        if let Some(bits) = f.attrs.iter().find(|a| a.path().is_ident("bits")) {
+            errors.error(bits, "bit fields need `#[bitfields]` (from `ptx_runtime`) above `#[derive(DeviceRepr)]`, which lays them out as C does (§1.3) and generates their getters and setters");
+            continue;
+        }
         classify(&f.ty, Position::Data, &mut errors);
     }
     if !errors.is_empty() {
