@@ -91,11 +91,12 @@ pub fn bitfields(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     if !generics.params.is_empty() {
         errors.error(generics, "a struct with bit fields cannot be generic (the macro lays out every member itself); write one struct per concrete type");
+        return with_item(&errors, &item);
     }
 
     let decls: Vec<Decl> = fields.into_iter().filter_map(|f| declare(f, &mut errors)).collect();
     if !errors.is_empty() {
-        return errors.to_compile_errors();
+        return with_item(&errors, &item);
     }
 
     // The alignment C gives the struct beyond its members': its named bit fields'.
@@ -107,7 +108,7 @@ pub fn bitfields(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     }
     if !errors.is_empty() {
-        return errors.to_compile_errors();
+        return with_item(&errors, &item);
     }
     let min_align = user_align.as_ref().map_or(0, |(n, _)| *n);
 
@@ -207,6 +208,22 @@ pub fn bitfields(args: TokenStream, item: TokenStream) -> TokenStream {
 
         #check
     }
+}
+
+/// The errors, and the item as written without its `#[bits]` attributes, so that code using it
+/// reports nothing more.
+fn with_item(errors: &Errors, item: &syn::Item) -> TokenStream {
+    let mut item = item.clone();
+    let fields: Vec<&mut syn::Field> = match &mut item {
+        syn::Item::Struct(s) => s.fields.iter_mut().collect(),
+        syn::Item::Union(u) => u.fields.named.iter_mut().collect(),
+        _ => Vec::new(),
+    };
+    for f in fields {
+        f.attrs.retain(|a| !a.path().is_ident("bits"));
+    }
+    let errors = errors.to_compile_errors();
+    quote!(#errors #item)
 }
 
 /// Reads one field: its `#[bits(N)]` (checked against the guide's table), or its layout as an
