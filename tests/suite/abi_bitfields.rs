@@ -303,10 +303,26 @@ fn patterns(n: usize) -> Vec<Vec<i64>> {
     out
 }
 
+/// nvcc's PTX for every case (`None` without nvcc).
+fn nvcc_ptx() -> Option<String> {
+    let source: String = CASES.iter().map(|c| c.c).collect();
+    nvcc("abi_bitfields", &source)
+}
+
 /// nvcc's module for every case, on the CPU backend (`None` without nvcc).
 fn nvcc_module() -> Option<Harness> {
-    let source: String = CASES.iter().map(|c| c.c).collect();
-    nvcc("abi_bitfields", &source).map(|p| Harness::new(&p))
+    nvcc_ptx().map(|p| Harness::new(&p))
+}
+
+/// The first parameter's declaration of `.entry symbol`, its name left out:
+/// `.param .align 4 .b8 [12]`.
+fn first_param(ptx: &str, symbol: &str) -> String {
+    let at = ptx.find(&format!(".entry {symbol}(")).unwrap_or_else(|| panic!("no .entry {symbol}"));
+    let line = ptx[at..].lines().nth(1).expect("a parameter line");
+    let words: Vec<&str> = line.trim().trim_end_matches(',').split_whitespace().collect();
+    let (name, head) = words.split_last().expect("a declaration");
+    let len = name.find('[').map_or("", |i| &name[i..]);
+    format!("{} {len}", head.join(" "))
 }
 
 #[test]
@@ -332,6 +348,21 @@ fn sizes_and_alignments_match_nvcc() {
         k.launch(&format!("c_size_{}", c.name), [1, 1, 1], [1, 1, 1], 0, &[o.ptr()]).unwrap();
         assert_eq!(k.download::<u64>(o), [c.size as u64, c.align as u64], "{}: (size, align) ours vs nvcc's", c.name);
     }
+}
+
+/// A bit-field struct passed by value is the `.param .align A .b8 [N]` aggregate nvcc declares.
+#[test]
+fn parameter_declarations_match_nvcc() {
+    let Some(theirs) = nvcc_ptx() else { return };
+    let mut compared = 0;
+    for c in CASES {
+        let Some(ks) = &c.kernels else { continue };
+        let ours = first_param(ks.get.0, ks.get.1);
+        assert_eq!(ours, first_param(&theirs, &format!("c_get_{}", c.name)), "{}: the struct parameter", c.name);
+        assert_eq!(ours, format!(".param .align {} .b8 [{}]", c.align, c.size), "{}", c.name);
+        compared += 1;
+    }
+    assert!(compared >= 25, "{compared}");
 }
 
 #[test]
