@@ -304,7 +304,11 @@ fn static_layout(ty: &syn::Type) -> Option<Layout> {
     match ty {
         syn::Type::Array(a) => {
             let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(n), .. }) = &a.len else { return None };
-            Some(Layout::array(static_layout(&a.elem)?, n.base10_parse().ok()?))
+            let elem = static_layout(&a.elem)?;
+            let n: usize = n.base10_parse().ok()?;
+            // Sizes the bit arithmetic can hold (no device struct comes near).
+            elem.size.checked_mul(n).filter(|&s| s < 1 << 40)?;
+            Some(Layout::array(elem, n))
         }
         _ => scalar_of(ty).map(Layout::scalar),
     }
