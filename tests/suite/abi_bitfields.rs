@@ -400,3 +400,114 @@ fn bytes_and_values_match_nvcc() {
     }
     assert!(checked >= 25 * 8, "{checked}");
 }
+
+// The example of docs/body-compiler.md, "Bit fields".
+#[bitfields]
+#[derive(Clone, Copy, DeviceRepr)]
+#[repr(C)]
+pub struct Header {
+    pub c: u8,
+    #[bits(3)]
+    pub kind: u32,
+    #[bits(5)]
+    pub level: i32,
+    #[bits(0)]
+    _align: u32,
+    pub d: u8,
+}
+
+#[kernel]
+pub fn bump(h: &mut [Header]) {
+    let i = ptx_runtime::device::thread_idx_x() as usize;
+    if i < h.len() {
+        let mut x = h[i];
+        x.set_level(x.level() - 1);
+        h[i] = x;
+        h[i].set_kind(7);
+    }
+}
+
+/// Ordinary members of every kind the macro lays out (an array, a float, a `bool`) and a
+/// requested alignment, next to bit fields.
+#[bitfields]
+#[derive(Clone, Copy, DeviceRepr)]
+#[repr(C, align(16))]
+pub struct Packet {
+    pub tag: [u8; 3],
+    #[bits(4)]
+    pub ver: u8,
+    #[bits(12)]
+    pub len: u16,
+    pub f: f32,
+    pub ok: bool,
+    #[bits(7)]
+    pub tail: i8,
+}
+
+#[kernel]
+pub fn fill_packet(out: &mut [Packet], v: i32) {
+    let mut p = Packet::zeroed();
+    p.tag = [1, 2, 3];
+    p.set_ver(v as u8);
+    p.set_len(v as u16);
+    p.f = 1.5;
+    p.ok = true;
+    p.set_tail(v as i8);
+    out[0] = p;
+}
+
+const PACKET_C: &str = r#"
+struct __align__(16) Packet { unsigned char tag[3]; unsigned char ver : 4; unsigned short len : 12; float f; bool ok; signed char tail : 7; };
+extern "C" __global__ void c_packet(int v, unsigned char *out, unsigned long long *layout) {
+    union { Packet p; unsigned char b[sizeof(Packet)]; } u;
+    for (int k = 0; k < (int)sizeof(u.b); k++) u.b[k] = 0;
+    u.p.tag[0] = 1; u.p.tag[1] = 2; u.p.tag[2] = 3;
+    u.p.ver = v; u.p.len = v; u.p.f = 1.5f; u.p.ok = true; u.p.tail = v;
+    for (int k = 0; k < (int)sizeof(u.b); k++) out[k] = u.b[k];
+    layout[0] = sizeof(Packet); layout[1] = alignof(Packet);
+    layout[2] = offsetof(Packet, f); layout[3] = offsetof(Packet, ok);
+}
+"#;
+
+#[test]
+fn the_documented_example_runs_as_documented() {
+    assert_eq!((Header::LAYOUT.size, Header::LAYOUT.align, core::mem::offset_of!(Header, d)), (8, 4, 4));
+    assemble(bump::ENTRY, bump::PTX);
+    let mut h = Header::zeroed();
+    h.set_level(-16);
+    h.set_kind(2);
+    h.c = 9;
+    h.d = 10;
+    let stream = Device::cpu().stream();
+    let mut buf = DeviceBuffer::from_slice(&stream, &[h]).unwrap();
+    bump::launch(&stream, LaunchConfig::new(1u32, 32u32), &mut buf).unwrap();
+    let out = buf.to_vec().unwrap()[0];
+    // -16 - 1 wraps to 15 in 5 bits, as C's assignment to `int level : 5` does.
+    assert_eq!((out.c, out.kind(), out.level(), out.d), (9, 7, 15, 10));
+    let mut host = h;
+    host.set_level(host.level() - 1);
+    host.set_kind(7);
+    assert_eq!(bytes_of(&out), bytes_of(&host));
+}
+
+#[test]
+fn arrays_floats_bools_and_requested_alignment_match_nvcc() {
+    assemble(fill_packet::ENTRY, fill_packet::PTX);
+    let Some(ptx) = nvcc("abi_bitfields_packet", PACKET_C) else { return };
+    let mut k = Harness::new(&ptx);
+    let stream = Device::cpu().stream();
+    for v in [0i32, -1, 0x5a5, 0x7fff_ffff, -0x40, 0x123] {
+        let out = k.zeroed::<u8>(Packet::LAYOUT.size);
+        let layout = k.zeroed::<u64>(4);
+        k.launch("c_packet", [1, 1, 1], [1, 1, 1], 0, &[v.to_le_bytes().to_vec(), out.ptr(), layout.ptr()]).unwrap();
+        let theirs: Vec<u8> = k.download(out);
+        let l: Vec<u64> = k.download(layout);
+        let ours_layout = [Packet::LAYOUT.size, Packet::LAYOUT.align, core::mem::offset_of!(Packet, f), core::mem::offset_of!(Packet, ok)];
+        assert_eq!(l, ours_layout.map(|x| x as u64), "(size, align, offset of f, offset of ok)");
+        let mut buf = DeviceBuffer::<Packet>::zeroed(&stream, 1).unwrap();
+        fill_packet::launch(&stream, LaunchConfig::new(1u32, 1u32), &mut buf, v).unwrap();
+        assert_eq!(bytes_of(&buf.to_vec().unwrap()[0]), theirs, "v = {v:#x}");
+        let p: Packet = from_bytes(&theirs);
+        assert_eq!((p.ver(), p.len(), p.tail()), ((v & 0xf) as u8, (v & 0xfff) as u16, ((v << 25) >> 25) as i8));
+    }
+}
