@@ -20,7 +20,8 @@
 //! Each named bit field gets a getter and a setter (`kind()`, `set_kind(v)`) in a
 //! `#[device_fn] impl`, so they compile to PTX too: plain Rust on the run's bytes (shifts and
 //! masks; a signed field is sign-extended by an arithmetic shift). `zeroed()` builds a value with
-//! every byte zero. Names starting with `_` are C's unnamed bit fields: no accessors, and they do
+//! every byte zero. Device code keeps unions out of registers, so a union's value accessors are
+//! the host's, and its device accessors take a pointer (`f_at(p)`, `set_f_at(p, v)`). Names starting with `_` are C's unnamed bit fields: no accessors, and they do
 //! not raise the alignment.
 
 use crate::report::Errors;
@@ -160,7 +161,7 @@ pub fn bitfields(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     }
 
-    let accessors = accesses.iter().map(|(d, a)| accessor(d, a, is_union));
+    let (accessors, pointer_accessors): (Vec<TokenStream>, Vec<TokenStream>) = accesses.iter().map(|(d, a)| accessor(d, a, is_union)).unzip();
     let zero_fields = decls.iter().filter(|d| d.bits.is_none()).map(|d| {
         let name = &d.field.ident;
         let zero = zero_of(&d.field.ty);
@@ -186,9 +187,19 @@ pub fn bitfields(args: TokenStream, item: TokenStream) -> TokenStream {
         quote!()
     };
     let keyword = if is_union { quote!(union) } else { quote!(struct) };
-    // The body compiler keeps union values out of registers, so a union's accessors are the
-    // host's only.
+    // The body compiler keeps union values out of registers: a union's value accessors (and
+    // `zeroed`) are the host's, its pointer accessors are device functions.
     let device_fn = if is_union { quote!() } else { quote!(#[::ptx_runtime::device_fn]) };
+    let pointer_impl = if is_union && !pointer_accessors.is_empty() {
+        quote! {
+            #[::ptx_runtime::device_fn]
+            impl #ident {
+                #(#pointer_accessors)*
+            }
+        }
+    } else {
+        quote!()
+    };
     let check = layout_check(ident, &decls, &accesses, min_align, is_union);
     quote! {
         #(#attrs)*
@@ -205,6 +216,8 @@ pub fn bitfields(args: TokenStream, item: TokenStream) -> TokenStream {
             }
             #(#accessors)*
         }
+
+        #pointer_impl
 
         #check
     }
@@ -371,12 +384,60 @@ fn lit(v: u64, bits: u32) -> Literal {
     }
 }
 
-/// The getter and setter of one named bit field.
-fn accessor(d: &Decl, a: &Access, is_union: bool) -> TokenStream {
+/// The getter and setter of one named bit field, on `&self`; for a union also on a pointer
+/// (`{name}_at(p)`, `set_{name}_at(p, v)`), the form device code can use. Returns (value
+/// accessors, pointer accessors).
+fn accessor(d: &Decl, a: &Access, is_union: bool) -> (TokenStream, TokenStream) {
     let vis = &d.field.vis;
     let name = d.field.ident.as_ref().expect("named field");
-    let setter = format_ident!("set_{}", name.to_string().strip_prefix("r#").unwrap_or(&name.to_string()));
+    let plain = name.to_string();
+    let plain = plain.strip_prefix("r#").unwrap_or(&plain);
+    let setter = format_ident!("set_{}", plain);
     let ty = &d.field.ty;
+    let w = a.width;
+    let signed = matches!(a.ty, Scalar::I8 | Scalar::I16 | Scalar::I32 | Scalar::I64);
+    let doc_get = format!("The bit field `{name}: {}` ({w} bits at bit {} of its storage, C layout §1.3){}.", quote_ty(ty), a.bit, if signed { ", sign-extended" } else { "" });
+    let doc_set = format!("Stores the low {w} bits of `v` in the bit field `{name}`, as C's assignment to it does.");
+    let (get_body, set_body) = bodies(a, ty, &quote!(self), is_union);
+    let values = quote! {
+        #[doc = #doc_get]
+        #[allow(unused_unsafe, clippy::precedence, clippy::identity_op)]
+        #vis fn #name(&self) -> #ty {
+            #get_body
+        }
+        #[doc = #doc_set]
+        #[allow(unused_unsafe, clippy::precedence, clippy::identity_op)]
+        #vis fn #setter(&mut self, v: #ty) {
+            #set_body
+        }
+    };
+    if !is_union {
+        return (values, quote!());
+    }
+    let get_at = format_ident!("{}_at", plain);
+    let set_at = format_ident!("set_{}_at", plain);
+    let (get_body, set_body) = bodies(a, ty, &quote!((*p)), true);
+    let doc_get_at = format!("{doc_get} Read through a pointer, as device code reads unions.\n\n# Safety\n`p` points to a valid value.");
+    let doc_set_at = format!("{doc_set} Written through a pointer, as device code writes unions.\n\n# Safety\n`p` points to a valid value.");
+    let pointers = quote! {
+        #[doc = #doc_get_at]
+        #[allow(unused_unsafe, clippy::precedence, clippy::identity_op)]
+        #vis unsafe fn #get_at(p: *const Self) -> #ty {
+            #get_body
+        }
+        #[doc = #doc_set_at]
+        #[allow(unused_unsafe, clippy::precedence, clippy::identity_op)]
+        #vis unsafe fn #set_at(p: *mut Self, v: #ty) {
+            #set_body
+        }
+    };
+    (values, pointers)
+}
+
+/// The getter's and the setter's bodies on `recv` (`self` or `(*p)`): join the bytes the field
+/// spans into a `u32` (`u64` past four bytes), then extract (a logical shift and a mask, or for
+/// a signed field a left shift and an arithmetic right shift), or insert and store the bytes.
+fn bodies(a: &Access, ty: &syn::Type, recv: &TokenStream, unsafe_: bool) -> (TokenStream, TokenStream) {
     let storage = &a.storage;
     let w = a.width;
     let lo = a.bit / 8;
@@ -387,10 +448,10 @@ fn accessor(d: &Decl, a: &Access, is_union: bool) -> TokenStream {
     let bytes: Vec<Literal> = (lo..lo + n).map(Literal::usize_unsuffixed).collect();
     let raw_terms = bytes.iter().enumerate().map(|(k, b)| {
         if k == 0 {
-            quote!((self.#storage[#b] as #work))
+            quote!((#recv.#storage[#b] as #work))
         } else {
             let sh = Literal::u32_unsuffixed(8 * k as u32);
-            quote!(((self.#storage[#b] as #work) << #sh))
+            quote!(((#recv.#storage[#b] as #work) << #sh))
         }
     });
     let raw = quote!(#(#raw_terms)|*);
@@ -413,16 +474,14 @@ fn accessor(d: &Decl, a: &Access, is_union: bool) -> TokenStream {
     let sh = Literal::u32_unsuffixed(shift);
     let stores = bytes.iter().enumerate().map(|(k, b)| {
         if k == 0 {
-            quote!(self.#storage[#b] = raw as u8;)
+            quote!(#recv.#storage[#b] = raw as u8;)
         } else {
             let s = Literal::u32_unsuffixed(8 * k as u32);
-            quote!(self.#storage[#b] = (raw >> #s) as u8;)
+            quote!(#recv.#storage[#b] = (raw >> #s) as u8;)
         }
     });
-    let doc_get = format!("The bit field `{name}: {}` ({w} bits at bit {} of its storage, C layout §1.3){}.", quote_ty(ty), a.bit, if signed { ", sign-extended" } else { "" });
-    let doc_set = format!("Stores the low {w} bits of `v` in the bit field `{name}`, as C's assignment to it does.");
-    // A union's members are read and written in `unsafe`.
-    let wrap = |body: TokenStream| if is_union { quote!(unsafe { #body }) } else { body };
+    // A union's members (and anything through a pointer) are read and written in `unsafe`.
+    let wrap = |body: TokenStream| if unsafe_ { quote!(unsafe { #body }) } else { body };
     let get_body = wrap(quote! {
         let raw: #work = #raw;
         #get
@@ -432,18 +491,7 @@ fn accessor(d: &Decl, a: &Access, is_union: bool) -> TokenStream {
         let raw: #work = (#raw & #keep) | (v << #sh);
         #(#stores)*
     });
-    quote! {
-        #[doc = #doc_get]
-        #[allow(unused_unsafe, clippy::precedence, clippy::identity_op)]
-        #vis fn #name(&self) -> #ty {
-            #get_body
-        }
-        #[doc = #doc_set]
-        #[allow(unused_unsafe, clippy::precedence, clippy::identity_op)]
-        #vis fn #setter(&mut self, v: #ty) {
-            #set_body
-        }
-    }
+    (get_body, set_body)
 }
 
 /// The rule run again by rustc on the members' own layouts: size, alignment, every ordinary
