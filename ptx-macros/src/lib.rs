@@ -53,7 +53,7 @@ pub fn device_fn(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// C bit fields (PTX Interoperability §1.3) in a `#[repr(C)]` struct or union: fields marked
 /// `#[bits(N)]` are laid out as C lays them out, and get a getter and a setter that work on the
-/// host and in device code. Write it above `#[derive(DeviceRepr)]`.
+/// host and in device code. Write it next to `#[derive(DeviceRepr)]` (above or below).
 #[proc_macro_attribute]
 pub fn bitfields(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::bitfields(args.into(), item.into()).into()

@@ -45,6 +45,8 @@ fn odd_signatures_and_arguments() {
         for bits in ["0", "1", "8", "63", "64", "65", "4294967295", "99999999999", "x", "-1", ""] {
             expand_all("", &format!("#[repr(C)] struct S {{ c: u8, #[bits({bits})] a: {ty}, #[bits({bits})] _b: {ty}, d: {ty} }}"));
             expand_all("", &format!("#[repr(C)] union U {{ #[bits({bits})] a: {ty}, c: {ty} }}"));
+            // The derive written above `#[bitfields]` sees this.
+            expand_all("", &format!("#[ptx_runtime::bitfields] #[repr(C, align(2))] struct S {{ #[bits({bits})] a: {ty}, d: {ty} }}"));
         }
         expand_all("", &format!("#[repr(C)] struct S {{ #[bits(3)] r#type: u8, a: [{ty}; 18446744073709551615] }}"));
     }

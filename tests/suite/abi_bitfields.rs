@@ -581,3 +581,43 @@ fn arrays_floats_bools_and_requested_alignment_match_nvcc() {
         assert_eq!((p.ver(), p.len(), p.tail()), ((v & 0xf) as u8, (v & 0xfff) as u16, ((v << 25) >> 25) as i8));
     }
 }
+
+/// A bit-field struct defined in another module, and `#[bitfields]` written below the derive.
+mod elsewhere {
+    use ptx_runtime::{bitfields, DeviceRepr};
+
+    #[derive(Clone, Copy, DeviceRepr)]
+    #[bitfields]
+    #[repr(C)]
+    pub struct Flags {
+        #[bits(1)]
+        pub on: u8,
+        #[bits(6)]
+        pub level: i8,
+        pub count: u16,
+    }
+}
+
+#[kernel]
+pub fn toggle(f: &mut [elsewhere::Flags], n: u16) {
+    let mut x = elsewhere::Flags::zeroed();
+    x.set_on(1 - f[0].on());
+    x.set_level(f[0].level() - 40);
+    x.count = f[0].count + n;
+    f[0] = x;
+}
+
+#[test]
+fn another_module_and_either_attribute_order() {
+    assemble(toggle::ENTRY, toggle::PTX);
+    let mut x = elsewhere::Flags::zeroed();
+    x.set_level(5);
+    x.count = 7;
+    let stream = Device::cpu().stream();
+    let mut buf = DeviceBuffer::from_slice(&stream, &[x]).unwrap();
+    toggle::launch(&stream, LaunchConfig::new(1u32, 1u32), &mut buf, 3).unwrap();
+    let y = buf.to_vec().unwrap()[0];
+    // 5 - 40 = -35 wraps to 29 in 6 bits.
+    assert_eq!((y.on(), y.level(), y.count), (1, 29, 10));
+    assert_eq!((elsewhere::Flags::LAYOUT.size, elsewhere::Flags::LAYOUT.align), (4, 2));
+}

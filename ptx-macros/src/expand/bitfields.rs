@@ -1,5 +1,6 @@
-//! `#[bitfields]`: C bit fields (§1.3) in a `#[repr(C)]` struct or union, above
-//! `#[derive(DeviceRepr)]`.
+//! `#[bitfields]`: C bit fields (§1.3) in a `#[repr(C)]` struct or union, next to
+//! `#[derive(DeviceRepr)]`. Above it, it runs first and the derive sees the rewritten item;
+//! below it, the derive runs first and derives the item [`rewritten`] gives.
 //!
 //! ```text
 //! #[bitfields]
@@ -68,36 +69,58 @@ struct Access {
 }
 
 pub fn bitfields(args: TokenStream, item: TokenStream) -> TokenStream {
+    match expand(args, item) {
+        Ok((item, rest)) => quote!(#item #rest),
+        Err(errors) => errors,
+    }
+}
+
+/// The item `#[derive(DeviceRepr)]` must see when it is written above `#[bitfields]` (and so
+/// runs first, on the item as written): the rewritten struct, or `None` when `#[bitfields]`
+/// will report errors.
+pub fn rewritten(item: &syn::DeriveInput) -> Option<TokenStream> {
+    let mut item = item.clone();
+    item.attrs.retain(|a| !is_bitfields_attr(a));
+    expand(TokenStream::new(), quote!(#item)).ok().map(|(item, _)| item)
+}
+
+/// `#[bitfields]` or `#[ptx_runtime::bitfields]`.
+pub fn is_bitfields_attr(a: &syn::Attribute) -> bool {
+    a.path().segments.last().is_some_and(|s| s.ident == "bitfields")
+}
+
+/// The rewritten item and what goes with it (accessors, layout checks), or the errors.
+fn expand(args: TokenStream, item: TokenStream) -> Result<(TokenStream, TokenStream), TokenStream> {
     let mut errors = Errors::new();
     if !args.is_empty() {
         errors.error(&args, "`#[bitfields]` takes no arguments; give each bit field its width with `#[bits(N)]`");
     }
     let item: syn::Item = match syn::parse2(item) {
         Ok(i) => i,
-        Err(e) => return e.to_compile_error(),
+        Err(e) => return Err(e.to_compile_error()),
     };
     let (attrs, vis, ident, generics, fields, is_union) = match &item {
         syn::Item::Struct(s) => match &s.fields {
             syn::Fields::Named(n) => (&s.attrs, &s.vis, &s.ident, &s.generics, n.named.iter().cloned().collect::<Vec<_>>(), false),
             other => {
                 errors.error(other, "bit fields need named fields: write `struct S { #[bits(3)] a: u32, ... }`");
-                return errors.to_compile_errors();
+                return Err(errors.to_compile_errors());
             }
         },
         syn::Item::Union(u) => (&u.attrs, &u.vis, &u.ident, &u.generics, u.fields.named.iter().cloned().collect(), true),
         other => {
             errors.error(other, "`#[bitfields]` applies to a `#[repr(C)]` struct or union");
-            return errors.to_compile_errors();
+            return Err(errors.to_compile_errors());
         }
     };
     if !generics.params.is_empty() {
         errors.error(generics, "a struct with bit fields cannot be generic (the macro lays out every member itself); write one struct per concrete type");
-        return with_item(&errors, &item);
+        return Err(with_item(&errors, &item));
     }
 
     let decls: Vec<Decl> = fields.into_iter().filter_map(|f| declare(f, &mut errors)).collect();
     if !errors.is_empty() {
-        return with_item(&errors, &item);
+        return Err(with_item(&errors, &item));
     }
 
     // The alignment C gives the struct beyond its members': its named bit fields'.
@@ -109,7 +132,7 @@ pub fn bitfields(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     }
     if !errors.is_empty() {
-        return with_item(&errors, &item);
+        return Err(with_item(&errors, &item));
     }
     let min_align = user_align.as_ref().map_or(0, |(n, _)| *n);
 
@@ -201,13 +224,14 @@ pub fn bitfields(args: TokenStream, item: TokenStream) -> TokenStream {
         quote!()
     };
     let check = layout_check(ident, &decls, &accesses, min_align, is_union);
-    quote! {
+    let item = quote! {
         #(#attrs)*
         #align_attr
         #vis #keyword #ident {
             #(#out_fields,)*
         }
-
+    };
+    let rest = quote! {
         #device_fn
         impl #ident {
             /// A value whose every byte is zero.
@@ -220,7 +244,8 @@ pub fn bitfields(args: TokenStream, item: TokenStream) -> TokenStream {
         #pointer_impl
 
         #check
-    }
+    };
+    Ok((item, rest))
 }
 
 /// The errors, and the item as written without its `#[bits]` attributes, so that code using it
