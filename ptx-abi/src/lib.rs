@@ -10,6 +10,7 @@
 //! |-------------|-----------------------------------------------------------------|
 //! | [`scalar`]  | §1.1 fundamental types                                          |
 //! | [`layout`]  | §1.2 aggregates, unions and native vectors                      |
+//! | [`bitfield`] | §1.3 bit fields: allocation, storage units, unnamed and zero-width |
 //! | [`param`]   | §2.3 parameter passing, notes A–E                               |
 //! | [`syscall`] | chapter 3 system calls: vprintf, malloc, free, __assertfail      |
 //! | [`atomic`]  | chapter 4 atomics: (operation, order, scope) → PTX              |
@@ -23,6 +24,7 @@
 extern crate alloc;
 
 pub mod atomic;
+pub mod bitfield;
 pub mod launch;
 pub mod layout;
 pub mod param;

@@ -51,6 +51,14 @@ pub fn device_fn(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::device_fn(args.into(), item.into()).into()
 }
 
+/// C bit fields (PTX Interoperability §1.3) in a `#[repr(C)]` struct or union: fields marked
+/// `#[bits(N)]` are laid out as C lays them out, and get a getter and a setter that work on the
+/// host and in device code. Write it next to `#[derive(DeviceRepr)]` (above or below).
+#[proc_macro_attribute]
+pub fn bitfields(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::bitfields(args.into(), item.into()).into()
+}
+
 /// A later round of the device compiler, at the end of a fetch chain (see `link`). Not an
 /// API: `ptx_runtime::__private::compile!` re-exports it for the chains' use.
 #[doc(hidden)]
@@ -78,7 +86,7 @@ pub fn __device_api(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Gives a `#[repr(C)]` struct or union its PTX layout (`ptx_runtime::DeviceRepr`), computed by
 /// the guide's rules and checked against rustc's layout at compile time.
-#[proc_macro_derive(DeviceRepr)]
+#[proc_macro_derive(DeviceRepr, attributes(bits))]
 pub fn derive_device_repr(item: TokenStream) -> TokenStream {
     expand::derive_device_repr(item.into()).into()
 }

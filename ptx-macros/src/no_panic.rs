@@ -29,6 +29,8 @@ fn expand_all(attr: &str, item: &str) {
     }
     let r = catch_unwind(AssertUnwindSafe(|| expand::derive_device_repr(item.clone())));
     assert!(r.is_ok(), "derive panicked on {item}");
+    let r = catch_unwind(AssertUnwindSafe(|| expand::bitfields(attr.clone(), item.clone())));
+    assert!(r.is_ok(), "bitfields panicked on #[bitfields({attr})] {item}");
 }
 
 #[test]
@@ -40,6 +42,13 @@ fn odd_signatures_and_arguments() {
         }
         expand_all("", &format!("#[repr(C)] struct S {{ a: {ty} }}"));
         expand_all("", &format!("#[repr(C, align(3))] union U {{ a: {ty} }}"));
+        for bits in ["0", "1", "8", "63", "64", "65", "4294967295", "99999999999", "x", "-1", ""] {
+            expand_all("", &format!("#[repr(C)] struct S {{ c: u8, #[bits({bits})] a: {ty}, #[bits({bits})] _b: {ty}, d: {ty} }}"));
+            expand_all("", &format!("#[repr(C)] union U {{ #[bits({bits})] a: {ty}, c: {ty} }}"));
+            // The derive written above `#[bitfields]` sees this.
+            expand_all("", &format!("#[ptx_runtime::bitfields] #[repr(C, align(2))] struct S {{ #[bits({bits})] a: {ty}, d: {ty} }}"));
+        }
+        expand_all("", &format!("#[repr(C)] struct S {{ #[bits(3)] r#type: u8, a: [{ty}; 18446744073709551615] }}"));
     }
     for attr in ATTRS {
         expand_all(attr, "fn k() {}");

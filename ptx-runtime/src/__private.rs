@@ -1,5 +1,6 @@
 //! What the macros' expansions refer to. Not a public API: names here change freely.
 
+pub use ptx_abi::bitfield::{bit_layout, member_bit, Member as BitMember};
 pub use ptx_abi::layout::{align_to, field_offset, struct_layout, union_layout, Layout, StructLayout};
 pub use ptx_abi::param::{ParamAbi, Site};
 pub use ptx_abi::Scalar;

@@ -3,6 +3,7 @@
 
 mod tools;
 
+mod abi_bitfields;
 mod abi_oracle;
 mod atomics_oracle;
 mod body_calls;

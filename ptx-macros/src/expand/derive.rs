@@ -67,6 +67,14 @@ pub fn derive_device_repr(input: TokenStream) -> TokenStream {
     if let syn::Data::Enum(e) = &input.data {
         return super::derive_enum::derive_enum(&input, e, &tokens);
     }
+    // Written above `#[bitfields]`, the derive runs first, on the item as written: derive the
+    // item `#[bitfields]` will emit instead (nothing if it will report errors).
+    if input.attrs.iter().any(super::bitfields::is_bitfields_attr) {
+        return match super::bitfields::rewritten(&input) {
+            Some(item) => derive_device_repr(item),
+            None => TokenStream::new(),
+        };
+    }
     let mut errors = Errors::new();
     let repr = parse_repr(&input.attrs, &mut errors);
     if !repr.c && !repr.transparent {
@@ -84,6 +92,10 @@ pub fn derive_device_repr(input: TokenStream) -> TokenStream {
         errors.error(&input.ident, "an empty struct has no PTX ABI layout (C has no empty structs); add a field or remove the derive");
     }
     for f in &fields {
+        if let Some(bits) = f.attrs.iter().find(|a| a.path().is_ident("bits")) {
+            errors.error(bits, "bit fields need `#[bitfields]` (from `ptx_runtime`) on the struct, which lays them out as C does (§1.3) and generates their getters and setters; add it next to `#[derive(DeviceRepr)]`");
+            continue;
+        }
         classify(&f.ty, Position::Data, &mut errors);
     }
     if !errors.is_empty() {

@@ -9,6 +9,7 @@
 //! function's replay, and either the generated module or a fetch chain that ends in
 //! [`compile`], which runs the compiler again with what the chain found.
 
+mod bitfields;
 mod derive;
 mod derive_enum;
 mod device_fn;
@@ -21,6 +22,7 @@ mod lineinfo;
 pub mod method;
 mod trait_def;
 
+pub use bitfields::bitfields;
 pub use derive::derive_device_repr;
 
 use crate::back::ptx::SigTypes;
