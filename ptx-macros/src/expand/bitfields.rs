@@ -28,7 +28,6 @@
 use crate::report::Errors;
 use proc_macro2::{Literal, TokenStream};
 use ptx_abi::bitfield::{check_bits, BitError, BitStruct, Member};
-use ptx_abi::layout::align_to;
 use ptx_abi::{Layout, Scalar};
 use quote::{format_ident, quote};
 
@@ -125,7 +124,7 @@ fn expand(args: TokenStream, item: TokenStream) -> Result<(TokenStream, TokenStr
 
     // The alignment C gives the struct beyond its members': its named bit fields'.
     let bits_align = decls.iter().filter(|d| d.named()).filter_map(|d| d.bits.filter(|b| b.1 > 0)).map(|(s, _)| s.align()).max().unwrap_or(1);
-    let user_align = repr_align(attrs, &mut errors);
+    let user_align = repr_align(attrs);
     if let Some((n, lit)) = &user_align {
         if *n < bits_align {
             errors.error(lit, format!("this struct's named bit fields align it to {bits_align} bytes (§1.3: a named bit field aligns the struct like a member of its type); write `align({bits_align})` or more"));
@@ -370,7 +369,7 @@ fn zero_of(ty: &syn::Type) -> TokenStream {
 }
 
 /// `align(N)` in the item's `repr`, with its literal.
-fn repr_align(attrs: &[syn::Attribute], _errors: &mut Errors) -> Option<(usize, syn::LitInt)> {
+fn repr_align(attrs: &[syn::Attribute]) -> Option<(usize, syn::LitInt)> {
     let mut found = None;
     for attr in attrs.iter().filter(|a| a.path().is_ident("repr")) {
         let _ = attr.parse_nested_meta(|meta| {
@@ -548,7 +547,6 @@ fn layout_check(ident: &syn::Ident, decls: &[Decl], accesses: &[(&Decl, Access)]
         let msg = format!("bitfields: bit field `{}` of `{ident}` is not where the PTX ABI puts it (§1.3)", d.name());
         quote!(assert!(::core::mem::offset_of!(#ident, #storage) * 8 + #bit == #p::member_bit(MEMBERS, #i, #is_union), #msg);)
     });
-    let _ = align_to(0, 1);
     quote! {
         const _: () = {
             const MEMBERS: &[#p::BitMember] = &[#(#members),*];
