@@ -14,6 +14,7 @@ mod body_hoist;
 mod body_generics;
 mod body_math;
 mod body_methods;
+mod body_narrow;
 mod body_memory;
 mod body_opt;
 mod body_parallel;

@@ -8,6 +8,7 @@ mod combine;
 mod constprop;
 mod dom;
 mod hoist;
+mod narrow;
 pub mod contract;
 mod inst;
 pub mod loc;
