@@ -20,6 +20,18 @@ pub fn low_half(a: &[u64], b: &[u64], out: &mut [u32], shift: u32) {
     }
 }
 
+/// A mutable local updated in place (`v += 5`, one instruction reading and writing `v`) before
+/// the truncated product: the low half is computed from the value the product read.
+#[kernel]
+pub fn updated(a: &[u64], out: &mut [u32]) {
+    let i = thread_idx_x() as usize;
+    if i < out.len() && i < a.len() {
+        let mut v = a[i];
+        v += 5;
+        out[i] = (v * 3 + 1) as u32;
+    }
+}
+
 /// The tiled matmul's shared-memory indexing (`ty * 16 + k`, `k * 16 + tx`), with the block
 /// shape declared so that the tile checks go: the indices are then only ever truncated to
 /// 32-bit shared addresses, computed in 32 bits.
@@ -79,6 +91,18 @@ fn the_low_half_of_wrapping_64_bit_arithmetic_is_the_hosts() {
         host::run([1, 1, 1], [n as u32, 1, 1], 0, || low_half(&a, &b, unsafe { o.get() }, shift));
         assert_eq!(ob.to_vec().unwrap(), want, "shift {shift}");
     }
+}
+
+#[test]
+fn a_local_updated_in_place_is_read_where_the_product_read_it() {
+    assert!(assemble("updated", updated::PTX));
+    let a: Vec<u64> = (0..32u64).map(|k| (k << 33) + k * 7919).collect();
+    let stream = cpu_stream();
+    let ab = DeviceBuffer::from_slice(&stream, &a).unwrap();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 32).unwrap();
+    updated::launch(&stream, LaunchConfig::new(1, 32), &ab, &mut ob).unwrap();
+    let want: Vec<u32> = a.iter().map(|v| ((v + 5) * 3 + 1) as u32).collect();
+    assert_eq!(ob.to_vec().unwrap(), want);
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod combine;
 mod constprop;
 mod dom;
 mod hoist;
+mod licm;
 mod narrow;
 pub mod contract;
 mod inst;

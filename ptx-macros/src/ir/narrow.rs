@@ -180,11 +180,13 @@ impl Narrower<'_> {
         let (mut b, mut end) = self.at;
         for _ in 0..16 {
             let insts = &self.func.blocks[b].insts;
-            let start = if b == read.0 && read.1 < end { read.1 + 1 } else { 0 };
+            // From the reading instruction itself, which may write `r` too (`add k, k, 1`).
+            let here = b == read.0 && read.1 < end;
+            let start = if here { read.1 } else { 0 };
             if insts[start..end].iter().any(|inst| inst.defs().contains(&r)) {
                 return false;
             }
-            if start > 0 || (b == read.0 && read.1 < end) {
+            if here {
                 return true;
             }
             match self.preds[b].as_slice() {
@@ -298,5 +300,55 @@ impl Narrower<'_> {
                 Some(Arg::Reg(t))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Builder, Mem, StateSpace};
+
+    /// The 32-bit instructions `run` put in block 0, as (opcode, immediate operands).
+    fn narrowed(f: &Func) -> Vec<(Opcode, Vec<i64>)> {
+        f.blocks[0]
+            .insts
+            .iter()
+            .filter_map(|i| match &i.kind {
+                InstKind::Op { opcode: opcode @ Opcode::Arith(_, _, Type::S32 | Type::B32), args, .. } => {
+                    Some((*opcode, args.iter().filter_map(|a| if let Arg::Imm(Imm::Int(v)) = a { Some(*v) } else { None }).collect()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_low_half_goes_down_to_widened_values_and_constants() {
+        // (cvt.u64.u32(t) * 16 + 0x1_0000_0003) as u32
+        let mut b = Builder::new();
+        let t = b.op1(Opcode::Mov(Type::U32), RegClass::B32, vec![Arg::named("%tid.x")]);
+        let w = b.op1(Opcode::Cvt(Mode::None, Type::U64, Type::U32), RegClass::B64, vec![Arg::Reg(t)]);
+        let m = b.op1(Opcode::Arith(Arith::Mul, Mode::Lo, Type::S64), RegClass::B64, vec![Arg::Reg(w), Arg::imm(16)]);
+        let s = b.op1(Opcode::arith(Arith::Add, Type::S64), RegClass::B64, vec![Arg::Reg(m), Arg::imm(0x1_0000_0003)]);
+        b.op1(Opcode::Cvt(Mode::None, Type::U32, Type::U64), RegClass::B32, vec![Arg::Reg(s)]);
+        let mut f = b.finish();
+        run(&mut f);
+        assert_eq!(narrowed(&f), vec![(Opcode::Arith(Arith::Mul, Mode::Lo, Type::S32), vec![16]), (Opcode::arith(Arith::Add, Type::S32), vec![3])]);
+    }
+
+    #[test]
+    fn a_value_written_in_place_is_read_after_its_write() {
+        // v = ld; v = v + 5 (in place); (v * 3) as u32: the product read v + 5, which is what
+        // the truncation must read, not v + 5 + 5.
+        let mut b = Builder::new();
+        let v = b.reg(RegClass::B64);
+        let p = b.op1(Opcode::Mov(Type::U64), RegClass::B64, vec![Arg::Sym(Sym::Param(0))]);
+        b.op_into(Opcode::Ld(Mem::plain(StateSpace::Global, Type::U64)), v, vec![Arg::mem(Arg::Reg(p), 0)]);
+        b.op_into(Opcode::arith(Arith::Add, Type::S64), v, vec![Arg::Reg(v), Arg::imm(5)]);
+        let m = b.op1(Opcode::Arith(Arith::Mul, Mode::Lo, Type::S64), RegClass::B64, vec![Arg::Reg(v), Arg::imm(3)]);
+        b.op1(Opcode::Cvt(Mode::None, Type::U32, Type::U64), RegClass::B32, vec![Arg::Reg(m)]);
+        let mut f = b.finish();
+        run(&mut f);
+        assert_eq!(narrowed(&f), vec![(Opcode::Arith(Arith::Mul, Mode::Lo, Type::S32), vec![3])]);
     }
 }

@@ -11,6 +11,8 @@
 //!   compared at the first and branched on once.
 //! - **32-bit indices** ([`super::narrow`]): a 64-bit index truncated to a 32-bit shared
 //!   address computed from its operands' low halves.
+//! - **Loop-invariant arithmetic** ([`super::licm`]): computed once before the loop (the
+//!   hoisted check of an inner loop leaves the outer loop too).
 //! - **Move coalescing**: `op t, ...; mov x, t;` where `t` is used only by that `mov` becomes
 //!   `op x, ...;` (assignments to mutable locals, `if`/`loop` results).
 //! - **Dead code**: instructions without side effects whose results are never read are removed
@@ -28,6 +30,7 @@ pub fn run(func: &mut Func) {
     // who reads a 64-bit index.
     remove_dead(func);
     super::narrow::run(func);
+    super::licm::run(func);
     coalesce_moves(func);
     remove_dead(func);
 }
