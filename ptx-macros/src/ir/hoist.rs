@@ -265,12 +265,19 @@ fn hoist_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
             Arg::Reg(r)
         }
     };
+    // The counter's value before the loop: its first value, which it was just set to. A
+    // constant start is written as the constant, so that the code before the loop reads no
+    // counter and, inside an outer loop, `licm` can move it out of that loop too.
+    let first_value = match c.start {
+        Arg::Imm(_) => c.start.clone(),
+        _ => Arg::Reg(c.counter),
+    };
     let mut fail: Option<Reg> = None;
     let mut inexact: Option<Reg> = None;
     for m in &moves {
         let at_last = clone_chain(func, &m.dag, c.counter, &last, &mut pre_insts);
         let at_first = if m.affine || m.tests.iter().any(|(_, t)| *t == StepTest::NoBorrowAtFirst) {
-            clone_chain(func, &m.dag, c.counter, &Arg::Reg(c.counter), &mut pre_insts)
+            clone_chain(func, &m.dag, c.counter, &first_value, &mut pre_insts)
         } else {
             HashMap::new()
         };
@@ -279,8 +286,8 @@ fn hoist_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
         let p = check(func, &mut pre_insts, m.setp.clone(), idx, len.clone());
         fail = Some(or(func, &mut pre_insts, fail, p));
         if m.affine {
-            let first = at_first.get(&reg_of(&args[1])).cloned().unwrap_or(Arg::Reg(c.counter));
-            let (fails, unsure) = affine_fails(func, &mut pre_insts, m, &at_first, first, len, &last, c.counter, &written);
+            let first = at_first.get(&reg_of(&args[1])).cloned().unwrap_or(first_value.clone());
+            let (fails, unsure) = affine_fails(func, &mut pre_insts, m, &at_first, first, len, &last, c.counter, &first_value, &written);
             fail = Some(or(func, &mut pre_insts, fail, fails));
             if let Some(u) = unsure {
                 inexact = Some(or(func, &mut pre_insts, inexact, u));
@@ -299,7 +306,7 @@ fn hoist_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
     }
     if ranges.decide(Cmp::Lt, c.ty, &c.start, &c.end) != Some(true) {
         let runs = fresh(func, RegClass::Pred);
-        pre_insts.push(Inst::op(Opcode::Setp(Cmp::Lt, c.ty), 1, vec![Arg::Reg(runs), Arg::Reg(c.counter), c.end.clone()]));
+        pre_insts.push(Inst::op(Opcode::Setp(Cmp::Lt, c.ty), 1, vec![Arg::Reg(runs), first_value.clone(), c.end.clone()]));
         fail = and(func, &mut pre_insts, fail, runs);
     }
     // The block before the loop ends with the check; what it did next moves to a new block.
@@ -406,7 +413,7 @@ fn affine_step(inst: &Inst) -> bool {
 /// multiplier like `usize::MAX`, the index walking down) it cannot decide; the checks stay in
 /// the loop, guarded by that (ptxas folds all of it away when `m` is a constant).
 #[allow(clippy::too_many_arguments)]
-fn affine_fails(func: &mut Func, out: &mut Vec<Inst>, m: &Move, at_first: &HashMap<Reg, Arg>, first: Arg, len: Arg, last: &Arg, counter: Reg, written: &[bool]) -> (Reg, Option<Reg>) {
+fn affine_fails(func: &mut Func, out: &mut Vec<Inst>, m: &Move, at_first: &HashMap<Reg, Arg>, first: Arg, len: Arg, last: &Arg, counter: Reg, start: &Arg, written: &[bool]) -> (Reg, Option<Reg>) {
     let at = |a: &Arg| match a {
         Arg::Reg(r) => at_first.get(r).cloned().unwrap_or(a.clone()),
         _ => a.clone(),
@@ -456,7 +463,7 @@ fn affine_fails(func: &mut Func, out: &mut Vec<Inst>, m: &Move, at_first: &HashM
         }
     };
     let n = fresh(func, RegClass::B64);
-    out.push(Inst::op(Opcode::arith(Arith::Sub, Type::S64), 1, vec![Arg::Reg(n), last.clone(), Arg::Reg(counter)]));
+    out.push(Inst::op(Opcode::arith(Arith::Sub, Type::S64), 1, vec![Arg::Reg(n), last.clone(), start.clone()]));
     let (hi, lo) = (fresh(func, RegClass::B64), fresh(func, RegClass::B64));
     out.push(Inst::op(Opcode::Arith(Arith::Mul, Mode::Hi, Type::U64), 1, vec![Arg::Reg(hi), Arg::Reg(n), slope.clone()]));
     out.push(Inst::op(Opcode::Arith(Arith::Mul, Mode::Lo, Type::S64), 1, vec![Arg::Reg(lo), Arg::Reg(n), slope]));

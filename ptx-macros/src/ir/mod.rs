@@ -8,6 +8,8 @@ mod combine;
 mod constprop;
 mod dom;
 mod hoist;
+mod licm;
+mod narrow;
 pub mod contract;
 mod inst;
 pub mod loc;

@@ -9,6 +9,10 @@
 //!   loop's counter, made once before the loop for the last trip's index.
 //! - **Combined checks** ([`super::combine`]): bounds checks in a row on one line of source
 //!   compared at the first and branched on once.
+//! - **32-bit indices** ([`super::narrow`]): a 64-bit index truncated to a 32-bit shared
+//!   address computed from its operands' low halves.
+//! - **Loop-invariant arithmetic** ([`super::licm`]): computed once before the loop (the
+//!   hoisted check of an inner loop leaves the outer loop too).
 //! - **Move coalescing**: `op t, ...; mov x, t;` where `t` is used only by that `mov` becomes
 //!   `op x, ...;` (assignments to mutable locals, `if`/`loop` results).
 //! - **Dead code**: instructions without side effects whose results are never read are removed
@@ -22,6 +26,11 @@ pub fn run(func: &mut Func) {
     super::bce::run(func);
     super::hoist::run(func);
     super::combine::run(func);
+    // The checks decided above leave comparisons nothing reads: gone before `narrow` counts
+    // who reads a 64-bit index.
+    remove_dead(func);
+    super::narrow::run(func);
+    super::licm::run(func);
     coalesce_moves(func);
     remove_dead(func);
 }
