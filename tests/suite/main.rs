@@ -12,6 +12,7 @@ mod body_exec;
 mod body_fmad;
 mod body_hoist;
 mod body_generics;
+mod body_generic_types;
 mod body_math;
 mod body_methods;
 mod body_memory;

@@ -257,7 +257,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
             // The `where prim: Trait` bounds an instance keeps are for the front end only.
             let mut plain = inst.item.sig.clone();
             plain.generics = syn::Generics::default();
-            let isig = Signature::parse(&plain, FnKind::Device, None, &mut errors);
+            let isig = Signature::parse(&plain, FnKind::Device, inst.self_ty.as_ref(), &mut errors);
             if let Some(ic) = front::check(&inst.item.block, &isig, &inst.item.sig, &env, &mut needs, &mut errors, false) {
                 work.extend(ic.instances.iter().cloned());
                 instances.push((inst, isig, ic));

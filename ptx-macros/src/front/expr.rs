@@ -615,6 +615,9 @@ impl<'a> Checker<'a> {
         if s.qself.is_some() {
             return self.error(span, "qualified paths are not supported in struct literals; name the struct");
         }
+        if let Some(e) = self.generic_struct_lit(s) {
+            return e;
+        }
         let path = s.path.to_token_stream();
         let named = Ty::Named(Rc::new(super::ty::NamedRef { key: crate::link::key(&path), path }));
         let def = match self.describe(&named, s.path.span()) {

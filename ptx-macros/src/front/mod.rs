@@ -23,6 +23,7 @@ pub mod enums;
 mod deferred_tests;
 pub mod expr;
 pub mod generic;
+pub mod generic_type;
 pub mod hir;
 pub mod infer;
 pub mod intrinsic;
