@@ -13,6 +13,7 @@ mod derive;
 mod derive_enum;
 mod device_fn;
 mod generic;
+mod generic_kernel;
 mod index_ops;
 mod kernel;
 mod debuginfo;
@@ -96,6 +97,8 @@ pub struct Compiled {
     pub decls: lower::Decls,
     /// Compile-time checks (type identities, layouts) for the generated module.
     pub checks: Vec<TokenStream>,
+    /// An instance of a generic kernel: its symbol's `Piece::Template` (see `generic_kernel`).
+    pub template: Option<TokenStream>,
 }
 
 fn kind_name(kind: FnKind) -> &'static str {
@@ -125,6 +128,9 @@ fn first_round(kind: FnKind, args: TokenStream, item_tokens: TokenStream) -> Tok
     }
     if kind == FnKind::Device && front::generic::is_generic(&item.sig) {
         return generic::definition(item_tokens, item);
+    }
+    if kind == FnKind::Kernel && (front::generic::is_generic(&item.sig) || generic_kernel::declares_instances(&args)) {
+        return generic_kernel::definition(args, item);
     }
     attrs::take_no_mangle(&mut item.attrs);
     // Keep the function so rustc goes on checking the rest of the crate against it, less what
@@ -230,6 +236,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
     let mut errors = Errors::new();
     let parsed_args = attrs::parse_args(args.clone(), kind, &mut errors);
     let no_mangle = attrs::take_no_mangle(&mut item.attrs);
+    let template = generic_kernel::take_symbol(&mut item.attrs);
     check::ascii_name(&item.sig.ident, &mut errors);
     let sig = Signature::parse(&item.sig, kind, method.map(|m| &m.self_ty), &mut errors);
     let env = Env::new(found);
@@ -305,6 +312,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
             isa: lowered.isa,
             decls: lowered.decls,
             checks,
+            template: None,
         };
         instance_items.extend(generic::expand_instance(compiled, &inst));
     }
@@ -337,6 +345,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         isa: lowered.isa,
         decls: lowered.decls,
         checks,
+        template,
     };
     let expanded = match (kind, method) {
         (_, Some(m)) => method::expand(compiled, m),
@@ -381,7 +390,9 @@ fn abi_agreement(body: &Body, checked: &front::Checked, types: &SigTypes) -> Vec
 
 /// `const __SYMBOL: &str`: the plain name under `#[no_mangle]`, else the mangled module path.
 fn symbol_const(c: &Compiled) -> TokenStream {
-    let piece = if c.no_mangle {
+    let piece = if let Some(t) = &c.template {
+        t.clone()
+    } else if c.no_mangle {
         let name = c.item.sig.ident.to_string();
         let name = name.strip_prefix("r#").unwrap_or(&name).to_owned();
         quote!(::ptx_runtime::__private::Piece::Str(#name))

@@ -369,7 +369,7 @@ fn bounds(g: &syn::Generics) -> Vec<(String, syn::Path)> {
 }
 
 /// An integer literal (possibly negated, possibly in braces) as a const generic argument.
-fn const_value(ga: &syn::GenericArgument) -> Option<i128> {
+pub(crate) fn const_value(ga: &syn::GenericArgument) -> Option<i128> {
     fn expr(e: &syn::Expr) -> Option<i128> {
         match e {
             syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse().ok(),
@@ -391,12 +391,17 @@ fn const_value(ga: &syn::GenericArgument) -> Option<i128> {
 
 /// The generic parameters replaced by the arguments: types where a type is written, literals
 /// where a const parameter is used (unsuffixed as an array length, typed as a value).
-pub(super) struct Subst {
+pub(crate) struct Subst {
     types: HashMap<String, syn::Type>,
     consts: HashMap<String, (i128, &'static str)>,
 }
 
 impl Subst {
+    /// Type parameters, and const parameters with their value and type's Itanium code.
+    pub(crate) fn new(types: HashMap<String, syn::Type>, consts: HashMap<String, (i128, &'static str)>) -> Subst {
+        Subst { types, consts }
+    }
+
     /// Type parameters only.
     pub(super) fn types(types: HashMap<String, syn::Type>) -> Subst {
         Subst { types, consts: HashMap::new() }
