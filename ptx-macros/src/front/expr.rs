@@ -250,6 +250,13 @@ impl<'a> Checker<'a> {
             _ => self.expr(&b.left),
         };
         let lhs = self.enum_value(lhs);
+        if op.is_comparison() && matches!(self.peel_refs(&lhs.ty), Ty::Struct(_) | Ty::Named(_)) {
+            let peeled = self.peel_refs(&lhs.ty);
+            if let Ty::Struct(_) = self.describe(&peeled, lhs.span) {
+                // `#[derive(PartialEq, PartialOrd)]`: field by field (see `compare`).
+                return self.struct_compare(op, lhs, &b.right, span, b.op.span());
+            }
+        }
         if let (Some(t), Ty::Struct(_) | Ty::Named(_)) = (super::user_method::op_trait(op, compound), self.peel_refs(&lhs.ty)) {
             // An operator of a `DeviceRepr` type: its `#[device_fn] impl core::ops::..`.
             return self.user_operator(t, lhs, &b.left, Some(&b.right), span, b.op.span());

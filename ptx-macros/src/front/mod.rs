@@ -16,6 +16,7 @@ pub mod api;
 pub mod asm;
 pub mod atomic;
 pub mod call;
+pub mod compare;
 pub mod control;
 pub mod conv;
 pub mod enums;
