@@ -281,7 +281,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         };
         return Round::Done(chain::fetch(&needs.paths, state, found_tokens));
     }
-    let Some(checked) = checked else { return Round::Failed(errors.to_compile_errors()) };
+    let Some(checked) = checked else { return Round::Failed(errors.of_failure("the front end")) };
     if !errors.is_empty() {
         return Round::Failed(errors.to_compile_errors());
     }
@@ -293,7 +293,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         };
         let iargs = Args { target: parsed_args.target, bounds: Default::default(), fmad: parsed_args.fmad, debug: parsed_args.debug };
         let cx = lower::Context { body: &ic.body, infer: &ic.infer, structs: &ic.structs, enums: &ic.enums, kind: FnKind::Device, param_types: &types.params, target: iargs.target, bounds: iargs.bounds, fmad: iargs.fmad, debug: iargs.debug };
-        let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.to_compile_errors()) };
+        let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.of_failure("the lowering")) };
         let mut checks = abi_agreement(&ic.body, &ic, &types);
         checks.extend(ic.checks);
         let body = crate::back::ptx::body_with_locs(&lowered.func);
@@ -321,7 +321,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         ret: sig.ret.as_ref().map(|(ty, _)| for_inner_module(ty)),
     };
     let cx = lower::Context { body: &checked.body, infer: &checked.infer, structs: &checked.structs, enums: &checked.enums, kind, param_types: &types.params, target: parsed_args.target, bounds: parsed_args.bounds, fmad: parsed_args.fmad, debug: parsed_args.debug };
-    let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.to_compile_errors()) };
+    let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.of_failure("the lowering")) };
     let dwarf = (parsed_args.debug && kind == FnKind::Kernel).then(|| debuginfo::sections(&item, &checked, &lowered.func));
     let mut checks = abi_agreement(&checked.body, &checked, &types);
     checks.extend(checked.checks);
