@@ -93,6 +93,57 @@ pub const fn write_template(path: &str, args: &[TemplateArg], sink: &mut Sink) {
     sink.str("EE");
 }
 
+/// Writes the symbol of the method `name` of the class template `path::class` (`path` its
+/// `module_path!()`) instantiated with `args`: `krate::geo::Pair<float>::sum` is
+/// `_ZNK5krate3geo4PairIfE3sumE` (`konst`: a `self`/`&self` method, a `const` member). Like the
+/// other device functions' symbols here, the parameter types are left out.
+pub const fn write_member_template(path: &str, class: &str, args: &[TemplateArg], name: &str, konst: bool, sink: &mut Sink) {
+    let mut c = Candidates { list: [("", 0, ""); MAX_CANDIDATES], len: 0 };
+    sink.str("_ZN");
+    if konst {
+        sink.byte(b'K');
+    }
+    let n = segments(path);
+    let mut i = 0;
+    while i < n {
+        let (s, e) = segment(path, i);
+        source_name(path, s, e, sink);
+        c.push(path, i + 1, "");
+        i += 1;
+    }
+    source_name(class, 0, class.len(), sink);
+    // The template name `path::class` is a candidate, then its arguments', then the
+    // specialization `path::class<args>` (never named again here).
+    c.push("", usize::MAX, "");
+    write_args(args, &mut c, sink);
+    c.push("", usize::MAX, "");
+    source_name(name, 0, name.len(), sink);
+    sink.byte(b'E');
+}
+
+/// `I <args> E`.
+const fn write_args<'a>(args: &[TemplateArg<'a>], c: &mut Candidates<'a>, sink: &mut Sink) {
+    sink.byte(b'I');
+    let mut a = 0;
+    while a < args.len() {
+        match args[a] {
+            TemplateArg::Builtin(code) => sink.str(code),
+            TemplateArg::Int { code, value, negative } => {
+                sink.byte(b'L');
+                sink.str(code);
+                if negative {
+                    sink.byte(b'n');
+                }
+                sink.dec(value);
+                sink.byte(b'E');
+            }
+            TemplateArg::Struct { path: tp, name: tn } => write_struct(tp, tn, c, sink),
+        }
+        a += 1;
+    }
+    sink.byte(b'E');
+}
+
 /// A struct's nested name, using and adding substitution candidates. `path` holds the
 /// module, `name` the struct: the whole is `path::name`.
 const fn write_struct<'a>(path: &'a str, name: &'a str, c: &mut Candidates<'a>, sink: &mut Sink) {
@@ -243,6 +294,15 @@ mod tests {
         // krate::app::total<krate::shapes::Circle>
         assert_eq!(sym("krate::app", "total", &[Struct { path: "krate::shapes", name: "Circle" }]), "_ZN5krate3app5totalINS_6shapes6CircleEEE");
         // krate::app::pair<krate::app::V, krate::app::V, int -3>
+        // krate::geo::Pair<float>::sum (const member), krate::geo::Pair<krate::geo::V>::new
+        let member = |args: &'static [TemplateArg<'static>], name: &'static str, konst: bool| {
+            let pieces = [Piece::MemberTemplate { path: "krate::geo", class: "Pair", args, name, konst }];
+            let mut buf = std::vec![0u8; render_len(&pieces)];
+            render_to(&pieces, &mut buf);
+            std::string::String::from_utf8(buf).unwrap()
+        };
+        assert_eq!(member(&[Builtin("f")], "sum", true), "_ZNK5krate3geo4PairIfE3sumE");
+        assert_eq!(member(&[Struct { path: "krate::geo", name: "V" }], "new", false), "_ZN5krate3geo4PairINS0_1VEE3newE");
         assert_eq!(
             sym("krate::app", "pair", &[Struct { path: "krate::app", name: "V" }, Struct { path: "krate::app", name: "V" }, Int { code: "i", value: 3, negative: true }]),
             "_ZN5krate3app4pairINS0_1VES2_Lin3EEE"

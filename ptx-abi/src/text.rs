@@ -31,6 +31,9 @@ pub enum Piece<'a> {
     /// `module_path!()` of its scope module, `a::b::f`) with these template arguments (see
     /// `template`).
     Template { path: &'a str, args: &'a [crate::template::TemplateArg<'a>] },
+    /// The symbol of the method `name` of the generic `DeviceRepr` type `path::class`
+    /// instantiated with `args` (see `template::write_member_template`).
+    MemberTemplate { path: &'a str, class: &'a str, args: &'a [crate::template::TemplateArg<'a>], name: &'a str, konst: bool },
     /// The `.version` / `.target` / `.address_size` header: the version is the lowest that has
     /// the target, `isa` (what the code itself uses) and everything `funcs` reaches.
     /// `debug`: `.target sm_XX, debug`, the module carries full debug information.
@@ -276,6 +279,7 @@ impl<'b> Sink<'b> {
             Piece::Mangled(path) => write_mangled(path, self),
             Piece::Member { path, ty, name, operator, konst, params } => crate::symbol::write_member(path, ty, name, operator, konst, params, self),
             Piece::Template { path, args } => crate::template::write_template(path, args, self),
+            Piece::MemberTemplate { path, class, args, name, konst } => crate::template::write_member_template(path, class, args, name, konst, self),
             Piece::Header { target, isa, funcs, debug } => {
                 let mut v = target.min_isa().max(isa);
                 let r = Reachable::of(funcs);

@@ -42,6 +42,15 @@ impl Errors {
         self.errors.truncate(len);
     }
 
+    /// The errors of a step that produced nothing, with an internal error if there is none, so
+    /// that "no output and no error" cannot happen.
+    pub fn of_failure(&mut self, what: &str) -> TokenStream {
+        if self.errors.is_empty() {
+            self.at(proc_macro2::Span::call_site(), format!("internal: {what} produced no code and no error; please report this function"));
+        }
+        self.to_compile_errors()
+    }
+
     /// The errors as `compile_error!` invocations, each at its span.
     pub fn to_compile_errors(&self) -> TokenStream {
         self.errors.iter().map(syn::Error::to_compile_error).collect()

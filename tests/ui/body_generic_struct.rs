@@ -1,3 +1,5 @@
+#![allow(unused)]
+
 use ptx_runtime::{kernel, DeviceRepr};
 
 #[derive(Clone, Copy, DeviceRepr)]
@@ -7,10 +9,22 @@ pub struct Pair<T> {
     pub b: T,
 }
 
+#[derive(Clone, Copy, DeviceRepr)]
+#[repr(C)]
+pub struct Arr<const N: usize> {
+    pub v: [f32; N],
+}
+
+// The fields' literals do not fix `T` (rustc takes it from the annotation).
 #[kernel]
-pub fn k(p: &[Pair<f32>], out: &mut [f32]) {
-    let q = p[0];
-    out[0] = q.a + q.b;
+pub fn k(out: &mut [Pair<f32>]) {
+    let q: Pair<f32> = Pair { a: 1.0, b: 2.0 };
+    out[0] = q;
+}
+
+#[kernel]
+pub fn arr(a: Arr<4>, out: &mut [f32]) {
+    out[0] = a.v[0];
 }
 
 fn main() {}

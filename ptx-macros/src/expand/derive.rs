@@ -246,9 +246,7 @@ pub fn derive_device_repr(input: TokenStream) -> TokenStream {
 /// The replay bodies compiled elsewhere fetch to read the fields (see `link`).
 fn replay(input: &syn::DeriveInput, fields: &[&syn::Field], is_union: bool, align: usize, tokens: &TokenStream) -> TokenStream {
     let name = input.ident.to_string();
-    let info = if !input.generics.params.is_empty() {
-        Info::Generic(name)
-    } else {
+    let info = {
         let tuple = fields.iter().any(|f| f.ident.is_none());
         let kind = if is_union {
             StructKind::Union
@@ -265,7 +263,22 @@ fn replay(input: &syn::DeriveInput, fields: &[&syn::Field], is_union: bool, alig
                 (n, f.ty.to_token_stream())
             })
             .collect();
-        Info::Struct(StructInfo { name, kind, align, fields })
+        let def = StructInfo { name, kind, align, fields };
+        if input.generics.params.is_empty() {
+            Info::Struct(def)
+        } else {
+            let params = input
+                .generics
+                .params
+                .iter()
+                .filter_map(|p| match p {
+                    syn::GenericParam::Type(t) => Some(Some(t.ident.to_string())),
+                    syn::GenericParam::Const(_) => Some(None),
+                    syn::GenericParam::Lifetime(_) => None,
+                })
+                .collect();
+            Info::Generic(crate::link::info::GenericStructInfo { params, def })
+        }
     };
     crate::link::replay::emit("repr", &input.ident, &input.vis, tokens, &info)
 }

@@ -60,3 +60,50 @@ pub fn expand_instance(c: Compiled, inst: &Instance) -> TokenStream {
         }
     }
 }
+
+/// `#[device_fn] impl<T: Num> Pair<T> { .. }`: the impl, and per method a replay carrying the
+/// method as written with the impl's generics, next to the type as other methods' replays are
+/// (`Pair__sum__needs_device_fn_impl_in_scope`). Each caller compiles the instances it reaches
+/// (see `front::generic_type`).
+pub fn generic_impl(imp: syn::ItemImpl) -> TokenStream {
+    use crate::link::info::{GenericMethodInfo, Recv};
+    let mut errors = crate::report::Errors::new();
+    if let Some((_, path, _)) = &imp.trait_ {
+        errors.error(path, "`#[device_fn]` impls of traits for generic types are not supported yet: write the method in the generic inherent impl (`impl<T> Pair<T> { fn add(self, o: Self) -> Self { .. } }`), or implement the trait for each concrete type");
+    }
+    let name = match &*imp.self_ty {
+        syn::Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default(),
+        other => {
+            errors.error(other, "a generic `#[device_fn]` impl is for a generic `#[derive(DeviceRepr)]` type named by a path (`impl<T> Pair<T>`)");
+            String::new()
+        }
+    };
+    let mut out = TokenStream::new();
+    if errors.is_empty() {
+        let (params, where_clause) = (&imp.generics, &imp.generics.where_clause);
+        let generics = quote!(fn __generics #params () #where_clause {});
+        let self_ty = &imp.self_ty;
+        for item in &imp.items {
+            let syn::ImplItem::Fn(f) = item else { continue };
+            if !f.sig.generics.params.is_empty() {
+                errors.error(&f.sig.generics, "generic methods are not supported in device code yet: use the impl's parameters");
+                continue;
+            }
+            let recv = match f.sig.inputs.first() {
+                Some(syn::FnArg::Receiver(r)) => Recv::of(r),
+                _ => Recv::Assoc,
+            };
+            let item = quote::ToTokens::to_token_stream(f);
+            let info = Info::GenericMethod(GenericMethodInfo { name: f.sig.ident.to_string(), recv, generics: generics.clone(), self_ty: quote!(#self_ty), item: item.clone() });
+            let export = super::method::replay_name(&name, &f.sig.ident.to_string(), f.sig.ident.span());
+            let vis: syn::Visibility = syn::parse_quote!(pub);
+            out.extend(crate::link::replay::emit("gmethod", &export, &vis, &item, &info));
+        }
+    }
+    let e = errors.to_compile_errors();
+    quote! {
+        #imp
+        #out
+        #e
+    }
+}

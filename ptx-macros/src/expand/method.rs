@@ -130,6 +130,9 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
         }
     }
     let generic = !imp.generics.params.is_empty() || imp.generics.where_clause.is_some();
+    if generic && origin == super::trait_def::Origin::Written {
+        return super::generic::generic_impl(imp);
+    }
     if generic {
         errors.error(&imp.generics, "`#[device_fn]` impls cannot be generic yet: each method is compiled to one PTX function; implement it for each concrete type");
     }
@@ -262,6 +265,7 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
                 syn::ReturnType::Default => None,
                 syn::ReturnType::Type(_, t) => Some(t.to_token_stream()),
             },
+            instance: None,
         });
         let export = replay_name(&anchor_name, &key, f.sig.ident.span());
         let vis: syn::Visibility = syn::parse_quote!(pub);
@@ -384,7 +388,7 @@ impl VisitMut for OutputToType<'_> {
 
 /// `Self` (in types, paths and struct literals) becomes the impl's type, so a method compiles
 /// as a free function would.
-struct SelfToType<'t>(&'t syn::Type);
+pub(crate) struct SelfToType<'t>(pub(crate) &'t syn::Type);
 
 impl VisitMut for SelfToType<'_> {
     fn visit_path_mut(&mut self, path: &mut syn::Path) {

@@ -14,6 +14,7 @@ mod derive;
 mod derive_enum;
 mod device_fn;
 mod generic;
+mod generic_kernel;
 mod index_ops;
 mod kernel;
 mod debuginfo;
@@ -99,6 +100,8 @@ pub struct Compiled {
     pub decls: lower::Decls,
     /// Compile-time checks (type identities, layouts) for the generated module.
     pub checks: Vec<TokenStream>,
+    /// An instance of a generic kernel: its symbol's `Piece::Template` (see `generic_kernel`).
+    pub template: Option<TokenStream>,
 }
 
 fn kind_name(kind: FnKind) -> &'static str {
@@ -128,6 +131,9 @@ fn first_round(kind: FnKind, args: TokenStream, item_tokens: TokenStream) -> Tok
     }
     if kind == FnKind::Device && front::generic::is_generic(&item.sig) {
         return generic::definition(item_tokens, item);
+    }
+    if kind == FnKind::Kernel && (front::generic::is_generic(&item.sig) || generic_kernel::declares_instances(&args)) {
+        return generic_kernel::definition(args, item);
     }
     attrs::take_no_mangle(&mut item.attrs);
     // Keep the function so rustc goes on checking the rest of the crate against it, less what
@@ -233,6 +239,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
     let mut errors = Errors::new();
     let parsed_args = attrs::parse_args(args.clone(), kind, &mut errors);
     let no_mangle = attrs::take_no_mangle(&mut item.attrs);
+    let template = generic_kernel::take_symbol(&mut item.attrs);
     check::ascii_name(&item.sig.ident, &mut errors);
     let sig = Signature::parse(&item.sig, kind, method.map(|m| &m.self_ty), &mut errors);
     let env = Env::new(found);
@@ -260,7 +267,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
             // The `where prim: Trait` bounds an instance keeps are for the front end only.
             let mut plain = inst.item.sig.clone();
             plain.generics = syn::Generics::default();
-            let isig = Signature::parse(&plain, FnKind::Device, None, &mut errors);
+            let isig = Signature::parse(&plain, FnKind::Device, inst.self_ty.as_ref(), &mut errors);
             if let Some(ic) = front::check(&inst.item.block, &isig, &inst.item.sig, &env, &mut needs, &mut errors, false) {
                 work.extend(ic.instances.iter().cloned());
                 instances.push((inst, isig, ic));
@@ -277,7 +284,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         };
         return Round::Done(chain::fetch(&needs.paths, state, found_tokens));
     }
-    let Some(checked) = checked else { return Round::Failed(errors.to_compile_errors()) };
+    let Some(checked) = checked else { return Round::Failed(errors.of_failure("the front end")) };
     if !errors.is_empty() {
         return Round::Failed(errors.to_compile_errors());
     }
@@ -289,7 +296,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         };
         let iargs = Args { target: parsed_args.target, bounds: Default::default(), fmad: parsed_args.fmad, debug: parsed_args.debug };
         let cx = lower::Context { body: &ic.body, infer: &ic.infer, structs: &ic.structs, enums: &ic.enums, kind: FnKind::Device, param_types: &types.params, target: iargs.target, bounds: iargs.bounds, fmad: iargs.fmad, debug: iargs.debug };
-        let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.to_compile_errors()) };
+        let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.of_failure("the lowering")) };
         let mut checks = abi_agreement(&ic.body, &ic, &types);
         let dwarf = debuginfo::unit(&inst.item, &ic, &lowered, FnKind::Device);
         checks.extend(ic.checks);
@@ -309,6 +316,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
             isa: lowered.isa,
             decls: lowered.decls,
             checks,
+            template: None,
         };
         instance_items.extend(generic::expand_instance(compiled, &inst));
     }
@@ -317,7 +325,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         ret: sig.ret.as_ref().map(|(ty, _)| for_inner_module(ty)),
     };
     let cx = lower::Context { body: &checked.body, infer: &checked.infer, structs: &checked.structs, enums: &checked.enums, kind, param_types: &types.params, target: parsed_args.target, bounds: parsed_args.bounds, fmad: parsed_args.fmad, debug: parsed_args.debug };
-    let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.to_compile_errors()) };
+    let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.of_failure("the lowering")) };
     let dwarf = debuginfo::unit(&item, &checked, &lowered, kind);
     let mut checks = abi_agreement(&checked.body, &checked, &types);
     checks.extend(checked.checks);
@@ -341,6 +349,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         isa: lowered.isa,
         decls: lowered.decls,
         checks,
+        template,
     };
     let expanded = match (kind, method) {
         (_, Some(m)) => method::expand(compiled, m),
@@ -385,7 +394,9 @@ fn abi_agreement(body: &Body, checked: &front::Checked, types: &SigTypes) -> Vec
 
 /// `const __SYMBOL: &str`: the plain name under `#[no_mangle]`, else the mangled module path.
 fn symbol_const(c: &Compiled) -> TokenStream {
-    let piece = if c.no_mangle {
+    let piece = if let Some(t) = &c.template {
+        t.clone()
+    } else if c.no_mangle {
         let name = c.item.sig.ident.to_string();
         let name = name.strip_prefix("r#").unwrap_or(&name).to_owned();
         quote!(::ptx_runtime::__private::Piece::Str(#name))

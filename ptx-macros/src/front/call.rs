@@ -77,7 +77,8 @@ impl<'a> Checker<'a> {
         if segs.len() >= 2 && self.env.get(&fetch_path).is_none() && segs[segs.len() - 2].starts_with(|c: char| c.is_ascii_uppercase()) {
             let mut ty_path = path.clone();
             ty_path.segments.pop();
-            let ty_path = strip_generics(&syn::Path { leading_colon: ty_path.leading_colon, segments: ty_path.segments.into_iter().collect() });
+            // `Pair::<f32>::new`: the type's own arguments stay (see `generic_type`).
+            let ty_path = super::generic_type::canonical(&syn::Path { leading_colon: ty_path.leading_colon, segments: ty_path.segments.into_iter().collect() });
             let args: Vec<&syn::Expr> = c.args.iter().collect();
             let name_span = path.segments.last().map(|s| s.ident.span()).unwrap_or(span);
             // `Float::halve(x)` in an instance where a primitive is bound by `Float`.

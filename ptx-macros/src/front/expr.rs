@@ -254,6 +254,13 @@ impl<'a> Checker<'a> {
         if matches!(op, BinOp::Eq | BinOp::Ne) && matches!(self.peel_refs(&lhs.ty), Ty::Sum { .. } | Ty::Tuple(_)) {
             return self.compare_parts(op == BinOp::Eq, lhs, &b.right, span);
         }
+        if op.is_comparison() && matches!(self.peel_refs(&lhs.ty), Ty::Struct(_) | Ty::Named(_)) {
+            let peeled = self.peel_refs(&lhs.ty);
+            if let Ty::Struct(_) = self.describe(&peeled, lhs.span) {
+                // `#[derive(PartialEq, PartialOrd)]`: field by field (see `compare`).
+                return self.struct_compare(op, lhs, &b.right, span, b.op.span());
+            }
+        }
         if let (Some(t), Ty::Struct(_) | Ty::Named(_)) = (super::user_method::op_trait(op, compound), self.peel_refs(&lhs.ty)) {
             // An operator of a `DeviceRepr` type: its `#[device_fn] impl core::ops::..`.
             return self.user_operator(t, lhs, &b.left, Some(&b.right), span, b.op.span());
@@ -618,6 +625,9 @@ impl<'a> Checker<'a> {
         let span = s.span();
         if s.qself.is_some() {
             return self.error(span, "qualified paths are not supported in struct literals; name the struct");
+        }
+        if let Some(e) = self.generic_struct_lit(s) {
+            return e;
         }
         let path = s.path.to_token_stream();
         let named = Ty::Named(Rc::new(super::ty::NamedRef { key: crate::link::key(&path), path }));

@@ -33,6 +33,8 @@ pub struct Instance {
     pub item: syn::ItemFn,
     /// Its `Piece::Template`, nameable from `module`.
     pub symbol: TokenStream,
+    /// For a method of a generic impl: the concrete type its receiver and `Self` are.
+    pub self_ty: Option<syn::Type>,
 }
 
 /// A generic parameter of the callee.
@@ -72,7 +74,7 @@ pub fn set_round(tag: &str) {
     ROUND.with(|r| r.set(h.finish()));
 }
 
-fn module_name(name: &str, key: &str) -> proc_macro2::Ident {
+pub(super) fn module_name(name: &str, key: &str) -> proc_macro2::Ident {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     ROUND.with(|r| r.get()).hash(&mut h);
@@ -147,7 +149,8 @@ impl Checker<'_> {
         // `lerp(0.5, b, t)`).
         let mut pending: HashMap<String, Ty> = HashMap::new();
         for (pt, x) in inputs.iter().zip(&xs) {
-            let t = self.infer.resolve(&x.ty);
+            // Shallow: a literal's type still open is a variable, bound last.
+            let t = self.shallow(&x.ty);
             self.bind(pt, &t, &params, &mut bound, &mut pending);
         }
         for (name, t) in pending {
@@ -227,7 +230,7 @@ impl Checker<'_> {
                 let module = module_name(&info.name, &key);
                 let callee_inner = crate::syntax::rewrite::for_inner_module(&syn::Type::Path(syn::TypePath { qself: None, path: callee }));
                 let symbol = quote!(::ptx_runtime::__private::Piece::Template { path: #callee_inner::__PTX_MODULE, args: &[#(#targs),*] });
-                let i = Instance { key, module, item: inst, symbol };
+                let i = Instance { key, module, item: inst, symbol, self_ty: None };
                 self.instances.push(i.clone());
                 i
             }
@@ -271,13 +274,13 @@ impl Checker<'_> {
                 if !params.iter().any(|q| matches!(q, Param::Type(n) if *n == name)) || bound.contains_key(&name) {
                     return;
                 }
-                match arg {
+                match self.shallow(arg) {
                     Ty::Var(_) => {
                         pending.entry(name).or_insert_with(|| arg.clone());
                     }
                     Ty::Error => {}
                     t => {
-                        bound.insert(name, Arg::Type(t.clone()));
+                        bound.insert(name, Arg::Type(t));
                     }
                 }
             }
@@ -316,7 +319,7 @@ impl Checker<'_> {
     }
 
     /// A type argument as tokens nameable where the caller is, and as a `TemplateArg`.
-    fn type_arg(&mut self, t: &Ty) -> Option<(TokenStream, TokenStream)> {
+    pub(super) fn type_arg(&mut self, t: &Ty) -> Option<(TokenStream, TokenStream)> {
         let p = quote!(::ptx_runtime::__private);
         match self.infer.resolve(t) {
             Ty::Scalar(s) if !matches!(s, Scalar::F16 | Scalar::BF16) => {
@@ -324,7 +327,7 @@ impl Checker<'_> {
                 let code = crate::expand::method::scalar_code(s);
                 Some((quote!(#name), quote!(#p::TemplateArg::Builtin(#code))))
             }
-            Ty::Struct(def) => {
+            Ty::Struct(def) if def.generic.is_none() => {
                 let path = def.path.clone();
                 let ty: syn::Type = syn::parse2(path.clone()).ok()?;
                 let inner = crate::syntax::rewrite::for_inner_module(&ty);
@@ -366,7 +369,7 @@ fn bounds(g: &syn::Generics) -> Vec<(String, syn::Path)> {
 }
 
 /// An integer literal (possibly negated, possibly in braces) as a const generic argument.
-fn const_value(ga: &syn::GenericArgument) -> Option<i128> {
+pub(crate) fn const_value(ga: &syn::GenericArgument) -> Option<i128> {
     fn expr(e: &syn::Expr) -> Option<i128> {
         match e {
             syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse().ok(),
@@ -388,12 +391,22 @@ fn const_value(ga: &syn::GenericArgument) -> Option<i128> {
 
 /// The generic parameters replaced by the arguments: types where a type is written, literals
 /// where a const parameter is used (unsuffixed as an array length, typed as a value).
-struct Subst {
+pub(crate) struct Subst {
     types: HashMap<String, syn::Type>,
     consts: HashMap<String, (i128, &'static str)>,
 }
 
 impl Subst {
+    /// Type parameters, and const parameters with their value and type's Itanium code.
+    pub(crate) fn new(types: HashMap<String, syn::Type>, consts: HashMap<String, (i128, &'static str)>) -> Subst {
+        Subst { types, consts }
+    }
+
+    /// Type parameters only.
+    pub(super) fn types(types: HashMap<String, syn::Type>) -> Subst {
+        Subst { types, consts: HashMap::new() }
+    }
+
     fn literal(&self, name: &str, typed: bool) -> Option<syn::Expr> {
         let (v, code) = *self.consts.get(name)?;
         let suffix = match code {
@@ -473,9 +486,9 @@ impl VisitMut for Subst {
 /// generated module re-exports its scope): types, called functions, struct literals, paths of
 /// two or more segments and constants (`UPPER_CASE`); not locals, primitives, the generic
 /// parameters or names the caller writes itself.
-struct ThroughCalleeBody<'p> {
-    callee: &'p syn::Path,
-    known: &'p HashSet<String>,
+pub(super) struct ThroughCalleeBody<'p> {
+    pub(super) callee: &'p syn::Path,
+    pub(super) known: &'p HashSet<String>,
 }
 
 impl ThroughCalleeBody<'_> {

@@ -182,8 +182,7 @@ impl<'a> Checker<'a> {
                 self.errors.error(p, msg);
                 return Ty::Error;
             }
-            self.errors.error(&last.arguments, "generic types are not supported in device code: the macro compiles one layout per type; write a non-generic `#[repr(C)]` struct");
-            return Ty::Error;
+            return self.generic_named(p, pos, in_pointer);
         }
         let path = p.path.to_token_stream();
         let named = Ty::Named(Rc::new(NamedRef { key: crate::link::key(&path), path }));
@@ -262,7 +261,7 @@ impl<'a> Checker<'a> {
             return Ty::Struct(def.clone());
         }
         match self.env.get(&n.path).cloned() {
-            Some(Info::Struct(info)) => match self.build_struct(&n.path, &info, span) {
+            Some(Info::Struct(info)) => match self.build_struct(&n.path, &info, span, None) {
                 Some(def) => {
                     self.structs.insert(n.key.clone(), def.clone());
                     Ty::Struct(def)
@@ -270,8 +269,9 @@ impl<'a> Checker<'a> {
                 None => Ty::Error,
             },
             Some(Info::Enum(info)) => self.enum_type(&n.path, &info),
-            Some(Info::Generic(name)) => {
-                self.errors.at(span, format!("`{name}` is generic: device code needs one layout per type; write a non-generic `#[repr(C)]` struct"));
+            Some(Info::Generic(g)) => {
+                let name = &g.def.name;
+                self.errors.at(span, format!("`{name}` is generic: write its arguments (`{name}<f32>`)"));
                 Ty::Error
             }
             Some(_) => {
@@ -279,13 +279,16 @@ impl<'a> Checker<'a> {
                 Ty::Error
             }
             None => {
+                if let Some(t) = self.describe_generic(n, span) {
+                    return t;
+                }
                 self.needs.need(&n.path);
                 Ty::Error
             }
         }
     }
 
-    fn build_struct(&mut self, path: &TokenStream, info: &StructInfo, span: Span) -> Option<Rc<StructDef>> {
+    pub(super) fn build_struct(&mut self, path: &TokenStream, info: &StructInfo, span: Span, generic: Option<Rc<super::ty::GenericArgs>>) -> Option<Rc<StructDef>> {
         let mut fields = Vec::new();
         let mut layout = StructLayout::new(info.align);
         let mut union = Layout::new(0, if info.align == 0 { 1 } else { info.align });
@@ -328,6 +331,6 @@ impl<'a> Checker<'a> {
                 );
             });
         }
-        Some(Rc::new(StructDef { name: info.name.clone(), path: path.clone(), kind: info.kind, fields, layout }))
+        Some(Rc::new(StructDef { name: info.name.clone(), path: path.clone(), kind: info.kind, fields, layout, generic }))
     }
 }

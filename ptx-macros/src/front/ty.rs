@@ -148,6 +148,18 @@ pub struct StructDef {
     pub kind: StructKind,
     pub fields: Vec<Field>,
     pub layout: Layout,
+    /// An instance of a generic type (`Pair<f32>`): its own name and arguments.
+    pub generic: Option<Rc<GenericArgs>>,
+}
+
+/// The arguments of an instance of a generic `DeviceRepr` type (see `front::generic_type`).
+#[derive(Debug)]
+pub struct GenericArgs {
+    /// The type's own name (`Pair`): its methods' replays are named by it.
+    pub base: String,
+    pub args: Vec<Ty>,
+    /// The arguments as the item being compiled names them.
+    pub tokens: Vec<TokenStream>,
 }
 
 #[derive(Debug)]
@@ -178,6 +190,11 @@ fn member_layout(t: &Ty) -> Option<Layout> {
 }
 
 impl StructDef {
+    /// The type's name without its generic arguments.
+    pub fn base_name(&self) -> &str {
+        self.generic.as_ref().map_or(&self.name, |g| &g.base)
+    }
+
     pub fn field(&self, name: &str) -> Option<usize> {
         self.fields.iter().position(|f| f.name == name)
     }

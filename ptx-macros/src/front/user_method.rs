@@ -24,6 +24,7 @@ impl<'a> Checker<'a> {
         let path = method_path(def, key, span);
         match self.env.get(&path).cloned() {
             Some(Info::Method(m)) => Some(m),
+            Some(Info::GenericMethod(g)) => self.instantiate_method(def, &g, span),
             Some(_) => {
                 self.errors.at(span, format!("`{}` is not a method of `{}`", key, def.name));
                 None
@@ -114,7 +115,7 @@ impl<'a> Checker<'a> {
             (Some(t), _) => self.method_type(t, &def),
             (None, _) => Ty::Unit,
         };
-        let callee = Rc::new(Callee { path: def.path.clone(), assoc: Some(info.name.clone()), ret: ret.clone() });
+        let callee = Rc::new(method_callee(&def, &info, ret.clone()));
         let mut all = vec![recv];
         all.extend(args);
         let call = Expr { kind: ExprKind::Call { callee, args: all }, ty: ret, span };
@@ -149,7 +150,7 @@ impl<'a> Checker<'a> {
                     Some(t) => self.method_type(t, &def),
                     None => Ty::Unit,
                 };
-                let callee = Rc::new(Callee { path: def.path.clone(), assoc: Some(info.name.clone()), ret: ret.clone() });
+                let callee = Rc::new(method_callee(&def, &info, ret.clone()));
                 Expr { kind: ExprKind::Call { callee, args }, ty: ret, span }
             }
             Recv::Mut => self.error(name_span, format!("call `&mut self` methods with method syntax (`v.{name}(..)`): the receiver is written back to its place")),
@@ -282,7 +283,7 @@ pub fn op_trait(op: super::hir::BinOp, compound: bool) -> Option<&'static str> {
 /// Where a method's replay is: next to its type, under [`replay_name`], spanned at the call so
 /// a missing one is reported there.
 fn method_path(def: &StructDef, key: &str, span: Span) -> TokenStream {
-    let name = replay_name(&def.name, key, span);
+    let name = replay_name(def.base_name(), key, span);
     match syn::parse2::<syn::Path>(def.path.clone()) {
         Ok(mut p) if p.segments.len() > 1 => {
             p.segments.pop();
@@ -291,6 +292,15 @@ fn method_path(def: &StructDef, key: &str, span: Span) -> TokenStream {
             quote!(#lead #(#module ::)* #name)
         }
         _ => quote!(#name),
+    }
+}
+
+/// The function a method call calls: the method's node next to its type, or the instance of a
+/// generic impl's method the body compiles (see `generic_type`).
+fn method_callee(def: &StructDef, info: &MethodInfo, ret: Ty) -> Callee {
+    match &info.instance {
+        Some(module) => Callee { path: module.clone(), assoc: None, ret },
+        None => Callee { path: def.path.clone(), assoc: Some(info.name.clone()), ret },
     }
 }
 

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! @struct Name named|tuple|union ALIGN { field [Ty] field [Ty] ... }
-//! @generic Name
+//! @generic Name (T U) { @struct Name named|tuple ALIGN { field [Ty] ... } }
+//! @generic_method name by_value|by_ref|by_mut|assoc {impl generics} {Self type} { item }
 //! @fn name ( [Ty] [Ty] ... ) [Ret]          // [] for `()`
 //! @api name
 //! @method name by_value|by_ref|by_mut|assoc ( [Ty] ... ) [Ret]
@@ -19,8 +20,9 @@ use proc_macro2::{Delimiter, TokenStream, TokenTree};
 #[derive(Clone, Debug)]
 pub enum Info {
     Struct(StructInfo),
-    /// A generic `DeviceRepr` type: its fields depend on parameters the macro cannot see.
-    Generic(String),
+    /// A generic `DeviceRepr` type: its type parameters and its fields as written (in terms of
+    /// them); each use names the arguments (`Pair<f32>`), see `front::generic_type`.
+    Generic(GenericStructInfo),
     Fn(FnInfo),
     /// A device-API function of `ptx-runtime`, by name.
     Api(String),
@@ -31,6 +33,28 @@ pub enum Info {
     GenericFn(GenericFnInfo),
     /// A C-like `DeviceRepr` enum (see `expand::derive_enum`).
     Enum(EnumInfo),
+    /// A method of a generic `#[device_fn] impl<T> Pair<T>`: instantiated by each caller (see
+    /// `front::generic_type`).
+    GenericMethod(GenericMethodInfo),
+}
+
+/// A generic `DeviceRepr` struct: its type parameters (a const parameter is `None`: not
+/// supported yet) and its fields with the parameters as written.
+#[derive(Clone, Debug)]
+pub struct GenericStructInfo {
+    pub params: Vec<Option<String>>,
+    pub def: StructInfo,
+}
+
+/// A method of a generic impl: the impl's generics, its self type and the method as written
+/// (`Self` left for the instance to fill in).
+#[derive(Clone, Debug)]
+pub struct GenericMethodInfo {
+    pub name: String,
+    pub recv: Recv,
+    pub generics: TokenStream,
+    pub self_ty: TokenStream,
+    pub item: TokenStream,
 }
 
 /// A generic `#[device_fn]`: its name and its tokens as written (signature, bounds, body).
@@ -96,6 +120,9 @@ pub struct MethodInfo {
     /// The parameters after the receiver.
     pub params: Vec<TokenStream>,
     pub ret: Option<TokenStream>,
+    /// For a method of a generic impl: the instance module the caller compiles it in (never
+    /// in a replay).
+    pub instance: Option<TokenStream>,
 }
 
 #[derive(Clone, Debug)]
@@ -135,9 +162,20 @@ pub fn write(info: &Info) -> TokenStream {
             });
             quote!(@struct #name #kind #align { #(#fields)* })
         }
-        Info::Generic(n) => {
-            let name = format_ident!("{}", n);
-            quote!(@generic #name)
+        Info::Generic(g) => {
+            let name = format_ident!("{}", g.def.name);
+            let params = g.params.iter().map(|p| match p {
+                Some(p) => format_ident!("{}", p),
+                None => format_ident!("const"),
+            });
+            let def = write(&Info::Struct(g.def.clone()));
+            quote!(@generic #name (#(#params)*) { #def })
+        }
+        Info::GenericMethod(m) => {
+            let name = format_ident!("{}", m.name);
+            let recv = format_ident!("{}", m.recv.name());
+            let (g, t, item) = (&m.generics, &m.self_ty, &m.item);
+            quote!(@generic_method #name #recv {#g} {#t} {#item})
         }
         Info::Fn(f) => {
             let name = format_ident!("{}", f.name);
@@ -203,7 +241,23 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                 }
                 Some(Info::Struct(StructInfo { name, kind, align, fields }))
             }
-            "generic" => Some(Info::Generic(ident(it.next()?)?)),
+            "generic" => {
+                let _name = ident(it.next()?)?;
+                let params = group(it.next()?, Delimiter::Parenthesis)?
+                    .into_iter()
+                    .map(|t| ident(t).map(|p| (p != "const").then_some(p)))
+                    .collect::<Option<Vec<_>>>()?;
+                let Info::Struct(def) = parse(group(it.next()?, Delimiter::Brace)?)? else { return None };
+                Some(Info::Generic(GenericStructInfo { params, def }))
+            }
+            "generic_method" => {
+                let name = ident(it.next()?)?;
+                let recv = Recv::parse(&ident(it.next()?)?)?;
+                let generics = group(it.next()?, Delimiter::Brace)?;
+                let self_ty = group(it.next()?, Delimiter::Brace)?;
+                let item = group(it.next()?, Delimiter::Brace)?;
+                Some(Info::GenericMethod(GenericMethodInfo { name, recv, generics, self_ty, item }))
+            }
             "fn" => {
                 let name = ident(it.next()?)?;
                 let params = group(it.next()?, Delimiter::Parenthesis)?
@@ -224,7 +278,7 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                     .collect::<Option<Vec<_>>>()?;
                 let ret = group(it.next()?, Delimiter::Bracket)?;
                 let ret = if ret.is_empty() { None } else { Some(ret) };
-                Some(Info::Method(MethodInfo { name, recv, params, ret }))
+                Some(Info::Method(MethodInfo { name, recv, params, ret, instance: None }))
             }
             "generic_fn" => {
                 let name = ident(it.next()?)?;
@@ -304,7 +358,7 @@ mod tests {
         let Some(Info::Fn(back)) = parse(write(&f)) else { panic!() };
         assert_eq!(back.params.len(), 2);
         assert!(back.ret.is_none());
-        let m = Info::Method(MethodInfo { name: "dot".into(), recv: Recv::Ref, params: vec![quote!(Vec3)], ret: Some(quote!(f32)) });
+        let m = Info::Method(MethodInfo { name: "dot".into(), recv: Recv::Ref, params: vec![quote!(Vec3)], ret: Some(quote!(f32)), instance: None });
         let Some(Info::Method(back)) = parse(write(&m)) else { panic!() };
         assert_eq!((back.name.as_str(), back.recv, back.params.len()), ("dot", Recv::Ref, 1));
         let e = Info::Enum(EnumInfo { name: "Op".into(), repr: ptx_abi::Scalar::I8, variants: vec![("Add".into(), 0), ("Neg".into(), -128)] });

@@ -117,7 +117,10 @@ pub fn lower(cx: &Context, errors: &mut Errors) -> Option<Lowered> {
             continue;
         }
         if errors.len() > before {
-            // Lowering errors after the first are most likely consequences of it.
+            // Lowering errors after the first are most likely consequences of it (a value
+            // with no device layout is refused where it is made and again where it is
+            // stored); the rules that can fail here belong in the front end, where a failed
+            // expression has the type `Error` and one problem is one error.
             errors.truncate(before + 1);
             return None;
         }
@@ -134,6 +137,8 @@ pub fn lower(cx: &Context, errors: &mut Errors) -> Option<Lowered> {
         }
         return Some(Lowered { func, callees: callees.into_iter().map(|(_, p)| p).collect(), isa, decls, debug: vars });
     }
+    // No module without an error.
+    errors.at(proc_macro2::Span::call_site(), "internal: the lowering did not settle on the memory spaces of its pointers after 8 rounds; please report this function");
     None
 }
 

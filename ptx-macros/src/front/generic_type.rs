@@ -1,0 +1,333 @@
+//! Generic `DeviceRepr` types and the methods of generic impls, monomorphized in the caller.
+//!
+//! `#[derive(DeviceRepr)] struct Pair<T> { a: T, b: T }` leaves a replay with its type
+//! parameters and its fields as written (`@generic Pair (T) { @struct .. }`). A body naming
+//! `Pair<f32>` (a local's type, a parameter, a slice element, `Pair::<f32>::new`, a struct
+//! literal whose fields fix `T`) describes that instance: the fields with the arguments
+//! substituted, laid out as any struct (rustc's layout of `Pair<f32>` is asserted equal). Two
+//! instances are different types (`Pair<f32>` is not `Pair<f64>`).
+//!
+//! `#[device_fn] impl<T: Num> Pair<T> { .. }` leaves, per method, a replay carrying the method
+//! as written with the impl's generics (`@generic_method`, next to the type as other methods'
+//! replays are). A call on a `Pair<f32>` binds `T` from the receiver's type and makes an
+//! [`Instance`] of the method as `front::generic` does for a generic function: compiled in the
+//! caller's round, with its receiver and `Self` the concrete type, and named as nvcc names the
+//! member of the class template instance (`krate::geo::Pair<float>::sum() const` is
+//! `_ZNK5krate3geo4PairIfE3sumE`, `ptx_abi::template::write_member_template`).
+
+use super::generic::{Instance, Subst, ThroughCalleeBody};
+use super::hir::{Expr, ExprKind};
+use super::ty::{GenericArgs, NamedRef, StructDef, Ty};
+use super::{Checker, Position};
+use crate::link::info::{GenericMethodInfo, Info, MethodInfo, Recv, StructInfo};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
+
+/// `a::Pair::<f32>` as a type: `a::Pair<f32>` (the arguments of the last segment kept, without
+/// turbofish; those of other segments dropped).
+pub fn canonical(path: &syn::Path) -> TokenStream {
+    let mut p = path.clone();
+    let n = p.segments.len();
+    for (i, s) in p.segments.iter_mut().enumerate() {
+        match &mut s.arguments {
+            syn::PathArguments::AngleBracketed(ab) if i + 1 == n => ab.colon2_token = None,
+            a => *a = syn::PathArguments::None,
+        }
+    }
+    p.to_token_stream()
+}
+
+/// The type at `path` written so it reads as a type and as an expression (`a::Pair::<f32>`).
+fn turbofish(path: &TokenStream) -> Option<syn::Type> {
+    let mut p: syn::Path = syn::parse2(path.clone()).ok()?;
+    for s in &mut p.segments {
+        if let syn::PathArguments::AngleBracketed(ab) = &mut s.arguments {
+            ab.colon2_token = Some(Default::default());
+        }
+    }
+    Some(syn::Type::Path(syn::TypePath { qself: None, path: p }))
+}
+
+/// The path without the last segment's arguments, and those arguments.
+fn split(path: &syn::Path) -> Option<(TokenStream, Vec<syn::GenericArgument>)> {
+    let last = path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(ab) = &last.arguments else { return None };
+    let args = ab.args.iter().filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_))).cloned().collect();
+    Some((super::call::strip_generics(path), args))
+}
+
+impl Checker<'_> {
+    /// `Pair<f32>` written as a type (see [`Checker::describe_generic`]).
+    pub(super) fn generic_named(&mut self, p: &syn::TypePath, pos: Position, in_pointer: bool) -> Ty {
+        let path = canonical(&p.path);
+        let named = Ty::Named(Rc::new(NamedRef { key: crate::link::key(&path), path }));
+        let fetched = split(&p.path).is_some_and(|(base, _)| self.env.get(&base).is_some());
+        if in_pointer || pos == Position::Signature && !fetched {
+            return named;
+        }
+        self.describe(&named, p.span())
+    }
+
+    /// The description of a named type with arguments (`Pair<f32>`), fetching the generic
+    /// type's replay when it is not known yet; `None` when the path has no arguments.
+    pub(super) fn describe_generic(&mut self, n: &NamedRef, span: Span) -> Option<Ty> {
+        let path: syn::Path = syn::parse2(n.path.clone()).ok()?;
+        let (base, args) = split(&path)?;
+        let g = match self.env.get(&base).cloned() {
+            Some(Info::Generic(g)) => g,
+            Some(_) => {
+                self.errors.at(span, format!("`{base}` is not a generic type: remove its arguments"));
+                return Some(Ty::Error);
+            }
+            None => {
+                self.needs.need(&base);
+                return Some(Ty::Error);
+            }
+        };
+        let name = &g.def.name;
+        if g.params.iter().any(Option::is_none) {
+            self.errors.at(span, format!("`{name}` has const parameters, which `DeviceRepr` types cannot have in device code yet: use a type parameter, or an array of a fixed length"));
+            return Some(Ty::Error);
+        }
+        if args.len() != g.params.len() {
+            self.errors.at(span, format!("`{name}` takes {} type argument(s) but {} were given", g.params.len(), args.len()));
+            return Some(Ty::Error);
+        }
+        let mut tys = Vec::new();
+        let mut tokens = Vec::new();
+        let mut map = HashMap::new();
+        for (a, p) in args.iter().zip(&g.params) {
+            let syn::GenericArgument::Type(t) = a else {
+                self.errors.at(a.span(), format!("`{name}` takes types as arguments"));
+                return Some(Ty::Error);
+            };
+            let ty = self.resolve_type(t, Position::Body);
+            let ty = self.describe(&ty, t.span());
+            if matches!(ty, Ty::Error) {
+                return Some(Ty::Error);
+            }
+            let t = match t {
+                syn::Type::Path(tp) if tp.qself.is_none() => syn::parse2(canonical(&tp.path)).unwrap_or_else(|_| t.clone()),
+                t => t.clone(),
+            };
+            tys.push(ty);
+            tokens.push(t.to_token_stream());
+            map.insert(p.clone().unwrap_or_default(), t);
+        }
+        let mut subst = Subst::types(map);
+        let fields = g
+            .def
+            .fields
+            .iter()
+            .map(|(f, t)| {
+                let t = match syn::parse2::<syn::Type>(t.clone()) {
+                    Ok(mut t) => {
+                        subst.visit_type_mut(&mut t);
+                        t.to_token_stream()
+                    }
+                    Err(_) => t.clone(),
+                };
+                (f.clone(), t)
+            })
+            .collect();
+        let shown: Vec<String> = tys.iter().map(|t| self.infer.resolve(t).to_string()).collect();
+        let info = StructInfo { name: format!("{name}<{}>", shown.join(", ")), kind: g.def.kind, align: g.def.align, fields };
+        let path = canonical(&path);
+        let generic = Rc::new(GenericArgs { base: name.clone(), args: tys, tokens });
+        let def = self.build_struct(&path, &info, span, Some(generic))?;
+        self.structs.insert(n.key.clone(), def.clone());
+        self.structs.insert(crate::link::key(&path), def.clone());
+        Some(Ty::Struct(def))
+    }
+
+    /// A struct literal of a generic type without arguments (`Pair { a: 1.0f32, b: 2.0 }`):
+    /// the arguments from the fields declared as a bare parameter, as rustc infers them from
+    /// the fields whose types are known (a suffixed literal, a typed value). `None`: not such
+    /// a literal.
+    pub fn generic_struct_lit(&mut self, s: &syn::ExprStruct) -> Option<Expr> {
+        if s.qself.is_some() || !s.path.segments.last()?.arguments.is_empty() {
+            return None;
+        }
+        let Some(Info::Generic(g)) = self.env.get(&s.path.to_token_stream()).cloned() else { return None };
+        let span = s.span();
+        let mut xs = Vec::new();
+        for f in &s.fields {
+            let name = match &f.member {
+                syn::Member::Named(i) => i.to_string(),
+                syn::Member::Unnamed(i) => i.index.to_string(),
+            };
+            xs.push((name, f.member.span(), self.expr(&f.expr)));
+        }
+        let mut bound: HashMap<String, syn::Type> = HashMap::new();
+        for (name, _, x) in &xs {
+            let Some((_, t)) = g.def.fields.iter().find(|(n, _)| n == name) else { continue };
+            let Ok(syn::Type::Path(tp)) = syn::parse2::<syn::Type>(t.clone()) else { continue };
+            let Some(id) = tp.path.get_ident().map(|i| i.to_string()) else { continue };
+            if !g.params.iter().any(|p| p.as_deref() == Some(&id)) || bound.contains_key(&id) {
+                continue;
+            }
+            // A literal whose type is still open binds nothing: rustc would take it from the
+            // context, which this check does not see.
+            let t = self.shallow(&x.ty);
+            if let Some(tokens) = concrete_tokens(&t) {
+                if let Ok(ty) = syn::parse2(tokens) {
+                    bound.insert(id, ty);
+                }
+            }
+        }
+        let name = &g.def.name;
+        let mut args = Vec::new();
+        for p in &g.params {
+            match p.as_ref().and_then(|p| bound.get(p)) {
+                Some(t) => args.push(t.clone()),
+                None => return Some(self.error(s.path.span(), format!("cannot infer the type arguments of `{name}` from its fields: write them (`{name}::<f32> {{ .. }}`)"))),
+            }
+        }
+        let mut path = s.path.clone();
+        if let Some(last) = path.segments.last_mut() {
+            last.arguments = syn::PathArguments::AngleBracketed(syn::parse_quote!(<#(#args),*>));
+        }
+        let path = canonical(&path);
+        let named = Ty::Named(Rc::new(NamedRef { key: crate::link::key(&path), path }));
+        let Ty::Struct(def) = self.describe(&named, s.path.span()) else { return Some(self.error_expr(span)) };
+        let mut fields = Vec::new();
+        for (name, fspan, x) in xs {
+            match def.field(&name) {
+                Some(i) => {
+                    self.expect(x.span, &def.fields[i].ty, &x.ty);
+                    fields.push((i, x));
+                }
+                None => self.errors.at(fspan, format!("`{}` has no field `{name}`", def.name)),
+            }
+        }
+        let base = s.rest.as_ref().map(|r| {
+            let b = self.expr(r);
+            self.expect(b.span, &Ty::Struct(def.clone()), &b.ty);
+            Box::new(b)
+        });
+        Some(Expr { kind: ExprKind::Struct { def: def.clone(), fields, base }, ty: Ty::Struct(def), span })
+    }
+
+    /// The method `g` of a generic impl for the instance `def` (`Pair<f32>`): the impl's
+    /// parameters bound from `def`'s arguments, its instance made (once per body), and its
+    /// signature for the call, whose callee is the instance.
+    pub(super) fn instantiate_method(&mut self, def: &StructDef, g: &GenericMethodInfo, span: Span) -> Option<MethodInfo> {
+        let Some(ga) = def.generic.clone() else {
+            self.errors.at(span, format!("internal: `{}` has a generic method but is not generic", def.name));
+            return None;
+        };
+        let (Ok(generics), Ok(self_ty), Ok(method)) = (syn::parse2::<syn::ItemFn>(g.generics.clone()), syn::parse2::<syn::Type>(g.self_ty.clone()), syn::parse2::<syn::ImplItemFn>(g.item.clone())) else {
+            self.errors.at(span, format!("internal: the replay of `{}::{}` does not parse", ga.base, g.name));
+            return None;
+        };
+        // `impl<T, U> Pair<T, U>`: each argument of the self type is one of the impl's parameters.
+        let params: Vec<String> = generics
+            .sig
+            .generics
+            .params
+            .iter()
+            .filter_map(|p| match p {
+                syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+                _ => None,
+            })
+            .collect();
+        let self_args: Vec<Option<String>> = match &self_ty {
+            syn::Type::Path(tp) => match tp.path.segments.last().map(|s| &s.arguments) {
+                Some(syn::PathArguments::AngleBracketed(ab)) => ab
+                    .args
+                    .iter()
+                    .map(|a| match a {
+                        syn::GenericArgument::Type(syn::Type::Path(p)) => p.path.get_ident().map(|i| i.to_string()),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        let mut map = HashMap::new();
+        for (i, a) in self_args.iter().enumerate() {
+            match (a, ga.tokens.get(i)) {
+                (Some(p), Some(t)) if params.contains(p) => {
+                    map.insert(p.clone(), syn::parse2::<syn::Type>(t.clone()).ok()?);
+                }
+                _ => {
+                    self.errors.at(span, format!("the generic impl of `{}` must be `impl<T, ..> {}<T, ..>`, each parameter an argument of the type", ga.base, ga.base));
+                    return None;
+                }
+            }
+        }
+        if let Some(p) = params.iter().find(|p| !map.contains_key(*p)) {
+            self.errors.at(span, format!("the parameter `{p}` of the impl of `{}` is not an argument of the type, so a call cannot bind it", ga.base));
+            return None;
+        }
+        let shown: Vec<String> = ga.args.iter().map(|t| self.infer.resolve(t).to_string()).collect();
+        let key = format!("{}::{}<{}>", crate::link::key(&def.path), g.name, shown.join(","));
+        let module = super::generic::module_name(&format!("{}_{}", ga.base, g.name), &key);
+        if !self.instances.iter().any(|i| i.key == key) {
+            let mut targs = Vec::new();
+            for t in &ga.args.clone() {
+                let Some((_, targ)) = self.type_arg(t) else {
+                    let shown = self.infer.resolve(t);
+                    self.errors.at(span, format!("`{shown}` cannot be an argument of a generic type with device methods yet: use a primitive or a non-generic `DeviceRepr` struct"));
+                    return None;
+                };
+                targs.push(targ);
+            }
+            let concrete = turbofish(&def.path)?;
+            let mut item = syn::ItemFn { attrs: method.attrs.clone(), vis: syn::Visibility::Inherited, sig: method.sig.clone(), block: Box::new(method.block.clone()) };
+            // Paths as the impl wrote them, named through the type's module; then the
+            // parameters and `Self`.
+            if let Ok(mut module_path) = syn::parse2::<syn::Path>(super::call::strip_generics(&syn::parse2(def.path.clone()).ok()?)) {
+                module_path.segments.pop();
+                if let Some(p) = module_path.segments.pop() {
+                    module_path.segments.push(p.into_value());
+                    let mut known: HashSet<String> = self.mentioned.clone();
+                    known.extend(params.iter().cloned());
+                    ThroughCalleeBody { callee: &module_path, known: &known }.visit_item_fn_mut(&mut item);
+                }
+            }
+            Subst::types(map).visit_item_fn_mut(&mut item);
+            crate::expand::method::SelfToType(&concrete).visit_item_fn_mut(&mut item);
+            let inner = crate::syntax::rewrite::for_inner_module(&concrete);
+            let (class, name) = (&ga.base, &g.name);
+            let konst = matches!(g.recv, Recv::Value | Recv::Ref);
+            let symbol = quote!(::ptx_runtime::__private::Piece::MemberTemplate {
+                path: <#inner as ::ptx_runtime::DeviceRepr>::MODULE_PATH, class: #class, args: &[#(#targs),*], name: #name, konst: #konst,
+            });
+            self.instances.push(Instance { key: key.clone(), module: module.clone(), item, symbol, self_ty: Some(concrete) });
+        }
+        let inst = self.instances.iter().find(|i| i.key == key)?;
+        let params = inst
+            .item
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|a| match a {
+                syn::FnArg::Typed(pt) => Some(pt.ty.to_token_stream()),
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        let ret = match &inst.item.sig.output {
+            syn::ReturnType::Default => None,
+            syn::ReturnType::Type(_, t) => Some(t.to_token_stream()),
+        };
+        Some(MethodInfo { name: g.name.clone(), recv: g.recv, params, ret, instance: Some(quote!(#module)) })
+    }
+}
+
+/// A concrete type as tokens nameable where the body is.
+fn concrete_tokens(t: &Ty) -> Option<TokenStream> {
+    match t {
+        Ty::Scalar(s) => {
+            let name = format_ident!("{}", super::ty::scalar_name(*s));
+            Some(quote!(#name))
+        }
+        Ty::Struct(def) => Some(def.path.clone()),
+        _ => None,
+    }
+}
