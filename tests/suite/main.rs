@@ -11,6 +11,7 @@ mod body_corpus;
 mod body_exec;
 mod body_fmad;
 mod body_hoist;
+mod body_iter;
 mod body_generics;
 mod body_math;
 mod body_methods;
