@@ -5,8 +5,9 @@
 //! parameters bound to the arguments (so it is compiled as if written at the call). A `move`
 //! closure copies what it names when it is defined (its own state, kept across calls); any
 //! other sees the variables themselves, as its borrows do (rustc forbids changing them while
-//! the closure lives). A closure named anywhere but in a call or an iterator adapter's argument
-//! escapes, which is an error.
+//! the closure lives). A closure named anywhere but in a call, an iterator adapter's argument or a
+//! generic device function's argument escapes, which is an error. A generic device function
+//! called with a closure is inlined at the call (`generic_closure_call`), which is an error.
 //!
 //! The items of an iterator chain are bound as *views* (a local holding the value a shared
 //! reference points to: `*x` is `x`) or *aliases* (a name for a place, `iter_mut`'s
@@ -22,7 +23,7 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use syn::spanned::Spanned;
 
-pub const ESCAPES: &str = "this closure escapes: device code inlines a closure where it is called, so a closure can only be bound to a local (`let f = |x| ...;`) and called, or written as the argument of an iterator adapter (`map`, `filter`, `fold`, ...); it cannot be stored, returned, copied or passed to a function (make the function a `#[device_fn]` and call it, or inline the code)";
+pub const ESCAPES: &str = "this closure escapes: device code inlines a closure where it is called, so a closure can only be bound to a local (`let f = |x| ...;`) and called, or passed to an iterator adapter (`map`, `filter`, `fold`, ...) or to a generic `#[device_fn]` with an `F: Fn(..)` bound; it cannot be stored, returned, copied or passed to a plain function (make that function generic over `F: Fn(..)`, or inline the code)";
 
 type Scopes = Vec<HashMap<String, LocalId>>;
 
@@ -275,7 +276,7 @@ impl<'a> Checker<'a> {
         let mut named = TypeNames(Vec::new());
         syn::visit::Visit::visit_block(&mut named, &item.block);
         if let Some(t) = named.0.iter().find(|n| tparams.contains(n)) {
-            return Some(self.error(span, format!("`{}` is called with a closure, so it is inlined here, and its body names its type parameter `{t}`: such a body may name only its parameters (take the values, or write the type)", info.name)));
+            return Some(self.error(span, format!("`{}` is called with a closure, so it is inlined here, and its body names its type parameter `{t}`, which an inlined body is checked without: leave the type to inference there (`let acc = init;`, not `let acc: {t} = init;`)", info.name)));
         }
         let mut known: HashSet<String> = self.mentioned.clone();
         known.extend(tparams.iter().cloned());
