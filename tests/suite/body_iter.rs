@@ -31,6 +31,12 @@ pub fn it_sources(x: &[f32], y: &[u32], out: &mut [f32]) {
     for v in arr.into_iter() {
         a -= v;
     }
+    // By value: the loop sees the array as it was (a copy), not the body's writes.
+    let mut grow = [row[1], row[2], row[3]];
+    for v in grow {
+        grow[2] += v;
+        a += grow[2] * 0.25 + v;
+    }
     let mut loc = [0.0f32; 4];
     for (i, v) in loc.iter_mut().enumerate() {
         *v = row[i] + i as f32;

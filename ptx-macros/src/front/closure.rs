@@ -44,11 +44,13 @@ pub struct Natural {
     pub defs: Vec<Rc<ClosureDef>>,
     /// Where the chain or closure being written is (the span of the code generated for it).
     pub span: Span,
+    /// Generic functions being inlined for closures, innermost last (recursion is refused).
+    pub inlining: Vec<String>,
 }
 
 impl Default for Natural {
     fn default() -> Self {
-        Natural { next: 0, views: HashSet::new(), aliases: HashMap::new(), closures: HashMap::new(), defs: Vec::new(), span: Span::call_site() }
+        Natural { next: 0, views: HashSet::new(), aliases: HashMap::new(), closures: HashMap::new(), defs: Vec::new(), span: Span::call_site(), inlining: Vec::new() }
     }
 }
 
@@ -113,7 +115,7 @@ impl<'a> Checker<'a> {
                 }
                 let (ty, span) = (self.local(id).ty.clone(), self.local(id).span);
                 self.push_scope();
-                let copy = self.declare(&format!("__ptx_cap_{n}"), ty.clone(), true, span);
+                let copy = self.declare(&format!("__ptx_cap{}", copied.len()), ty.clone(), true, span);
                 self.pop_scope();
                 if self.natural.views.contains(&id) {
                     self.natural.views.insert(copy);
@@ -327,7 +329,13 @@ impl<'a> Checker<'a> {
         let mut r = Returns { label: label.clone(), found: false };
         syn::visit_mut::VisitMut::visit_block_mut(&mut r, &mut block);
         let body: syn::Expr = syn::parse_quote_spanned!(span=> #label: #block);
+        let key = crate::link::key(fetch_path);
+        if self.natural.inlining.contains(&key) {
+            return Some(self.error(span, format!("`{}` calls itself with a closure, which cannot be inlined: pass the values the closure computes, or write the recursion as a loop", info.name)));
+        }
+        self.natural.inlining.push(key);
         let value = self.in_scopes(vec![frame], |c| c.expr(&body));
+        self.natural.inlining.pop();
         // The declared result type, where it names no type parameter.
         if let syn::ReturnType::Type(_, t) = &item.sig.output {
             let mut names = TypeNames(Vec::new());

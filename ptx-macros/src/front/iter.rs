@@ -228,6 +228,7 @@ impl<'a> Checker<'a> {
 
     /// A slice or array iterated over: the name its elements are read through, and how.
     fn seq_source(&mut self, g: &mut Gen, expr: &syn::Expr, mode: Mode) -> Option<(TokenStream, Mode)> {
+        let by = mode;
         let sp = self.natural.span;
         let sub_slice = |e: &syn::Expr| matches!(strip(e), syn::Expr::Index(i) if matches!(strip(&i.index), syn::Expr::Range(_)));
         let reborrowed: syn::Expr;
@@ -271,7 +272,10 @@ impl<'a> Checker<'a> {
                 }
             }
         };
-        if matches!(self.shallow(&probe.ty), Ty::Array { .. }) && is_place(inner) {
+        // `for v in arr` iterates over a copy of the array: one the body may change is copied.
+        let by_value = matches!(by, Mode::Auto) && !matches!(strip(expr), syn::Expr::Reference(_));
+        let changeable = super::expr::root_local(&probe).is_some_and(|id| self.local(id).mutable);
+        if matches!(self.shallow(&probe.ty), Ty::Array { .. }) && is_place(inner) && !(by_value && changeable) {
             return Some((quote_spanned!(sp=> #inner), mode));
         }
         let src = g.fresh("src");
