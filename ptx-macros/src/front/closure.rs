@@ -45,7 +45,7 @@ pub struct Natural {
     /// Where the chain or closure being written is (the span of the code generated for it).
     pub span: Span,
     /// Generic functions being inlined for closures, innermost last (recursion is refused).
-    pub inlining: Vec<String>,
+    pub inlining: Vec<(String, Span)>,
 }
 
 impl Default for Natural {
@@ -330,10 +330,12 @@ impl<'a> Checker<'a> {
         syn::visit_mut::VisitMut::visit_block_mut(&mut r, &mut block);
         let body: syn::Expr = syn::parse_quote_spanned!(span=> #label: #block);
         let key = crate::link::key(fetch_path);
-        if self.natural.inlining.contains(&key) {
-            return Some(self.error(span, format!("`{}` calls itself with a closure, which cannot be inlined: pass the values the closure computes, or write the recursion as a loop", info.name)));
+        if let Some((_, outer)) = self.natural.inlining.iter().find(|(k, _)| *k == key) {
+            // Reported at the call in the body being compiled.
+            let at = self.natural.inlining.first().map(|(_, s)| *s).unwrap_or(*outer);
+            return Some(self.error(at, format!("`{}` calls itself with a closure, which cannot be inlined: pass the values the closure computes, or write the recursion as a loop", info.name)));
         }
-        self.natural.inlining.push(key);
+        self.natural.inlining.push((key, span));
         let value = self.in_scopes(vec![frame], |c| c.expr(&body));
         self.natural.inlining.pop();
         // The declared result type, where it names no type parameter.
