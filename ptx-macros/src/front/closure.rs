@@ -240,7 +240,9 @@ impl<'a> Checker<'a> {
         syn::visit_mut::VisitMut::visit_expr_mut(&mut r, &mut body);
         let out = match &c.output {
             syn::ReturnType::Type(_, t) => quote_spanned!(span=> { let __ptx_ret: #t = #body; __ptx_ret }),
-            syn::ReturnType::Default => quote!(#body),
+            // In parentheses: an expression statement's rules (`{} = x` is a block and then
+            // `= x`) do not apply to a closure's body.
+            syn::ReturnType::Default => quote!((#body)),
         };
         let label = r.found.then(|| quote!(#label:));
         Some(quote_spanned!(span=> #label { #(#stmts)* #out }))
