@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 /// (function, registers, SASS instructions) of each entry of a module (NOP padding left out).
-fn measure(name: &str, ptx: &str, sm: u32) -> Option<Vec<(String, u32, u32)>> {
+pub fn measure(name: &str, ptx: &str, sm: u32) -> Option<Vec<(String, u32, u32)>> {
     let ptxas = tool("PTXAS", "ptxas", name)?;
     let cuobjdump = tool("CUOBJDUMP", "cuobjdump", name)?;
     let dir = scratch_dir("quality");

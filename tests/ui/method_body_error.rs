@@ -13,7 +13,8 @@ impl V {
     /// One error in a method: its callers report nothing more.
     pub fn twice(self) -> f32 {
         let f = |a: f32| a * 2.0;
-        f(self.x)
+        let g = f;
+        g(self.x)
     }
 }
 

@@ -30,6 +30,9 @@ impl<'a> Checker<'a> {
         let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
         if segs.len() == 1 && path.leading_colon.is_none() {
             if let Some(id) = self.lookup(&segs[0]) {
+                if let Some(e) = self.call_closure(id, &c.args, span) {
+                    return e;
+                }
                 let t = self.local(id).ty.clone();
                 if matches!(self.shallow(&t), Ty::Error) {
                     return self.error_expr(span);
@@ -119,7 +122,10 @@ impl<'a> Checker<'a> {
                 let callee = Rc::new(Callee { path: fetch_path, assoc: None, ret: ret.clone() });
                 Expr { kind: ExprKind::Call { callee, args }, ty: ret, span }
             }
-            Some(Info::GenericFn(g)) => self.generic_call(&g, path, &fetch_path, &c.args, span),
+            Some(Info::GenericFn(g)) => match self.generic_closure_call(&g, &fetch_path, &c.args, span) {
+                Some(e) => e,
+                None => self.generic_call(&g, path, &fetch_path, &c.args, span),
+            },
             Some(Info::Api(name)) => {
                 let generics = path.segments.last().map(|s| s.arguments.clone()).unwrap_or(syn::PathArguments::None);
                 self.api_call(&name, &generics, &c.args, span)
@@ -145,7 +151,7 @@ impl<'a> Checker<'a> {
                 // be a constant the callee takes as it is (the device API's atomics), not an enum
                 // variant to fetch.
                 for a in &c.args {
-                    if !matches!(super::expr::strip(a), syn::Expr::Path(p) if p.path.segments.len() > 1) {
+                    if !matches!(super::expr::strip(a), syn::Expr::Path(p) if p.path.segments.len() > 1) && self.is_closure_arg(a).is_none() {
                         self.expr(a);
                     }
                 }

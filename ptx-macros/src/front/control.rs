@@ -19,7 +19,9 @@ impl<'a> Checker<'a> {
             let last = i + 1 == n;
             match stmt {
                 syn::Stmt::Local(l) => {
-                    if let Some(s) = self.let_stmt(l) {
+                    if let Some(stmts) = self.natural_let(l) {
+                        out.stmts.extend(stmts);
+                    } else if let Some(s) = self.let_stmt(l) {
                         out.stmts.push(s);
                     }
                 }
@@ -120,6 +122,7 @@ impl<'a> Checker<'a> {
             self.expect(x.span, &ty, &x.ty);
         }
         let pat = self.let_pattern(pat, &ty, init.is_none());
+        self.mark_view(l, &pat);
         Some(Stmt::Let { pat, init, span })
     }
 
@@ -143,6 +146,9 @@ impl<'a> Checker<'a> {
 
     pub fn if_expr(&mut self, i: &syn::ExprIf) -> Expr {
         let span = i.span();
+        if let Some((chain, c, usage)) = super::iter_chain::if_let(i) {
+            return self.chain_consume(&chain, &c, Some(&usage), span);
+        }
         if let syn::Expr::Let(l) = &*i.cond {
             return self.if_let(i, l);
         }
@@ -191,6 +197,11 @@ impl<'a> Checker<'a> {
 
     pub fn for_expr(&mut self, f: &syn::ExprForLoop) -> Expr {
         let span = f.span();
+        if !super::iter_chain::is_plain_range(&f.expr) {
+            if let Some(chain) = super::iter_chain::parse(&f.expr, true) {
+                return self.chain_for(f, &chain);
+            }
+        }
         let Some(range) = self.for_range(&f.expr) else { return self.error_expr(span) };
         self.push_scope();
         let var = match &*f.pat {
@@ -341,6 +352,9 @@ impl<'a> Checker<'a> {
 
     pub fn match_expr(&mut self, m: &syn::ExprMatch) -> Expr {
         let span = m.span();
+        if let Some((chain, c, usage)) = super::iter_chain::match_option(m) {
+            return self.chain_consume(&chain, &c, Some(&usage), span);
+        }
         let scrut = self.expr(&m.expr);
         let scrut = self.auto_deref_value(scrut);
         let scrut = self.enum_value(scrut);

@@ -56,7 +56,7 @@ impl<'a> Checker<'a> {
                 let ty = Ty::Tuple(elems.iter().map(|e| e.ty.clone()).collect());
                 Expr { kind: ExprKind::Tuple(elems), ty, span }
             }
-            syn::Expr::Closure(_) => self.error(span, unsupported::CLOSURE),
+            syn::Expr::Closure(_) => self.error(span, super::closure::ESCAPES),
             syn::Expr::Async(_) | syn::Expr::Await(_) => self.error(span, unsupported::ASYNC),
             syn::Expr::Try(t) => self.try_expr(t),
             syn::Expr::TryBlock(_) => self.error(span, unsupported::TRY),
@@ -122,6 +122,9 @@ impl<'a> Checker<'a> {
         if p.qself.is_none() && p.path.segments.len() == 1 && p.path.leading_colon.is_none() {
             let name = p.path.segments[0].ident.to_string();
             if let Some(id) = self.lookup(&name) {
+                if let Some(e) = self.natural_name(id, span) {
+                    return e;
+                }
                 let mut ty = self.local(id).ty.clone();
                 // A value of a type not described yet can only be passed along whole (a
                 // parameter returned as it is); any other use needs its description.
@@ -140,6 +143,11 @@ impl<'a> Checker<'a> {
 
     fn unary(&mut self, u: &syn::ExprUnary) -> Expr {
         let span = u.span();
+        if let syn::UnOp::Deref(_) = u.op {
+            if let Some(e) = self.view_deref(&u.expr) {
+                return e;
+            }
+        }
         let inner = self.expr(&u.expr);
         match u.op {
             syn::UnOp::Deref(_) => self.deref(inner, span),
@@ -671,6 +679,7 @@ impl<'a> Checker<'a> {
         let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
         match name.as_str() {
             "ptx_asm" => self.asm(m),
+            n if n.starts_with("__ptx_") => self.natural_macro(n, m),
             "println" | "print" | "eprintln" | "eprint" | "format" | "write" | "writeln" | "dbg" => self.error(span, unsupported::FORMAT),
             "vec" => self.error(span, unsupported::HEAP),
             "printf" => self.printf(m),

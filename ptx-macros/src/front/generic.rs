@@ -486,9 +486,9 @@ impl VisitMut for Subst {
 /// generated module re-exports its scope): types, called functions, struct literals, paths of
 /// two or more segments and constants (`UPPER_CASE`); not locals, primitives, the generic
 /// parameters or names the caller writes itself.
-pub(super) struct ThroughCalleeBody<'p> {
-    pub(super) callee: &'p syn::Path,
-    pub(super) known: &'p HashSet<String>,
+pub(crate) struct ThroughCalleeBody<'p> {
+    pub(crate) callee: &'p syn::Path,
+    pub(crate) known: &'p HashSet<String>,
 }
 
 impl ThroughCalleeBody<'_> {

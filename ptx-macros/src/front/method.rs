@@ -40,6 +40,9 @@ pub const MATH_FNS: [(&str, usize); 19] = [
 impl<'a> Checker<'a> {
     pub fn method_call(&mut self, m: &syn::ExprMethodCall) -> Expr {
         let span = m.span();
+        if let Some(e) = self.iterator_method(m) {
+            return e;
+        }
         let recv = self.expr(&m.receiver);
         let args: Vec<&syn::Expr> = m.args.iter().collect();
         let name = m.method.to_string();
@@ -66,8 +69,8 @@ impl<'a> Checker<'a> {
     pub fn method(&mut self, recv: Expr, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
         if let Ty::Error = self.peel_refs(&recv.ty) {
             // Not known until a fetch (a user type's method may have any name): only the
-            // arguments are checked now.
-            for a in args {
+            // arguments are checked now (a closure's body only where it is called).
+            for a in args.iter().filter(|a| !matches!(super::expr::strip(a), syn::Expr::Closure(_))) {
                 self.expr(a);
             }
             return self.error_expr(span);

@@ -17,6 +17,7 @@ pub mod asm;
 pub mod atomic;
 pub mod call;
 pub mod compare;
+pub mod closure;
 pub mod control;
 pub mod destructure;
 pub mod conv;
@@ -30,6 +31,8 @@ pub mod hir;
 pub mod infer;
 pub mod intrinsic;
 pub mod local_addr;
+pub mod iter;
+pub mod iter_chain;
 pub mod local_ref;
 pub mod method;
 pub mod panic;
@@ -113,6 +116,8 @@ pub struct Checker<'a> {
     pub instances: Vec<generic::Instance>,
     /// In an instance: the user traits bounding primitives (`where f32: Float`, see `traits`).
     pub prim_bounds: Vec<(ptx_abi::Scalar, syn::Path)>,
+    /// Closures and the names iterator chains bind (see `closure`).
+    pub natural: closure::Natural,
 }
 
 /// The checked body, or `None` when errors were reported (or knowledge must be fetched first).
@@ -152,6 +157,7 @@ pub fn check(
         ref_self: None,
         instances: Vec::new(),
         prim_bounds: traits::prim_bounds(item_sig),
+        natural: closure::Natural::default(),
     };
     let before = c.errors.len();
     c.ret = match &item_sig.output {

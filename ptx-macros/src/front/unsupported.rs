@@ -5,8 +5,8 @@ pub const TUPLE: &str = "tuples have no layout in the PTX ABI: they cannot be pa
 pub const DYN: &str = "trait objects (`dyn Trait`) are not supported in device code: there is no dynamic dispatch on the device; use a concrete type and its methods (`#[device_fn] impl T`), or a `#[device_fn]` that `match`es on a tag field";
 pub const IMPL_TRAIT: &str = "`impl Trait` is not supported in device code: there is no generic dispatch on the device; use a concrete type";
 pub const FN_POINTER: &str = "function pointers are not supported in device code; call a `#[device_fn]` directly";
-pub const CLOSURE: &str = "closures are not supported in device code; write the code inline, or make it a `#[device_fn]` and call it";
-pub const ITERATOR: &str = "iterator adapters are not supported in device code; write a `for` loop over an index range (`for i in 0..s.len() { ... s[i] ... }`)";
+pub const CLOSURE: &str = "only closures bound in the body (`let f = |x: f32| x * 2.0;`) and `#[device_fn]`s can be called in device code (function pointers are not supported); call a `#[device_fn]`";
+pub const ITERATOR: &str = "an iterator is compiled where it is consumed: write the whole chain in a `for` loop (`for x in s.iter().rev()`) or end it with a consumer (`sum`, `fold`, `count`, `any`, `position`, ...) in the same expression; it cannot be stored in a variable, returned or passed";
 pub const HEAP: &str = "host heap types are not supported in device code: the device heap hands out raw memory; use `ptx_runtime::device::malloc::<T>(n)` / `free(p)`, a fixed-size array `[T; N]`, shared memory, or a buffer passed in";
 pub const FORMAT: &str = "Rust's formatting macros are not supported in device code: the device prints through `vprintf`, which takes C's format syntax; use `printf!(\"x = %d\\n\", x)` (`ptx_runtime::device::printf!`)";
 pub const ASYNC: &str = "`async`/`.await` are not supported in device code: there is no executor on the device";

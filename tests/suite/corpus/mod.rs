@@ -27,6 +27,7 @@ pub mod histogram;
 pub mod inline_ptx;
 pub mod interp;
 pub mod layernorm;
+pub mod layernorm_iter;
 pub mod mandelbrot;
 pub mod matmul;
 pub mod nbody;
@@ -65,7 +66,7 @@ macro_rules! cases {
 cases!(
     vadd, saxpy, dot, matmul, stencil, scan, histogram, transpose, nbody, bitonic, warp_reduce, mandelbrot,
     softmax, recursion, struct_fn, dyn_reduce, vec4, classify, hash, inline_ptx, shared_histogram, conv1d,
-    layernorm, spheres, interp,
+    layernorm, spheres, interp, layernorm_iter,
 );
 
 /// A launch dimension from the host runner's spelling.
