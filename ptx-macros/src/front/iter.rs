@@ -507,8 +507,9 @@ impl<'a> Checker<'a> {
             OptionUse::IsSome(false) => quote_spanned!(sp=> !#found),
             OptionUse::Branch { pat, some, none } => {
                 let binds = self.bind_item(pat, &Item::Val(acc.clone()), None);
-                let none = none.as_ref().map(|n| quote_spanned!(sp=> #n)).unwrap_or(quote_spanned!(sp=> {}));
-                quote_spanned!(sp=> if #found { #(#binds)* #some } else { #none })
+                // In parentheses, as a closure's body: an arm is an expression, not a statement.
+                let none = none.as_ref().map(|n| quote_spanned!(sp=> (#n))).unwrap_or(quote_spanned!(sp=> {}));
+                quote_spanned!(sp=> if #found { #(#binds)* (#some) } else { #none })
             }
         })
     }

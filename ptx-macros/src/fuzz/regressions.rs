@@ -15,4 +15,7 @@ pub const FOUND: &[&str] = &[
     // a constant index whose byte offset does.
     "#[kernel] fn w(g: &mut [u32]) { let s = unsafe { shared_array::<u32, 0x9e37_79b9_7f4a_7c15>() }; s[0] = g[0]; }",
     "#[kernel] fn bounds(x: &[u32], i: u32, out: &mut [u32]) { out[0x9e37_79b9_7f4a_7c15] = x[i as usize] }",
+    // A closure's body spliced into a block without parentheses: `{} = v` parsed as a block
+    // statement and then `= v`, an internal parse error. Now parenthesised.
+    "#[kernel] fn k(x: &mut [u32]) { let f = |v: u32| {} = v; f(x[0]); }",
 ];
