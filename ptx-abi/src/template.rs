@@ -72,25 +72,8 @@ pub const fn write_template(path: &str, args: &[TemplateArg], sink: &mut Sink) {
     }
     // The template prefix `path::name` is a candidate too (never named again here).
     c.push("", usize::MAX, "");
-    sink.byte(b'I');
-    let mut a = 0;
-    while a < args.len() {
-        match args[a] {
-            TemplateArg::Builtin(code) => sink.str(code),
-            TemplateArg::Int { code, value, negative } => {
-                sink.byte(b'L');
-                sink.str(code);
-                if negative {
-                    sink.byte(b'n');
-                }
-                sink.dec(value);
-                sink.byte(b'E');
-            }
-            TemplateArg::Struct { path: tp, name: tn } => write_struct(tp, tn, &mut c, sink),
-        }
-        a += 1;
-    }
-    sink.str("EE");
+    write_args(args, &mut c, sink);
+    sink.byte(b'E');
 }
 
 /// Writes the symbol of the method `name` of the class template `path::class` (`path` its
