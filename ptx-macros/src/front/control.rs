@@ -350,6 +350,19 @@ impl<'a> Checker<'a> {
         Expr { kind: ExprKind::Return(value.map(Box::new)), ty: Ty::Never, span }
     }
 
+    /// A `match` arm's guard (a `bool`) and body (of the `match`'s type), checked in the scope
+    /// its pattern opened.
+    pub(super) fn arm_guard_and_body(&mut self, arm: &syn::Arm, ty: &Ty) -> (Option<Expr>, Expr) {
+        let guard = arm.guard.as_ref().map(|(_, g)| {
+            let g = self.expr(g);
+            self.expect(g.span, &Ty::bool(), &g.ty);
+            g
+        });
+        let body = self.expr(&arm.body);
+        self.expect(body.span, ty, &body.ty);
+        (guard, body)
+    }
+
     pub fn match_expr(&mut self, m: &syn::ExprMatch) -> Expr {
         let span = m.span();
         if let Some((chain, c, usage)) = super::iter_chain::match_option(m) {
@@ -378,13 +391,7 @@ impl<'a> Checker<'a> {
         for arm in &m.arms {
             self.push_scope();
             let (pats, binding) = self.match_pattern(&arm.pat, &scrut.ty);
-            let guard = arm.guard.as_ref().map(|(_, g)| {
-                let g = self.expr(g);
-                self.expect(g.span, &Ty::bool(), &g.ty);
-                g
-            });
-            let body = self.expr(&arm.body);
-            self.expect(body.span, &ty, &body.ty);
+            let (guard, body) = self.arm_guard_and_body(arm, &ty);
             all_never &= matches!(self.shallow(&body.ty), Ty::Never);
             self.pop_scope();
             arms.push(super::hir::Arm { pats, binding, guard, body });

@@ -89,13 +89,7 @@ impl<'a> Checker<'a> {
             self.push_scope();
             let mut got = Matched::default();
             self.pattern(&arm.pat, &whole, &mut got);
-            let guard = arm.guard.as_ref().map(|(_, g)| {
-                let g = self.expr(g);
-                self.expect(g.span, &Ty::bool(), &g.ty);
-                g
-            });
-            let body = self.expr(&arm.body);
-            self.expect(body.span, &ty, &body.ty);
+            let (guard, body) = self.arm_guard_and_body(arm, &ty);
             all_never &= matches!(self.shallow(&body.ty), Ty::Never);
             self.pop_scope();
             let aspan = arm.pat.span();
