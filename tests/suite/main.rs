@@ -25,6 +25,7 @@ mod body_narrow;
 mod body_memory;
 mod body_opt;
 mod body_option;
+mod body_option_closures;
 mod body_parallel;
 mod body_quality;
 mod body_subset;
