@@ -95,9 +95,17 @@ impl<'a> Checker<'a> {
 
     /// `chain.consumer(..)`, possibly followed by what is done with the `Option` it returns.
     pub fn chain_consume(&mut self, chain: &Chain, c: &Consumer, usage: Option<&OptionUse>, span: Span) -> Expr {
-        if c.is_option() && usage.is_none() {
-            return self.error(span, "this iterator method returns an `Option`, which device code reads only where it is made: use it at once (`.unwrap()`, `.unwrap_or(v)`, `.is_some()`, `match`, `if let Some(x) = ...`)");
-        }
+        let kept;
+        let usage = match usage {
+            None if c.is_option() => {
+                if !super::iter_chain::yields_values(chain, c) {
+                    return self.error(span, "this iterator method returns an `Option` of a reference, which device code reads only where it is made: use it at once (`.unwrap()`, `.unwrap_or(v)`, `.is_some()`, `match`, `if let Some(x) = ...`), or add `.copied()` to keep it in a variable");
+                }
+                kept = super::iter_chain::kept_option(span);
+                Some(&kept)
+            }
+            u => u,
+        };
         let Some((mut g, item)) = self.chain_loop(chain) else { return self.error_expr(span) };
         let Some(tail) = self.consumer(&mut g, item, c, usage) else { return self.error_expr(span) };
         self.finish(g, None, tail)
@@ -112,6 +120,10 @@ impl<'a> Checker<'a> {
         }
         if let Some((chain, c)) = super::iter_chain::consumed(m) {
             return Some(self.chain_consume(&chain, &c, None, span));
+        }
+        if let Some((chain, c)) = super::iter_chain::copied_option(m) {
+            // `chain.max().copied()` kept as a value: the item is held as its value already.
+            return Some(self.chain_consume(&chain, &c, Some(&super::iter_chain::kept_option(span)), span));
         }
         if matches!(m.method.to_string().as_str(), "remainder" | "into_remainder") && m.args.is_empty() {
             if let Some(Chain { source: Source::Chunks { expr, size, kind: Chunks::Exact, .. }, adapters, .. }) = parse(&m.receiver, false) {

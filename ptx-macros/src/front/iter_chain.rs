@@ -218,6 +218,41 @@ pub fn option_method(m: &syn::ExprMethodCall) -> Option<(Chain, Consumer, Option
     Some((chain, c, usage))
 }
 
+/// Whether the `Option` consumer `c` of `chain` holds a value, not a reference (an item of a
+/// slice is held as its value, so an `Option<&T>` cannot be kept): `position`, a range's items,
+/// items made by `map` or `copied`.
+pub fn yields_values(chain: &Chain, c: &Consumer) -> bool {
+    if matches!(c, Consumer::Position(_)) {
+        return true;
+    }
+    for (a, _) in chain.adapters.iter().rev() {
+        match a {
+            Adapter::Map(_) | Adapter::Copied => return true,
+            Adapter::Enumerate | Adapter::Zip(_) => return false,
+            _ => {}
+        }
+    }
+    matches!(chain.source, Source::Range(_))
+}
+
+/// `chain.min().copied()` (or `cloned`) not used at once, if `m` is one.
+pub fn copied_option(m: &syn::ExprMethodCall) -> Option<(Chain, Consumer)> {
+    if !matches!(m.method.to_string().as_str(), "copied" | "cloned") || !m.args.is_empty() {
+        return None;
+    }
+    let syn::Expr::MethodCall(inner) = strip(&m.receiver) else { return None };
+    let (chain, c) = consumed(inner)?;
+    c.is_option().then_some((chain, c))
+}
+
+/// An `Option` a chain returns, kept as a value: `match .. { Some(x) => Some(x), None => None }`.
+pub fn kept_option(span: Span) -> OptionUse {
+    let pat: syn::Pat = syn::parse_quote_spanned!(span=> __ptx_kept);
+    let some: syn::Expr = syn::parse_quote_spanned!(span=> ::core::option::Option::Some(__ptx_kept));
+    let none: syn::Expr = syn::parse_quote_spanned!(span=> ::core::option::Option::None);
+    OptionUse::Branch { pat, some, none: Some(none) }
+}
+
 /// `Some(p)` as a pattern: `p`.
 pub fn some_pattern(p: &syn::Pat) -> Option<syn::Pat> {
     match p {

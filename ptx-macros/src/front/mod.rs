@@ -43,6 +43,7 @@ pub mod resolve;
 pub mod traits;
 pub mod statics;
 pub mod sum;
+pub mod sum_closure;
 pub mod ty;
 pub mod unsupported;
 pub mod user_method;

@@ -163,12 +163,12 @@ impl<'a> Checker<'a> {
                 SumKind::Result => Some(syn::parse_quote_spanned!(span=> match __ptx_recv { #yes(v) => #yes(*v), #no(e) => #no(e) })),
             },
             "ok_or" if kind == SumKind::Option && arity(self, 1) => Some(syn::parse_quote_spanned!(span=> match __ptx_recv { #yes(v) => ::core::result::Result::Ok(v), _ => ::core::result::Result::Err(#a0) })),
-            "unwrap_or_else" | "map" | "map_or" | "map_or_else" | "and_then" | "or_else" | "filter" | "is_some_and" | "is_none_or" | "is_ok_and" | "ok_or_else" | "map_err" => {
-                return self.error(name_span, format!("`{}::{name}` takes a closure; write the `match` it stands for (`match x {{ Some(v) => ..., None => ... }}`)", kind.name()));
+            "map" | "and_then" | "or_else" | "unwrap_or_else" | "map_or" | "map_or_else" | "filter" | "is_some_and" | "is_none_or" | "is_ok_and" | "is_err_and" | "ok_or_else" | "map_err" => {
+                return self.sum_closure_method(recv, kind, name, args, span, name_span);
             }
             "copied" | "cloned" | "unwrap" | "unwrap_err" | "expect" | "unwrap_or" | "unwrap_or_default" | "ok" | "err" | "ok_or" | "is_some" | "is_none" | "is_ok" | "is_err" => None,
             _ => {
-                return self.error(name_span, format!("no method `{name}` on `{}` in device code; supported: is_some, is_none, is_ok, is_err, unwrap, expect, unwrap_or, unwrap_or_default, copied, ok, err, ok_or, and `match` / `if let` for the rest", kind.name()));
+                return self.error(name_span, format!("no method `{name}` on `{}` in device code; supported: is_some, is_none, is_ok, is_err, unwrap, expect, unwrap_or, unwrap_or_default, copied, ok, err, ok_or, map, map_err, and_then, or_else, unwrap_or_else, map_or, map_or_else, filter, is_some_and, is_none_or, is_ok_and, is_err_and, ok_or_else, and `match` / `if let` for the rest", kind.name()));
             }
         };
         let Some(text) = text else { return self.error_expr(span) };

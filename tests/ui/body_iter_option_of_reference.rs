@@ -2,7 +2,8 @@ use ptx_runtime::kernel;
 
 #[kernel]
 pub fn k(x: &[u32], out: &mut [u32]) {
-    out[0] = x.get(1).map(|v| *v + 1).unwrap_or(0);
+    let first = x.iter().find(|v| **v > 3);
+    out[0] = first.map_or(0, |v| *v);
 }
 
 fn main() {}
