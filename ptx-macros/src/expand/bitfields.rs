@@ -161,7 +161,7 @@ fn expand(args: TokenStream, item: TokenStream) -> Result<(TokenStream, TokenStr
             if !is_union {
                 s = at;
             }
-            let (unit, width) = d.bits.expect("a bit field");
+            let Some((unit, width)) = d.bits else { break };
             if width > 0 {
                 end_bit = end_bit.max(at.last_bit + width as usize);
             } else if !is_union {
@@ -299,7 +299,7 @@ fn declare(mut field: syn::Field, errors: &mut Errors) -> Option<Decl> {
         Some(u) => check_bits(u, width, named).err(),
     };
     match problem {
-        None => Some(Decl { field, bits: Some((unit.expect("checked"), width)), layout: None }),
+        None => unit.map(|u| Decl { field, bits: Some((u, width)), layout: None }),
         Some(BitError::NotInteger) => {
             errors.error(&field.ty, "a bit field's type must be an integer of the guide's table (§1.3): `u8`/`i8` (char), `u16`/`i16` (short), `u32`/`i32` (int) or `u64`/`i64` (long long)");
             None
@@ -413,7 +413,8 @@ fn lit(v: u64, bits: u32) -> Literal {
 /// accessors, pointer accessors).
 fn accessor(d: &Decl, a: &Access, is_union: bool) -> (TokenStream, TokenStream) {
     let vis = &d.field.vis;
-    let name = d.field.ident.as_ref().expect("named field");
+    // Fields are named (tuple structs are refused before this).
+    let Some(name) = d.field.ident.as_ref() else { return (TokenStream::new(), TokenStream::new()) };
     let plain = name.to_string();
     let plain = plain.strip_prefix("r#").unwrap_or(&plain);
     let setter = format_ident!("set_{}", plain);
@@ -535,17 +536,17 @@ fn layout_check(ident: &syn::Ident, decls: &[Decl], accesses: &[(&Decl, Access)]
     });
     let size_msg = format!("bitfields: rustc's size of `{ident}` differs from the PTX ABI's (§1.3)");
     let align_msg = format!("bitfields: rustc's alignment of `{ident}` differs from the PTX ABI's (§1.3)");
-    let offsets = decls.iter().enumerate().filter(|(_, d)| d.bits.is_none()).map(|(i, d)| {
-        let f = d.field.ident.as_ref().expect("named");
+    let offsets = decls.iter().enumerate().filter(|(_, d)| d.bits.is_none()).filter_map(|(i, d)| {
+        let f = d.field.ident.as_ref()?;
         let msg = format!("bitfields: rustc's offset of `{f}` in `{ident}` differs from the PTX ABI's (§1.3)");
-        quote!(assert!(::core::mem::offset_of!(#ident, #f) * 8 == #p::member_bit(MEMBERS, #i, #is_union), #msg);)
+        Some(quote!(assert!(::core::mem::offset_of!(#ident, #f) * 8 == #p::member_bit(MEMBERS, #i, #is_union), #msg);))
     });
-    let bits = accesses.iter().map(|(d, a)| {
-        let i = decls.iter().position(|x| std::ptr::eq(x, *d)).expect("declared");
+    let bits = accesses.iter().filter_map(|(d, a)| {
+        let i = decls.iter().position(|x| std::ptr::eq(x, *d))?;
         let storage = &a.storage;
         let bit = a.bit;
         let msg = format!("bitfields: bit field `{}` of `{ident}` is not where the PTX ABI puts it (§1.3)", d.name());
-        quote!(assert!(::core::mem::offset_of!(#ident, #storage) * 8 + #bit == #p::member_bit(MEMBERS, #i, #is_union), #msg);)
+        Some(quote!(assert!(::core::mem::offset_of!(#ident, #storage) * 8 + #bit == #p::member_bit(MEMBERS, #i, #is_union), #msg);))
     });
     quote! {
         const _: () = {

@@ -58,7 +58,7 @@ fn split_args(args: &TokenStream) -> (Option<(Span, TokenStream)>, TokenStream) 
     for tt in args.clone() {
         match &tt {
             TokenTree::Punct(p) if p.as_char() == ',' => chunks.push(Vec::new()),
-            _ => chunks.last_mut().unwrap().push(tt),
+            _ => chunks.last_mut().into_iter().for_each(|c| c.push(tt.clone())),
         }
     }
     let mut found = None;
