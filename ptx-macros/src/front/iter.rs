@@ -555,6 +555,8 @@ impl<'a> Checker<'a> {
             }
             (p, _) => {
                 let v = item.value();
+                // `let` takes an or-pattern only in parentheses (`for a | a in ..` may not).
+                let p = if matches!(p, syn::Pat::Or(_)) { quote_spanned!(sp=> (#p)) } else { quote_spanned!(sp=> #p) };
                 vec![quote_spanned!(sp=> let #p = #v;)]
             }
         }

@@ -18,4 +18,7 @@ pub const FOUND: &[&str] = &[
     // A closure's body spliced into a block without parentheses: `{} = v` parsed as a block
     // statement and then `= v`, an internal parse error. Now parenthesised.
     "#[kernel] fn k(x: &mut [u32]) { let f = |v: u32| {} = v; f(x[0]); }",
+    // An or-pattern in a `for` over an iterator became `let a | a = ..;`, which does not
+    // parse ("internal: iterator code does not parse"). Now parenthesised.
+    "fn sum_iter(x: &[f32], out: f32) { for a | a in x.iter() { } }",
 ];
