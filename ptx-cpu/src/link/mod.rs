@@ -130,7 +130,7 @@ impl<'a> Linker<'a> {
             idents.extend(text::identifiers(u.text));
         }
         let mut renames: Vec<HashMap<String, String>> = vec![HashMap::new(); n];
-        let mut fresh = |unit: usize, name: &str, idents: &mut HashSet<String>| -> String {
+        let fresh = |unit: usize, name: &str, idents: &mut HashSet<String>| -> String {
             let mut new = format!("{name}__link{unit}");
             while idents.contains(&new) {
                 new.push('_');
