@@ -13,6 +13,7 @@ mod bitfields;
 mod derive;
 mod derive_enum;
 mod device_fn;
+mod extern_cpp;
 mod generic;
 mod generic_kernel;
 mod index_ops;
@@ -53,6 +54,11 @@ pub fn device_fn(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     }
     first_round(FnKind::Device, args, item)
+}
+
+/// `#[device_extern]` on an `extern "C"` block of CUDA C++ device function declarations.
+pub fn device_extern(args: TokenStream, item: TokenStream) -> TokenStream {
+    extern_cpp::expand(args, item)
 }
 
 /// The hidden struct the functions of `impl Trait for prim` hang on (see `trait_def`).
