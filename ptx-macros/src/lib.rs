@@ -62,6 +62,17 @@ pub fn device_extern(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::device_extern(args.into(), item.into()).into()
 }
 
+/// `cpp_header!(pub NAME: Type, device_fn, ...)` defines `const NAME: &str`, a C++ header for
+/// CUDA C++ (`nvcc -rdc=true`): each `DeviceRepr` struct's definition with `static_assert`s on
+/// its size, alignment and member offsets (rustc's values), and each `#[device_fn]`'s
+/// declaration under the symbol we emit (plus an inline wrapper under its Rust path as C++
+/// namespaces). Link the C++ with the functions' PTX (`ptx_runtime::Linker`). See
+/// docs/interop.md.
+#[proc_macro]
+pub fn cpp_header(input: TokenStream) -> TokenStream {
+    expand::cpp_header(input.into()).into()
+}
+
 /// C bit fields (PTX Interoperability §1.3) in a `#[repr(C)]` struct or union: fields marked
 /// `#[bits(N)]` are laid out as C lays them out, and get a getter and a setter that work on the
 /// host and in device code. Write it next to `#[derive(DeviceRepr)]` (above or below).

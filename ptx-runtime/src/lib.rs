@@ -26,7 +26,7 @@
 //! }
 //! ```
 
-pub use ptx_macros::{bitfields, device_extern, device_fn, kernel, DeviceRepr};
+pub use ptx_macros::{bitfields, cpp_header, device_extern, device_fn, kernel, DeviceRepr};
 
 // The macros' expansions name `::ptx_runtime`, also inside this crate (the device API and the
 // math library are compiled by them).

@@ -200,3 +200,89 @@ fn link_errors_name_the_symbol() {
     let Err(Error::Link { log }) = Linker::new(&device).add_binary("x.cubin", ptx_runtime::BinaryKind::Cubin, &[0x7f, b'E', b'L', b'F']).finish() else { panic!("linked a cubin") };
     assert!(log.contains("links PTX only"), "{log}");
 }
+
+#[derive(Clone, Copy, Debug, PartialEq, DeviceRepr)]
+#[repr(C)]
+pub struct Frame {
+    pub origin: P,
+    pub w: [f32; 3],
+    pub tag: u8,
+}
+
+/// A mangled device function returning a struct.
+#[device_fn]
+pub fn make_p(x: f32, k: i32) -> P {
+    P { x: x + 1.0, k: k * 3 }
+}
+
+/// A struct behind a reference (a pointer in C++).
+#[device_fn]
+pub fn frame_sum(f: &Frame) -> f32 {
+    f.origin.x * f.origin.k as f32 + f.w[0] + f.w[1] + f.w[2] + f.tag as f32
+}
+
+ptx_runtime::cpp_header!(pub INTEROP_H: P, Stats, Frame, rust_square, rust_stats, make_p, frame_sum);
+
+/// C++ that includes the generated header and calls the Rust functions by their C++ names.
+fn header_user() -> String {
+    let ns = module_path!();
+    format!(
+        r#"{INTEROP_H}
+extern "C" __global__ void uses_header(int* out, Stats* stats, P* ps, float* fs, const int* xs, const Frame* frames, int n) {{
+    int i = threadIdx.x;
+    if (i < n) {{
+        out[i] = rust_square(xs[i]);
+        ps[i] = {ns}::make_p(0.5f * i, xs[i]);
+        fs[i] = {ns}::frame_sum(&frames[i]);
+    }}
+    if (i == 0) *stats = rust_stats(xs, n);
+}}
+"#
+    )
+}
+
+#[test]
+fn generated_header_lets_cpp_call_rust() {
+    // The layout assertions carry rustc's numbers; nvcc checks its own layout against them.
+    assert!(INTEROP_H.contains("struct __align__(4) Frame {\n    P origin;\n    float w[3];\n    unsigned char tag;\n};"), "{INTEROP_H}");
+    assert!(INTEROP_H.contains("static_assert(sizeof(Frame) == 24,") && INTEROP_H.contains("static_assert(offsetof(Frame, tag) == 20,"), "{INTEROP_H}");
+    assert!(INTEROP_H.contains(&format!("extern \"C\" __device__ P {}(float p0, int p1);", make_p::SYMBOL)), "{INTEROP_H}");
+    assert!(INTEROP_H.contains("extern \"C\" __device__ Stats rust_stats(const int* p0, int p1);"), "{INTEROP_H}");
+    let Some(cpp) = tools::nvcc_ptx("link_interop_header", &header_user()) else { return };
+    tools::nvlink("header_user", &[&cpp, rust_square::PTX, rust_stats::PTX, make_p::PTX, frame_sum::PTX]);
+    let kernel: &'static Kernel = Box::leak(Box::new(Kernel::new(Box::leak(cpp.into_boxed_str()), "uses_header")));
+    let device = Device::new_cpu();
+    let stream = device.stream();
+    Linker::new(&device)
+        .add_kernel(kernel)
+        .add_ptx("rust_square", rust_square::PTX)
+        .add_ptx("rust_stats", rust_stats::PTX)
+        .add_ptx("make_p", make_p::PTX)
+        .add_ptx("frame_sum", frame_sum::PTX)
+        .finish()
+        .unwrap();
+
+    let n = 33usize;
+    let xs: Vec<i32> = (0..n as i32).map(|i| i * 5 % 17 - 8).collect();
+    let frames: Vec<Frame> = (0..n).map(|i| Frame { origin: P { x: i as f32 * 0.25, k: 3 - i as i32 }, w: [1.0, i as f32, -2.5], tag: i as u8 * 3 }).collect();
+    let dxs = DeviceBuffer::from_slice(&stream, &xs).unwrap();
+    let dframes = DeviceBuffer::from_slice(&stream, &frames).unwrap();
+    let out = DeviceBuffer::<i32>::zeroed(&stream, n).unwrap();
+    let stats = DeviceBuffer::<Stats>::zeroed(&stream, 1).unwrap();
+    let ps = DeviceBuffer::<P>::zeroed(&stream, n).unwrap();
+    let fs = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
+    let mut args = Args::new(&stream);
+    for a in [out.device_address(), stats.device_address(), ps.device_address(), fs.device_address(), dxs.device_address(), dframes.device_address()] {
+        args.push_bytes(a.to_le_bytes().to_vec());
+    }
+    args.push_bytes((n as i32).to_le_bytes().to_vec());
+    stream.launch_kernel(kernel, LaunchConfig::new(1, 64), args).unwrap();
+    let (out, ps, fs) = (out.to_vec().unwrap(), ps.to_vec().unwrap(), fs.to_vec().unwrap());
+    for i in 0..n {
+        assert_eq!(out[i], rust_square(xs[i]), "element {i}");
+        assert_eq!(ps[i], make_p(0.5 * i as f32, xs[i]), "element {i}");
+        assert_eq!(fs[i], frame_sum(&frames[i]), "element {i}");
+    }
+    let s = stats.to_vec().unwrap()[0];
+    assert_eq!((s.sum, s.max), (xs.iter().sum(), *xs.iter().max().unwrap()));
+}
