@@ -308,9 +308,14 @@ impl<'a> Linker<'a> {
             let mut t = unit.text.to_owned();
             let mut es = std::mem::take(&mut edits[u]);
             es.sort_by_key(|e| std::cmp::Reverse(e.0));
-            es.dedup_by_key(|e| e.0);
+            // From the end, each edit wholly before the previous one: two declarations on one
+            // line (one span) are edited once, and nothing overlapping is cut twice.
+            let mut limit = t.len();
             for (s, e, r) in es {
-                t.replace_range(s..e, &r);
+                if s <= e && e <= limit && t.is_char_boundary(s) && t.is_char_boundary(e) {
+                    t.replace_range(s..e, &r);
+                    limit = s;
+                }
             }
             let (body, max_file) = text::strip_header_and_renumber(&t, file_offset);
             file_offset += max_file;

@@ -93,3 +93,33 @@ fn identical_copies_and_weak_definitions() {
     let text = link(&[("caller", CALLER), ("weak", &weak), ("bias", ".version 7.0\n.target sm_75\n.address_size 64\n.visible .global .align 4 .u32 bias = 7;\n")]).unwrap();
     assert_eq!(run(&text), 1027, "{text}");
 }
+
+/// Truncated and corrupted modules never make the linker panic: every outcome is `Ok` (text
+/// the emulator then loads or refuses) or an `Err`.
+#[test]
+fn hostile_modules_never_panic() {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let replacements = b"0123456789%.,;:[]{}()<>-+!@_xXabefprsuv \n\"/*";
+    let mut linked = 0;
+    for i in 0..3000 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let (mut a, mut b) = (CALLER.as_bytes().to_vec(), CALLEE.as_bytes().to_vec());
+        let target = if i % 2 == 0 { &mut a } else { &mut b };
+        match i % 3 {
+            0 => target.truncate((seed % target.len() as u64) as usize),
+            _ => {
+                let at = (seed % target.len() as u64) as usize;
+                target[at] = replacements[(seed >> 32) as usize % replacements.len()];
+            }
+        }
+        let (a, b) = (String::from_utf8_lossy(&a), String::from_utf8_lossy(&b));
+        if let Ok(text) = link(&[("caller", &a), ("callee", &b)]) {
+            linked += 1;
+            let _ = crate::parse::parse(&text);
+        }
+        let _ = link_partial(&[("callee", &b), ("caller", &a)]);
+    }
+    assert!(linked > 500, "only {linked} corrupted pairs linked: the text edits were barely exercised");
+}
