@@ -286,3 +286,47 @@ fn generated_header_lets_cpp_call_rust() {
     let s = stats.to_vec().unwrap()[0];
     assert_eq!((s.sum, s.max), (xs.iter().sum(), *xs.iter().max().unwrap()));
 }
+
+#[kernel]
+pub fn squares(xs: &[i32], out: &mut [i32]) {
+    let i = thread_idx_x() as usize;
+    if i < xs.len() {
+        out[i] = rust_square(xs[i]);
+    }
+}
+
+#[kernel]
+pub fn squares_plus(xs: &[i32], out: &mut [i32]) {
+    let i = thread_idx_x() as usize;
+    if i < xs.len() {
+        out[i] = rust_square(xs[i]) + twice_i(xs[i]);
+    }
+}
+
+/// Two of our kernels that both carry `rust_square` link into one module with the C++ (the
+/// identical copies are one function), and both typed launchers launch in it.
+#[test]
+fn two_kernels_sharing_a_device_fn_link_together() {
+    let Some(cpp) = cuda_ptx() else { return };
+    let device = Device::new_cpu();
+    let stream = device.stream();
+    let linked = Linker::new(&device)
+        .add_kernel(&squares::KERNEL)
+        .add_kernel(&squares_plus::KERNEL)
+        .add_ptx("interop.cu", &cpp)
+        .add_ptx("rust_stats", rust_stats::PTX)
+        .finish()
+        .unwrap();
+    assert_eq!(linked.kernels(), [squares::ENTRY, squares_plus::ENTRY]);
+    tools::assemble("two_kernels_linked", linked.ptx().unwrap());
+    let xs: Vec<i32> = (-10..22).collect();
+    let dxs = DeviceBuffer::from_slice(&stream, &xs).unwrap();
+    let mut a = DeviceBuffer::<i32>::zeroed(&stream, xs.len()).unwrap();
+    let mut b = DeviceBuffer::<i32>::zeroed(&stream, xs.len()).unwrap();
+    squares::launch(&stream, LaunchConfig::new(1, 32), &dxs, &mut a).unwrap();
+    squares_plus::launch(&stream, LaunchConfig::new(1, 32), &dxs, &mut b).unwrap();
+    let (a, b) = (a.to_vec().unwrap(), b.to_vec().unwrap());
+    for (k, &x) in xs.iter().enumerate() {
+        assert_eq!((a[k], b[k]), (x * x, x * x + 2 * x), "element {k}");
+    }
+}

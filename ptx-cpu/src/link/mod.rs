@@ -252,7 +252,9 @@ impl<'a> Linker<'a> {
             let (s, e) = text::statement_span(unit.text, d.line, false);
             match d.kind {
                 // ptxas refuses a definition after an `.extern` declaration of the same
-                // function: the declaration takes the definition's linkage.
+                // function, and a declaration after its definition: a declaration before the
+                // definition takes the definition's linkage, one after it goes.
+                Kind::Func if def.unit < d.unit => edits[d.unit].push((s, e, String::new())),
                 Kind::Func => {
                     let linkage = if def.linkage == Linkage::Visible { ".visible" } else { ".weak" };
                     edits[d.unit].push((s, e, unit.text[s..e].replacen(".extern", linkage, 1)));
