@@ -25,6 +25,7 @@ extern crate alloc;
 
 pub mod atomic;
 pub mod bitfield;
+pub mod cpp;
 pub mod launch;
 pub mod layout;
 pub mod param;

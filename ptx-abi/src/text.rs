@@ -23,6 +23,8 @@ pub enum Piece<'a> {
     Dec(u64),
     /// The mangled symbol of the item at this path (a `module_path!()`).
     Mangled(&'a str),
+    /// A C++ header's inline wrapper for a Rust device function (see `cpp::write_wrapper`).
+    CppWrapper { symbol: &'a str, ret: &'a str, params: &'a str, args: &'a str },
     /// The mangled symbol of a method: `path::ty::name` (`name` an Itanium operator code such
     /// as `pl` when `operator`; `konst`: a `const` member), then `params`, the parameter types' encoding, where `$` stands
     /// for the class itself (see `symbol::write_member`).
@@ -277,6 +279,7 @@ impl<'b> Sink<'b> {
             Piece::Str(s) => self.str(s),
             Piece::Dec(v) => self.dec(v),
             Piece::Mangled(path) => write_mangled(path, self),
+            Piece::CppWrapper { symbol, ret, params, args } => crate::cpp::write_wrapper(symbol, ret, params, args, self),
             Piece::Member { path, ty, name, operator, konst, params } => crate::symbol::write_member(path, ty, name, operator, konst, params, self),
             Piece::Template { path, args } => crate::template::write_template(path, args, self),
             Piece::MemberTemplate { path, class, args, name, konst } => crate::template::write_member_template(path, class, args, name, konst, self),

@@ -29,6 +29,9 @@ pub enum Error {
     /// and where in the launch it failed (`site`: the thread, the PTX line and, from the
     /// PTX's `.loc`, the source location with its column).
     Assert { message: String, file: String, line: u32, function: String, site: Option<Box<Site>> },
+    /// Modules did not link: unresolved or duplicate symbols, declarations whose sizes differ
+    /// from the definition's; one line per problem, naming the symbol and the modules.
+    Link { log: String },
 }
 
 /// A place in the source, from the PTX's `.file`/`.loc` line information.
@@ -195,6 +198,7 @@ impl fmt::Display for Error {
             }
             Error::Fault(fault) => fault.fmt(f),
             Error::Assert { message, file, line, function, site } => write_assert(f, message, file, *line, function, site.as_deref()),
+            Error::Link { log } => write!(f, "PTX modules did not link:\n{log}"),
         }
     }
 }

@@ -75,6 +75,7 @@ mod error;
 mod exec;
 mod heap;
 mod lineinfo;
+mod link;
 mod memory;
 mod parse;
 mod program;
@@ -93,6 +94,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub use heap::DEFAULT_HEAP_SIZE;
+pub use link::{link, link_partial};
 pub use sanitize::{Sanitizers, SANITIZE_ENV};
 /// C's `printf` formatting, which `vprintf` uses; `ptx-runtime`'s `printf!` on the host
 /// formats with it too.
@@ -488,6 +490,13 @@ impl CpuDevice {
         }
         module.uses_heap = module.program.funcs.iter().any(|f| matches!(f.kind, FuncKind::Syscall(Syscall::Malloc) | FuncKind::Syscall(Syscall::Free)));
         Ok(Arc::new(module))
+    }
+
+    /// Links PTX modules (a name for messages, and the text) with [`link`] and loads the
+    /// result: `.extern` functions and variables resolve across the modules, and unresolved
+    /// or duplicate symbols are an `Err(Error::Link)` naming them.
+    pub fn link_modules(&self, inputs: &[(&str, &str)]) -> Result<Arc<CpuModule>> {
+        self.load_module(&link(inputs)?)
     }
 
     /// Runs `entry` over the grid and returns when every block has finished, or with the

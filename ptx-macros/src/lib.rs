@@ -51,6 +51,28 @@ pub fn device_fn(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::device_fn(args.into(), item.into()).into()
 }
 
+/// Declares CUDA C++ `__device__` functions for kernels and device functions to call: on an
+/// `extern "C" { fn f(x: f32) -> f32; }` block, each function's symbol is its name (C++'s
+/// `extern "C"`), `#[cpp = "ns::f"]` (the Itanium name nvcc gives `ns::f` with these parameter
+/// types) or `#[link_name = "..."]` (any symbol, e.g. a template instance's). Calls are
+/// type-checked like calls of `#[device_fn]`s and emitted as calls of an `.extern .func`,
+/// which `ptx_runtime::Linker` resolves against nvcc `-rdc=true` output. See docs/interop.md.
+#[proc_macro_attribute]
+pub fn device_extern(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::device_extern(args.into(), item.into()).into()
+}
+
+/// `cpp_header!(pub NAME: Type, device_fn, ...)` defines `const NAME: &str`, a C++ header for
+/// CUDA C++ (`nvcc -rdc=true`): each `DeviceRepr` struct's definition with `static_assert`s on
+/// its size, alignment and member offsets (rustc's values), and each `#[device_fn]`'s
+/// declaration under the symbol we emit (plus an inline wrapper under its Rust path as C++
+/// namespaces). Link the C++ with the functions' PTX (`ptx_runtime::Linker`). See
+/// docs/interop.md.
+#[proc_macro]
+pub fn cpp_header(input: TokenStream) -> TokenStream {
+    expand::cpp_header(input.into()).into()
+}
+
 /// C bit fields (PTX Interoperability §1.3) in a `#[repr(C)]` struct or union: fields marked
 /// `#[bits(N)]` are laid out as C lays them out, and get a getter and a setter that work on the
 /// host and in device code. Write it next to `#[derive(DeviceRepr)]` (above or below).

@@ -43,6 +43,9 @@ pub enum Error {
     /// `site` (CPU backend) is the failing thread and PTX line, with the source location and
     /// column from the PTX's `.loc` line information where it has some.
     Assert { message: String, file: String, line: u32, function: String, site: Option<Box<Site>> },
+    /// Modules did not link ([`Linker`](crate::Linker)): unresolved, duplicate or mismatched
+    /// symbols, one per line (CPU backend), or the driver linker's log (CUDA).
+    Link { log: String },
     /// Any other CUDA driver error: the call, CUDA's error name and message.
     Cuda { call: &'static str, name: String, message: String },
 }
@@ -66,6 +69,7 @@ impl fmt::Display for Error {
             }
             Error::Fault(fault) => fault.fmt(f),
             Error::Assert { message, file, line, function, site } => ptx_cpu::write_assert(f, message, file, *line, function, site.as_deref()),
+            Error::Link { log } => write!(f, "modules did not link:\n{log}"),
             Error::Cuda { call, name, message } => write!(f, "{call} failed: {name}: {message}"),
         }
     }
@@ -95,6 +99,7 @@ impl From<ptx_cpu::Error> for Error {
             E::Unsupported { instruction, line } => Error::Unsupported { instruction, line },
             E::Fault(f) => Error::Fault(f),
             E::Assert { message, file, line, function, site } => Error::Assert { message, file, line, function, site },
+            E::Link { log } => Error::Link { log },
             // `Error` is non-exhaustive for the emulator's future variants; none exists today.
             #[allow(unreachable_patterns)]
             other => Error::InvalidConfig { reason: other.to_string() },

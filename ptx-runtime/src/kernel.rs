@@ -52,6 +52,12 @@ impl<M> ModuleCache<M> {
         Ok(m)
     }
 
+    /// Makes `module` the kernel's module from now on (a linked module), replacing the one
+    /// loaded before, if any.
+    pub fn insert(&self, kernel: &'static Kernel, module: Arc<M>) {
+        self.loaded.lock().unwrap_or_else(|e| e.into_inner()).insert(kernel.key(), module);
+    }
+
     /// How many modules are loaded.
     pub fn len(&self) -> usize {
         self.loaded.lock().unwrap_or_else(|e| e.into_inner()).len()

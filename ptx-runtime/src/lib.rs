@@ -26,7 +26,7 @@
 //! }
 //! ```
 
-pub use ptx_macros::{bitfields, device_fn, kernel, DeviceRepr};
+pub use ptx_macros::{bitfields, cpp_header, device_extern, device_fn, kernel, DeviceRepr};
 
 // The macros' expansions name `::ptx_runtime`, also inside this crate (the device API and the
 // math library are compiled by them).
@@ -52,6 +52,7 @@ mod graph;
 mod host_memory;
 mod kernel;
 mod launch;
+mod link;
 pub mod limits;
 mod occupancy;
 mod pinned;
@@ -73,6 +74,7 @@ pub use error::{Error, Fault, FaultKind, Result, Site, SourceLoc};
 pub use event::Event;
 pub use graph::Graph;
 pub use kernel::Kernel;
+pub use link::{BinaryKind, LinkedModule, Linker};
 pub use occupancy::PotentialBlockSize;
 pub use pinned::{PinnedBuffer, PinnedMut, PinnedRef, PinnedSlice, PinnedSliceMut};
 pub use properties::DeviceProperties;

@@ -57,6 +57,7 @@ mod expansion;
 mod gpu;
 mod launch_bounds;
 mod lineinfo;
+mod link_interop;
 mod regress;
 mod regress_consts;
 mod runtime;

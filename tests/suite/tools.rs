@@ -150,3 +150,33 @@ fn sanitize(name: &str) -> String {
 fn numbered(text: &str) -> String {
     text.lines().enumerate().map(|(i, l)| format!("{:4} {l}\n", i + 1)).collect()
 }
+
+/// Checks that relocatable modules link as a whole program with NVIDIA's own tools: each is
+/// assembled with `ptxas -c` and the cubins joined by `nvlink`, for each of [`ARCHS`];
+/// panics with the tools' log when one refuses. `false` when the tools are missing.
+pub fn nvlink(name: &str, modules: &[&str]) -> bool {
+    for (i, m) in modules.iter().enumerate() {
+        dump(&format!("{name}.{i}"), m);
+    }
+    let Some(ptxas) = tool("PTXAS", "ptxas", name) else { return false };
+    let Some(nvlink) = tool("NVLINK", "nvlink", name) else { return false };
+    let dir = scratch_dir("nvlink");
+    let own = modules.iter().map(|m| target_sm(m)).max().unwrap_or(75);
+    let mut archs: Vec<u32> = ARCHS.iter().map(|&a| a.max(own)).collect();
+    archs.dedup();
+    for sm in archs {
+        let mut cubins = Vec::new();
+        for (i, m) in modules.iter().enumerate() {
+            let file = dir.join(format!("{}_{i}.ptx", sanitize(name)));
+            std::fs::write(&file, m).expect("write ptx");
+            let cubin = dir.join(format!("{}_{i}.sm_{sm}.cubin", sanitize(name)));
+            let out = Command::new(&ptxas).args(["-c", &format!("-arch=sm_{sm}")]).arg(&file).arg("-o").arg(&cubin).output().expect("run ptxas");
+            assert!(out.status.success(), "ptxas -c -arch=sm_{sm} rejected module {i} of `{name}`:\n{}\n--- PTX ---\n{}", String::from_utf8_lossy(&out.stderr), numbered(m));
+            cubins.push(cubin);
+        }
+        let out = Command::new(&nvlink).arg(format!("-arch=sm_{sm}")).args(&cubins).arg("-o").arg(dir.join(format!("{}.sm_{sm}.linked.cubin", sanitize(name)))).output().expect("run nvlink");
+        assert!(out.status.success(), "nvlink -arch=sm_{sm} refused `{name}`:\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    true
+}

@@ -180,7 +180,7 @@ fn param_slots(decls: &[VarDecl], start: u32) -> Result<(Vec<ParamSlot>, u32), D
     Ok((out, off as u32))
 }
 
-fn syscall(name: &str) -> Option<Syscall> {
+pub fn syscall(name: &str) -> Option<Syscall> {
     Some(match name {
         "vprintf" => Syscall::Vprintf,
         "malloc" => Syscall::Malloc,
@@ -296,10 +296,13 @@ pub fn decode(m: &ast::Module, var_addr: &HashMap<String, u64>) -> Result<Progra
             let (r, _) = param_slots(&f.rets, end)?;
             (p, r)
         };
-        sigs[idx] = (params.clone(), rets.clone());
-        funcs[idx].params = params;
-        funcs[idx].rets = rets;
-        funcs[idx].line = f.line;
+        // A prototype after the definition (a linked module's) keeps the definition's slots.
+        if f.body.is_some() || defs[idx].is_none() {
+            sigs[idx] = (params.clone(), rets.clone());
+            funcs[idx].params = params;
+            funcs[idx].rets = rets;
+            funcs[idx].line = f.line;
+        }
         if f.body.is_some() {
             if defs[idx].is_some() {
                 return err(f.line, format!("`{}` is defined twice", f.name));

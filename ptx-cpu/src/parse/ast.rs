@@ -61,6 +61,8 @@ pub enum FuncKind {
 pub struct FuncDecl {
     pub line: u32,
     pub kind: FuncKind,
+    /// `.visible`, `.extern`, `.weak` or none (local to the module); the linker reads it.
+    pub linkage: Linkage,
     pub name: String,
     pub rets: Vec<VarDecl>,
     pub params: Vec<VarDecl>,

@@ -181,7 +181,9 @@ impl Parser {
                 _ => {
                     let linkage = self.linkage();
                     if self.is_word(".entry") || self.is_word(".func") {
-                        m.funcs.push(self.function()?);
+                        let mut f = self.function()?;
+                        f.linkage = linkage;
+                        m.funcs.push(f);
                     } else {
                         let decls = self.var_decls(linkage)?;
                         self.expect_punct(';')?;
@@ -274,7 +276,7 @@ impl Parser {
                 Err(e) => return Err(e),
             }
         };
-        Ok(FuncDecl { line, kind, name, rets, params, body, body_error, bounds })
+        Ok(FuncDecl { line, kind, linkage: Linkage::None, name, rets, params, body, body_error, bounds })
     }
 
     fn param_list(&mut self) -> R<Vec<VarDecl>> {

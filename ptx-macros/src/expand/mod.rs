@@ -13,6 +13,8 @@ mod bitfields;
 mod derive;
 mod derive_enum;
 mod device_fn;
+mod cpp_header;
+mod extern_cpp;
 mod generic;
 mod generic_kernel;
 mod index_ops;
@@ -53,6 +55,16 @@ pub fn device_fn(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     }
     first_round(FnKind::Device, args, item)
+}
+
+/// `#[device_extern]` on an `extern "C"` block of CUDA C++ device function declarations.
+pub fn device_extern(args: TokenStream, item: TokenStream) -> TokenStream {
+    extern_cpp::expand(args, item)
+}
+
+/// `cpp_header!(NAME: items...)`: a C++ header for Rust device functions and types.
+pub fn cpp_header(input: TokenStream) -> TokenStream {
+    cpp_header::first_round(input)
 }
 
 /// The hidden struct the functions of `impl Trait for prim` hang on (see `trait_def`).
@@ -203,6 +215,9 @@ pub fn compile(input: TokenStream) -> TokenStream {
     let Some((kind, args, item)) = chain::parse_state(state) else {
         return quote!(::core::compile_error!("internal: malformed state in the device compiler's fetch chain"););
     };
+    if kind == "cpp_header" {
+        return cpp_header::generate(args, item, found);
+    }
     if kind == "method" {
         let Some((cx, item)) = method::MethodCx::read(item) else {
             return quote!(::core::compile_error!("internal: malformed method state in the device compiler's fetch chain"););

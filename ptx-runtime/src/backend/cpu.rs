@@ -59,6 +59,28 @@ impl CpuBackend {
         self.modules.get_or_load(kernel, || Ok(self.device.load_module(kernel.ptx)?)).map(|m| Arc::clone(&*m))
     }
 
+    /// Links the PTX inputs with the emulator's linker and makes the result the module of
+    /// every kernel among them.
+    fn link_now(&self, inputs: &[crate::link::LinkInput]) -> Result<Option<String>> {
+        use crate::link::LinkInput;
+        if let Some(LinkInput::Binary { name, kind, .. }) = inputs.iter().find(|i| matches!(i, LinkInput::Binary { .. })) {
+            return Err(Error::Link {
+                log: format!("`{name}` is a {kind:?}: the CPU backend links PTX only; add the PTX of the same code instead (`nvcc -rdc=true -ptx`)"),
+            });
+        }
+        let text = ptx_cpu::link(&LinkInput::ptx_inputs(inputs))?;
+        let module = self.device.load_module(&text)?;
+        for k in LinkInput::kernels(inputs) {
+            if !module.entries().contains(&k.entry) {
+                return Err(Error::Link { log: format!("the linked module has no kernel `{}`", k.entry) });
+            }
+        }
+        for k in LinkInput::kernels(inputs) {
+            self.modules.insert(k, Arc::new(module.clone()));
+        }
+        Ok(Some(text))
+    }
+
     fn device_id(&self) -> DeviceId {
         DeviceId { kind: BackendKind::Cpu, id: self.device.id() }
     }
@@ -162,6 +184,10 @@ impl DeviceImpl for CpuBackend {
     /// Every block of a cooperative grid runs interleaved with the others.
     fn supports_cooperative_launch(&self) -> Result<bool> {
         Ok(true)
+    }
+
+    fn link(&self, inputs: &[crate::link::LinkInput]) -> Result<Option<String>> {
+        self.link_now(inputs)
     }
 }
 

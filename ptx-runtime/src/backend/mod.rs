@@ -101,6 +101,9 @@ pub(crate) trait DeviceImpl: Send + Sync {
     fn alloc_pinned(&self, bytes: usize) -> Result<Arc<dyn PinnedImpl>>;
     /// Whether the device can launch cooperative kernels (`cuLaunchCooperativeKernel`).
     fn supports_cooperative_launch(&self) -> Result<bool>;
+    /// Links the inputs into one module, which the kernels among them launch in from then on;
+    /// the linked PTX where there is one ([`crate::Linker`]).
+    fn link(&self, inputs: &[crate::link::LinkInput]) -> Result<Option<String>>;
 }
 
 /// What a backend without the CPU sanitizers answers.

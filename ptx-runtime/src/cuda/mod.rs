@@ -10,6 +10,7 @@ mod error;
 mod event;
 mod graph;
 mod interop;
+mod link;
 mod memory;
 mod module;
 mod occupancy;
@@ -251,6 +252,14 @@ impl DeviceImpl for CudaDevice {
     fn supports_cooperative_launch(&self) -> Result<bool> {
         let v = self.ctx.attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH).map_err(|e| driver_error("cuDeviceGetAttribute", e))?;
         Ok(v != 0)
+    }
+
+    fn link(&self, inputs: &[crate::link::LinkInput]) -> Result<Option<String>> {
+        let (ptx, loaded) = link::link(&self.ctx, inputs)?;
+        for (k, m) in crate::link::LinkInput::kernels(inputs).into_iter().zip(loaded) {
+            self.modules.insert(k, Arc::new(m));
+        }
+        Ok(ptx)
     }
 }
 

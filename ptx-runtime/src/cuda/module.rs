@@ -11,8 +11,9 @@ const LOG_BYTES: usize = 16 * 1024;
 
 /// A loaded module and the kernel's function in it.
 pub(crate) struct LoadedModule {
-    ctx: Arc<CudaContext>,
-    module: sys::CUmodule,
+    /// Shared by the kernels of one linked module.
+    #[allow(dead_code)]
+    module: Arc<ModuleHandle>,
     pub function: sys::CUfunction,
     /// The JIT's informational log (ptxas's report of registers and spills, when verbose).
     pub info_log: String,
@@ -23,10 +24,36 @@ pub(crate) struct LoadedModule {
     pub max_dynamic: Mutex<u32>,
 }
 
+/// A loaded `CUmodule`, unloaded when the last kernel using it goes.
+pub(crate) struct ModuleHandle {
+    ctx: Arc<CudaContext>,
+    module: sys::CUmodule,
+}
+
 // SAFETY: CUDA module and function handles may be used from any thread once the owning context
 // is current; every use binds the context first.
 unsafe impl Send for LoadedModule {}
 unsafe impl Sync for LoadedModule {}
+unsafe impl Send for ModuleHandle {}
+unsafe impl Sync for ModuleHandle {}
+
+impl ModuleHandle {
+    /// Takes ownership of a module loaded in `ctx`.
+    pub fn new(ctx: &Arc<CudaContext>, module: sys::CUmodule) -> ModuleHandle {
+        ModuleHandle { ctx: ctx.clone(), module }
+    }
+}
+
+impl Drop for ModuleHandle {
+    fn drop(&mut self) {
+        if self.ctx.bind_to_thread().is_ok() {
+            // SAFETY: the module was loaded in this context and is unloaded once.
+            unsafe {
+                let _ = sys::cuModuleUnload(self.module);
+            }
+        }
+    }
+}
 
 impl LoadedModule {
     /// `cuModuleLoadDataEx` with error and info log buffers, then `cuModuleGetFunction`.
@@ -71,18 +98,17 @@ impl LoadedModule {
             let cuda = driver_error("cuModuleLoadDataEx", e);
             return Err(Error::PtxLoad { log: if log.is_empty() { cuda.to_string() } else { format!("{cuda}\n{log}") } });
         }
-        let name = CString::new(kernel.entry).map_err(|_| Error::PtxLoad { log: "the entry name contains a NUL byte".into() })?;
+        LoadedModule::function_of(Arc::new(ModuleHandle::new(ctx, module)), kernel.entry, c_text(&info_log))
+    }
+
+    /// The kernel `entry` of a loaded module (one the linker made holds several).
+    pub fn function_of(module: Arc<ModuleHandle>, entry: &str, info_log: String) -> Result<LoadedModule> {
+        let name = CString::new(entry).map_err(|_| Error::PtxLoad { log: "the entry name contains a NUL byte".into() })?;
         let mut function = std::ptr::null_mut();
-        // SAFETY: `module` was just loaded; `name` is NUL-terminated.
-        let status = unsafe { sys::cuModuleGetFunction(&mut function, module, name.as_ptr()) };
-        let mut loaded = LoadedModule {
-            ctx: ctx.clone(),
-            module,
-            function,
-            info_log: c_text(&info_log),
-            static_shared: 0,
-            max_dynamic: Mutex::new(0),
-        };
+        module.ctx.bind_to_thread().map_err(|e| driver_error("cuCtxSetCurrent", e))?;
+        // SAFETY: `module` is loaded in the current context; `name` is NUL-terminated.
+        let status = unsafe { sys::cuModuleGetFunction(&mut function, module.module, name.as_ptr()) };
+        let mut loaded = LoadedModule { module, function, info_log, static_shared: 0, max_dynamic: Mutex::new(0) };
         status.result().map_err(|e| driver_error("cuModuleGetFunction", e))?;
         loaded.static_shared = loaded.attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?;
         let max = loaded.attribute(sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?;
@@ -107,18 +133,7 @@ impl LoadedModule {
     }
 }
 
-impl Drop for LoadedModule {
-    fn drop(&mut self) {
-        if self.ctx.bind_to_thread().is_ok() {
-            // SAFETY: the module was loaded in this context and is unloaded once.
-            unsafe {
-                let _ = sys::cuModuleUnload(self.module);
-            }
-        }
-    }
-}
-
-fn c_text(buf: &[u8]) -> String {
+pub(crate) fn c_text(buf: &[u8]) -> String {
     let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
     String::from_utf8_lossy(&buf[..end]).trim().to_owned()
 }

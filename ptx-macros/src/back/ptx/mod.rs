@@ -8,5 +8,5 @@ mod signature;
 mod spell;
 mod writer;
 
-pub use signature::{launch_directives, prototype, SigTypes};
+pub use signature::{extern_prototype, launch_directives, prototype, SigTypes};
 pub use writer::{body_with_locs, labelled_scopes};

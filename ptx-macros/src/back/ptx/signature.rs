@@ -58,6 +58,24 @@ pub fn prototype(kind: FnKind, types: &SigTypes) -> Text {
     t
 }
 
+/// `.extern .func (ret) sym(params)`: the declaration of a function another module defines
+/// (a CUDA C++ `__device__` function, `expand::extern_cpp`), its parameters as nvcc declares
+/// them for the same C++ signature.
+pub fn extern_prototype(types: &SigTypes) -> Text {
+    let mut t = Text::new();
+    t.str(".extern .func ");
+    if let Some(ret) = &types.ret {
+        t.str("(").piece(param_decl(ret, quote!(Return), 0)).str(") ");
+    }
+    t.piece(quote!(::ptx_runtime::__private::Piece::Str(__SYMBOL))).str("(");
+    for (i, ty) in types.params.iter().enumerate() {
+        t.str(if i == 0 { "\n\t" } else { ",\n\t" });
+        t.piece(param_decl(ty, quote!(Func), i));
+    }
+    t.str(if types.params.is_empty() { ")" } else { "\n)" });
+    t
+}
+
 /// A kernel's launch-bound directives, as nvcc writes them after the parameter list
 /// (`__launch_bounds__(256, 2)` is `.maxntid 256, 1, 1` and `.minnctapersm 2`).
 pub fn launch_directives(b: &LaunchBounds) -> String {

@@ -1,0 +1,36 @@
+// CUDA C++ for the interop tests (tests/suite/link_interop.rs): compiled with
+// `nvcc -rdc=true -ptx` and linked with `#[kernel]` modules on the CPU backend.
+
+struct P {
+    float x;
+    int k;
+};
+
+// Called from Rust.
+extern "C" __device__ float plain_c(float x) { return x * 2.0f + 1.0f; }
+
+namespace geo {
+__device__ float scale(float x) { return x * 3.0f; }
+__device__ double scale(double x) { return x * 4.0; }
+}  // namespace geo
+
+template <typename T>
+__device__ T twice(T x) { return x + x; }
+template __device__ int twice<int>(int);
+
+__device__ float takes_p(P p) { return p.x * (float)p.k; }
+
+// Rust device functions called from here: a plain one and a struct return with heap use.
+extern "C" __device__ int rust_square(int x);
+struct Stats {
+    int sum;
+    int max;
+    float mean;
+};
+extern "C" __device__ Stats rust_stats(const int* xs, int n);
+
+extern "C" __global__ void cpp_calls_rust(int* out, Stats* stats, const int* xs, int n) {
+    int i = threadIdx.x;
+    if (i < n) out[i] = rust_square(xs[i]) + 1;
+    if (i == 0) *stats = rust_stats(xs, n);
+}
