@@ -78,6 +78,8 @@ pub struct Builder {
     kernels: Vec<&'static Kernel>,
     /// Why the archs list is what it is when `from_env` could not read it.
     env_error: Option<String>,
+    /// Whether `PTX_CUBIN_ARCHS` was set (even to nothing).
+    env_set: bool,
 }
 
 impl Builder {
@@ -88,14 +90,23 @@ impl Builder {
             println!("cargo:rerun-if-env-changed={var}");
         }
         let require = std::env::var(REQUIRE_ENV).is_ok_and(|v| !v.is_empty() && v != "0");
-        let (archs, env_error) = match std::env::var(ARCHS_ENV) {
+        let (archs, env_error, env_set) = match std::env::var(ARCHS_ENV) {
             Ok(list) => match parse_archs(&list) {
-                Ok(a) => (a, None),
-                Err(e) => (Vec::new(), Some(e)),
+                Ok(a) => (a, None, true),
+                Err(e) => (Vec::new(), Some(e), true),
             },
-            Err(_) => (Vec::new(), None),
+            Err(_) => (Vec::new(), None, false),
         };
-        Builder { archs, require, env_error, ..Builder::default() }
+        Builder { archs, require, env_error, env_set, ..Builder::default() }
+    }
+
+    /// The architectures a crate assembles for when `PTX_CUBIN_ARCHS` is unset; the user's
+    /// setting (`PTX_CUBIN_ARCHS=` for none) wins.
+    pub fn default_archs(mut self, archs: &[Arch]) -> Builder {
+        if !self.env_set {
+            self.archs = archs.to_vec();
+        }
+        self
     }
 
     /// A builder for these architectures, whatever the environment says.
