@@ -23,17 +23,15 @@ pub fn test(tools: Option<&Tools>, ci: bool) -> Result<(), String> {
             Ok(())
         }
     };
-    let Some(cuda) = cuda_root(tools) else {
-        return skip("no include/cuda.h under $CUDA_PATH or target/cuda-tools; run `cargo xtask tools`".into());
-    };
-    let stub = match stub_libcuda(&cuda.join("include").join("cuda.h")) {
-        Ok(dir) => dir,
+    let env = match build_env(tools) {
+        Ok(env) => env,
         Err(e) => return skip(e),
     };
+    let (cuda, stub) = (env[0].1.clone(), env[1].1.clone());
     let driver = has_driver();
     let mut cmd = Command::new(crate::cargo());
     cmd.args(["test", "-p", "ptx-runtime", "--features", "cust", "--test", "cust"]);
-    cmd.env("CUDA_PATH", &cuda).env("CUDA_LIBRARY_PATH", &stub);
+    cmd.envs(env);
     if !driver {
         // The binary needs a libcuda.so.1 to start: the stub, whose cuInit says there is no
         // device, so each test reports that it skipped.
@@ -45,6 +43,14 @@ pub fn test(tools: Option<&Tools>, ci: bool) -> Result<(), String> {
         eprintln!("xtask: cust feature built and linked; its GPU tests SKIPPED: no CUDA driver (libcuda.so.1) on this machine, they ran against the stub");
     }
     Ok(())
+}
+
+/// `CUDA_PATH` (the headers) and `CUDA_LIBRARY_PATH` (the stub libcuda, generated here) for
+/// a cargo invocation that builds the feature; `Err` says what is missing.
+pub fn build_env(tools: Option<&Tools>) -> Result<Vec<(&'static str, PathBuf)>, String> {
+    let cuda = cuda_root(tools).ok_or("no include/cuda.h under $CUDA_PATH or target/cuda-tools; run `cargo xtask tools`")?;
+    let stub = stub_libcuda(&cuda.join("include").join("cuda.h"))?;
+    Ok(vec![("CUDA_PATH", cuda), ("CUDA_LIBRARY_PATH", stub)])
 }
 
 /// A directory with `include/cuda.h`: `$CUDA_PATH`, else the wheels next to ptxas.

@@ -1,5 +1,6 @@
 //! Two kernels a build script assembles (tests/crates/cubin_app): one calling a device
-//! function, one targeting sm_80 (so it has no sm_75 cubin).
+//! function, one targeting sm_80 (so it has no sm_75 cubin); and a third it leaves out, to
+//! time a first launch that JIT-compiles.
 
 use ptx_runtime::device::*;
 use ptx_runtime::{device_fn, kernel};
@@ -22,5 +23,14 @@ pub fn count_up(x: &mut [u32]) {
     let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
     if i < x.len() {
         x[i] += i as u32;
+    }
+}
+
+/// `halve_all` again, with no cubin: its first launch on a GPU JIT-compiles the PTX.
+#[kernel]
+pub fn halve_all_jit(x: &mut [f32]) {
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i < x.len() {
+        x[i] = halve(x[i]);
     }
 }
