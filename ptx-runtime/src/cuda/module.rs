@@ -66,8 +66,8 @@ impl LoadedModule {
         let cc = ctx.compute_capability().map(|(a, b)| (a.max(0) as u32, b.max(0) as u32)).ok();
         let mut status = sys::CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU;
         if let Some(cubin) = cc.and_then(|cc| crate::cubin::image_for(kernel, cc)) {
-            // SAFETY: a cubin image of `image.len()` bytes that lives for the program; the rest
-            // as below.
+            // SAFETY: a complete cubin (an ELF image, whose header gives its size) embedded for
+            // the program's lifetime; the log buffers and context as below.
             status = unsafe {
                 sys::cuModuleLoadDataEx(&mut module, cubin.image.as_ptr() as *const c_void, count as u32, options.as_mut_ptr(), values.as_mut_ptr())
             };
