@@ -44,6 +44,7 @@ mod buffer;
 mod capture;
 mod config;
 mod cooperative;
+pub mod cubin;
 mod cuda;
 mod devices;
 mod error;

@@ -50,6 +50,7 @@ mod cpu_ptx;
 mod cpu_sregs;
 mod cpu_syscalls;
 mod cpu_warp;
+mod cubins;
 mod debuginfo;
 mod dwarf_reader;
 mod difftest_cases;

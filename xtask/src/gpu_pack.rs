@@ -1,7 +1,7 @@
 //! `cargo xtask gpu-pack`: everything a GPU machine without Rust needs to run the suite.
 //!
-//! Builds the release test binaries, examples and the run-time benchmark
-//! (`benches/gpu_timing.rs`), copies them (stripped) into `target/gpu-pack/`, with nvcc's PTX
+//! Builds the release test binaries (the `cust` feature's among them), examples and the
+//! run-time benchmark (`benches/gpu_timing.rs`), copies them (stripped) into `target/gpu-pack/`, with nvcc's PTX
 //! of the benchmark's CUDA C twins in `target/gpu-pack/nvcc-ptx/`, and writes `run.sh`, which
 //! runs each with `PTX_DEVICE=cuda` and writes the logs under `$OUT` (or `./gpu-logs`); the
 //! benchmark's table goes to `gpu-timing.md` there. Carry `target/gpu-pack` to the machine and
@@ -33,6 +33,19 @@ pub fn pack() -> Result<(), String> {
             return Err(format!("cargo {} failed:\n{}", args.join(" "), String::from_utf8_lossy(&output.stderr)));
         }
         binaries.extend(executables(&String::from_utf8_lossy(&output.stdout)));
+    }
+    // The `cust` feature's tests, linked against the stub libcuda; the GPU machine's driver
+    // serves them (docs/cust.md).
+    match crate::cust::build_env(crate::tools::ensure().ok().as_ref()) {
+        Ok(env) => {
+            let args = ["test", "--release", "-p", "ptx-runtime", "--features", "cust", "--test", "cust", "--no-run", "--message-format=json"];
+            let output = Command::new(crate::cargo()).args(args).envs(env).current_dir(&root).output().map_err(|e| format!("cannot run cargo: {e}"))?;
+            if !output.status.success() {
+                return Err(format!("cargo {} failed:\n{}", args.join(" "), String::from_utf8_lossy(&output.stderr)));
+            }
+            binaries.extend(executables(&String::from_utf8_lossy(&output.stdout)));
+        }
+        Err(e) => eprintln!("xtask: WARNING: no cust tests in the pack ({e})"),
     }
     // nvcc's builds of the twins, which the benchmark times beside ours.
     match crate::tools::ensure().and_then(|t| crate::bench_codegen::twins_for_gpu(&t, &out.join("nvcc-ptx"))) {

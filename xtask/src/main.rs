@@ -15,6 +15,11 @@
 //! - `bench-cpu`: the CPU backend's benchmark (`benches/cpu_interp.rs`): thread-instructions
 //!   per second, and saxpy over 2^20 elements, in the release profile and then in the dev
 //!   profile (the emulator unoptimised, as a user's `cargo run` builds it by default).
+//! - `test-cust`: builds `ptx-runtime`'s `cust` feature against the wheels' cuda.h and a stub
+//!   libcuda, and runs its tests where a driver is installed (`test` does this last).
+//! - `bench-cubins`: the cubins `ptx_runtime::cubin::Builder` embeds for the corpus kernels
+//!   (sizes for sm_80 and sm_90, ptxas time) and the CPU backend's module load time
+//!   (`benches/cubins.rs`); writes `target/bench/cubins.md` (see `docs/cubins.md`).
 //! - `bench-codegen [--update-docs]`: our PTX against nvcc's on the CUDA C twins in
 //!   `benches/cuda/` (registers, spills, SASS instructions, inner loops), for sm_80 and sm_90;
 //!   writes `target/bench/codegen.md` (see `docs/performance.md`). No GPU needed.
@@ -27,6 +32,7 @@
 
 mod bench_codegen;
 mod bench_compile;
+mod cust;
 mod fuzz;
 mod difftest;
 mod fmad_corpus;
@@ -47,12 +53,14 @@ fn main() -> ExitCode {
         Some("bench-compile") => bench_compile::run(&args[1..]),
         Some("bench-gpu") => bench_gpu(),
         Some("bench-cpu") => bench_cpu(&args[1..]),
+        Some("bench-cubins") => bench_cubins(),
+        Some("test-cust") => tools::ensure().and_then(|t| cust::test(Some(&t), ci())),
         Some("tools") => tools::ensure().map(|t| {
             for (var, path) in t.env() {
                 println!("export {var}={}", path.display());
             }
         }),
-        _ => Err("usage: cargo xtask <test [cargo test args] | difftest [--seed S] [--kernels N] [--replay S:I] ... | fuzz [--count N] [--seed S] [--only I] [--threads T] [--debug] | tools | gpu-pack | bench-cpu | bench-codegen [--update-docs] | bench-compile [--update-docs] | bench-gpu>".to_owned()),
+        _ => Err("usage: cargo xtask <test [cargo test args] | difftest [--seed S] [--kernels N] [--replay S:I] ... | fuzz [--count N] [--seed S] [--only I] [--threads T] [--debug] | tools | gpu-pack | bench-cpu | bench-cubins | test-cust | bench-codegen [--update-docs] | bench-compile [--update-docs] | bench-gpu>".to_owned()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -71,6 +79,13 @@ fn bench_cpu(args: &[String]) -> Result<(), String> {
         run(Command::new(cargo()).args(["bench", "-p", "ptx-suite", "--bench", "cpu_interp", "--profile", profile]).args(args))?;
     }
     Ok(())
+}
+
+/// Cubin sizes and CPU-backend module loads over the corpus (`benches/cubins.rs`), in the dev
+/// profile the tests use (the corpus is already built there); writes `target/bench/cubins.md`.
+fn bench_cubins() -> Result<(), String> {
+    let tools = tools::ensure()?;
+    run(Command::new(cargo()).args(["bench", "-p", "ptx-suite", "--bench", "cubins", "--profile", "dev"]).envs(tools.env()))
 }
 
 fn bench_gpu() -> Result<(), String> {
@@ -120,6 +135,8 @@ fn test(extra: &[String]) -> Result<(), String> {
         difftest::ci(60)?;
         run_examples()?;
         gpu_timing_smoke(tools.as_ref())?;
+        // Its own cargo invocation: the default build never depends on cust.
+        cust::test(tools.as_ref(), ci())?;
     }
     Ok(())
 }

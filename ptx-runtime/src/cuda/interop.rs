@@ -22,7 +22,7 @@ impl Stream {
 }
 
 /// The cudarc stream of the launch `args` are for; a `CudaSlice` cannot go anywhere else.
-fn launch_stream<'a>(args: &Args<'a>) -> Result<&'a Arc<CudaStream>> {
+pub(super) fn launch_stream<'a>(args: &Args<'a>) -> Result<&'a Arc<CudaStream>> {
     let stream: &'a Stream = args.stream;
     stream.cuda_stream().ok_or_else(|| Error::InvalidBuffer { reason: "a cudarc `CudaSlice` can only be passed to a launch on a CUDA stream".into() })
 }

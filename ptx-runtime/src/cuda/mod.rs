@@ -6,6 +6,8 @@
 //! stream-ordered allocation, event tracking across streams); modules are loaded with
 //! `cuModuleLoadDataEx` to capture the JIT's logs, and kernels launched with `cuLaunchKernel`.
 
+#[cfg(feature = "cust")]
+mod cust;
 mod error;
 mod event;
 mod graph;

@@ -88,11 +88,24 @@ impl LoadedModule {
         let debug = kernel.ptx.lines().any(|l| l.starts_with(".target") && l.ends_with(", debug"));
         let count = if debug { options.len() } else { options.len() - 1 };
         let mut module = std::ptr::null_mut();
-        // SAFETY: `image` is NUL-terminated PTX; the log buffers outlive the call and their sizes
-        // are given; the context is current.
-        let status = unsafe {
-            sys::cuModuleLoadDataEx(&mut module, image.as_ptr() as *const c_void, count as u32, options.as_mut_ptr(), values.as_mut_ptr())
-        };
+        // An embedded cubin for this device first (docs/cubins.md); the PTX when there is none
+        // or the driver refuses it.
+        let cc = ctx.compute_capability().map(|(a, b)| (a.max(0) as u32, b.max(0) as u32)).ok();
+        let mut status = sys::CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU;
+        if let Some(cubin) = cc.and_then(|cc| crate::cubin::image_for(kernel, cc)) {
+            // SAFETY: a complete cubin (an ELF image, whose header gives its size) embedded for
+            // the program's lifetime; the log buffers and context as below.
+            status = unsafe {
+                sys::cuModuleLoadDataEx(&mut module, cubin.image.as_ptr() as *const c_void, count as u32, options.as_mut_ptr(), values.as_mut_ptr())
+            };
+        }
+        if status.result().is_err() {
+            // SAFETY: `image` is NUL-terminated PTX; the log buffers outlive the call and their
+            // sizes are given; the context is current.
+            status = unsafe {
+                sys::cuModuleLoadDataEx(&mut module, image.as_ptr() as *const c_void, count as u32, options.as_mut_ptr(), values.as_mut_ptr())
+            };
+        }
         if let Err(e) = status.result() {
             let log = c_text(&error_log);
             let cuda = driver_error("cuModuleLoadDataEx", e);
