@@ -310,7 +310,13 @@ impl<'a> Checker<'a> {
                 let rest = self.args_of(args, &[], name_span);
                 return self.intrinsic(Intrinsic::Bits, recv, rest, Ty::Scalar(Scalar::U16), span);
             }
-            _ => return self.error(name_span, format!("`{}` is a storage type: convert with `to_f32()` / `to_f64()` / `to_bits()` and compute in `f32`", super::ty::scalar_name(s))),
+            "min" | "max" => {
+                let t = Ty::Scalar(s);
+                let op = if name == "min" { FloatOp::Min } else { FloatOp::Max };
+                let rest = self.args_of(args, &[t.clone()], name_span);
+                return self.intrinsic(Intrinsic::Float(op), recv, rest, t, span);
+            }
+            _ => return self.error(name_span, format!("no method `{name}` on `{}` in device code; supported: to_f32, to_f64, to_bits, min, max, and the operators `+ - * / %`, unary `-` and comparisons (other math: convert with `to_f32()` and compute in `f32`)", super::ty::scalar_name(s))),
         };
         if !args.is_empty() {
             return self.error(name_span, "this method takes no arguments");

@@ -126,6 +126,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             }
             Intrinsic::Float(op) => {
                 let Ty::Scalar(s) = tys[0] else { return Val::Unit };
+                if let (FloatOp::Min | FloatOp::Max, Scalar::F16 | Scalar::BF16) = (op, s) {
+                    return self.half_min_max(*op == FloatOp::Max, s, &vals[0], &vals[1]);
+                }
                 self.float_op(*op, s, &vals)
             }
             Intrinsic::Fast(op) => self.fast(*op, &vals),
