@@ -21,7 +21,8 @@ pub struct Pair {
     pub b: u16,
 }
 
-/// Every result, as bits (`flags`: `<`, `<=`, `>`, `>=`, `==`, `!=` in bits 0–5).
+/// Every result, as bits (`flags`: `<`, `<=`, `>`, `>=`, `==`, `!=` in bits 0–5, then
+/// `is_nan`, `is_infinite`, `is_finite`, `is_sign_negative`, `is_sign_positive`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, ptx_runtime::DeviceRepr)]
 #[repr(C)]
 pub struct Results {
@@ -34,6 +35,7 @@ pub struct Results {
     pub min: u16,
     pub max: u16,
     pub chain: u16,
+    pub copysign: u16,
     pub flags: u16,
 }
 
@@ -47,7 +49,7 @@ fn is_nan(bits: u16, bf16: bool) -> bool {
 }
 
 fn same_results(x: &Results, y: &Results, bf16: bool) -> bool {
-    let v = |r: &Results| [r.add, r.sub, r.mul, r.div, r.rem, r.neg, r.min, r.max, r.chain];
+    let v = |r: &Results| [r.add, r.sub, r.mul, r.div, r.rem, r.neg, r.min, r.max, r.chain, r.copysign];
     x.flags == y.flags && v(x).iter().zip(v(y)).all(|(&p, q)| p == q || (is_nan(p, bf16) && is_nan(q, bf16)))
 }
 
@@ -87,6 +89,7 @@ macro_rules! half_kernel {
                 acc *= a;
                 acc -= b;
                 let flags = (a < b) as u16 | ((a <= b) as u16) << 1 | ((a > b) as u16) << 2 | ((a >= b) as u16) << 3 | ((a == b) as u16) << 4 | ((a != b) as u16) << 5;
+                let class = (a.is_nan() as u16) << 6 | (a.is_infinite() as u16) << 7 | (a.is_finite() as u16) << 8 | (a.is_sign_negative() as u16) << 9 | (a.is_sign_positive() as u16) << 10;
                 out[i] = $out(Results {
                     add: (a + b).to_bits(),
                     sub: (a - b).to_bits(),
@@ -97,7 +100,8 @@ macro_rules! half_kernel {
                     min: a.min(b).to_bits(),
                     max: a.max(b).to_bits(),
                     chain: (a * b + a - b * b).to_bits(),
-                    flags,
+                    copysign: a.copysign(b).to_bits(),
+                    flags: flags | class,
                 });
             }
         }

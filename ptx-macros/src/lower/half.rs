@@ -14,6 +14,8 @@
 //! - `/` and `%` compute in `f32` and round once, as `half` does (for `/` that is the
 //!   correctly rounded quotient: f32 has more than twice the bits of f16 and bf16 plus two).
 //! - `-x` flips the sign bit (`xor.b16`), exactly `half`'s `Neg`, NaN included.
+//! - `copysign`, `is_nan`, `is_infinite`, `is_finite`, `is_sign_negative/positive`: bit tests,
+//!   as `half` defines them.
 //! - `min`/`max` are `half`'s: a NaN receiver gives the other operand, and `max` keeps the
 //!   receiver unless the other is greater (so `(+0.0).max(-0.0)` is `+0.0`) — a `setp` and a
 //!   `selp`, not `__hmax`, whose signed-zero and NaN rules differ from the host's.
@@ -21,6 +23,7 @@
 use super::value::Val;
 use super::Lowerer;
 use crate::front::hir::BinOp;
+use crate::front::intrinsic::FloatOp;
 use crate::ir::{Arg, Arith, Cmp, Imm, Mode, Opcode, Reg, RegClass, Type};
 use proc_macro2::Span;
 use ptx_abi::Scalar;
@@ -124,6 +127,37 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     pub fn half_neg(&mut self, v: &Val) -> Val {
         let a = self.half_reg(v);
         Val::S(Arg::Reg(self.b.op1(Opcode::arith(Arith::Xor, Type::B16), RegClass::B16, vec![a, Arg::imm(0x8000)])))
+    }
+
+    /// The `half` methods device code has: `min`, `max`, `copysign` and the classifications
+    /// (by bits: exactly `half`'s definitions).
+    pub fn half_method(&mut self, op: FloatOp, s: Scalar, v: &[Val], span: Span) -> Val {
+        let exp = if s == Scalar::F16 { 0x7c00 } else { 0x7f80 };
+        let a = self.half_reg(&v[0]);
+        let and = |l: &mut Self, x: Arg, m: i64| Arg::Reg(l.b.op1(Opcode::arith(Arith::And, Type::B16), RegClass::B16, vec![x, Arg::imm(m)]));
+        let cmp = |l: &mut Self, c: Cmp, x: Arg, k: i64| Val::S(Arg::Reg(l.b.op1(Opcode::Setp(c, Type::U16), RegClass::Pred, vec![x, Arg::imm(k)])));
+        match op {
+            FloatOp::Min | FloatOp::Max => self.half_min_max(op == FloatOp::Max, s, &v[0], &v[1]),
+            FloatOp::Copysign => {
+                let (mag, b) = (and(self, a, 0x7fff), self.half_reg(&v[1]));
+                let sign = and(self, b, 0x8000);
+                Val::S(Arg::Reg(self.b.op1(Opcode::arith(Arith::Or, Type::B16), RegClass::B16, vec![mag, sign])))
+            }
+            FloatOp::IsNan | FloatOp::IsInfinite | FloatOp::IsFinite => {
+                let mag = and(self, a, 0x7fff);
+                let c = match op {
+                    FloatOp::IsNan => Cmp::Gt,
+                    FloatOp::IsInfinite => Cmp::Eq,
+                    _ => Cmp::Lt,
+                };
+                cmp(self, c, mag, exp)
+            }
+            FloatOp::IsSignNegative | FloatOp::IsSignPositive => {
+                let sign = and(self, a, 0x8000);
+                cmp(self, if op == FloatOp::IsSignNegative { Cmp::Ne } else { Cmp::Eq }, sign, 0)
+            }
+            _ => self.error(span, "internal: a 16-bit float method the front admits but the lowering lacks"),
+        }
     }
 
     /// `x.min(y)` / `x.max(y)` as `half` defines them: `y` when `x` is NaN or `y` is less

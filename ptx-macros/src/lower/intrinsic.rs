@@ -126,8 +126,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             }
             Intrinsic::Float(op) => {
                 let Ty::Scalar(s) = tys[0] else { return Val::Unit };
-                if let (FloatOp::Min | FloatOp::Max, Scalar::F16 | Scalar::BF16) = (op, s) {
-                    return self.half_min_max(*op == FloatOp::Max, s, &vals[0], &vals[1]);
+                if matches!(s, Scalar::F16 | Scalar::BF16) {
+                    return self.half_method(*op, s, &vals, span);
                 }
                 self.float_op(*op, s, &vals)
             }
