@@ -36,6 +36,8 @@ pub struct Results {
     pub max: u16,
     pub chain: u16,
     pub copysign: u16,
+    pub from_u8: u16,
+    pub from_i8: u16,
     pub flags: u16,
 }
 
@@ -49,7 +51,7 @@ fn is_nan(bits: u16, bf16: bool) -> bool {
 }
 
 fn same_results(x: &Results, y: &Results, bf16: bool) -> bool {
-    let v = |r: &Results| [r.add, r.sub, r.mul, r.div, r.rem, r.neg, r.min, r.max, r.chain, r.copysign];
+    let v = |r: &Results| [r.add, r.sub, r.mul, r.div, r.rem, r.neg, r.min, r.max, r.chain, r.copysign, r.from_u8, r.from_i8];
     x.flags == y.flags && v(x).iter().zip(v(y)).all(|(&p, q)| p == q || (is_nan(p, bf16) && is_nan(q, bf16)))
 }
 
@@ -101,6 +103,8 @@ macro_rules! half_kernel {
                     max: a.max(b).to_bits(),
                     chain: (a * b + a - b * b).to_bits(),
                     copysign: a.copysign(b).to_bits(),
+                    from_u8: $t::from(x[i].a as u8).to_bits(),
+                    from_i8: $t::from(x[i].b as i8).to_bits(),
                     flags: flags | class,
                 });
             }
