@@ -193,7 +193,8 @@ impl<'a> Checker<'a> {
             let bits = match owner {
                 Ty::Scalar(Scalar::F32) => Ty::Scalar(Scalar::U32),
                 Ty::Scalar(Scalar::F64) => Ty::Scalar(Scalar::U64),
-                _ => return self.error(span, "`from_bits` is supported on `f32` and `f64`"),
+                Ty::Scalar(Scalar::F16 | Scalar::BF16) => Ty::Scalar(Scalar::U16),
+                _ => return self.error(span, "`from_bits` is supported on `f16`, `bf16`, `f32` and `f64`"),
             };
             self.expect(x.span, &bits, &x.ty);
             return Expr { kind: ExprKind::Intrinsic { op: super::intrinsic::Intrinsic::Bits, args: vec![x] }, ty: owner, span };

@@ -155,7 +155,7 @@ impl<'a> Checker<'a> {
             syn::UnOp::Neg(_) => {
                 let inner = self.auto_deref_value(inner);
                 let t = self.shallow(&inner.ty);
-                let ok = matches!(t, Ty::Error | Ty::Var(_)) || t.is_float() || matches!(t, Ty::Scalar(s) if s.is_signed());
+                let ok = matches!(t, Ty::Error | Ty::Var(_)) || matches!(t, Ty::Scalar(s) if s.is_signed() || s.is_float());
                 if !ok {
                     return self.error(span, format!("cannot negate a value of type `{}`", self.infer.resolve(&t)));
                 }
@@ -321,7 +321,6 @@ impl<'a> Checker<'a> {
             (Ty::Var(v), BinOp::And | BinOp::Or | BinOp::Xor) => self.infer.kind_of(*v) != VarKind::Float,
             (Ty::Var(_), _) => true,
             (Ty::Scalar(Scalar::Bool), BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) => true,
-            (Ty::Scalar(Scalar::F16 | Scalar::BF16), _) => false,
             (Ty::Scalar(s), BinOp::And | BinOp::Or | BinOp::Xor) => s.is_integral(),
             (Ty::Scalar(s), _) => *s != Scalar::Bool,
             (Ty::Ptr { .. }, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) => true,
@@ -329,12 +328,7 @@ impl<'a> Checker<'a> {
         };
         if !ok {
             let shown = self.infer.resolve(&t);
-            let hint = if matches!(t, Ty::Scalar(Scalar::F16 | Scalar::BF16)) {
-                "; 16-bit floats are storage types: convert to `f32` first (`x.to_f32()`)"
-            } else {
-                ""
-            };
-            self.errors.at(span, format!("`{op:?}` is not supported on values of type `{shown}` in device code{hint}"));
+            self.errors.at(span, format!("`{op:?}` is not supported on values of type `{shown}` in device code"));
             return Ty::Error;
         }
         if op.is_comparison() {

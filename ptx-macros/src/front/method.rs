@@ -310,7 +310,22 @@ impl<'a> Checker<'a> {
                 let rest = self.args_of(args, &[], name_span);
                 return self.intrinsic(Intrinsic::Bits, recv, rest, Ty::Scalar(Scalar::U16), span);
             }
-            _ => return self.error(name_span, format!("`{}` is a storage type: convert with `to_f32()` / `to_f64()` / `to_bits()` and compute in `f32`", super::ty::scalar_name(s))),
+            _ => {
+                let t = Ty::Scalar(s);
+                let (op, params, ret) = match name {
+                    "min" => (FloatOp::Min, vec![t.clone()], t),
+                    "max" => (FloatOp::Max, vec![t.clone()], t),
+                    "copysign" => (FloatOp::Copysign, vec![t.clone()], t),
+                    "is_nan" => (FloatOp::IsNan, vec![], Ty::bool()),
+                    "is_infinite" => (FloatOp::IsInfinite, vec![], Ty::bool()),
+                    "is_finite" => (FloatOp::IsFinite, vec![], Ty::bool()),
+                    "is_sign_negative" => (FloatOp::IsSignNegative, vec![], Ty::bool()),
+                    "is_sign_positive" => (FloatOp::IsSignPositive, vec![], Ty::bool()),
+                    _ => return self.error(name_span, format!("no method `{name}` on `{}` in device code; supported: to_f32, to_f64, to_bits, min, max, copysign, is_nan, is_infinite, is_finite, is_sign_negative, is_sign_positive, and the operators `+ - * / %`, unary `-` and comparisons (other math: convert with `to_f32()` and compute in `f32`)", super::ty::scalar_name(s))),
+                };
+                let rest = self.args_of(args, &params, name_span);
+                return self.intrinsic(Intrinsic::Float(op), recv, rest, ret, span);
+            }
         };
         if !args.is_empty() {
             return self.error(name_span, "this method takes no arguments");

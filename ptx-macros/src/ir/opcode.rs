@@ -21,6 +21,7 @@ pub enum Type {
     S32,
     S64,
     F16,
+    BF16,
     F32,
     F64,
 }
@@ -60,7 +61,7 @@ impl Type {
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, Type::F16 | Type::F32 | Type::F64)
+        matches!(self, Type::F16 | Type::BF16 | Type::F32 | Type::F64)
     }
 
     pub fn is_signed(self) -> bool {
@@ -72,7 +73,7 @@ impl Type {
         match self {
             Type::Pred => 1,
             Type::U8 | Type::S8 => 8,
-            Type::B16 | Type::U16 | Type::S16 | Type::F16 => 16,
+            Type::B16 | Type::U16 | Type::S16 | Type::F16 | Type::BF16 => 16,
             Type::B32 | Type::U32 | Type::S32 | Type::F32 => 32,
             Type::B64 | Type::U64 | Type::S64 | Type::F64 => 64,
         }

@@ -64,6 +64,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             (UnOp::Not, Val::S(Arg::Imm(Imm::Int(i)))) => return Val::S(super::value::int_imm(!(*i as i128) as u128, s)),
             _ => {}
         }
+        if op == UnOp::Neg && matches!(s, Scalar::F16 | Scalar::BF16) {
+            return self.half_neg(&v);
+        }
         let a = v.arg();
         let r = match op {
             UnOp::Neg => {
@@ -115,6 +118,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             return Val::S(Arg::Reg(self.b.op1(o, RegClass::Pred, vec![Arg::Reg(pa), Arg::Reg(pb)])));
         }
         let c = class_of(s);
+        if matches!(s, Scalar::F16 | Scalar::BF16) {
+            return self.half_binop(op, s, lv, rv, span);
+        }
         if s.is_float() {
             let t = int_type(s);
             let r = match op {
@@ -255,6 +261,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                     self.compare(op, Scalar::U16, &Val::S(Arg::Reg(a)), &Val::S(Arg::Reg(b)))
                 }
             };
+        }
+        if matches!(s, Scalar::F16 | Scalar::BF16) {
+            return self.half_compare(op, s, lv, rv);
         }
         let cmp = match (op, s.is_float()) {
             (BinOp::Eq, _) => Cmp::Eq,

@@ -10,6 +10,7 @@
 //! - `bool` → integer: 0 or 1; pointer ↔ `u64`/`usize`: the generic address.
 //! - `f16`/`bf16` ↔ `f32`/`f64` (`to_f32`, `from_f32`): `cvt` (bf16 by bits: sm_75's `cvt`
 //!   has no `bf16`). `from_f64` rounds from the f64's high word, as the `half` crate does.
+//!   `f16::from(u8)` / `from(i8)` (the `From` impls `half` has) go through `f32`, exactly.
 
 use super::value::{class_of, int_type, reg_width, Space, Val};
 use super::Lowerer;
@@ -68,6 +69,11 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             return Val::S(Arg::Reg(r));
         }
         match (from, to) {
+            (f, Scalar::F16 | Scalar::BF16) if f.is_integral() => {
+                // `f16::from(u8)` / `from(i8)`: exact in f32, then exact in 16 bits.
+                let x = self.convert(v, f, Scalar::F32);
+                return self.convert(&x, Scalar::F32, to);
+            }
             (Scalar::F16, Scalar::F32 | Scalar::F64) => {
                 let r = self.b.op1(Opcode::Cvt(Mode::None, int_type(to), Type::F16), tc, vec![a]);
                 return Val::S(Arg::Reg(r));

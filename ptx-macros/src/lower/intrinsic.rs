@@ -126,6 +126,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             }
             Intrinsic::Float(op) => {
                 let Ty::Scalar(s) = tys[0] else { return Val::Unit };
+                if matches!(s, Scalar::F16 | Scalar::BF16) {
+                    return self.half_method(*op, s, &vals, span);
+                }
                 self.float_op(*op, s, &vals)
             }
             Intrinsic::Fast(op) => self.fast(*op, &vals),

@@ -20,6 +20,7 @@ mod const_array;
 mod control;
 pub mod debug;
 mod expr;
+mod half;
 mod intrinsic;
 mod limits;
 mod panic;

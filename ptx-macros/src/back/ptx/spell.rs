@@ -60,6 +60,7 @@ pub fn ty(t: Type) -> &'static str {
         Type::S32 => ".s32",
         Type::S64 => ".s64",
         Type::F16 => ".f16",
+        Type::BF16 => ".bf16",
         Type::F32 => ".f32",
         Type::F64 => ".f64",
     }
