@@ -42,6 +42,17 @@ impl Errors {
         self.errors.truncate(len);
     }
 
+    /// Keeps, of the errors after the first `from`, those `keep` accepts (given the ones kept
+    /// before them).
+    pub fn retain_from(&mut self, from: usize, mut keep: impl FnMut(&[syn::Error], &syn::Error) -> bool) {
+        let later = self.errors.split_off(from.min(self.errors.len()));
+        for e in later {
+            if keep(&self.errors[from..], &e) {
+                self.errors.push(e);
+            }
+        }
+    }
+
     /// The errors of a step that produced nothing, with an internal error if there is none, so
     /// that "no output and no error" cannot happen.
     pub fn of_failure(&mut self, what: &str) -> TokenStream {

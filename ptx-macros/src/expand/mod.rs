@@ -187,7 +187,7 @@ fn first_round(kind: FnKind, args: TokenStream, item_tokens: TokenStream) -> Tok
     }
 }
 
-/// A `self` receiver or a `Self` in the signature: a function written inside an `impl`.
+/// A `self` receiver, or `Self` in the signature or the body: a function written inside an `impl`.
 fn method_marker(item: &syn::ItemFn) -> Option<proc_macro2::Span> {
     if let Some(syn::FnArg::Receiver(r)) = item.sig.inputs.first() {
         return Some(r.self_token.span);
@@ -199,7 +199,8 @@ fn method_marker(item: &syn::ItemFn) -> Option<proc_macro2::Span> {
             _ => None,
         })
     }
-    find_self(item.sig.to_token_stream())
+    // `Self` names the impl's type only in an impl: in the signature or in the body.
+    find_self(item.sig.to_token_stream()).or_else(|| find_self(item.block.to_token_stream()))
 }
 
 /// The first round of one method of a `#[device_fn] impl` (see `method`).

@@ -23,32 +23,48 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 
     fn block_stmts(&mut self, b: &Block) -> Val {
+        // Each statement's errors are its own (see `Lowerer::error`): a failed statement hides
+        // nothing in the next, and the enclosing statement knows one failed.
+        let outer_failed = self.stmt_failed;
+        let mut failed = false;
         for s in &b.stmts {
-            match s {
-                Stmt::Let { pat: LetPat::Bind(id), init: Some(Expr { kind: ExprKind::Repeat(x, Len::Const(n)), .. }), span } => {
-                    let v = self.const_len_array(x, n, *span);
-                    if matches!(v, Val::Never) {
-                        continue;
-                    }
-                    self.slots[*id] = Some(v);
-                }
-                Stmt::Let { pat, init, span } => {
-                    let outer_loc = self.b.set_loc(*span);
-                    let v = init.as_ref().map(|e| self.expr(e));
-                    if !matches!(v, Some(Val::Never)) {
-                        self.bind(pat, v, *span);
-                    }
-                    self.b.loc = outer_loc;
-                }
-                Stmt::Expr(e) => {
-                    self.expr(e);
-                }
-            }
+            self.stmt_failed = false;
+            self.stmt(s);
+            failed |= self.stmt_failed;
         }
-        match &b.tail {
+        self.stmt_failed = outer_failed;
+        let v = match &b.tail {
             Some(t) => self.expr(t),
             None if !self.b.is_open() => Val::Never,
             None => Val::Unit,
+        };
+        self.stmt_failed |= failed;
+        v
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Let { pat: LetPat::Bind(id), init: Some(Expr { kind: ExprKind::Repeat(x, Len::Const(n)), .. }), span } => {
+                let v = self.const_len_array(x, n, *span);
+                if matches!(v, Val::Never) {
+                    return;
+                }
+                self.slots[*id] = Some(v);
+            }
+            Stmt::Let { pat, init, span } => {
+                let outer_loc = self.b.set_loc(*span);
+                let v = init.as_ref().map(|e| self.expr(e));
+                if !matches!(v, Some(Val::Never)) {
+                    self.bind(pat, v, *span);
+                }
+                if self.stmt_failed {
+                    self.failed_binding(pat);
+                }
+                self.b.loc = outer_loc;
+            }
+            Stmt::Expr(e) => {
+                self.expr(e);
+            }
         }
     }
 

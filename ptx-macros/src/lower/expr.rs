@@ -223,6 +223,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 
     fn read_local(&mut self, id: usize, span: proc_macro2::Span) -> Val {
+        self.use_local(id);
         let local = &self.cx.body.locals[id];
         if local.in_memory {
             let ty = self.ty(&local.ty.clone());

@@ -16,6 +16,7 @@ mod asm;
 mod atomic;
 mod call;
 mod cast;
+mod cascade;
 mod const_array;
 mod control;
 pub mod debug;
@@ -118,11 +119,9 @@ pub fn lower(cx: &Context, errors: &mut Errors) -> Option<Lowered> {
             continue;
         }
         if errors.len() > before {
-            // Lowering errors after the first are most likely consequences of it (a value
-            // with no device layout is refused where it is made and again where it is
-            // stored); the rules that can fail here belong in the front end, where a failed
-            // expression has the type `Error` and one problem is one error.
-            errors.truncate(before + 1);
+            // Every rule broken is reported; what only follows from an earlier error is not
+            // (see `cascade`).
+            cascade::drop_consequences(errors, before);
             return None;
         }
         let mut func = b.finish();
@@ -196,6 +195,10 @@ pub struct Lowerer<'a, 'e> {
     debug_scope: Option<usize>,
     debug_body_seen: bool,
     debug_local_scope: HashMap<LocalId, usize>,
+    /// The statement being lowered has reported an error (see `error`).
+    stmt_failed: bool,
+    /// Locals bound by a failed `let`: a statement using one has failed already (`cascade`).
+    failed_locals: HashSet<LocalId>,
 }
 
 impl<'a, 'e> Lowerer<'a, 'e> {
@@ -228,6 +231,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             debug_scope: None,
             debug_body_seen: false,
             debug_local_scope: HashMap::new(),
+            stmt_failed: false,
+            failed_locals: HashSet::new(),
         }
     }
 
@@ -263,8 +268,14 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         }
     }
 
+    /// Reports a broken rule; the failed expression's value is a placeholder. What the rest of
+    /// the statement says about it only follows from this error and is not reported (see
+    /// `cascade`).
     pub fn error(&mut self, span: Span, msg: impl std::fmt::Display) -> Val {
-        self.errors.at(span, msg);
+        if !self.stmt_failed {
+            self.stmt_failed = true;
+            self.errors.at(span, msg);
+        }
         Val::Unit
     }
 

@@ -29,6 +29,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     pub fn place(&mut self, e: &Expr) -> Place {
         match &e.kind {
             ExprKind::Local(id) => {
+                self.use_local(*id);
                 if self.cx.body.locals[*id].in_memory {
                     let addr = self.slots[*id].as_ref().map(|v| v.arg()).unwrap_or(Arg::imm(0));
                     Place::Mem { addr, space: Space::Local, offset: 0 }
