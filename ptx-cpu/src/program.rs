@@ -239,6 +239,8 @@ pub enum Op {
     Vote { mode: VoteMode, d: Reg, a: Src, neg: bool, mask: Src },
     Redux { op: ReduxOp, d: Reg, a: Src, mask: Src },
     Match { all: bool, wide: bool, d: Reg, p: Reg, a: Src, mask: Src },
+    /// `mma.sync.aligned` (the whole warp; `exec/mma.rs`): `d = a·b + c` over the warp's fragments.
+    Mma { kind: MmaKind, d: [Reg; 4], a: [Src; 4], b: [Src; 2], c: [Src; 4] },
     Activemask { d: Reg },
     Fence { order: Order },
     /// Gives other threads a chance to run (`nanosleep`).
@@ -247,6 +249,19 @@ pub enum Op {
     /// An instruction the backend does not implement; launching an entry that can reach it
     /// fails with `Error::Unsupported` before anything runs.
     Unsupported { what: String },
+}
+
+/// The shapes and types of `mma.sync` the backend executes (`.row.col`, f32 or s32 accumulators).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MmaKind {
+    /// m16n8k16, f16 inputs.
+    F16,
+    /// m16n8k16, bf16 inputs.
+    Bf16,
+    /// m16n8k8, tf32 inputs.
+    Tf32,
+    /// m16n8k32, s8/u8 inputs (`a_signed`, `b_signed`), s32 accumulators; `satfinite` clamps.
+    I8 { a_signed: bool, b_signed: bool, satfinite: bool },
 }
 
 #[derive(Debug, Clone)]

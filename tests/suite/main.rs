@@ -43,6 +43,7 @@ mod cpu_hang;
 mod cpu_harness;
 mod cpu_lineinfo;
 mod cpu_math;
+mod cpu_mma;
 mod cpu_sanitize;
 mod cpu_sanitize_blocks;
 mod cpu_memcheck;

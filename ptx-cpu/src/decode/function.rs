@@ -429,6 +429,7 @@ impl<'a> FnDecoder<'a> {
             "ld" | "ldu" | "st" | "atom" | "red" | "prefetch" | "prefetchu" | "pmevent" => self.memory(i, m),
             "bra" | "call" | "ret" | "exit" | "trap" | "brkpt" | "nanosleep" | "bar" | "barrier" |
             "membar" | "fence" | "activemask" | "shfl" | "vote" | "redux" | "match" => self.control(i, m),
+            "mma" => self.mma(i, m),
             _ => unsupported(&i.opcode),
         }
     }

@@ -487,7 +487,7 @@ impl<'l> Block<'l> {
                         }
                     }
                 }
-                Op::BarWarp { .. } | Op::Shfl { .. } | Op::Vote { .. } | Op::Redux { .. } | Op::Match { .. } => {
+                Op::BarWarp { .. } | Op::Shfl { .. } | Op::Vote { .. } | Op::Redux { .. } | Op::Match { .. } | Op::Mma { .. } => {
                     if exec == 0 {
                         pc += 1;
                     } else {

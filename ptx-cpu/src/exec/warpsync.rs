@@ -25,6 +25,7 @@ impl<'l> Block<'l> {
     pub(super) fn warp_sync(&mut self, w: &mut Warp, d: usize, pc: u32, exec: u32, inst: &Inst) -> Result<Rendezvous, Error> {
         let mask_src = match &inst.op {
             Op::BarWarp { mask } | Op::Shfl { mask, .. } | Op::Vote { mask, .. } | Op::Redux { mask, .. } | Op::Match { mask, .. } => *mask,
+            Op::Mma { .. } => Src::Imm(0xffff_ffff),
             _ => Src::None,
         };
         let any_pc = matches!(inst.op, Op::BarWarp { .. });
@@ -101,6 +102,7 @@ impl<'l> Block<'l> {
     /// Executes a warp-synchronous instruction for `lanes_` (participants `part`).
     pub(super) fn warp_op(&mut self, w: &mut Warp, d: usize, lanes_: u32, part: u32, inst: &Inst) {
         match &inst.op {
+            Op::Mma { kind, d: dr, a, b, c } => self.mma(w, d, lanes_, *kind, dr, a, b, c),
             Op::Shfl { mode, d: dst, p, a, b, c, .. } => {
                 let (mut ta, mut tb, mut tc) = ([0u64; 32], [0u64; 32], [0u64; 32]);
                 self.fetch(w, d, *a, &mut ta);
