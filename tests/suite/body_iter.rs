@@ -56,17 +56,17 @@ pub fn it_sources(x: &[f32], y: &[u32], out: &mut [f32]) {
 }
 
 /// Inputs: `x` has rows of `ROW` and 5 more, with negatives, zeros and repeats; `y` counts.
-fn inputs() -> (Vec<f32>, Vec<u32>) {
+pub(crate) fn inputs() -> (Vec<f32>, Vec<u32>) {
     let x: Vec<f32> = (0..THREADS * ROW + 5).map(|i| ((i * 37 % 23) as f32 - 9.0) * 0.75).collect();
     let y: Vec<u32> = (0..THREADS * ROW + 5).map(|i| (i as u32).wrapping_mul(2654435761) >> 27).collect();
     (x, y)
 }
 
-type Launch = fn(&ptx_runtime::Stream, LaunchConfig, &DeviceBuffer<f32>, &DeviceBuffer<u32>, &mut DeviceBuffer<f32>) -> ptx_runtime::Result<()>;
+pub(crate) type Launch = fn(&ptx_runtime::Stream, LaunchConfig, &DeviceBuffer<f32>, &DeviceBuffer<u32>, &mut DeviceBuffer<f32>) -> ptx_runtime::Result<()>;
 
 /// Runs `body` on the host and `launch` on the CPU backend with `per` outputs per thread, and
 /// compares the results bit for bit; assembles `ptx`. Returns the host's results.
-fn agree(name: &str, ptx: &str, per: usize, body: fn(&[f32], &[u32], &mut [f32]), launch: Launch) -> Vec<f32> {
+pub(crate) fn agree(name: &str, ptx: &str, per: usize, body: fn(&[f32], &[u32], &mut [f32]), launch: Launch) -> Vec<f32> {
     assemble(name, ptx);
     let (x, y) = inputs();
     let mut out = vec![0.0f32; THREADS * per];

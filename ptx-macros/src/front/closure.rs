@@ -363,7 +363,9 @@ impl<'a> Checker<'a> {
     }
 
     /// `__ptx_elem!(s, i)`: `s[i]` without a bounds check (an iterator's index is in bounds
-    /// by construction); `__ptx_zero!()`, `__ptx_one!()`: `0`/`1` of the type the context gives.
+    /// by construction); `__ptx_zero!()`, `__ptx_one!()`: `0`/`1` of the type the context gives;
+    /// `__ptx_sum_zero!()`: what `Sum` starts from, `-0.0` for floats (so an empty or all `-0.0`
+    /// float sum is `-0.0`, as Rust's), `0` for integers.
     pub fn natural_macro(&mut self, name: &str, m: &syn::Macro) -> Expr {
         let span = m.span();
         match name {
@@ -379,6 +381,11 @@ impl<'a> Checker<'a> {
             "__ptx_zero" | "__ptx_one" => {
                 let ty = self.var(super::infer::VarKind::General);
                 Expr { kind: ExprKind::Int((name == "__ptx_one") as u128), ty, span }
+            }
+            "__ptx_sum_zero" => {
+                let ty = self.var(super::infer::VarKind::General);
+                let zero = Expr { kind: ExprKind::Int(0), ty: ty.clone(), span };
+                Expr { kind: ExprKind::Unary(super::hir::UnOp::Neg, Box::new(zero)), ty, span }
             }
             "__ptx_closure" => self.closure_marker(m),
             _ => self.error(span, format!("the macro `{name}!` is not supported in device code")),

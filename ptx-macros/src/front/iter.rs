@@ -318,6 +318,14 @@ impl<'a> Checker<'a> {
                 g.one_to_one = false;
                 Some(item)
             }
+            Adapter::FilterMap { f, stop } => {
+                let e = self.apply(g, f, std::slice::from_ref(&item))?;
+                let (v, x) = (g.fresh("fm"), g.fresh("x"));
+                let leave = if *stop { quote_spanned!(sp=> break) } else { quote_spanned!(sp=> continue) };
+                g.body.push(quote_spanned!(sp=> let #v = match #e { Some(#x) => #x, None => #leave };));
+                g.one_to_one = false;
+                Some(Item::Val(v))
+            }
             Adapter::Enumerate if g.position_is_index() => Some(Item::Tup(vec![Item::Val(g.p.clone()), item])),
             Adapter::Enumerate => {
                 let (c, e) = (g.fresh("c"), g.fresh("e"));
@@ -446,7 +454,7 @@ impl<'a> Checker<'a> {
         match c {
             Consumer::Sum(t) | Consumer::Product(t) => {
                 let ann = t.as_ref().map(|t| quote_spanned!(sp=> : #t));
-                let (init, op) = if matches!(c, Consumer::Sum(_)) { (quote_spanned!(sp=> __ptx_zero!()), quote_spanned!(sp=> +=)) } else { (quote_spanned!(sp=> __ptx_one!()), quote_spanned!(sp=> *=)) };
+                let (init, op) = if matches!(c, Consumer::Sum(_)) { (quote_spanned!(sp=> __ptx_sum_zero!()), quote_spanned!(sp=> +=)) } else { (quote_spanned!(sp=> __ptx_one!()), quote_spanned!(sp=> *=)) };
                 g.pre.push(quote_spanned!(sp=> let mut #acc #ann = #init;));
                 g.body.push(quote_spanned!(sp=> #acc #op #value;));
                 return Some(quote_spanned!(sp=> #acc));
@@ -480,6 +488,13 @@ impl<'a> Checker<'a> {
                 let better = if matches!(c, Consumer::Min) { quote_spanned!(sp=> #x < #acc) } else { quote_spanned!(sp=> #x >= #acc) };
                 g.pre.push(quote_spanned!(sp=> let mut #acc = __ptx_zero!(); let mut #found = false;));
                 g.body.push(quote_spanned!(sp=> if !#found || #better { #acc = #x; } #found = true;));
+            }
+            Consumer::ByKey(f, max) => {
+                let (x, k, best) = (self.hold(g, &item), g.fresh("k"), g.fresh("best"));
+                let e = self.apply(g, f, &[Item::Val(x.clone())])?;
+                let better = if *max { quote_spanned!(sp=> #k >= #best) } else { quote_spanned!(sp=> #k < #best) };
+                g.pre.push(quote_spanned!(sp=> let mut #acc = __ptx_zero!(); let mut #best = __ptx_zero!(); let mut #found = false;));
+                g.body.push(quote_spanned!(sp=> let #k = #e; if !#found || #better { #acc = #x; #best = #k; } #found = true;));
             }
             Consumer::Last => {
                 g.pre.push(quote_spanned!(sp=> let mut #acc; let mut #found = false;));

@@ -36,6 +36,9 @@ pub enum Source {
 pub enum Adapter {
     Map(syn::Expr),
     Filter(syn::Expr),
+    /// `filter_map(f)` and `map_while(f)`: `f` gives an `Option`; `None` skips the item
+    /// (`filter_map`) or ends the loop (`map_while`).
+    FilterMap { f: syn::Expr, stop: bool },
     TakeWhile(syn::Expr),
     Inspect(syn::Expr),
     Enumerate,
@@ -69,6 +72,8 @@ pub fn parse(e: &syn::Expr, bare: bool) -> Option<Chain> {
                     ("map", 1) => Some(Adapter::Map(arg()?)),
                     ("filter", 1) => Some(Adapter::Filter(arg()?)),
                     ("take_while", 1) => Some(Adapter::TakeWhile(arg()?)),
+                    ("filter_map", 1) => Some(Adapter::FilterMap { f: arg()?, stop: false }),
+                    ("map_while", 1) => Some(Adapter::FilterMap { f: arg()?, stop: true }),
                     ("inspect", 1) => Some(Adapter::Inspect(arg()?)),
                     ("enumerate", 0) => Some(Adapter::Enumerate),
                     ("zip", 1) => Some(Adapter::Zip(arg()?)),
@@ -132,6 +137,8 @@ pub enum Consumer {
     /// Consumers whose result is an `Option`.
     Min,
     Max,
+    /// `min_by_key(f)` (`false`) / `max_by_key(f)` (`true`): the first least / last greatest key.
+    ByKey(syn::Expr, bool),
     Last,
     Reduce(syn::Expr),
     Position(syn::Expr),
@@ -158,6 +165,8 @@ impl Consumer {
             ("all", 1) => Consumer::All(arg(0)?),
             ("min", 0) => Consumer::Min,
             ("max", 0) => Consumer::Max,
+            ("min_by_key", 1) => Consumer::ByKey(arg(0)?, false),
+            ("max_by_key", 1) => Consumer::ByKey(arg(0)?, true),
             ("last", 0) => Consumer::Last,
             ("reduce", 1) => Consumer::Reduce(arg(0)?),
             ("position", 1) => Consumer::Position(arg(0)?),
@@ -167,7 +176,7 @@ impl Consumer {
     }
 
     pub fn is_option(&self) -> bool {
-        matches!(self, Consumer::Min | Consumer::Max | Consumer::Last | Consumer::Reduce(_) | Consumer::Position(_) | Consumer::Find(_))
+        matches!(self, Consumer::Min | Consumer::Max | Consumer::ByKey(..) | Consumer::Last | Consumer::Reduce(_) | Consumer::Position(_) | Consumer::Find(_))
     }
 }
 
@@ -227,7 +236,7 @@ pub fn yields_values(chain: &Chain, c: &Consumer) -> bool {
     }
     for (a, _) in chain.adapters.iter().rev() {
         match a {
-            Adapter::Map(_) | Adapter::Copied => return true,
+            Adapter::Map(_) | Adapter::FilterMap { .. } | Adapter::Copied => return true,
             Adapter::Enumerate | Adapter::Zip(_) => return false,
             _ => {}
         }
