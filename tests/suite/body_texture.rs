@@ -146,3 +146,27 @@ fn texture_and_surface_instructions_match_nvcc() {
     assert_eq!(reads[7], "tex.a2d.v4.f32.f32 {%f, %f, %f, %f}, [%rd, {%r, %f, %f, %f}];");
     assert_eq!(reads[10], "sust.b.2d.b32.clamp [%rd, {%r, %r}], {%r};");
 }
+
+mod one {
+    use ptx_runtime::device::*;
+    use ptx_runtime::kernel;
+    use ptx_runtime::texture::Texture1d;
+
+    #[kernel]
+    pub fn fetch(t: Texture1d<f32>, out: &mut [f32]) {
+        out[0] = tex1d_fetch(t, 0);
+    }
+}
+
+/// The CPU backend does not execute texture instructions yet: the launch is an error naming
+/// the instruction, not a panic or a wrong value.
+#[test]
+fn a_texture_read_on_the_cpu_backend_is_an_error() {
+    assemble("texture_fetch_one", one::fetch::PTX);
+    let stream = crate::body_exec::cpu_stream();
+    let mut out = ptx_runtime::DeviceBuffer::<f32>::zeroed(&stream, 1).unwrap();
+    // SAFETY: never read (the launch is refused).
+    let t = unsafe { ptx_runtime::texture::Texture1d::<f32>::from_raw(1) };
+    let err = one::fetch::launch(&stream, ptx_runtime::LaunchConfig::new(1, 1), t, &mut out).expect_err("texture reads are not executed");
+    assert!(err.to_string().contains("tex"), "{err}");
+}
