@@ -8,7 +8,8 @@
 //! - [`DeviceRepr`] and [`ParamType`]: how a type is laid out in device memory and passed as a
 //!   parameter, computed by the ABI rules in [`abi`] and checked against rustc's own layout;
 //! - [`vector`]: the native vector types (`f32x4` is CUDA's `float4`);
-//! - [`handle`]: texture, sampler and surface handles.
+//! - [`handle`]: texture, sampler and surface handles;
+//! - [`texture`]: typed texture and surface handles (`Texture2d<f32>`, `Surface2d<u32>`).
 //!
 //! ```
 //! use ptx_runtime::{kernel, DeviceRepr};
@@ -92,6 +93,7 @@ pub use ptx_cpu as cpu;
 pub mod device;
 
 pub mod handle;
+pub mod texture;
 pub mod vector;
 
 #[doc(hidden)]

@@ -32,6 +32,7 @@ mod body_option_closures;
 mod body_parallel;
 mod body_quality;
 mod body_subset;
+mod body_texture;
 mod body_traits;
 mod body_tuples;
 mod body_values;

@@ -391,7 +391,7 @@ fn abi_agreement(body: &Body, checked: &front::Checked, types: &SigTypes) -> Vec
                 quote!(#p::ParamAbi::Scalar(::ptx_runtime::abi::Scalar::#s))
             }
             Ty::Ptr { .. } => quote!(#p::ParamAbi::Pointer),
-            Ty::Handle => quote!(#p::ParamAbi::Handle),
+            Ty::Handle(_) => quote!(#p::ParamAbi::Handle),
             t => match t.layout() {
                 Some(l) => {
                     let (size, align) = (l.size, l.align);

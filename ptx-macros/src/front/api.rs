@@ -80,6 +80,9 @@ impl<'a> Checker<'a> {
                 if let Some(f) = name.strip_prefix("fast_") {
                     return self.fast(f, args, span);
                 }
+                if let Some(e) = self.texture_call(name, args, span) {
+                    return e;
+                }
                 return self.error(span, format!("internal: unknown device API function `{name}`"));
             }
         };

@@ -122,7 +122,8 @@ impl Infer {
             }
             (Ty::Named(_), _) | (_, Ty::Named(_)) => Ok(()),
             (Ty::Scalar(x), Ty::Scalar(y)) if x == y => Ok(()),
-            (Ty::Unit, Ty::Unit) | (Ty::Handle, Ty::Handle) => Ok(()),
+            (Ty::Unit, Ty::Unit) => Ok(()),
+            (Ty::Handle(a), Ty::Handle(b)) if a == b => Ok(()),
             (Ty::Ptr { pointee: p, .. }, Ty::Ptr { pointee: q, .. }) => self.unify(p, q),
             (Ty::Slice { elem: p, .. }, Ty::Slice { elem: q, .. }) => self.unify(p, q),
             (Ty::Array { elem: p, len: m }, Ty::Array { elem: q, len: n }) => {

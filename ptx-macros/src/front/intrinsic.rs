@@ -58,6 +58,11 @@ pub enum Intrinsic {
     Malloc { elem: Ty },
     /// `free(ptr)`.
     Free,
+    /// A texture read (`front::texture`): args are the handle, the coordinates, the layer,
+    /// then the level or the two gradients.
+    Tex { shape: super::texture::Shape, read: super::texture::TexRead, elem: ptx_abi::Scalar },
+    /// A surface read or write: args are the handle, the coordinates, then the value written.
+    Surf { shape: super::texture::Shape, elem: ptx_abi::Scalar, write: bool, boundary: super::texture::Boundary },
 }
 
 /// An atomic operation with the memory order and scope it was written with (a compare-exchange

@@ -44,6 +44,7 @@ pub mod traits;
 pub mod statics;
 pub mod sum;
 pub mod sum_closure;
+pub mod texture;
 pub mod ty;
 pub mod unsupported;
 pub mod user_method;

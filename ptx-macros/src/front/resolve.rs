@@ -152,6 +152,12 @@ impl<'a> Checker<'a> {
         if let Some(t) = self.sum_type(&name, last, pos, in_pointer) {
             return t;
         }
+        if let Some(t) = self.texture_type(&name, last) {
+            if !matches!(t, Ty::Error) {
+                self.check_same_type(p, quote!(::ptx_runtime::texture::#last));
+            }
+            return t;
+        }
         let plain = matches!(last.arguments, syn::PathArguments::None);
         if plain {
             if let Some(s) = Scalar::from_rust_name(&name) {
@@ -163,7 +169,7 @@ impl<'a> Checker<'a> {
             }
             if HANDLES.contains(&name.as_str()) {
                 self.check_same_type(p, quote!(::ptx_runtime::handle::#last));
-                return Ty::Handle;
+                return Ty::Handle(super::texture::HandleKind::Untyped);
             }
             if let Some(msg) = unsupported::named_type(&name, p.path.segments.len()) {
                 self.errors.error(p, msg);

@@ -36,8 +36,9 @@ pub enum Ty {
     Struct(Rc<StructDef>),
     /// A native vector (`f32x4`): lanes `x y z w`.
     Vector { elem: Scalar, lanes: u8 },
-    /// A texture, sampler or surface handle: 64 bits.
-    Handle,
+    /// A texture, sampler or surface handle: 64 bits; typed ones (`Texture2d<f32>`) say what
+    /// they read (see `front::texture`).
+    Handle(super::texture::HandleKind),
     /// Shared memory: `SharedArray<T, N>` (a length) or `SharedSlice<T>` (dynamic, none).
     Shared { elem: Rc<Ty>, len: Option<Len> },
     /// A tuple held in registers: built, destructured and read field by field inside a body,
@@ -236,7 +237,7 @@ impl Ty {
     pub fn layout(&self) -> Option<Layout> {
         Some(match self {
             Ty::Scalar(s) => Layout::scalar(*s),
-            Ty::Ptr { .. } | Ty::Handle => Layout::POINTER,
+            Ty::Ptr { .. } | Ty::Handle(_) => Layout::POINTER,
             Ty::Slice { .. } => Layout::SLICE,
             Ty::Array { elem, len } => Layout::array(elem.layout()?, len.known()? as usize),
             Ty::Struct(def) => def.layout,
@@ -276,7 +277,7 @@ impl fmt::Display for Ty {
             Ty::Array { elem, len: Len::Const(t) } => write!(f, "[{elem}; {t}]"),
             Ty::Struct(d) => f.write_str(&d.name),
             Ty::Vector { elem, lanes } => write!(f, "{}x{lanes}", scalar_name(*elem)),
-            Ty::Handle => f.write_str("handle"),
+            Ty::Handle(k) => write!(f, "{k}"),
             Ty::Shared { elem, len: Some(_) } => write!(f, "SharedArray<{elem}>"),
             Ty::Shared { elem, len: None } => write!(f, "SharedSlice<{elem}>"),
             Ty::Tuple(ts) => {

@@ -82,6 +82,8 @@ pub enum Arg {
     Mem { base: Box<Arg>, offset: i64 },
     /// `{a, b, c, d}` for vector loads and stores.
     Vec(Vec<Arg>),
+    /// `[t, {x, y}]`: a texture or surface and its coordinates.
+    Index(Vec<Arg>),
 }
 
 impl Arg {
@@ -102,7 +104,7 @@ impl Arg {
         match self {
             Arg::Reg(r) => out.push(*r),
             Arg::Mem { base, .. } => base.regs(out),
-            Arg::Vec(v) => v.iter().for_each(|a| a.regs(out)),
+            Arg::Vec(v) | Arg::Index(v) => v.iter().for_each(|a| a.regs(out)),
             Arg::Imm(_) | Arg::Sym(_) => {}
         }
     }

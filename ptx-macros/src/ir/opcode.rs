@@ -9,6 +9,8 @@ pub use ptx_abi::atomic::{Scope, Sem};
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Type {
     Pred,
+    /// Only in `suld.b`/`sust.b` of one byte.
+    B8,
     B16,
     B32,
     B64,
@@ -72,7 +74,7 @@ impl Type {
     pub fn bits(self) -> u32 {
         match self {
             Type::Pred => 1,
-            Type::U8 | Type::S8 => 8,
+            Type::B8 | Type::U8 | Type::S8 => 8,
             Type::B16 | Type::U16 | Type::S16 | Type::F16 | Type::BF16 => 16,
             Type::B32 | Type::U32 | Type::S32 | Type::F32 => 32,
             Type::B64 | Type::U64 | Type::S64 | Type::F64 => 64,
@@ -265,6 +267,33 @@ pub enum Shfl {
     Bfly,
 }
 
+/// A texture's or surface's geometry: `.1d`, `.2d`, `.3d`, `.a1d`, `.a2d`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Geom {
+    D1,
+    D2,
+    D3,
+    A1,
+    A2,
+}
+
+/// How `tex` picks the mipmap level: implicitly, `.level` (an explicit level of detail) or
+/// `.grad` (from gradients).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum TexLevel {
+    Auto,
+    Level,
+    Grad,
+}
+
+/// `suld`/`sust`'s out-of-range behaviour: `.trap`, `.clamp`, `.zero`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum SurfClamp {
+    Trap,
+    Clamp,
+    Zero,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Opcode {
     /// `mov.type`: copies, immediates, special registers and symbols' addresses.
@@ -295,6 +324,15 @@ pub enum Opcode {
     Nanosleep,
     /// `shf.l.wrap.b32` / `shf.r.wrap.b32`: a rotate by a funnel shift.
     ShfWrap { left: bool },
+    /// `tex[.level|.grad].geom.v4.dst.coord d, [t, {c}][, lod | , {dx}, {dy}]`.
+    Tex { geom: Geom, level: TexLevel, dst: Type, coord: Type },
+    /// `tld4.comp.2d.v4.dst.f32`: component `comp` (0..=3, r g b a) of the four texels that
+    /// bilinear filtering would read.
+    Tld4 { comp: u8, dst: Type },
+    /// `suld.b.geom.ty.clamp {d}, [s, {c}]`.
+    Suld { geom: Geom, ty: Type, clamp: SurfClamp },
+    /// `sust.b.geom.ty.clamp [s, {c}], {v}`.
+    Sust { geom: Geom, ty: Type, clamp: SurfClamp },
 }
 
 impl Opcode {

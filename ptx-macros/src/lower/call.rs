@@ -96,7 +96,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 let a = self.generic_address(v);
                 self.b.op0(Opcode::St(Mem::plain(StateSpace::Param, Type::B64)), vec![Arg::mem(base.clone(), 0), a]);
             }
-            Ty::Handle => self.b.op0(Opcode::St(Mem::plain(StateSpace::Param, Type::B64)), vec![Arg::mem(base.clone(), 0), v.arg()]),
+            Ty::Handle(_) => self.b.op0(Opcode::St(Mem::plain(StateSpace::Param, Type::B64)), vec![Arg::mem(base.clone(), 0), v.arg()]),
             _ => {
                 // An aggregate: its fields at their offsets, at their own sizes.
                 let mut ls = Vec::new();
@@ -152,7 +152,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     fn param_decl(&self, ty: &Ty, name: &str) -> Option<String> {
         Some(match ty {
             Ty::Scalar(s) if s.size() <= 4 => format!(".param .b32 {name}"),
-            Ty::Scalar(_) | Ty::Ptr { .. } | Ty::Handle => format!(".param .b64 {name}"),
+            Ty::Scalar(_) | Ty::Ptr { .. } | Ty::Handle(_) => format!(".param .b64 {name}"),
             t => {
                 let l = t.layout()?;
                 format!(".param .align {} .b8 {name}[{}]", l.align, l.size)

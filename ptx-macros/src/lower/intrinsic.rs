@@ -155,6 +155,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 self.free(&vals[0]);
                 Val::Unit
             }
+            Intrinsic::Tex { shape, read, elem } => self.texture_read(*shape, *read, *elem, &vals),
+            Intrinsic::Surf { shape, elem, write, boundary } => self.surface_access(*shape, *elem, *write, *boundary, &vals),
             Intrinsic::TryInt => self.try_int(&vals[0], &tys[0], &ty, span),
             Intrinsic::Bits => {
                 let (Some(from), Some(to)) = (tys[0].scalar(), ty.scalar()) else { return Val::Unit };

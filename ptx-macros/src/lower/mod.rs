@@ -28,6 +28,7 @@ mod panic;
 mod place;
 pub mod statics;
 mod syscall;
+mod texture;
 mod try_int;
 mod zero;
 pub mod value;

@@ -340,7 +340,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     pub fn fresh(&mut self, ty: &Ty, space_hint: Option<&Val>) -> Val {
         match self.ty(ty) {
             Ty::Scalar(s) => Val::S(Arg::Reg(self.reg(class_of(s)))),
-            Ty::Handle => Val::S(Arg::Reg(self.reg(RegClass::B64))),
+            Ty::Handle(_) => Val::S(Arg::Reg(self.reg(RegClass::B64))),
             Ty::Ptr { .. } => {
                 let space = match space_hint {
                     Some(Val::Ptr(_, s)) => *s,
@@ -401,7 +401,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 Val::S(Arg::Reg(self.b.op1(Opcode::Setp(Cmp::Ne, Type::S16), RegClass::Pred, vec![Arg::Reg(b), Arg::imm(0)])))
             }
             Ty::Scalar(s) => Val::S(Arg::Reg(self.b.op1(ld(mem_type(*s)), class_of(*s), vec![mem(0)]))),
-            Ty::Handle => Val::S(Arg::Reg(self.b.op1(ld(Type::U64), RegClass::B64, vec![mem(0)]))),
+            Ty::Handle(_) => Val::S(Arg::Reg(self.b.op1(ld(Type::U64), RegClass::B64, vec![mem(0)]))),
             Ty::Ptr { .. } => Val::Ptr(Arg::Reg(self.b.op1(ld(Type::U64), RegClass::B64, vec![mem(0)])), Space::Generic),
             Ty::Slice { .. } => {
                 let p = self.b.op1(ld(Type::U64), RegClass::B64, vec![mem(0)]);
@@ -457,7 +457,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 self.b.op0(st(Type::U8), vec![mem(0), a]);
             }
             Ty::Scalar(s) => self.b.op0(st(mem_type(*s)), vec![mem(0), v.arg()]),
-            Ty::Handle => self.b.op0(st(Type::U64), vec![mem(0), v.arg()]),
+            Ty::Handle(_) => self.b.op0(st(Type::U64), vec![mem(0), v.arg()]),
             Ty::Ptr { .. } => {
                 let a = self.generic_address(v);
                 self.b.op0(st(Type::U64), vec![mem(0), a]);

@@ -173,7 +173,7 @@ pub fn leaves(ty: &Ty, base: u64, out: &mut Vec<(u64, Leaf)>) -> Option<()> {
     match ty {
         Ty::Scalar(s) => out.push((base, Leaf::Scalar(*s))),
         Ty::Ptr { .. } => out.push((base, Leaf::Ptr)),
-        Ty::Handle => out.push((base, Leaf::Scalar(Scalar::U64))),
+        Ty::Handle(_) => out.push((base, Leaf::Scalar(Scalar::U64))),
         Ty::Slice { .. } => {
             out.push((base, Leaf::Ptr));
             out.push((base + 8, Leaf::Scalar(Scalar::U64)));

@@ -10,7 +10,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     pub fn zero(&mut self, ty: &Ty) -> Val {
         match ty {
             Ty::Scalar(s @ (Scalar::F32 | Scalar::F64)) => self.float_imm(*s, 0.0, 0.0),
-            Ty::Scalar(_) | Ty::Handle => Val::S(Arg::imm(0)),
+            Ty::Scalar(_) | Ty::Handle(_) => Val::S(Arg::imm(0)),
             Ty::Ptr { .. } => Val::Ptr(Arg::imm(0), Space::Generic),
             Ty::Slice { .. } => Val::Agg(vec![Val::Ptr(Arg::imm(0), Space::Generic), Val::S(Arg::imm(0))]),
             Ty::Vector { elem, lanes } => Val::Agg((0..*lanes).map(|_| self.zero(&Ty::Scalar(*elem))).collect()),

@@ -19,6 +19,7 @@
 //! | atomics | [`atomic`]: `load`, `store`, `swap`, `compare_exchange`, `fetch_add`, ..., `fence` | `atomicAdd`, `cuda::atomic_ref`, `__nv_atomic_*` |
 //! | device heap | [`malloc`], [`free`] | `malloc`, `free` |
 //! | math | [`math`] (accurate, what `x.sin()` calls), [`fast`] (approximate) | `sinf`, ..., `__sinf`, ... |
+//! | textures, surfaces | [`tex2d`], [`tex1d_fetch`], [`tex2d_lod`], [`tex2d_grad`], [`tex2d_gather`], [`surf2d_read`], [`surf2d_write`], ... over [`crate::texture`]'s typed handles | `tex2D<T>`, `tex1Dfetch<T>`, `tex2DLod<T>`, `tex2DGrad<T>`, `tex2Dgather<T>`, `surf2Dread<T>`, `surf2Dwrite` |
 //! | inline PTX | [`ptx_asm!`](crate::ptx_asm) | `asm()` |
 
 pub mod atomic;
@@ -33,6 +34,7 @@ mod index;
 mod printf;
 mod shared;
 mod sync;
+mod texture;
 mod time;
 mod warp;
 
@@ -41,10 +43,12 @@ pub use heap::*;
 pub use index::*;
 pub use shared::*;
 pub use sync::*;
+pub use texture::*;
 pub use time::*;
 pub use warp::*;
 
 pub use crate::{printf, ptx_asm};
+pub use crate::texture::Boundary;
 #[doc(hidden)]
 pub use printf::{format_on_host, printf_on_host, HostArg};
 pub use printf::PrintfArg;

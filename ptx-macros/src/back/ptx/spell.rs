@@ -1,6 +1,6 @@
 //! How each [`Opcode`] is spelled: the one place that writes PTX instruction names.
 
-use crate::ir::{Arith, AtomOp, BarRed, Cmp, FpClass, Mem, Mode, Opcode, Order, Shfl, StateSpace, Type, Vote};
+use crate::ir::{Arith, AtomOp, BarRed, Cmp, FpClass, Geom, Mem, Mode, Opcode, Order, Shfl, StateSpace, SurfClamp, TexLevel, Type, Vote};
 
 pub fn opcode(op: &Opcode) -> String {
     match *op {
@@ -42,12 +42,42 @@ pub fn opcode(op: &Opcode) -> String {
         Opcode::Activemask => "activemask.b32".into(),
         Opcode::Nanosleep => "nanosleep.u32".into(),
         Opcode::ShfWrap { left } => format!("shf.{}.wrap.b32", if left { "l" } else { "r" }),
+        Opcode::Tex { geom: g, level, dst, coord } => {
+            let level = match level {
+                TexLevel::Auto => "",
+                TexLevel::Level => ".level",
+                TexLevel::Grad => ".grad",
+            };
+            format!("tex{level}{}.v4{}{}", geom(g), ty(dst), ty(coord))
+        }
+        Opcode::Tld4 { comp, dst } => format!("tld4.{}.2d.v4{}.f32", ["r", "g", "b", "a"][comp as usize & 3], ty(dst)),
+        Opcode::Suld { geom: g, ty: t, clamp: c } => format!("suld.b{}{}{}", geom(g), ty(t), surf_clamp(c)),
+        Opcode::Sust { geom: g, ty: t, clamp: c } => format!("sust.b{}{}{}", geom(g), ty(t), surf_clamp(c)),
+    }
+}
+
+fn geom(g: Geom) -> &'static str {
+    match g {
+        Geom::D1 => ".1d",
+        Geom::D2 => ".2d",
+        Geom::D3 => ".3d",
+        Geom::A1 => ".a1d",
+        Geom::A2 => ".a2d",
+    }
+}
+
+fn surf_clamp(c: SurfClamp) -> &'static str {
+    match c {
+        SurfClamp::Trap => ".trap",
+        SurfClamp::Clamp => ".clamp",
+        SurfClamp::Zero => ".zero",
     }
 }
 
 pub fn ty(t: Type) -> &'static str {
     match t {
         Type::Pred => ".pred",
+        Type::B8 => ".b8",
         Type::B16 => ".b16",
         Type::B32 => ".b32",
         Type::B64 => ".b64",

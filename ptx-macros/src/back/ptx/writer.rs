@@ -245,15 +245,16 @@ fn arg(t: &mut Text, a: &Arg, names: &Names) {
             }
             t.str("]");
         }
-        Arg::Vec(v) => {
-            t.str("{");
+        Arg::Vec(v) | Arg::Index(v) => {
+            let (open, close) = if matches!(a, Arg::Vec(_)) { ("{", "}") } else { ("[", "]") };
+            t.str(open);
             for (i, x) in v.iter().enumerate() {
                 if i > 0 {
                     t.str(", ");
                 }
                 arg(t, x, names);
             }
-            t.str("}");
+            t.str(close);
         }
     }
 }

@@ -1,0 +1,150 @@
+//! Texture reads and surface accesses through the typed handles of [`crate::texture`].
+//!
+//! | here | CUDA | PTX (as nvcc writes it) |
+//! |------|------|-----|
+//! | [`tex1d_fetch`]`(t, i)` | `tex1Dfetch<T>(t, i)` | `tex.1d.v4.T.s32 {d}, [t, {i}]` |
+//! | [`tex1d`]`(t, x)` | `tex1D<T>(t, x)` | `tex.1d.v4.T.f32` |
+//! | [`tex2d`]`(t, x, y)` | `tex2D<T>(t, x, y)` | `tex.2d.v4.T.f32 {d}, [t, {x, y}]` |
+//! | [`tex3d`]`(t, x, y, z)` | `tex3D<T>(t, x, y, z)` | `tex.3d.v4.T.f32 {d}, [t, {x, y, z, z}]` |
+//! | [`tex1d_layered`]`(t, x, layer)` | `tex1DLayered<T>` | `tex.a1d.v4.T.f32 {d}, [t, {layer, x}]` |
+//! | [`tex2d_layered`]`(t, x, y, layer)` | `tex2DLayered<T>` | `tex.a2d.v4.T.f32 {d}, [t, {layer, x, y, y}]` |
+//! | [`tex1d_lod`], [`tex2d_lod`], [`tex3d_lod`] | `tex2DLod<T>(t, x, y, lod)` | `tex.level.2d.v4.T.f32 ..., lod` |
+//! | [`tex2d_grad`]`(t, x, y, dx, dy)` | `tex2DGrad<T>(t, x, y, dx, dy)` | `tex.grad.2d.v4.T.f32 ..., {dx}, {dy}` |
+//! | [`tex2d_gather`]`(t, x, y, c)` | `tex2Dgather<T4>(t, x, y, c)` | `tld4.{r,g,b,a}.2d.v4.T.f32` |
+//! | [`surf2d_read`]`(s, x_bytes, y, b)` | `surf2Dread<T>(s, x, y, mode)` | `suld.b.2d.bN.{trap,clamp,zero} {d}, [s, {x, y}]` |
+//! | [`surf2d_write`]`(v, s, x_bytes, y, b)` | `surf2Dwrite(v, s, x, y, mode)` | `sust.b.2d.bN.{trap,clamp,zero} [s, {x, y}], {v}` |
+//!
+//! `T` is the handle's element type; a gather returns the four texels' component as a vector
+//! (`f32x4`, `i32x4`, `u32x4`), the component a literal 0..=3. A surface's `x` counts bytes,
+//! as in CUDA. The [`Boundary`] is written as a constant.
+//!
+//! On the host these have no texture memory to read: calling one there stops with a message
+//! (run the kernel on the CUDA or CPU backend).
+
+use crate::texture::{Boundary, SurfaceElem, Surface1d, Surface2d, Surface3d, Texel, Texture1d, Texture1dLayered, Texture2d, Texture2dLayered, Texture3d};
+use ptx_macros::__device_api as device_api;
+
+#[cold]
+fn host(name: &str) -> ! {
+    panic!("`{name}` reads texture or surface memory, which only exists on a device: launch the kernel on the CUDA or CPU backend instead of calling its body on the host")
+}
+
+/// `tex1Dfetch<T>(t, i)`: element `i` of a texture over linear memory, no filtering.
+#[device_api]
+pub fn tex1d_fetch<T: Texel>(t: Texture1d<T>, i: i32) -> T {
+    let _ = (t, i);
+    host("tex1d_fetch")
+}
+
+/// `tex1D<T>(t, x)`.
+#[device_api]
+pub fn tex1d<T: Texel>(t: Texture1d<T>, x: f32) -> T {
+    let _ = (t, x);
+    host("tex1d")
+}
+
+/// `tex2D<T>(t, x, y)`.
+#[device_api]
+pub fn tex2d<T: Texel>(t: Texture2d<T>, x: f32, y: f32) -> T {
+    let _ = (t, x, y);
+    host("tex2d")
+}
+
+/// `tex3D<T>(t, x, y, z)`.
+#[device_api]
+pub fn tex3d<T: Texel>(t: Texture3d<T>, x: f32, y: f32, z: f32) -> T {
+    let _ = (t, x, y, z);
+    host("tex3d")
+}
+
+/// `tex1DLayered<T>(t, x, layer)`.
+#[device_api]
+pub fn tex1d_layered<T: Texel>(t: Texture1dLayered<T>, x: f32, layer: i32) -> T {
+    let _ = (t, x, layer);
+    host("tex1d_layered")
+}
+
+/// `tex2DLayered<T>(t, x, y, layer)`.
+#[device_api]
+pub fn tex2d_layered<T: Texel>(t: Texture2dLayered<T>, x: f32, y: f32, layer: i32) -> T {
+    let _ = (t, x, y, layer);
+    host("tex2d_layered")
+}
+
+/// `tex1DLod<T>(t, x, level)`.
+#[device_api]
+pub fn tex1d_lod<T: Texel>(t: Texture1d<T>, x: f32, level: f32) -> T {
+    let _ = (t, x, level);
+    host("tex1d_lod")
+}
+
+/// `tex2DLod<T>(t, x, y, level)`.
+#[device_api]
+pub fn tex2d_lod<T: Texel>(t: Texture2d<T>, x: f32, y: f32, level: f32) -> T {
+    let _ = (t, x, y, level);
+    host("tex2d_lod")
+}
+
+/// `tex3DLod<T>(t, x, y, z, level)`.
+#[device_api]
+pub fn tex3d_lod<T: Texel>(t: Texture3d<T>, x: f32, y: f32, z: f32, level: f32) -> T {
+    let _ = (t, x, y, z, level);
+    host("tex3d_lod")
+}
+
+/// `tex2DGrad<T>(t, x, y, dx, dy)`: the level from the coordinates' derivatives.
+#[device_api]
+pub fn tex2d_grad<T: Texel>(t: Texture2d<T>, x: f32, y: f32, dx: crate::vector::f32x2, dy: crate::vector::f32x2) -> T {
+    let _ = (t, x, y, dx, dy);
+    host("tex2d_grad")
+}
+
+/// `tex2Dgather<T4>(t, x, y, comp)`: component `comp` (a literal 0..=3: r, g, b, a) of the
+/// four texels bilinear filtering at `(x, y)` would read, in the order `tld4` gives them.
+#[device_api]
+pub fn tex2d_gather<T: Texel>(t: Texture2d<T>, x: f32, y: f32, comp: u32) -> T::V4 {
+    let _ = (t, x, y, comp);
+    host("tex2d_gather")
+}
+
+/// `surf1Dread<T>(s, x_bytes, mode)`.
+#[device_api]
+pub fn surf1d_read<T: SurfaceElem>(s: Surface1d<T>, x_bytes: i32, boundary: Boundary) -> T {
+    let _ = (s, x_bytes, boundary);
+    host("surf1d_read")
+}
+
+/// `surf2Dread<T>(s, x_bytes, y, mode)`.
+#[device_api]
+pub fn surf2d_read<T: SurfaceElem>(s: Surface2d<T>, x_bytes: i32, y: i32, boundary: Boundary) -> T {
+    let _ = (s, x_bytes, y, boundary);
+    host("surf2d_read")
+}
+
+/// `surf3Dread<T>(s, x_bytes, y, z, mode)`.
+#[device_api]
+pub fn surf3d_read<T: SurfaceElem>(s: Surface3d<T>, x_bytes: i32, y: i32, z: i32, boundary: Boundary) -> T {
+    let _ = (s, x_bytes, y, z, boundary);
+    host("surf3d_read")
+}
+
+/// `surf1Dwrite(v, s, x_bytes, mode)`.
+#[device_api]
+pub fn surf1d_write<T: SurfaceElem>(v: T, s: Surface1d<T>, x_bytes: i32, boundary: Boundary) {
+    let _ = (v, s, x_bytes, boundary);
+    host("surf1d_write")
+}
+
+/// `surf2Dwrite(v, s, x_bytes, y, mode)`.
+#[device_api]
+pub fn surf2d_write<T: SurfaceElem>(v: T, s: Surface2d<T>, x_bytes: i32, y: i32, boundary: Boundary) {
+    let _ = (v, s, x_bytes, y, boundary);
+    host("surf2d_write")
+}
+
+/// `surf3Dwrite(v, s, x_bytes, y, z, mode)`.
+#[device_api]
+pub fn surf3d_write<T: SurfaceElem>(v: T, s: Surface3d<T>, x_bytes: i32, y: i32, z: i32, boundary: Boundary) {
+    let _ = (v, s, x_bytes, y, z, boundary);
+    host("surf3d_write")
+}

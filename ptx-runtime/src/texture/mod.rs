@@ -1,0 +1,145 @@
+//! Typed texture and surface objects for kernels (CUDA's `cudaTextureObject_t` and
+//! `cudaSurfaceObject_t`, PTX Interoperability §1.4).
+//!
+//! A kernel names what it reads: a `Texture2d<f32>` is a 2-D texture whose fetches return
+//! `f32` (an 8- or 16-bit texture read in normalized-float mode is a `Texture2d<f32>` too); it
+//! cannot be passed where a `Texture2d<i32>`, a 3-D texture or a surface is expected. In PTX
+//! every one is the same 64-bit handle (`.u64` in a kernel's parameters, `.b64` in a device
+//! function's, §2.3 note E), as the untyped [`crate::handle`] types are.
+//!
+//! The reads and writes are in [`crate::device`] (`tex2d`, `surf2d_read`, ...; see
+//! `docs/textures.md` for the CUDA names and the PTX they lower to).
+
+use crate::abi::{Layout, ParamAbi, Scalar};
+use crate::{DeviceRepr, ParamType};
+use std::marker::PhantomData;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// What a texture fetch returns (`tex.v4.f32`, `.s32`, `.u32`): `f32`, `i32`, `u32`.
+pub trait Texel: sealed::Sealed + Copy + Default + 'static {
+    /// What a gather returns: the four texels' component (`f32x4`, `i32x4`, `u32x4`).
+    type V4: Copy;
+}
+
+/// What a surface access moves (`suld.b`/`sust.b` of 8, 16, 32 or 64 bits).
+pub trait SurfaceElem: sealed::Sealed + Copy + Default + 'static {}
+
+macro_rules! elems {
+    ($($t:ty: $($tr:ident),*;)*) => {$(
+        impl sealed::Sealed for $t {}
+        $(impl $tr for $t {})*
+    )*};
+}
+
+impl Texel for f32 {
+    type V4 = crate::vector::f32x4;
+}
+impl Texel for i32 {
+    type V4 = crate::vector::i32x4;
+}
+impl Texel for u32 {
+    type V4 = crate::vector::u32x4;
+}
+
+elems! {
+    f32: SurfaceElem;
+    i32: SurfaceElem;
+    u32: SurfaceElem;
+    i8: SurfaceElem;
+    u8: SurfaceElem;
+    i16: SurfaceElem;
+    u16: SurfaceElem;
+    i64: SurfaceElem;
+    u64: SurfaceElem;
+    f64: SurfaceElem;
+}
+
+/// What `suld`/`sust` do with an out-of-range coordinate (CUDA's `cudaBoundaryMode*`):
+/// stop the kernel (`.trap`), clamp it to the edge (`.clamp`), or read zero / drop the write
+/// (`.zero`). In a kernel it is written as a constant (`Boundary::Trap`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Boundary {
+    Trap,
+    Clamp,
+    Zero,
+}
+
+macro_rules! typed_handles {
+    ($($(#[$doc:meta])* $name:ident: $bound:ident;)*) => {$(
+        $(#[$doc])*
+        #[repr(transparent)]
+        pub struct $name<T> {
+            raw: u64,
+            _elem: PhantomData<fn() -> T>,
+        }
+
+        impl<T> $name<T> {
+            /// The handle of a texture or surface object the CUDA driver (or the CPU backend)
+            /// created.
+            ///
+            /// # Safety
+            /// `raw` must be an object of this geometry whose elements read as `T`; a kernel
+            /// reading it otherwise gets meaningless values or faults.
+            pub const unsafe fn from_raw(raw: u64) -> Self {
+                $name { raw, _elem: PhantomData }
+            }
+
+            /// The 64-bit handle.
+            pub const fn raw(self) -> u64 {
+                self.raw
+            }
+        }
+
+        impl<T> Clone for $name<T> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<T> Copy for $name<T> {}
+        impl<T> PartialEq for $name<T> {
+            fn eq(&self, other: &Self) -> bool {
+                self.raw == other.raw
+            }
+        }
+        impl<T> Eq for $name<T> {}
+        impl<T> std::fmt::Debug for $name<T> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, concat!(stringify!($name), "<{}>({:#x})"), std::any::type_name::<T>(), self.raw)
+            }
+        }
+
+        unsafe impl<T: $bound> DeviceRepr for $name<T> {
+            const LAYOUT: Layout = Layout::scalar(Scalar::U64);
+            const PARAM: ParamAbi = ParamAbi::Handle;
+            const NO_PADDING: bool = true;
+            fn write_bytes(&self, out: &mut [u8]) {
+                self.raw.write_bytes(out)
+            }
+        }
+        impl<T: $bound> ParamType for $name<T> {
+            const ABI: ParamAbi = ParamAbi::Handle;
+        }
+    )*};
+}
+
+typed_handles! {
+    /// A 1-D texture: `tex1d_fetch` (an element index, CUDA `tex1Dfetch`) and `tex1d`.
+    Texture1d: Texel;
+    /// A 2-D texture: `tex2d`, `tex2d_lod`, `tex2d_grad`, `tex2d_gather`.
+    Texture2d: Texel;
+    /// A 3-D texture: `tex3d`, `tex3d_lod`.
+    Texture3d: Texel;
+    /// A layered 1-D texture: `tex1d_layered`.
+    Texture1dLayered: Texel;
+    /// A layered 2-D texture: `tex2d_layered`.
+    Texture2dLayered: Texel;
+    /// A 1-D surface: `surf1d_read`, `surf1d_write`.
+    Surface1d: SurfaceElem;
+    /// A 2-D surface: `surf2d_read`, `surf2d_write`.
+    Surface2d: SurfaceElem;
+    /// A 3-D surface: `surf3d_read`, `surf3d_write`.
+    Surface3d: SurfaceElem;
+}
