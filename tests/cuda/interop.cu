@@ -18,7 +18,24 @@ template <typename T>
 __device__ T twice(T x) { return x + x; }
 template __device__ int twice<int>(int);
 
+// More template instances, named from their templates' declarations (`#[cpp_template]`).
+namespace geo {
+template <typename T>
+__device__ T add(T a, T b) { return a + b; }
+template __device__ float add<float>(float, float);
+}  // namespace geo
+template <int N>
+__device__ int times(int x) { return x * N; }
+template __device__ int times<3>(int);
+template <class T>
+__device__ T load(const T* p) { return p[1]; }
+template __device__ float load<float>(const float*);
+
 __device__ float takes_p(P p) { return p.x * (float)p.k; }
+
+template <typename T, int N>
+__device__ float pick(const T& t, int k) { return t.x * (float)(k + N); }
+template __device__ float pick<P, -2>(const P&, int);
 
 // Rust device functions called from here: a plain one and a struct return with heap use.
 extern "C" __device__ int rust_square(int x);

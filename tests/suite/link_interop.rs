@@ -26,9 +26,27 @@ extern "C" {
     fn scale_f(x: f32) -> f32;
     #[cpp = "geo::scale"]
     fn scale_d(x: f64) -> f64;
-    /// `template int twice<int>(int)`, by the symbol nvcc gives the instance.
-    #[link_name = "_Z5twiceIiET_S0_"]
+    /// `template int twice<int>(int)`, named from its template.
+    #[cpp = "twice<int>"]
+    #[cpp_template = "template <typename T> T twice(T)"]
     fn twice_i(x: i32) -> i32;
+    /// `geo::add<float>`: a template in a namespace.
+    #[cpp = "geo::add<float>"]
+    #[cpp_template = "template <typename T> T add(T a, T b)"]
+    fn add_f(a: f32, b: f32) -> f32;
+    /// `times<3>`: a non-type template argument.
+    #[cpp = "times<3>"]
+    #[cpp_template = "template <int N> int times(int x)"]
+    fn times3(x: i32) -> i32;
+    /// `load<float>(const float*)` and `pick<P, -2>(const P&, int)`: dependent pointer and
+    /// reference parameters, a struct and a negative value as arguments (symbols checked
+    /// against nvcc's in `template_instances_have_nvccs_symbols`).
+    #[cpp = "load<float>"]
+    #[cpp_template = "template <class T> T load(const T* p)"]
+    fn load_f(p: *const f32) -> f32;
+    #[cpp = "pick<P, -2>"]
+    #[cpp_template = "template <typename T, int N> float pick(const T& t, int k)"]
+    fn pick_p(t: &P, k: i32) -> f32;
     /// `takes_p(P)`: a struct by value.
     #[cpp = "takes_p"]
     fn takes_p(p: P) -> f32;
@@ -40,7 +58,8 @@ pub fn calls_cpp(xs: &[f32], ps: &[P], out_f: &mut [f32], out_d: &mut [f64], out
     if i < xs.len() {
         out_f[i] = plain_c(xs[i]) + scale_f(xs[i]) + takes_p(ps[i]);
         out_d[i] = scale_d(xs[i] as f64);
-        out_i[i] = twice_i(i as i32 - 3);
+        out_i[i] = twice_i(i as i32 - 3) + times3(i as i32);
+        out_f[i] = add_f(out_f[i], 0.5);
     }
 }
 
@@ -139,10 +158,21 @@ fn rust_calls_cpp() {
     let (f, d, i) = (of.to_vec().unwrap(), od.to_vec().unwrap(), oi.to_vec().unwrap());
     for k in 0..n {
         let x = xs[k];
-        let want = (x * 2.0 + 1.0) + x * 3.0 + ps[k].x * ps[k].k as f32;
+        let want = (x * 2.0 + 1.0) + x * 3.0 + ps[k].x * ps[k].k as f32 + 0.5;
         assert_eq!(f[k], want, "element {k}");
         assert_eq!(d[k], x as f64 * 4.0, "element {k}");
-        assert_eq!(i[k], 2 * (k as i32 - 3), "element {k}");
+        assert_eq!(i[k], 2 * (k as i32 - 3) + 3 * k as i32, "element {k}");
+    }
+}
+
+/// Every template instance's symbol, computed from its `#[cpp_template]`, is the one nvcc
+/// gives the explicit instantiation (a `.weak .func` in nvcc's PTX).
+#[test]
+fn template_instances_have_nvccs_symbols() {
+    let Some(cpp) = cuda_ptx() else { return };
+    for sym in [twice_i::SYMBOL, add_f::SYMBOL, times3::SYMBOL, load_f::SYMBOL, pick_p::SYMBOL] {
+        let defined = cpp.lines().any(|l| l.starts_with(".weak .func") && (l.contains(&format!(" {sym}(")) || l.ends_with(&format!(" {sym}"))));
+        assert!(defined, "nvcc defines no `{sym}`:\n{cpp}");
     }
 }
 

@@ -8,7 +8,10 @@
 //! extern "C" {
 //!     fn plain_c(x: f32) -> f32;                        // extern "C": `plain_c`
 //!     #[cpp = "geo::scale"] fn scale(x: f32) -> f32;    // C++: `_ZN3geo5scaleEf`
-//!     #[link_name = "_Z5twiceIiET_S0_"] fn twice_i(x: i32) -> i32;  // any symbol as written
+//!     #[cpp = "twice<int>"]                              // a template instance:
+//!     #[cpp_template = "template <typename T> T twice(T)"] // `_Z5twiceIiET_S0_`
+//!     fn twice_i(x: i32) -> i32;
+//!     #[link_name = "_Z3maxff"] fn max_f(a: f32, b: f32) -> f32;  // any symbol as written
 //! }
 //! ```
 //!
@@ -56,14 +59,24 @@ enum Name {
 fn function(f: &syn::ForeignItemFn) -> syn::Result<TokenStream> {
     let sig = &f.sig;
     if !sig.generics.params.is_empty() {
-        return Err(syn::Error::new(sig.generics.span(), "a `#[device_extern]` function cannot be generic: declare each template instance as its own function with `#[link_name = \"<its mangled name>\"]`"));
+        return Err(syn::Error::new(sig.generics.span(), "a `#[device_extern]` function cannot be generic: declare each template instance as its own function with `#[cpp = \"f<int>\"]` and `#[cpp_template = \"template <typename T> T f(T)\"]`"));
     }
     if let Some(v) = &sig.variadic {
         return Err(syn::Error::new(v.span(), "variadic device functions are not supported (the guide's ABI has no variadic calls besides `vprintf`)"));
     }
     let mut name = Name::Plain;
+    let mut template: Option<(String, Span)> = None;
     let mut attrs = Vec::new();
     for a in &f.attrs {
+        if a.path().is_ident("cpp_template") {
+            let syn::Meta::NameValue(syn::MetaNameValue { value: syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }), .. }) = &a.meta else {
+                return Err(syn::Error::new(a.span(), "write the template's declaration as a string: `#[cpp_template = \"template <typename T> T twice(T)\"]`"));
+            };
+            if template.replace((s.value(), s.span())).is_some() {
+                return Err(syn::Error::new(a.span(), "one `#[cpp_template]` per function"));
+            }
+            continue;
+        }
         let which = if a.path().is_ident("cpp") {
             1
         } else if a.path().is_ident("link_name") {
@@ -99,14 +112,21 @@ fn function(f: &syn::ForeignItemFn) -> syn::Result<TokenStream> {
         syn::ReturnType::Type(_, t) => Some((**t).clone()),
     };
     let ident = &sig.ident;
+    if let (Some((_, at)), false) = (&template, matches!(name, Name::Cpp(..))) {
+        return Err(syn::Error::new(*at, "`#[cpp_template]` describes the template of a `#[cpp = \"f<args>\"]` instance: add the instance's `#[cpp]`"));
+    }
     let symbol = match name {
         Name::Plain => {
             let s = ident.to_string();
             s.strip_prefix("r#").unwrap_or(&s).to_owned()
         }
         Name::Link(s) => s,
-        Name::Cpp(path, span) => mangle(&path, &params).map_err(|(at, msg)| syn::Error::new(at.unwrap_or(span), msg))?,
+        Name::Cpp(path, span) => match &template {
+            Some((decl, at)) => crate::expand::cpp_template::mangle(&path, decl, params.len()).map_err(|msg| syn::Error::new(if path.contains('<') { *at } else { span }, msg))?,
+            None => mangle(&path, &params).map_err(|(at, msg)| syn::Error::new(at.unwrap_or(span), msg))?,
+        },
     };
+
     if symbol.is_empty() || !symbol.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$') || symbol.as_bytes()[0].is_ascii_digit() {
         return Err(syn::Error::new(ident.span(), format!("`{symbol}` is not a PTX identifier (letters, digits, `_`, `$`, not starting with a digit)")));
     }
@@ -169,7 +189,7 @@ fn prototype(types: &SigTypes) -> Text {
 pub fn mangle(path: &str, params: &[syn::Type]) -> Result<String, (Option<Span>, String)> {
     let segs: Vec<&str> = path.split("::").map(str::trim).collect();
     if segs.iter().any(|s| s.is_empty() || !s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') || s.as_bytes()[0].is_ascii_digit()) {
-        return Err((None, format!("`{path}` is not a C++ qualified name (`ns::f`): for a template instance or an operator, write `#[link_name = \"...\"]` with the symbol nvcc emits")));
+        return Err((None, if path.contains('<') { format!("`{path}` is a template instance: add the template's declaration, `#[cpp_template = \"template <typename T> T f(T)\"]`") } else { format!("`{path}` is not a C++ qualified name (`ns::f`): for an operator, write `#[link_name = \"...\"]` with the symbol nvcc emits") }));
     }
     let mut m = String::new();
     let mut subs: Vec<String> = Vec::new();
@@ -198,27 +218,18 @@ pub fn mangle(path: &str, params: &[syn::Type]) -> Result<String, (Option<Span>,
 /// One type's encoding, with substitutions for components seen before.
 fn encode(t: &syn::Type, subs: &mut Vec<String>) -> Result<String, (Option<Span>, String)> {
     let unsupported = || (Some(t.span()), format!("`{}` has no C++ mangling here: write `#[link_name = \"...\"]` with the symbol nvcc emits", t.to_token_stream()));
-    // `key`: the component spelled out (what the candidates hold); `written`: its encoding
-    // with the substitutions already made inside it.
-    let substitutable = |key: String, written: String, subs: &mut Vec<String>| -> String {
-        if let Some(k) = subs.iter().position(|s| *s == key) {
-            return if k == 0 { "S_".to_owned() } else { format!("S{}_", base36(k - 1)) };
-        }
-        subs.push(key);
-        written
-    };
     match t {
         syn::Type::Paren(p) => encode(&p.elem, subs),
         syn::Type::Group(g) => encode(&g.elem, subs),
         syn::Type::Ptr(p) => {
             let inner = encode(&p.elem, subs)?;
-            let inner = if p.const_token.is_some() { qualified('K', &inner, subs, &substitutable) } else { inner };
-            Ok(qualified('P', &inner, subs, &substitutable))
+            let inner = if p.const_token.is_some() { qualified('K', &inner, subs) } else { inner };
+            Ok(qualified('P', &inner, subs))
         }
         syn::Type::Reference(r) => {
             let inner = encode(&r.elem, subs)?;
-            let inner = if r.mutability.is_none() { qualified('K', &inner, subs, &substitutable) } else { inner };
-            Ok(qualified('R', &inner, subs, &substitutable))
+            let inner = if r.mutability.is_none() { qualified('K', &inner, subs) } else { inner };
+            Ok(qualified('R', &inner, subs))
         }
         syn::Type::Path(p) if p.qself.is_none() => {
             let last = p.path.segments.last().ok_or_else(unsupported)?;
@@ -252,8 +263,19 @@ fn encode(t: &syn::Type, subs: &mut Vec<String>) -> Result<String, (Option<Span>
     }
 }
 
+/// A substitution candidate: `key` is the component spelled out (what the candidates hold),
+/// `written` its encoding with the substitutions already made inside it. Seen before, it is
+/// written `S_`, `S0_`, ...; else it becomes the next candidate.
+pub(super) fn substitutable(key: String, written: String, subs: &mut Vec<String>) -> String {
+    if let Some(k) = subs.iter().position(|s| *s == key) {
+        return if k == 0 { "S_".to_owned() } else { format!("S{}_", base36(k - 1)) };
+    }
+    subs.push(key);
+    written
+}
+
 /// `q` (`P`, `K`, `R`) applied to an encoded type: a candidate of its own.
-fn qualified(q: char, inner: &str, subs: &mut Vec<String>, substitutable: &dyn Fn(String, String, &mut Vec<String>) -> String) -> String {
+pub(super) fn qualified(q: char, inner: &str, subs: &mut Vec<String>) -> String {
     let key = format!("{q}{}", full(inner, subs));
     substitutable(key, format!("{q}{inner}"), subs)
 }

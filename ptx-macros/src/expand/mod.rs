@@ -14,6 +14,7 @@ mod derive;
 mod derive_enum;
 mod device_fn;
 mod cpp_header;
+mod cpp_template;
 mod extern_cpp;
 mod generic;
 mod generic_kernel;
