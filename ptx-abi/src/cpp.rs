@@ -71,15 +71,8 @@ const fn write_range(b: &[u8], start: usize, end: usize, sink: &mut Sink) {
 
 #[cfg(test)]
 mod tests {
-    use crate::text::{render_len, render_to, Piece};
-    extern crate std;
-    use std::string::String;
-
-    fn render(p: &[Piece]) -> String {
-        let mut buf = std::vec![0u8; render_len(p)];
-        render_to(p, &mut buf);
-        String::from_utf8(buf).unwrap()
-    }
+    use crate::text::tests::render;
+    use crate::text::Piece;
 
     #[test]
     fn wrapper_under_the_namespaces() {

@@ -539,13 +539,14 @@ macro_rules! ptx_text {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::scalar::Scalar;
     extern crate std;
     use std::string::String;
 
-    fn render(p: &[Piece]) -> String {
+    /// The pieces rendered, as the const path renders them.
+    pub(crate) fn render(p: &[Piece]) -> String {
         let mut buf = std::vec![0u8; render_len(p)];
         render_to(p, &mut buf);
         String::from_utf8(buf).unwrap()
