@@ -251,7 +251,29 @@ pub fn frame_sum(f: &Frame) -> f32 {
     f.origin.x * f.origin.k as f32 + f.w[0] + f.w[1] + f.w[2] + f.tag as f32
 }
 
-ptx_runtime::cpp_header!(pub INTEROP_H: P, Stats, Frame, rust_square, rust_stats, make_p, frame_sum);
+/// A C-like enum: `enum class Shade : signed char` in the header, discriminants as Rust's.
+#[repr(i8)]
+#[derive(Clone, Copy, Debug, PartialEq, DeviceRepr)]
+pub enum Shade {
+    Dark = -3,
+    Mid,
+    Light = 9,
+}
+
+/// An enum crossing both ways.
+#[device_fn]
+pub fn brighter(s: Shade, by: i32) -> Shade {
+    if by > 0 {
+        match s {
+            Shade::Dark => Shade::Mid,
+            _ => Shade::Light,
+        }
+    } else {
+        s
+    }
+}
+
+ptx_runtime::cpp_header!(pub INTEROP_H: P, Stats, Frame, Shade, rust_square, rust_stats, make_p, frame_sum, brighter);
 
 /// C++ that includes the generated header and calls the Rust functions by their C++ names.
 fn header_user() -> String {
@@ -264,6 +286,8 @@ extern "C" __global__ void uses_header(int* out, Stats* stats, P* ps, float* fs,
         out[i] = rust_square(xs[i]);
         ps[i] = {ns}::make_p(0.5f * i, xs[i]);
         fs[i] = {ns}::frame_sum(&frames[i]);
+        Shade in = i % 3 == 0 ? Shade::Dark : i % 3 == 1 ? Shade::Mid : Shade::Light;
+        out[i] += 1000 * (int)(signed char){ns}::brighter(in, i % 2);
     }}
     if (i == 0) *stats = rust_stats(xs, n);
 }}
@@ -278,8 +302,9 @@ fn generated_header_lets_cpp_call_rust() {
     assert!(INTEROP_H.contains("static_assert(sizeof(Frame) == 24,") && INTEROP_H.contains("static_assert(offsetof(Frame, tag) == 20,"), "{INTEROP_H}");
     assert!(INTEROP_H.contains(&format!("extern \"C\" __device__ P {}(float p0, int p1);", make_p::SYMBOL)), "{INTEROP_H}");
     assert!(INTEROP_H.contains("extern \"C\" __device__ Stats rust_stats(const int* p0, int p1);"), "{INTEROP_H}");
+    assert!(INTEROP_H.contains("enum class Shade : signed char {\n    Dark = -3,\n    Mid = -2,\n    Light = 9,\n};\nstatic_assert(sizeof(Shade) == 1,"), "{INTEROP_H}");
     let Some(cpp) = tools::nvcc_ptx("link_interop_header", &header_user()) else { return };
-    tools::nvlink("header_user", &[&cpp, rust_square::PTX, rust_stats::PTX, make_p::PTX, frame_sum::PTX]);
+    tools::nvlink("header_user", &[&cpp, rust_square::PTX, rust_stats::PTX, make_p::PTX, frame_sum::PTX, brighter::PTX]);
     let kernel: &'static Kernel = Box::leak(Box::new(Kernel::new(Box::leak(cpp.into_boxed_str()), "uses_header")));
     let device = Device::new_cpu();
     let stream = device.stream();
@@ -289,6 +314,7 @@ fn generated_header_lets_cpp_call_rust() {
         .add_ptx("rust_stats", rust_stats::PTX)
         .add_ptx("make_p", make_p::PTX)
         .add_ptx("frame_sum", frame_sum::PTX)
+        .add_ptx("brighter", brighter::PTX)
         .finish()
         .unwrap();
 
@@ -309,7 +335,8 @@ fn generated_header_lets_cpp_call_rust() {
     stream.launch_kernel(kernel, LaunchConfig::new(1, 64), args).unwrap();
     let (out, ps, fs) = (out.to_vec().unwrap(), ps.to_vec().unwrap(), fs.to_vec().unwrap());
     for i in 0..n {
-        assert_eq!(out[i], rust_square(xs[i]), "element {i}");
+        let shade = [Shade::Dark, Shade::Mid, Shade::Light][i % 3];
+        assert_eq!(out[i], rust_square(xs[i]) + 1000 * brighter(shade, (i % 2) as i32) as i32, "element {i}");
         assert_eq!(ps[i], make_p(0.5 * i as f32, xs[i]), "element {i}");
         assert_eq!(fs[i], frame_sum(&frames[i]), "element {i}");
     }
