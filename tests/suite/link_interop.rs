@@ -6,6 +6,7 @@
 
 use crate::tools;
 use ptx_runtime::device::*;
+use ptx_runtime::vector::f32x4;
 use ptx_runtime::{device_extern, device_fn, kernel, Args, Device, DeviceBuffer, DeviceRepr, Error, Kernel, LaunchConfig, Linker};
 
 const CUDA: &str = include_str!("../cuda/interop.cu");
@@ -47,17 +48,20 @@ extern "C" {
     #[cpp = "pick<P, -2>"]
     #[cpp_template = "template <typename T, int N> float pick(const T& t, int k)"]
     fn pick_p(t: &P, k: i32) -> f32;
+    /// `sum4(float4, float)`: a CUDA vector type by value.
+    #[cpp = "sum4"]
+    fn sum4(v: f32x4, w: f32) -> f32;
     /// `takes_p(P)`: a struct by value.
     #[cpp = "takes_p"]
     fn takes_p(p: P) -> f32;
 }
 
 #[kernel]
-pub fn calls_cpp(xs: &[f32], ps: &[P], out_f: &mut [f32], out_d: &mut [f64], out_i: &mut [i32]) {
+pub fn calls_cpp(xs: &[f32], ps: &[P], vs: &[f32x4], out_f: &mut [f32], out_d: &mut [f64], out_i: &mut [i32]) {
     let i = thread_idx_x() as usize;
     if i < xs.len() {
         out_f[i] = plain_c(xs[i]) + scale_f(xs[i]) + takes_p(ps[i]);
-        out_d[i] = scale_d(xs[i] as f64);
+        out_d[i] = scale_d(xs[i] as f64) + sum4(vs[i], xs[i]) as f64;
         out_i[i] = twice_i(i as i32 - 3) + times3(i as i32);
         out_f[i] = add_f(out_f[i], 0.5);
     }
@@ -137,12 +141,14 @@ fn rust_calls_cpp() {
     let ps: Vec<P> = (0..n).map(|i| P { x: 1.5 + i as f32, k: i as i32 - 20 }).collect();
     let dxs = DeviceBuffer::from_slice(&stream, &xs).unwrap();
     let dps = DeviceBuffer::from_slice(&stream, &ps).unwrap();
+    let vs: Vec<f32x4> = (0..n).map(|i| f32x4 { x: i as f32, y: 0.25, z: -1.0 - i as f32, w: 0.5 * i as f32 }).collect();
+    let dvs = DeviceBuffer::from_slice(&stream, &vs).unwrap();
     let mut of = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
     let mut od = DeviceBuffer::<f64>::zeroed(&stream, n).unwrap();
     let mut oi = DeviceBuffer::<i32>::zeroed(&stream, n).unwrap();
 
     // Unlinked, the kernel's module declares functions nothing defines.
-    let err = calls_cpp::launch(&stream, LaunchConfig::new(1, 64), &dxs, &dps, &mut of, &mut od, &mut oi).unwrap_err();
+    let err = calls_cpp::launch(&stream, LaunchConfig::new(1, 64), &dxs, &dps, &dvs, &mut of, &mut od, &mut oi).unwrap_err();
     assert!(err.to_string().contains("which this module declares but does not define"), "{err}");
 
     let linked = Linker::new(&device)
@@ -154,13 +160,14 @@ fn rust_calls_cpp() {
         .unwrap();
     assert_eq!(linked.kernels(), [calls_cpp::ENTRY]);
     tools::assemble("rust_calls_cpp_linked", linked.ptx().unwrap());
-    calls_cpp::launch(&stream, LaunchConfig::new(1, 64), &dxs, &dps, &mut of, &mut od, &mut oi).unwrap();
+    calls_cpp::launch(&stream, LaunchConfig::new(1, 64), &dxs, &dps, &dvs, &mut of, &mut od, &mut oi).unwrap();
     let (f, d, i) = (of.to_vec().unwrap(), od.to_vec().unwrap(), oi.to_vec().unwrap());
     for k in 0..n {
         let x = xs[k];
         let want = (x * 2.0 + 1.0) + x * 3.0 + ps[k].x * ps[k].k as f32 + 0.5;
         assert_eq!(f[k], want, "element {k}");
-        assert_eq!(d[k], x as f64 * 4.0, "element {k}");
+        let v = vs[k];
+        assert_eq!(d[k], x as f64 * 4.0 + (v.x + v.y * 2.0 + v.z * 3.0 + v.w - x) as f64, "element {k}");
         assert_eq!(i[k], 2 * (k as i32 - 3) + 3 * k as i32, "element {k}");
     }
 }

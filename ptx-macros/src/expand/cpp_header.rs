@@ -211,7 +211,7 @@ fn c_type(ty: &TokenStream) -> syn::Result<String> {
 }
 
 /// `f32x4` → `float4`, `u8x2` → `uchar2`, … (CUDA's vector types).
-fn vector(name: &str) -> Option<String> {
+pub(super) fn vector(name: &str) -> Option<String> {
     let (elem, n) = name.split_once('x')?;
     if !matches!(n, "1" | "2" | "3" | "4") {
         return None;
