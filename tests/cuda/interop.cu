@@ -33,6 +33,10 @@ template __device__ float load<float>(const float*);
 
 __device__ float takes_p(P p) { return p.x * (float)p.k; }
 
+// A CUDA vector type by value.
+// (Exact products and partial sums: nvcc's default contraction cannot change the result.)
+__device__ float sum4(float4 v, float w) { return v.x + v.y * 2.0f + v.z * 3.0f + v.w - w; }
+
 template <typename T, int N>
 __device__ float pick(const T& t, int k) { return t.x * (float)(k + N); }
 template __device__ float pick<P, -2>(const P&, int);

@@ -6,6 +6,7 @@
 
 use crate::tools;
 use ptx_runtime::device::*;
+use ptx_runtime::vector::f32x4;
 use ptx_runtime::{device_extern, device_fn, kernel, Args, Device, DeviceBuffer, DeviceRepr, Error, Kernel, LaunchConfig, Linker};
 
 const CUDA: &str = include_str!("../cuda/interop.cu");
@@ -47,17 +48,20 @@ extern "C" {
     #[cpp = "pick<P, -2>"]
     #[cpp_template = "template <typename T, int N> float pick(const T& t, int k)"]
     fn pick_p(t: &P, k: i32) -> f32;
+    /// `sum4(float4, float)`: a CUDA vector type by value.
+    #[cpp = "sum4"]
+    fn sum4(v: f32x4, w: f32) -> f32;
     /// `takes_p(P)`: a struct by value.
     #[cpp = "takes_p"]
     fn takes_p(p: P) -> f32;
 }
 
 #[kernel]
-pub fn calls_cpp(xs: &[f32], ps: &[P], out_f: &mut [f32], out_d: &mut [f64], out_i: &mut [i32]) {
+pub fn calls_cpp(xs: &[f32], ps: &[P], vs: &[f32x4], out_f: &mut [f32], out_d: &mut [f64], out_i: &mut [i32]) {
     let i = thread_idx_x() as usize;
     if i < xs.len() {
         out_f[i] = plain_c(xs[i]) + scale_f(xs[i]) + takes_p(ps[i]);
-        out_d[i] = scale_d(xs[i] as f64);
+        out_d[i] = scale_d(xs[i] as f64) + sum4(vs[i], xs[i]) as f64;
         out_i[i] = twice_i(i as i32 - 3) + times3(i as i32);
         out_f[i] = add_f(out_f[i], 0.5);
     }
@@ -137,12 +141,14 @@ fn rust_calls_cpp() {
     let ps: Vec<P> = (0..n).map(|i| P { x: 1.5 + i as f32, k: i as i32 - 20 }).collect();
     let dxs = DeviceBuffer::from_slice(&stream, &xs).unwrap();
     let dps = DeviceBuffer::from_slice(&stream, &ps).unwrap();
+    let vs: Vec<f32x4> = (0..n).map(|i| f32x4 { x: i as f32, y: 0.25, z: -1.0 - i as f32, w: 0.5 * i as f32 }).collect();
+    let dvs = DeviceBuffer::from_slice(&stream, &vs).unwrap();
     let mut of = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
     let mut od = DeviceBuffer::<f64>::zeroed(&stream, n).unwrap();
     let mut oi = DeviceBuffer::<i32>::zeroed(&stream, n).unwrap();
 
     // Unlinked, the kernel's module declares functions nothing defines.
-    let err = calls_cpp::launch(&stream, LaunchConfig::new(1, 64), &dxs, &dps, &mut of, &mut od, &mut oi).unwrap_err();
+    let err = calls_cpp::launch(&stream, LaunchConfig::new(1, 64), &dxs, &dps, &dvs, &mut of, &mut od, &mut oi).unwrap_err();
     assert!(err.to_string().contains("which this module declares but does not define"), "{err}");
 
     let linked = Linker::new(&device)
@@ -154,13 +160,14 @@ fn rust_calls_cpp() {
         .unwrap();
     assert_eq!(linked.kernels(), [calls_cpp::ENTRY]);
     tools::assemble("rust_calls_cpp_linked", linked.ptx().unwrap());
-    calls_cpp::launch(&stream, LaunchConfig::new(1, 64), &dxs, &dps, &mut of, &mut od, &mut oi).unwrap();
+    calls_cpp::launch(&stream, LaunchConfig::new(1, 64), &dxs, &dps, &dvs, &mut of, &mut od, &mut oi).unwrap();
     let (f, d, i) = (of.to_vec().unwrap(), od.to_vec().unwrap(), oi.to_vec().unwrap());
     for k in 0..n {
         let x = xs[k];
         let want = (x * 2.0 + 1.0) + x * 3.0 + ps[k].x * ps[k].k as f32 + 0.5;
         assert_eq!(f[k], want, "element {k}");
-        assert_eq!(d[k], x as f64 * 4.0, "element {k}");
+        let v = vs[k];
+        assert_eq!(d[k], x as f64 * 4.0 + (v.x + v.y * 2.0 + v.z * 3.0 + v.w - x) as f64, "element {k}");
         assert_eq!(i[k], 2 * (k as i32 - 3) + 3 * k as i32, "element {k}");
     }
 }
@@ -251,7 +258,29 @@ pub fn frame_sum(f: &Frame) -> f32 {
     f.origin.x * f.origin.k as f32 + f.w[0] + f.w[1] + f.w[2] + f.tag as f32
 }
 
-ptx_runtime::cpp_header!(pub INTEROP_H: P, Stats, Frame, rust_square, rust_stats, make_p, frame_sum);
+/// A C-like enum: `enum class Shade : signed char` in the header, discriminants as Rust's.
+#[repr(i8)]
+#[derive(Clone, Copy, Debug, PartialEq, DeviceRepr)]
+pub enum Shade {
+    Dark = -3,
+    Mid,
+    Light = 9,
+}
+
+/// An enum crossing both ways.
+#[device_fn]
+pub fn brighter(s: Shade, by: i32) -> Shade {
+    if by > 0 {
+        match s {
+            Shade::Dark => Shade::Mid,
+            _ => Shade::Light,
+        }
+    } else {
+        s
+    }
+}
+
+ptx_runtime::cpp_header!(pub INTEROP_H: P, Stats, Frame, Shade, rust_square, rust_stats, make_p, frame_sum, brighter);
 
 /// C++ that includes the generated header and calls the Rust functions by their C++ names.
 fn header_user() -> String {
@@ -264,6 +293,8 @@ extern "C" __global__ void uses_header(int* out, Stats* stats, P* ps, float* fs,
         out[i] = rust_square(xs[i]);
         ps[i] = {ns}::make_p(0.5f * i, xs[i]);
         fs[i] = {ns}::frame_sum(&frames[i]);
+        Shade in = i % 3 == 0 ? Shade::Dark : i % 3 == 1 ? Shade::Mid : Shade::Light;
+        out[i] += 1000 * (int)(signed char){ns}::brighter(in, i % 2);
     }}
     if (i == 0) *stats = rust_stats(xs, n);
 }}
@@ -278,8 +309,9 @@ fn generated_header_lets_cpp_call_rust() {
     assert!(INTEROP_H.contains("static_assert(sizeof(Frame) == 24,") && INTEROP_H.contains("static_assert(offsetof(Frame, tag) == 20,"), "{INTEROP_H}");
     assert!(INTEROP_H.contains(&format!("extern \"C\" __device__ P {}(float p0, int p1);", make_p::SYMBOL)), "{INTEROP_H}");
     assert!(INTEROP_H.contains("extern \"C\" __device__ Stats rust_stats(const int* p0, int p1);"), "{INTEROP_H}");
+    assert!(INTEROP_H.contains("enum class Shade : signed char {\n    Dark = -3,\n    Mid = -2,\n    Light = 9,\n};\nstatic_assert(sizeof(Shade) == 1,"), "{INTEROP_H}");
     let Some(cpp) = tools::nvcc_ptx("link_interop_header", &header_user()) else { return };
-    tools::nvlink("header_user", &[&cpp, rust_square::PTX, rust_stats::PTX, make_p::PTX, frame_sum::PTX]);
+    tools::nvlink("header_user", &[&cpp, rust_square::PTX, rust_stats::PTX, make_p::PTX, frame_sum::PTX, brighter::PTX]);
     let kernel: &'static Kernel = Box::leak(Box::new(Kernel::new(Box::leak(cpp.into_boxed_str()), "uses_header")));
     let device = Device::new_cpu();
     let stream = device.stream();
@@ -289,6 +321,7 @@ fn generated_header_lets_cpp_call_rust() {
         .add_ptx("rust_stats", rust_stats::PTX)
         .add_ptx("make_p", make_p::PTX)
         .add_ptx("frame_sum", frame_sum::PTX)
+        .add_ptx("brighter", brighter::PTX)
         .finish()
         .unwrap();
 
@@ -309,7 +342,8 @@ fn generated_header_lets_cpp_call_rust() {
     stream.launch_kernel(kernel, LaunchConfig::new(1, 64), args).unwrap();
     let (out, ps, fs) = (out.to_vec().unwrap(), ps.to_vec().unwrap(), fs.to_vec().unwrap());
     for i in 0..n {
-        assert_eq!(out[i], rust_square(xs[i]), "element {i}");
+        let shade = [Shade::Dark, Shade::Mid, Shade::Light][i % 3];
+        assert_eq!(out[i], rust_square(xs[i]) + 1000 * brighter(shade, (i % 2) as i32) as i32, "element {i}");
         assert_eq!(ps[i], make_p(0.5 * i as f32, xs[i]), "element {i}");
         assert_eq!(fs[i], frame_sum(&frames[i]), "element {i}");
     }

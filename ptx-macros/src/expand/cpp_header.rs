@@ -11,12 +11,13 @@
 //! - each function: `extern "C" __device__ Ret SYMBOL(params);` under the exact symbol we
 //!   emit (`f::SYMBOL`: Itanium-style `_ZN5krate1m1fE`, or the plain name under
 //!   `#[no_mangle]`) and, for a mangled one, an inline wrapper under its Rust path as C++
-//!   namespaces (`krate::m::f(...)`).
+//!   namespaces (`krate::m::f(...)`);
+//! - each C-like enum: an `enum class` over its `repr`'s C++ type with Rust's discriminants.
 //!
 //! The definitions come through the same replays a kernel's body fetches (`link`); the numbers
 //! are rustc's, written in const evaluation (`ptx_text!`).
 
-use crate::link::info::{Info, StructInfo};
+use crate::link::info::{EnumInfo, Info, StructInfo};
 use crate::link::{chain, Env};
 use crate::front::ty::StructKind;
 use proc_macro2::TokenStream;
@@ -92,7 +93,11 @@ pub fn generate(args: TokenStream, item: TokenStream, found: chain::Found) -> To
                 pieces.push(quote!(::ptx_runtime::__private::Piece::CppWrapper { symbol: #path::SYMBOL, ret: #ret, params: #decl_params, args: #call_args }));
                 pieces.push(s("\n"));
             }
-            Some(_) => return syn::Error::new(path.span(), format!("`{last}` is neither a `DeviceRepr` struct/union nor a `#[device_fn]` free function: a C++ header declares those (enums, generics and methods are not supported yet)")).to_compile_error(),
+            Some(Info::Enum(e)) => match enumeration(path, &last, e) {
+                Ok(p) => pieces.extend(p),
+                Err(e) => return e.to_compile_error(),
+            },
+            Some(_) => return syn::Error::new(path.span(), format!("`{last}` is neither a `DeviceRepr` struct/union/enum nor a `#[device_fn]` free function: a C++ header declares those (generics and methods are not supported yet: name a concrete `#[device_fn]` that calls them)")).to_compile_error(),
             None => return syn::Error::new(path.span(), format!("`{last}` was not found among the fetched items")).to_compile_error(),
         }
     }
@@ -131,6 +136,21 @@ fn structure(path: &syn::Path, name: &str, st: &StructInfo) -> syn::Result<Vec<T
     }
     out.push(s("\n".into()));
     Ok(out)
+}
+
+/// A C-like enum: `enum class` over the C++ type of its `repr`, with Rust's discriminants, and
+/// its size asserted as for structs.
+fn enumeration(path: &syn::Path, name: &str, e: &EnumInfo) -> syn::Result<Vec<TokenStream>> {
+    let s = |t: String| quote!(::ptx_runtime::__private::Piece::Str(#t));
+    let repr = ptx_abi::scalar::RUST_NAMES.iter().find(|(_, sc)| *sc == e.repr).map(|(n, _)| *n).unwrap_or("u32");
+    let underlying = c_type(&repr.parse().unwrap_or_default())?;
+    let variants: Vec<String> = e.variants.iter().map(|(v, d)| format!("    {v} = {d},\n")).collect();
+    let size = quote!(::ptx_runtime::__private::Piece::Dec(::core::mem::size_of::<#path>() as u64));
+    Ok(vec![
+        s(format!("// Rust: `{}`\nenum class {name} : {underlying} {{\n{}}};\nstatic_assert(sizeof({name}) == ", path.to_token_stream().to_string().replace(' ', ""), variants.concat())),
+        size,
+        s(format!(", \"size of {name} differs from Rust's\");\n\n")),
+    ])
 }
 
 /// `T name` / `T name[N]` for a member.
@@ -191,7 +211,7 @@ fn c_type(ty: &TokenStream) -> syn::Result<String> {
 }
 
 /// `f32x4` → `float4`, `u8x2` → `uchar2`, … (CUDA's vector types).
-fn vector(name: &str) -> Option<String> {
+pub(super) fn vector(name: &str) -> Option<String> {
     let (elem, n) = name.split_once('x')?;
     if !matches!(n, "1" | "2" | "3" | "4") {
         return None;

@@ -185,7 +185,8 @@ fn prototype(types: &SigTypes) -> Text {
 /// at global scope; `v` for none. Types: the primitives (`f32` is `float`: `f`, `i64` is `long
 /// long`: `x`, `usize` is `size_t`: `m`), pointers and references (`*const T` is `const T*`:
 /// `PK…`), and `DeviceRepr` structs by their name in the global namespace (`P` is `1P`), with
-/// the ABI's substitutions (`S_`, `S0_`, …) for repeated components.
+/// the ABI's substitutions (`S_`, `S0_`, …) for repeated components; CUDA's vector types
+/// (`f32x4` is `float4`: `6float4`).
 pub fn mangle(path: &str, params: &[syn::Type]) -> Result<String, (Option<Span>, String)> {
     let segs: Vec<&str> = path.split("::").map(str::trim).collect();
     if segs.iter().any(|s| s.is_empty() || !s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') || s.as_bytes()[0].is_ascii_digit()) {
@@ -256,6 +257,11 @@ fn encode(t: &syn::Type, subs: &mut Vec<String>) -> Result<String, (Option<Span>
             if !builtin.is_empty() {
                 return Ok(builtin.to_owned());
             }
+            // CUDA's vector types are structs in the global namespace (`float4` is `6float4`).
+            if let Some(v) = super::cpp_header::vector(&name) {
+                let n = format!("{}{v}", v.len());
+                return Ok(substitutable(n.clone(), n, subs));
+            }
             let n = format!("{}{name}", name.len());
             Ok(substitutable(n.clone(), n, subs))
         }
@@ -325,6 +331,7 @@ mod tests {
         assert_eq!(m("f", "a: P, b: P"), "_Z1f1PS_");
         assert_eq!(m("f", "a: *const f32, b: *const f32"), "_Z1fPKfS0_");
         assert_eq!(m("a::b::g", "x: *mut P, y: &P, z: u64"), "_ZN1a1b1gEP1PRKS1_y");
+        assert_eq!(m("sum4", "v: f32x4, w: f32x4"), "_Z4sum46float4S_");
         assert!(mangle("twice<int>", &[]).is_err());
     }
 }
