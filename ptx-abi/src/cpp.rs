@@ -3,6 +3,32 @@
 
 use crate::text::Sink;
 
+/// The guide's fundamental types (§1.1) by their Rust name, as C++ spells them (nvcc on a 64-bit
+/// host) and as the Itanium C++ ABI encodes them in mangled names (`""`: no builtin code, the
+/// type is a struct of CUDA's headers). One table for headers and for mangled names alike.
+pub const FUNDAMENTAL: [(&str, &str, &str); 15] = [
+    ("bool", "bool", "b"),
+    ("i8", "signed char", "a"),
+    ("u8", "unsigned char", "h"),
+    ("i16", "short", "s"),
+    ("u16", "unsigned short", "t"),
+    ("i32", "int", "i"),
+    ("u32", "unsigned int", "j"),
+    ("i64", "long long", "x"),
+    ("u64", "unsigned long long", "y"),
+    ("isize", "ptrdiff_t", "l"),
+    ("usize", "size_t", "m"),
+    ("f32", "float", "f"),
+    ("f64", "double", "d"),
+    ("f16", "__half", ""),
+    ("bf16", "__nv_bfloat16", ""),
+];
+
+/// The C++ spelling and Itanium code of a Rust fundamental type, by its Rust name.
+pub fn fundamental(rust: &str) -> Option<(&'static str, &'static str)> {
+    FUNDAMENTAL.iter().find(|(r, _, _)| *r == rust).map(|(_, c, i)| (*c, *i))
+}
+
 /// For a symbol of the Itanium nested form our device functions get (`_ZN5krate1m1fE`): an
 /// inline wrapper under the C++ namespaces it spells, calling the `extern "C"` declaration of
 /// the symbol itself —

@@ -179,26 +179,8 @@ fn c_type(ty: &TokenStream) -> syn::Result<String> {
                 return Err(unsupported("generic types are not supported"));
             }
             let name = last.ident.to_string();
-            let prim = match name.as_str() {
-                "bool" => "bool",
-                "i8" => "signed char",
-                "u8" => "unsigned char",
-                "i16" => "short",
-                "u16" => "unsigned short",
-                "i32" => "int",
-                "u32" => "unsigned int",
-                "i64" => "long long",
-                "u64" => "unsigned long long",
-                "isize" => "ptrdiff_t",
-                "usize" => "size_t",
-                "f32" => "float",
-                "f64" => "double",
-                "f16" => "__half",
-                "bf16" => "__nv_bfloat16",
-                _ => "",
-            };
-            if !prim.is_empty() {
-                return Ok(prim.to_owned());
+            if let Some((cpp, _)) = ptx_abi::cpp::fundamental(&name) {
+                return Ok(cpp.to_owned());
             }
             if let Some(v) = vector(&name) {
                 return Ok(v);

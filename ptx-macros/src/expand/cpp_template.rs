@@ -216,24 +216,23 @@ fn encode(t: &Ty, subs: &mut Vec<String>) -> String {
     }
 }
 
-/// The Itanium code of a fundamental type spelled in C++ (as nvcc on Linux sizes them).
+/// The Itanium code of a fundamental type spelled in C++: the ABI table's spellings
+/// (`ptx_abi::cpp::FUNDAMENTAL`), and the other ways C++ writes the same types.
 fn builtin(s: &str) -> Option<&'static str> {
+    if let Some((_, _, code)) = ptx_abi::cpp::FUNDAMENTAL.iter().find(|(_, cpp, code)| *cpp == s && !code.is_empty()) {
+        return Some(code);
+    }
     Some(match s {
         "void" => "v",
-        "bool" => "b",
         "char" => "c",
-        "signed char" => "a",
-        "unsigned char" => "h",
-        "short" | "short int" | "signed short" => "s",
-        "unsigned short" | "unsigned short int" => "t",
-        "int" | "signed" | "signed int" => "i",
-        "unsigned" | "unsigned int" => "j",
+        "short int" | "signed short" => "s",
+        "unsigned short int" => "t",
+        "signed" | "signed int" => "i",
+        "unsigned" => "j",
         "long" | "long int" | "signed long" => "l",
-        "unsigned long" | "unsigned long int" | "size_t" => "m",
-        "long long" | "long long int" | "signed long long" => "x",
-        "unsigned long long" | "unsigned long long int" => "y",
-        "float" => "f",
-        "double" => "d",
+        "unsigned long" | "unsigned long int" => "m",
+        "long long int" | "signed long long" => "x",
+        "unsigned long long int" => "y",
         _ => return None,
     })
 }

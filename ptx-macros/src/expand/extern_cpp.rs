@@ -238,24 +238,8 @@ fn encode(t: &syn::Type, subs: &mut Vec<String>) -> Result<String, (Option<Span>
                 return Err(unsupported());
             }
             let name = last.ident.to_string();
-            let builtin = match name.as_str() {
-                "f32" => "f",
-                "f64" => "d",
-                "i8" => "a",
-                "u8" => "h",
-                "i16" => "s",
-                "u16" => "t",
-                "i32" => "i",
-                "u32" => "j",
-                "i64" => "x",
-                "u64" => "y",
-                "isize" => "l",
-                "usize" => "m",
-                "bool" => "b",
-                _ => "",
-            };
-            if !builtin.is_empty() {
-                return Ok(builtin.to_owned());
+            if let Some((_, code)) = ptx_abi::cpp::fundamental(&name).filter(|(_, code)| !code.is_empty()) {
+                return Ok(code.to_owned());
             }
             // CUDA's vector types are structs in the global namespace (`float4` is `6float4`).
             if let Some(v) = super::cpp_header::vector(&name) {
