@@ -116,7 +116,7 @@ fn declaration(decl: &str) -> Result<(Vec<Param>, Ty, String, Vec<Ty>), String> 
     let open = sig.find('(').ok_or(shape)?;
     let inner = sig[open + 1..].trim_end().strip_suffix(')').ok_or(shape)?;
     let head = sig[..open].trim_end();
-    let name_at = head.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+    let name_at = ident_tail(head);
     let name = head[name_at..].to_owned();
     if !is_ident(&name) {
         return Err(shape.to_owned());
@@ -132,7 +132,7 @@ fn declaration(decl: &str) -> Result<(Vec<Param>, Ty, String, Vec<Ty>), String> 
 /// `const T* p` → `const T*`: a trailing identifier that is no type is the parameter's name.
 fn strip_param_name<'a>(p: &'a str, params: &[Param]) -> &'a str {
     let p = p.trim();
-    let at = p.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+    let at = ident_tail(p);
     let last = &p[at..];
     let is_type_word = builtin(last).is_some() || params.iter().any(|q| q.name == last) || ["const", "int", "long", "short", "char", "unsigned", "signed"].contains(&last);
     if at > 0 && !is_type_word && p[..at].trim_end().chars().last().is_some_and(|c| c == '*' || c == '&' || c.is_ascii_alphanumeric() || c == '_') {
@@ -255,6 +255,12 @@ fn split_top(s: &str) -> Vec<&str> {
     out
 }
 
+/// Where the identifier that ends `s` starts (`s.len()` when it ends in another character; a
+/// char boundary even after non-ASCII text).
+fn ident_tail(s: &str) -> usize {
+    s.char_indices().rev().find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |(i, c)| i + c.len_utf8())
+}
+
 fn is_ident(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') && !s.as_bytes()[0].is_ascii_digit()
 }
@@ -274,6 +280,10 @@ mod tests {
         assert_eq!(mangle("pick<P, -2>", "template <typename T, int N> float pick(const T& t, int k)", 2).unwrap(), "_Z4pickI1PLin2EEfRKT_i");
         assert_eq!(mangle("ns::f<float, 3>", "template <typename T, int N> T f(const T*, int)", 2).unwrap(), "_ZN2ns1fIfLi3EEET_PKS1_i");
         assert!(mangle("twice<int>", "T twice(T)", 1).is_err());
+        // Non-ASCII text is an error, not a slice through a character.
+        assert!(mangle("twice<int>", "template <typename T> T twice(T é)", 1).is_err());
+        assert!(mangle("twice<int>", "template <typename T> T é(T)", 1).is_err());
+        assert!(mangle("tw<é>", "template <typename T> T tw(T)", 1).is_err());
         assert!(mangle("twice<int>", "template <typename T> T twice(T)", 2).is_err());
         assert!(mangle("thrice<int>", "template <typename T> T twice(T)", 1).is_err());
         assert!(mangle("twice<int, 2>", "template <typename T> T twice(T)", 1).is_err());
