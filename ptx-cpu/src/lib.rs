@@ -80,6 +80,7 @@ mod memory;
 mod parse;
 mod program;
 mod sanitize;
+pub mod texture;
 
 pub use error::{Error, Fault, FaultKind, Result, Site, SourceLoc};
 #[doc(hidden)]
@@ -126,6 +127,8 @@ pub struct CpuDevice {
     captured: Mutex<Vec<u8>>,
     launches: AtomicU64,
     stats: Mutex<LaunchStats>,
+    /// Texture and surface objects ([`texture`]).
+    objects: Arc<texture::ObjectTable>,
 }
 
 /// Counts from the most recent launch on a device.
@@ -273,6 +276,7 @@ impl CpuDevice {
             captured: Mutex::new(Vec::new()),
             launches: AtomicU64::new(0),
             stats: Mutex::new(LaunchStats::default()),
+            objects: Arc::default(),
         }
     }
 
