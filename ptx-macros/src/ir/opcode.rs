@@ -124,6 +124,10 @@ pub enum Mode {
     None,
     /// IEEE rounding to nearest even.
     Rn,
+    /// IEEE rounding toward zero, toward -infinity (down), toward +infinity (up).
+    Rz,
+    Rm,
+    Rp,
     /// `cvt` to an integral value in a float or integer type, rounded each way.
     Rni,
     Rzi,

@@ -22,6 +22,7 @@ mod control;
 pub mod debug;
 mod expr;
 mod half;
+mod half_fma;
 mod intrinsic;
 mod limits;
 mod panic;

@@ -20,6 +20,7 @@
 //! | device heap | [`malloc`], [`free`] | `malloc`, `free` |
 //! | math | [`math`] (accurate, what `x.sin()` calls), [`fast`] (approximate) | `sinf`, ..., `__sinf`, ... |
 //! | textures, surfaces | [`tex2d`], [`tex1d_fetch`], [`tex2d_lod`], [`tex2d_grad`], [`tex2d_gather`], [`surf2d_read`], [`surf2d_write`], ... over [`crate::texture`]'s typed handles | `tex2D<T>`, `tex1Dfetch<T>`, `tex2DLod<T>`, `tex2DGrad<T>`, `tex2Dgather<T>`, `surf2Dread<T>`, `surf2Dwrite` |
+//! | half precision | [`HalfMath`]: `a.mul_add(b, c)`, `x.abs()` on `f16` / `bf16` | `__hfma`, `__habs` |
 //! | inline PTX | [`ptx_asm!`](crate::ptx_asm) | `asm()` |
 
 pub mod atomic;
@@ -29,6 +30,7 @@ pub mod math;
 
 mod asm;
 mod grid;
+mod half_math;
 mod heap;
 mod index;
 mod printf;
@@ -39,6 +41,7 @@ mod time;
 mod warp;
 
 pub use grid::*;
+pub use half_math::HalfMath;
 pub use heap::*;
 pub use index::*;
 pub use shared::*;

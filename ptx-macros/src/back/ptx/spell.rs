@@ -135,6 +135,9 @@ fn mode(m: Mode) -> &'static str {
     match m {
         Mode::None => "",
         Mode::Rn => ".rn",
+        Mode::Rz => ".rz",
+        Mode::Rm => ".rm",
+        Mode::Rp => ".rp",
         Mode::Rni => ".rni",
         Mode::Rzi => ".rzi",
         Mode::Rmi => ".rmi",
