@@ -23,6 +23,7 @@ mod body_generic_types;
 mod body_generic_kernels;
 mod body_half;
 mod body_half_fma;
+mod body_half_round;
 mod body_math;
 mod body_methods;
 mod body_narrow;

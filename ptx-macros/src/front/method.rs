@@ -103,6 +103,9 @@ impl<'a> Checker<'a> {
         }
         // `TABLE.len()` of a table defined outside the body (see `statics`).
         let recv = if name == "len" { self.table_base(recv) } else { recv };
+        if let (Ty::Scalar(s), Some(conv)) = (self.shallow(&recv.ty), super::round::parse(name)) {
+            return self.round_call(recv, s, conv, name, args, span, name_span);
+        }
         match self.shallow(&recv.ty) {
             Ty::Scalar(s) if self.has_prim_trait(s) => self.prim_trait_call(s, Some(recv), name, args, span, name_span),
             Ty::Scalar(s) if s.is_float() && !matches!(s, Scalar::F16 | Scalar::BF16) => self.float_method(recv, s, name, args, span, name_span),
