@@ -132,7 +132,7 @@ pub(crate) fn specials(bf16: bool) -> Vec<u16> {
 
 /// Every pair of special values, then random bit patterns (and random values near 1, where
 /// sums and products round).
-fn pairs(bf16: bool) -> Vec<Pair> {
+pub(crate) fn pairs(bf16: bool) -> Vec<Pair> {
     let sp = specials(bf16);
     let mut out: Vec<Pair> = sp.iter().flat_map(|&a| sp.iter().map(move |&b| Pair { a, b })).collect();
     let mut s = 0x9e37_79b9_7f4a_7c15u64;

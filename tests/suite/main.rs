@@ -22,6 +22,7 @@ mod body_local_refs;
 mod body_generic_types;
 mod body_generic_kernels;
 mod body_half;
+mod body_half2;
 mod body_half_fma;
 mod body_half_round;
 mod body_math;

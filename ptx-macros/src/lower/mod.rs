@@ -23,6 +23,7 @@ pub mod debug;
 mod expr;
 mod half;
 mod half_fma;
+mod half2;
 mod round;
 mod intrinsic;
 mod limits;

@@ -93,6 +93,8 @@ pub fn ty(t: Type) -> &'static str {
         Type::BF16 => ".bf16",
         Type::F32 => ".f32",
         Type::F64 => ".f64",
+        Type::F16x2 => ".f16x2",
+        Type::BF16x2 => ".bf16x2",
     }
 }
 
