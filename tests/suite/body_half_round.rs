@@ -109,7 +109,7 @@ fn inputs() -> Vec<In> {
             // Integers near f16's rounding steps (2048.. has steps of 2, 32768.. of 32) and wide ones.
             let n = match r % 4 {
                 0 => (r >> 8) as i32,
-                1 => ((r >> 8) as i32 % 70000),
+                1 => (r >> 8) as i32 % 70000,
                 2 => 2048 + ((r >> 8) as i32 & 0xfff),
                 _ => -(65504 + ((r >> 8) as i32 & 0x3f)),
             };
