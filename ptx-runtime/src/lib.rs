@@ -51,6 +51,7 @@ mod devices;
 mod error;
 mod event;
 mod graph;
+mod half_pair;
 mod host_memory;
 mod kernel;
 mod launch;

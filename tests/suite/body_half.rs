@@ -42,7 +42,7 @@ pub struct Results {
 }
 
 /// NaN in f16 (`bf16 == false`) or bf16 bits.
-fn is_nan(bits: u16, bf16: bool) -> bool {
+pub(crate) fn is_nan(bits: u16, bf16: bool) -> bool {
     if bf16 {
         bits & 0x7f80 == 0x7f80 && bits & 0x007f != 0
     } else {
@@ -119,7 +119,7 @@ half_kernel!(bf16_ops_sm80, bf16, Bf16Results, 80);
 half_kernel!(bf16_ops_sm90, bf16, Bf16Results, 90);
 
 /// Special values of a format (`bf16`: its bits), signed.
-fn specials(bf16: bool) -> Vec<u16> {
+pub(crate) fn specials(bf16: bool) -> Vec<u16> {
     let v: &[u16] = if bf16 {
         // 0, min subnormal, max subnormal, min normal, 1, 1+ulp, 1.5, 3, max finite, inf, qNaN, sNaN, 2^-126·1.5
         &[0x0000, 0x0001, 0x007f, 0x0080, 0x3f80, 0x3f81, 0x3fc0, 0x4040, 0x7f7f, 0x7f80, 0x7fc0, 0x7f81, 0x00c0, 0x4b80, 0x3380]
@@ -132,7 +132,7 @@ fn specials(bf16: bool) -> Vec<u16> {
 
 /// Every pair of special values, then random bit patterns (and random values near 1, where
 /// sums and products round).
-fn pairs(bf16: bool) -> Vec<Pair> {
+pub(crate) fn pairs(bf16: bool) -> Vec<Pair> {
     let sp = specials(bf16);
     let mut out: Vec<Pair> = sp.iter().flat_map(|&a| sp.iter().map(move |&b| Pair { a, b })).collect();
     let mut s = 0x9e37_79b9_7f4a_7c15u64;
@@ -205,7 +205,7 @@ fn cuda_twin(header: &str, t: &str) -> String {
 }
 
 /// nvcc's PTX for `cuda` at `-arch=sm_<sm>`; `None` (announced) without nvcc.
-fn nvcc_for(name: &str, cuda: &str, sm: u32) -> Option<String> {
+pub(crate) fn nvcc_for(name: &str, cuda: &str, sm: u32) -> Option<String> {
     let nvcc = tool("NVCC", "nvcc", name)?;
     let dir = scratch_dir("nvcc-half");
     let (src, out) = (dir.join("k.cu"), dir.join("k.ptx"));
@@ -219,7 +219,7 @@ fn nvcc_for(name: &str, cuda: &str, sm: u32) -> Option<String> {
 
 /// The distinct 16-bit float instructions of a module (`add.rn.f16`, `setp.lt.bf16`, ...):
 /// conversions aside, which both sides write differently around the operations.
-fn half_instructions(ptx: &str) -> BTreeSet<String> {
+pub(crate) fn half_instructions(ptx: &str) -> BTreeSet<String> {
     ptx.split(|c: char| c.is_whitespace() || c == '{' || c == ';')
         .filter(|w| (w.ends_with(".f16") || w.ends_with(".bf16")) && w.starts_with(|c: char| c.is_ascii_lowercase()) && !w.starts_with("cvt."))
         .map(str::to_string)

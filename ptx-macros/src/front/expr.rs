@@ -324,6 +324,8 @@ impl<'a> Checker<'a> {
             (Ty::Scalar(s), BinOp::And | BinOp::Or | BinOp::Xor) => s.is_integral(),
             (Ty::Scalar(s), _) => *s != Scalar::Bool,
             (Ty::Ptr { .. }, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) => true,
+            // `f16x2` / `bf16x2` lane-wise (`lower::half2`).
+            (Ty::Vector { elem: Scalar::F16 | Scalar::BF16, lanes: 2 }, BinOp::Add | BinOp::Sub | BinOp::Mul) => true,
             _ => false,
         };
         if !ok {

@@ -61,6 +61,8 @@ pub enum Intrinsic {
     /// A texture read (`front::texture`): args are the handle, the coordinates, the layer,
     /// then the level or the two gradients.
     Tex { shape: super::texture::Shape, read: super::texture::TexRead, elem: ptx_abi::Scalar },
+    /// `x.to_f16_rz()` and friends (`front::round`): a conversion rounded in the named mode.
+    Round { to: ptx_abi::Scalar, mode: RoundMode },
     /// A surface read or write: args are the handle, the coordinates, then the value written.
     Surf { shape: super::texture::Shape, elem: ptx_abi::Scalar, write: bool, boundary: super::texture::Boundary },
 }
@@ -209,4 +211,13 @@ pub enum PtrOp {
     /// `write(v)`; `write_volatile(v)` (`st.volatile`).
     Write { volatile: bool },
     IsNull,
+}
+
+/// A rounding mode named by a conversion method's suffix (CUDA's `_rn`, `_rz`, `_rd`, `_ru`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum RoundMode {
+    Nearest,
+    Zero,
+    Down,
+    Up,
 }

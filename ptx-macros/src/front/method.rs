@@ -103,6 +103,9 @@ impl<'a> Checker<'a> {
         }
         // `TABLE.len()` of a table defined outside the body (see `statics`).
         let recv = if name == "len" { self.table_base(recv) } else { recv };
+        if let (Ty::Scalar(s), Some(conv)) = (self.shallow(&recv.ty), super::round::parse(name)) {
+            return self.round_call(recv, s, conv, name, args, span, name_span);
+        }
         match self.shallow(&recv.ty) {
             Ty::Scalar(s) if self.has_prim_trait(s) => self.prim_trait_call(s, Some(recv), name, args, span, name_span),
             Ty::Scalar(s) if s.is_float() && !matches!(s, Scalar::F16 | Scalar::BF16) => self.float_method(recv, s, name, args, span, name_span),
@@ -316,12 +319,14 @@ impl<'a> Checker<'a> {
                     "min" => (FloatOp::Min, vec![t.clone()], t),
                     "max" => (FloatOp::Max, vec![t.clone()], t),
                     "copysign" => (FloatOp::Copysign, vec![t.clone()], t),
+                    "mul_add" => (FloatOp::MulAdd, vec![t.clone(), t.clone()], t),
+                    "abs" => (FloatOp::Abs, vec![], t),
                     "is_nan" => (FloatOp::IsNan, vec![], Ty::bool()),
                     "is_infinite" => (FloatOp::IsInfinite, vec![], Ty::bool()),
                     "is_finite" => (FloatOp::IsFinite, vec![], Ty::bool()),
                     "is_sign_negative" => (FloatOp::IsSignNegative, vec![], Ty::bool()),
                     "is_sign_positive" => (FloatOp::IsSignPositive, vec![], Ty::bool()),
-                    _ => return self.error(name_span, format!("no method `{name}` on `{}` in device code; supported: to_f32, to_f64, to_bits, min, max, copysign, is_nan, is_infinite, is_finite, is_sign_negative, is_sign_positive, and the operators `+ - * / %`, unary `-` and comparisons (other math: convert with `to_f32()` and compute in `f32`)", super::ty::scalar_name(s))),
+                    _ => return self.error(name_span, format!("no method `{name}` on `{}` in device code; supported: to_f32, to_f64, to_bits, min, max, copysign, mul_add, abs (the last two through `ptx_runtime::device::HalfMath`), is_nan, is_infinite, is_finite, is_sign_negative, is_sign_positive, and the operators `+ - * / %`, unary `-` and comparisons (other math: convert with `to_f32()` and compute in `f32`)", super::ty::scalar_name(s))),
                 };
                 let rest = self.args_of(args, &params, name_span);
                 return self.intrinsic(Intrinsic::Float(op), recv, rest, ret, span);

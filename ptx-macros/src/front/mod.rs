@@ -40,6 +40,7 @@ pub mod pat;
 pub mod pretty;
 pub mod printf;
 pub mod resolve;
+pub mod round;
 pub mod traits;
 pub mod statics;
 pub mod sum;

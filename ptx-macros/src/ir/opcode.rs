@@ -26,6 +26,9 @@ pub enum Type {
     BF16,
     F32,
     F64,
+    /// Two packed 16-bit floats in a `.b32` register (`__half2`, `__nv_bfloat162`).
+    F16x2,
+    BF16x2,
 }
 
 impl Type {
@@ -63,7 +66,7 @@ impl Type {
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, Type::F16 | Type::BF16 | Type::F32 | Type::F64)
+        matches!(self, Type::F16 | Type::BF16 | Type::F32 | Type::F64 | Type::F16x2 | Type::BF16x2)
     }
 
     pub fn is_signed(self) -> bool {
@@ -76,7 +79,7 @@ impl Type {
             Type::Pred => 1,
             Type::B8 | Type::U8 | Type::S8 => 8,
             Type::B16 | Type::U16 | Type::S16 | Type::F16 | Type::BF16 => 16,
-            Type::B32 | Type::U32 | Type::S32 | Type::F32 => 32,
+            Type::B32 | Type::U32 | Type::S32 | Type::F32 | Type::F16x2 | Type::BF16x2 => 32,
             Type::B64 | Type::U64 | Type::S64 | Type::F64 => 64,
         }
     }
@@ -124,6 +127,10 @@ pub enum Mode {
     None,
     /// IEEE rounding to nearest even.
     Rn,
+    /// IEEE rounding toward zero, toward -infinity (down), toward +infinity (up).
+    Rz,
+    Rm,
+    Rp,
     /// `cvt` to an integral value in a float or integer type, rounded each way.
     Rni,
     Rzi,

@@ -94,6 +94,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             return Val::Never;
         }
         let operand = if op.is_comparison() { l.ty.clone() } else { ty.clone() };
+        if let Some(s) = self.half2_of(&operand) {
+            return self.half2_binop(op, s, &lv, &rv, span);
+        }
         let Some(s) = self.scalar_of(&operand) else { return Val::Unit };
         let rs = self.scalar_of(&r.ty).unwrap_or(s);
         self.binop(op, s, rs, &lv, &rv, span)
@@ -320,6 +323,11 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let rv = self.stabilize(rv);
         let p = self.place(place);
         let cur = self.read(&p, &place.ty, span);
+        if let Some(s) = self.half2_of(&place.ty) {
+            let new = self.half2_binop(op, s, &cur, &rv, span);
+            self.write(&p, &place.ty, new, span);
+            return Val::Unit;
+        }
         let Some(s) = self.scalar_of(&place.ty) else { return Val::Unit };
         let rs = self.scalar_of(&value.ty).unwrap_or(s);
         let new = self.binop(op, s, rs, &cur, &rv, span);

@@ -166,7 +166,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 
     /// Round-to-nearest-even f32 → bf16 by bits (NaN stays a quiet NaN).
-    fn f32_to_bf16(&mut self, f: Arg) -> crate::ir::Reg {
+    pub(super) fn f32_to_bf16(&mut self, f: Arg) -> crate::ir::Reg {
         let bits = self.b.op1(Opcode::Mov(Type::B32), RegClass::B32, vec![f.clone()]);
         let lsb = self.b.op1(Opcode::arith(Arith::Bfe, Type::U32), RegClass::B32, vec![Arg::Reg(bits), Arg::imm(16), Arg::imm(1)]);
         let bias = self.b.op1(Opcode::arith(Arith::Add, Type::S32), RegClass::B32, vec![Arg::Reg(lsb), Arg::imm(0x7fff)]);

@@ -30,7 +30,7 @@ use ptx_abi::Scalar;
 
 /// How a target computes `bf16` arithmetic.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Bf16Isa {
+pub(super) enum Bf16Isa {
     /// `add/sub/mul.rn.bf16`, `setp.bf16` (sm_90).
     Native,
     /// `fma.rn.bf16` only (sm_80).
@@ -40,7 +40,7 @@ enum Bf16Isa {
 }
 
 impl<'a, 'e> Lowerer<'a, 'e> {
-    fn bf16_isa(&self) -> Bf16Isa {
+    pub(super) fn bf16_isa(&self) -> Bf16Isa {
         match self.cx.target.sm {
             90.. => Bf16Isa::Native,
             80.. => Bf16Isa::Fma,
@@ -50,7 +50,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
 
     /// A 16-bit float operand in a register: PTX's `f16`/`bf16` instructions take no
     /// immediates.
-    fn half_reg(&mut self, v: &Val) -> Arg {
+    pub(super) fn half_reg(&mut self, v: &Val) -> Arg {
         match v.arg() {
             Arg::Imm(i) => {
                 let bits = match i {
@@ -138,6 +138,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let cmp = |l: &mut Self, c: Cmp, x: Arg, k: i64| Val::S(Arg::Reg(l.b.op1(Opcode::Setp(c, Type::U16), RegClass::Pred, vec![x, Arg::imm(k)])));
         match op {
             FloatOp::Min | FloatOp::Max => self.half_min_max(op == FloatOp::Max, s, &v[0], &v[1]),
+            FloatOp::MulAdd => self.half_fma(s, &v[0], &v[1], &v[2]),
+            FloatOp::Abs => self.half_abs(s, &v[0]),
             FloatOp::Copysign => {
                 let (mag, b) = (and(self, a, 0x7fff), self.half_reg(&v[1]));
                 let sign = and(self, b, 0x8000);

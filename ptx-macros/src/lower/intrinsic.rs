@@ -132,6 +132,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 self.float_op(*op, s, &vals)
             }
             Intrinsic::Fast(op) => self.fast(*op, &vals),
+            Intrinsic::Round { to, mode } => {
+                let Ty::Scalar(from) = tys[0] else { return Val::Unit };
+                self.round_convert(&vals[0], from, *to, *mode)
+            }
             Intrinsic::Ptr(op) => self.ptr_op(*op, &tys[0], &vals, span),
             Intrinsic::Len => match &tys[0] {
                 Ty::Slice { .. } | Ty::Shared { len: None, .. } => vals[0].field(1),

@@ -20,6 +20,8 @@
 //! | device heap | [`malloc`], [`free`] | `malloc`, `free` |
 //! | math | [`math`] (accurate, what `x.sin()` calls), [`fast`] (approximate) | `sinf`, ..., `__sinf`, ... |
 //! | textures, surfaces | [`tex2d`], [`tex1d_fetch`], [`tex2d_lod`], [`tex2d_grad`], [`tex2d_gather`], [`surf2d_read`], [`surf2d_write`], ... over [`crate::texture`]'s typed handles | `tex2D<T>`, `tex1Dfetch<T>`, `tex2DLod<T>`, `tex2DGrad<T>`, `tex2Dgather<T>`, `surf2Dread<T>`, `surf2Dwrite` |
+//! | half precision | [`HalfMath`]: `a.mul_add(b, c)`, `x.abs()` on `f16` / `bf16` | `__hfma`, `__habs` |
+//! | rounded conversions | [`ToF16Rounded`], [`ToBf16Rounded`], [`ToIntRounded`]: `x.to_f16_rz()`, `h.to_i32_rd()`, ... | `__float2half_rz`, `__half2int_rd`, ... |
 //! | inline PTX | [`ptx_asm!`](crate::ptx_asm) | `asm()` |
 
 pub mod atomic;
@@ -29,9 +31,11 @@ pub mod math;
 
 mod asm;
 mod grid;
+mod half_math;
 mod heap;
 mod index;
 mod printf;
+mod round;
 mod shared;
 mod sync;
 mod texture;
@@ -39,6 +43,8 @@ mod time;
 mod warp;
 
 pub use grid::*;
+pub use half_math::HalfMath;
+pub use round::{ToBf16Rounded, ToF16Rounded, ToIntRounded};
 pub use heap::*;
 pub use index::*;
 pub use shared::*;

@@ -93,6 +93,8 @@ pub fn ty(t: Type) -> &'static str {
         Type::BF16 => ".bf16",
         Type::F32 => ".f32",
         Type::F64 => ".f64",
+        Type::F16x2 => ".f16x2",
+        Type::BF16x2 => ".bf16x2",
     }
 }
 
@@ -135,6 +137,9 @@ fn mode(m: Mode) -> &'static str {
     match m {
         Mode::None => "",
         Mode::Rn => ".rn",
+        Mode::Rz => ".rz",
+        Mode::Rm => ".rm",
+        Mode::Rp => ".rp",
         Mode::Rni => ".rni",
         Mode::Rzi => ".rzi",
         Mode::Rmi => ".rmi",
