@@ -241,6 +241,11 @@ pub enum Op {
     Match { all: bool, wide: bool, d: Reg, p: Reg, a: Src, mask: Src },
     /// `mma.sync.aligned` (the whole warp; `exec/mma.rs`): `d = a·b + c` over the warp's fragments.
     Mma { kind: MmaKind, d: [Reg; 4], a: [Src; 4], b: [Src; 2], c: [Src; 4] },
+    /// `ldmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16` (`exec/matrix.rs`): each lane
+    /// names a row of the warp's `num` 8 × 8 matrices and receives its fragment of each.
+    LdMatrix { num: u8, trans: bool, ds: [Reg; 4], addr: Addr },
+    /// `stmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16`: the inverse of `LdMatrix`.
+    StMatrix { num: u8, trans: bool, srcs: [Src; 4], addr: Addr },
     Activemask { d: Reg },
     Fence { order: Order },
     /// Gives other threads a chance to run (`nanosleep`).
