@@ -23,7 +23,7 @@ pub mod int;
 pub mod lanes;
 pub mod launch;
 pub mod memops;
-mod matrix;
+pub mod matrix;
 pub mod mma;
 pub mod printf;
 pub mod softfloat;

@@ -20,12 +20,14 @@
 //! | device heap | [`malloc`], [`free`] | `malloc`, `free` |
 //! | math | [`math`] (accurate, what `x.sin()` calls), [`fast`] (approximate) | `sinf`, ..., `__sinf`, ... |
 //! | textures, surfaces | [`tex2d`], [`tex1d_fetch`], [`tex2d_lod`], [`tex2d_grad`], [`tex2d_gather`], [`surf2d_read`], [`surf2d_write`], ... over [`crate::texture`]'s typed handles | `tex2D<T>`, `tex1Dfetch<T>`, `tex2DLod<T>`, `tex2DGrad<T>`, `tex2Dgather<T>`, `surf2Dread<T>`, `surf2Dwrite` |
+//! | tensor cores | [`mma`]: [`mma::FragmentA`], [`mma::FragmentB`], [`mma::FragmentC`], [`mma::mma_sync`], [`mma::ldmatrix_x4`], [`mma::stmatrix_x4`], ... (host definitions; not lowered by the body compiler yet) | `mma.sync` / `ldmatrix` / `stmatrix` through inline asm |
 //! | inline PTX | [`ptx_asm!`](crate::ptx_asm) | `asm()` |
 
 pub mod atomic;
 pub mod fast;
 pub mod host;
 pub mod math;
+pub mod mma;
 
 mod asm;
 mod grid;
