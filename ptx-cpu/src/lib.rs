@@ -82,6 +82,16 @@ mod program;
 mod sanitize;
 pub mod texture;
 
+/// The tensor-core tables (fragment layouts, the documented `mma` arithmetic, the `ldmatrix`
+/// layout) that `ptx_runtime::device::mma`'s host definitions share with this backend, so the
+/// host run of a body and its CPU-backend run compute the same thing.
+#[doc(hidden)]
+pub mod tensor {
+    pub use crate::exec::matrix::element as matrix_element;
+    pub use crate::exec::mma::{layout, multiply, warp_mma};
+    pub use crate::program::MmaKind;
+}
+
 pub use error::{Error, Fault, FaultKind, Result, Site, SourceLoc};
 #[doc(hidden)]
 pub use error::write_assert;

@@ -245,6 +245,11 @@ pub enum Op {
     Tex(Box<TexOp>),
     /// `suld.b` / `sust.b` (`exec/texture.rs`): a surface object's bytes, per lane.
     Surf(Box<SurfOp>),
+    /// `ldmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16` (`exec/matrix.rs`): each lane
+    /// names a row of the warp's `num` 8 × 8 matrices and receives its fragment of each.
+    LdMatrix { num: u8, trans: bool, ds: [Reg; 4], addr: Addr },
+    /// `stmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16`: the inverse of `LdMatrix`.
+    StMatrix { num: u8, trans: bool, srcs: [Src; 4], addr: Addr },
     Activemask { d: Reg },
     Fence { order: Order },
     /// Gives other threads a chance to run (`nanosleep`).

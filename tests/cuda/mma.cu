@@ -81,3 +81,63 @@ MMA_8BIT(mma_s8s8, "s8", "s8", "")
 MMA_8BIT(mma_u8u8, "u8", "u8", "")
 MMA_8BIT(mma_s8u8, "s8", "u8", "")
 MMA_8BIT(mma_s8s8_sat, "s8", "s8", ".satfinite")
+
+// ldmatrix / stmatrix: M holds four 8x8 matrices of 16-bit elements, matrix i in rows 8i..8i+7
+// of a 32x8 row-major array. Shared memory keeps them with a row stride of 16 elements (the
+// second half of each row is padding), so the rows' addresses are not one contiguous block.
+// Lane 8i+r supplies the address of row r of matrix i; R[lane * 4 + i] is lane's register i.
+#define LDM(NAME, X, TRANS, OUTS, REGS)                                                         \
+extern "C" __global__ void NAME(const unsigned short *M, unsigned *R) {                        \
+    __shared__ __align__(16) unsigned short s[32 * 16];                                        \
+    int lane = threadIdx.x;                                                                    \
+    for (int i = lane; i < 32 * 8; i += 32) s[(i / 8) * 16 + i % 8] = M[i];                    \
+    __syncwarp();                                                                              \
+    unsigned r[4] = {0, 0, 0, 0};                                                              \
+    unsigned addr = (unsigned)__cvta_generic_to_shared(&s[lane * 16]);                         \
+    asm volatile("ldmatrix.sync.aligned.m8n8." X TRANS ".shared.b16 " REGS ", [%" #OUTS "];"  \
+                 : LDM_OUT_##OUTS : "r"(addr));                                                \
+    for (int i = 0; i < 4; i++) R[lane * 4 + i] = r[i];                                        \
+}
+#define LDM_OUT_1 "=r"(r[0])
+#define LDM_OUT_2 "=r"(r[0]), "=r"(r[1])
+#define LDM_OUT_4 "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+
+LDM(ldm_x1, "x1", "", 1, "{%0}")
+LDM(ldm_x2, "x2", "", 2, "{%0,%1}")
+LDM(ldm_x4, "x4", "", 4, "{%0,%1,%2,%3}")
+LDM(ldm_x1_trans, "x1", ".trans", 1, "{%0}")
+LDM(ldm_x2_trans, "x2", ".trans", 2, "{%0,%1}")
+LDM(ldm_x4_trans, "x4", ".trans", 4, "{%0,%1,%2,%3}")
+
+// stmatrix (sm_90): lane's register i is R[lane * 4 + i]; the warp stores the matrices into
+// shared memory (row stride 16 elements) and M receives them as a 32x8 row-major array
+// (matrices beyond .xN stay zero).
+#define STM(NAME, X, TRANS, INS, REGS)                                                          \
+extern "C" __global__ void NAME(const unsigned *R, unsigned short *M) {                        \
+    __shared__ __align__(16) unsigned short s[32 * 16];                                        \
+    int lane = threadIdx.x;                                                                    \
+    for (int i = lane; i < 32 * 16; i += 32) s[i] = 0;                                         \
+    __syncwarp();                                                                              \
+    unsigned r[4];                                                                             \
+    for (int i = 0; i < 4; i++) r[i] = R[lane * 4 + i];                                        \
+    unsigned addr = (unsigned)__cvta_generic_to_shared(&s[lane * 16]);                         \
+    STM_ASM(X, TRANS, INS, REGS)                                                               \
+    __syncwarp();                                                                              \
+    for (int i = lane; i < 32 * 8; i += 32) M[i] = s[(i / 8) * 16 + i % 8];                    \
+}
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define STM_ASM(X, TRANS, INS, REGS)                                                            \
+    asm volatile("stmatrix.sync.aligned.m8n8." X TRANS ".shared.b16 [%0], " REGS ";"          \
+                 :: "r"(addr), STM_IN_##INS : "memory");
+#else
+#define STM_ASM(X, TRANS, INS, REGS) (void)r; (void)addr;
+#endif
+#define STM_IN_1 "r"(r[0])
+#define STM_IN_2 "r"(r[0]), "r"(r[1])
+#define STM_IN_4 "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+
+STM(stm_x1, "x1", "", 1, "{%1}")
+STM(stm_x2, "x2", "", 2, "{%1,%2}")
+STM(stm_x4, "x4", "", 4, "{%1,%2,%3,%4}")
+STM(stm_x4_trans, "x4", ".trans", 4, "{%1,%2,%3,%4}")
+STM(stm_x2_trans, "x2", ".trans", 2, "{%1,%2}")

@@ -127,3 +127,49 @@ fn m16n8k32_s8_u8_s32() {
         }
     }
 }
+
+/// Lane `lane`'s register `i` after `ldmatrix` (or before `stmatrix`), from the PTX ISA's
+/// figure "ldmatrix fragment layout": with `g = lane / 4`, `t = lane % 4`, the low half is
+/// element (g, 2t) of matrix `i` and the high half (g, 2t + 1); `.trans` swaps row and column.
+/// `m` holds the four matrices as a 32 × 8 row-major array (matrix `i` in rows 8i..8i+7).
+fn fragment_reg(m: &[u16], lane: usize, i: usize, trans: bool) -> u32 {
+    let (g, t) = (lane / 4, lane % 4);
+    let at = |r: usize, c: usize| m[(8 * i + r) * 8 + c] as u32;
+    if trans {
+        at(2 * t, g) | at(2 * t + 1, g) << 16
+    } else {
+        at(g, 2 * t) | at(g, 2 * t + 1) << 16
+    }
+}
+
+#[test]
+fn ldmatrix_x1_x2_x4_trans() {
+    let mut rng = Rng(23);
+    let m: Vec<u16> = (0..32 * 8).map(|_| rng.next() as u16).collect();
+    for mut h in modules() {
+        for (entry, num, trans) in
+            [("ldm_x1", 1, false), ("ldm_x2", 2, false), ("ldm_x4", 4, false), ("ldm_x1_trans", 1, true), ("ldm_x2_trans", 2, true), ("ldm_x4_trans", 4, true)]
+        {
+            let (dm, dr) = (h.upload(&m), h.zeroed::<u32>(32 * 4));
+            h.launch(entry, [1, 1, 1], [32, 1, 1], 0, &[dm.ptr(), dr.ptr()]).unwrap();
+            let got: Vec<u32> = h.download(dr);
+            let want: Vec<u32> = (0..32 * 4).map(|e| if e % 4 < num { fragment_reg(&m, e / 4, e % 4, trans) } else { 0 }).collect();
+            assert_eq!(got, want, "{entry}");
+        }
+    }
+}
+
+#[test]
+fn stmatrix_x1_x2_x4_trans() {
+    let mut rng = Rng(29);
+    let m: Vec<u16> = (0..32 * 8).map(|_| rng.next() as u16).collect();
+    // stmatrix is sm_90: the second module.
+    let Some(mut h) = modules().into_iter().nth(1) else { return };
+    for (entry, num, trans) in [("stm_x1", 1, false), ("stm_x2", 2, false), ("stm_x4", 4, false), ("stm_x4_trans", 4, true), ("stm_x2_trans", 2, true)] {
+        let regs: Vec<u32> = (0..32 * 4).map(|e| fragment_reg(&m, e / 4, e % 4, trans)).collect();
+        let (dr, dm) = (h.upload(&regs), h.zeroed::<u16>(32 * 8));
+        h.launch(entry, [1, 1, 1], [32, 1, 1], 0, &[dr.ptr(), dm.ptr()]).unwrap();
+        let want: Vec<u16> = m.iter().enumerate().map(|(e, &x)| if e / 64 < num { x } else { 0 }).collect();
+        assert_eq!(h.download::<u16>(dm), want, "{entry}");
+    }
+}

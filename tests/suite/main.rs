@@ -11,6 +11,7 @@ mod body_combine;
 mod body_compare;
 mod body_corpus;
 mod body_exec;
+mod body_mma;
 mod body_fmad;
 mod body_hoist;
 mod body_licm;

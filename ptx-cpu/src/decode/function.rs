@@ -431,6 +431,7 @@ impl<'a> FnDecoder<'a> {
             "membar" | "fence" | "activemask" | "shfl" | "vote" | "redux" | "match" => self.control(i, m),
             "mma" => self.mma(i, m),
             "tex" | "tld4" | "suld" | "sust" => self.texture(i, m),
+            "ldmatrix" | "stmatrix" => self.matrix(i, m),
             _ => unsupported(&i.opcode),
         }
     }

@@ -18,6 +18,7 @@ mod bits;
 mod control;
 mod function;
 mod memory;
+mod matrix;
 mod mma;
 mod mods;
 mod texture;

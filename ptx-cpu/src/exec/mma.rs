@@ -122,6 +122,36 @@ pub fn multiply(kind: MmaKind, a: &[[u32; 32]; 16], b: &[[u32; 32]; 8], c: &[[u3
     d
 }
 
+/// `mma` for a whole warp given each lane's registers (`a[lane]`, `b[lane]`, `c[lane]` as
+/// bits; lanes that do not take part hold zeros): each lane's registers of `d`.
+pub fn warp_mma(kind: MmaKind, a: &[[u32; 4]; 32], b: &[[u32; 2]; 32], c: &[[u32; 4]; 32]) -> [[u32; 4]; 32] {
+    let (mut ma, mut mb, mut mc) = ([[0u32; 32]; 16], [[0u32; 32]; 8], [[0u32; 8]; 16]);
+    for l in 0..32 {
+        let (g, t) = (l / 4, l % 4);
+        for i in 0..layout::a_elems(kind) {
+            let (row, col) = layout::a(kind, g, t, i);
+            ma[row][col] = layout::element(kind, &a[l], i);
+        }
+        for i in 0..layout::a_elems(kind) / 2 {
+            let (row, col) = layout::b(kind, g, t, i);
+            mb[col][row] = layout::element(kind, &b[l], i);
+        }
+        for i in 0..4 {
+            let (row, col) = layout::c(g, t, i);
+            mc[row][col] = c[l][i];
+        }
+    }
+    let md = multiply(kind, &ma, &mb, &mc);
+    let mut d = [[0u32; 4]; 32];
+    for (l, dl) in d.iter_mut().enumerate() {
+        for (i, x) in dl.iter_mut().enumerate() {
+            let (row, col) = layout::c(l / 4, l % 4, i);
+            *x = md[row][col];
+        }
+    }
+    d
+}
+
 impl<'l> Block<'l> {
     /// Executes `mma` for the warp: every lane of `lanes_` receives its part of `d`. Lanes that
     /// are not live contribute zeros.
@@ -136,33 +166,20 @@ impl<'l> Block<'l> {
         for r in 0..2 {
             self.fetch(w, depth, b[r], &mut fb[r]);
         }
-        let (mut ma, mut mb, mut mc) = ([[0u32; 32]; 16], [[0u32; 32]; 8], [[0u32; 8]; 16]);
+        let (mut ra, mut rb, mut rc) = ([[0u32; 4]; 32], [[0u32; 2]; 32], [[0u32; 4]; 32]);
         for l in lanes(lanes_) {
-            let (g, t) = (l / 4, l % 4);
-            let ra = [fa[0][l] as u32, fa[1][l] as u32, fa[2][l] as u32, fa[3][l] as u32];
-            let rb = [fb[0][l] as u32, fb[1][l] as u32];
-            for i in 0..layout::a_elems(kind) {
-                let (row, col) = layout::a(kind, g, t, i);
-                ma[row][col] = layout::element(kind, &ra, i);
-            }
-            for i in 0..layout::a_elems(kind) / 2 {
-                let (row, col) = layout::b(kind, g, t, i);
-                mb[col][row] = layout::element(kind, &rb, i);
-            }
-            for i in 0..4 {
-                let (row, col) = layout::c(g, t, i);
-                mc[row][col] = fc[i][l] as u32;
-            }
+            ra[l] = [fa[0][l] as u32, fa[1][l] as u32, fa[2][l] as u32, fa[3][l] as u32];
+            rb[l] = [fb[0][l] as u32, fb[1][l] as u32];
+            rc[l] = [fc[0][l] as u32, fc[1][l] as u32, fc[2][l] as u32, fc[3][l] as u32];
         }
-        let md = multiply(kind, &ma, &mb, &mc);
+        let rd = warp_mma(kind, &ra, &rb, &rc);
         for (i, &reg) in dr.iter().enumerate() {
             if reg == NOREG {
                 continue;
             }
             let mut out = [0u64; 32];
             for l in 0..32 {
-                let (row, col) = layout::c(l / 4, l % 4, i);
-                out[l] = md[row][col] as u64;
+                out[l] = rd[l][i] as u64;
             }
             blend(&mut w.levels[depth][reg as usize], &out, lanes_);
         }

@@ -23,6 +23,7 @@ pub mod int;
 pub mod lanes;
 pub mod launch;
 pub mod memops;
+pub mod matrix;
 pub mod mma;
 pub mod printf;
 pub mod softfloat;

@@ -297,9 +297,9 @@ impl<'l> Block<'l> {
                     }
                     pc += 1;
                 }
-                Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } => {
+                Op::Ld { .. } | Op::St { .. } | Op::Atom { .. } | Op::LdMatrix { .. } | Op::StMatrix { .. } => {
                     if exec != 0 {
-                        if matches!(inst.op, Op::St { .. }) {
+                        if matches!(inst.op, Op::St { .. } | Op::StMatrix { .. }) {
                             self.event();
                         }
                         self.memory_op(w, d, exec, inst)?;

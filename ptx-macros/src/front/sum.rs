@@ -278,7 +278,13 @@ impl<'a> Checker<'a> {
     pub fn let_else(&mut self, l: &syn::Local, init: &syn::LocalInit) -> Option<Stmt> {
         let span = l.span();
         let Some((_, diverge)) = &init.diverge else { return None };
-        let (pat, scrut) = (&l.pat, &init.expr);
+        // `let P: T = e else { d }`: the match arm takes `P` (a type ascription is no arm
+        // pattern); rustc checks `T` on the host build.
+        let pat = match &l.pat {
+            syn::Pat::Type(t) => &*t.pat,
+            p => p,
+        };
+        let scrut = &init.expr;
         let mut names = Vec::new();
         collect_bindings(pat, &mut names);
         let values = names.iter().map(|(n, _)| n);

@@ -21,4 +21,7 @@ pub const FOUND: &[&str] = &[
     // An or-pattern in a `for` over an iterator became `let a | a = ..;`, which does not
     // parse ("internal: iterator code does not parse"). Now parenthesised.
     "fn sum_iter(x: &[f32], out: f32) { for a | a in x.iter() { } }",
+    // A typed `let … else` put its type ascription into a match arm (`Some : v => …`), which
+    // does not parse: a panic in the macro. Now the arm takes the pattern alone.
+    "fn of_u8 (o < >) -> Option { let Some : v = o else { } ; }",
 ];
