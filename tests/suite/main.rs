@@ -15,6 +15,7 @@ mod body_fmad;
 mod body_hoist;
 mod body_licm;
 mod body_iter;
+mod body_iter_chain;
 mod body_iter_filter_map;
 mod body_iter_option;
 mod body_generics;
