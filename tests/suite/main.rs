@@ -18,6 +18,7 @@ mod body_iter;
 mod body_iter_chain;
 mod body_iter_filter_map;
 mod body_iter_option;
+mod body_slice_option;
 mod body_generics;
 mod body_local_refs;
 mod body_generic_types;
