@@ -300,7 +300,7 @@ pub fn axpy_index(k: f32, x: &[f32], y: &mut [f32]) {
 }
 
 /// PTX instructions (not directives, labels or declarations).
-fn instructions(ptx: &str) -> usize {
+pub(crate) fn instructions(ptx: &str) -> usize {
     ptx.lines().map(str::trim).filter(|l| l.ends_with(';') && !l.starts_with('.') && !l.starts_with("//")).count()
 }
 

@@ -388,6 +388,7 @@ impl<'a> Checker<'a> {
                 Expr { kind: ExprKind::Unary(super::hir::UnOp::Neg, Box::new(zero)), ty, span }
             }
             "__ptx_closure" => self.closure_marker(m),
+            "__ptx_total_key" => self.total_key(m),
             _ => self.error(span, format!("the macro `{name}!` is not supported in device code")),
         }
     }

@@ -56,22 +56,39 @@ pub struct Gen {
     /// The trip's statements, in order.
     pub body: Vec<TokenStream>,
     /// `0usize..hi` for sequences, the range for ranges; with `.rev()`/`.step_by()`.
-    range: TokenStream,
+    pub range: TokenStream,
     ops: Vec<TokenStream>,
     /// The loop variable.
-    p: syn::Ident,
+    pub p: syn::Ident,
     /// Index driver: the bounds so far (`lo` absent: 0), and whether the loop variable is
     /// still the position of the item (no skip, step or reversal yet).
     lo: Option<syn::Ident>,
     hi: Option<syn::Ident>,
     /// Whether every stage so far passes each item on (map): order and count unchanged.
-    one_to_one: bool,
+    pub one_to_one: bool,
+    /// Loops inside the loop (`flat_map`), outermost first: what the enclosing trip does
+    /// before each (its `top` and `body`) and the loop's header.
+    pub nest: Vec<super::iter_flat::Nest>,
+    /// The label of the block around the loops that the chain's own `break`s leave (set once
+    /// there is a loop inside, where a plain `break` would end only that one).
+    pub exit: Option<syn::Lifetime>,
+    /// `a.chain(b)`: the trip is written twice, after `a`'s element read in the first loop and
+    /// after `b`'s in a second (`iter_concat`).
+    pub concat: Option<super::iter_concat::Concat>,
 }
 
 impl Gen {
     pub fn fresh(&mut self, what: &str) -> syn::Ident {
         self.n += 1;
         format_ident!("__ptx_it{}_{}{}", self.base, what, self.n, span = self.span)
+    }
+
+    /// `break` out of the whole chain.
+    pub fn brk(&self) -> TokenStream {
+        match &self.exit {
+            Some(l) => quote!(break #l),
+            None => quote_spanned!(self.span=> break),
+        }
     }
 
     fn position_is_index(&self) -> bool {
@@ -86,7 +103,14 @@ impl<'a> Checker<'a> {
         let span = chain.span;
         let Some((mut g, item)) = self.chain_loop(chain) else { return self.error_expr(span) };
         let binds = self.bind_item(&f.pat, &item, None);
-        let user = &f.body;
+        let relabeled;
+        let user = match &g.exit {
+            Some(exit) => {
+                relabeled = super::iter_flat::relabel_breaks(&f.body, exit, f.label.as_ref().map(|l| &l.name));
+                &relabeled
+            }
+            None => &f.body,
+        };
         g.body.extend(binds);
         g.body.push(quote_spanned!(sp=> #user));
         let label = f.label.as_ref().map(|l| quote_spanned!(sp=> #l));
@@ -155,32 +179,43 @@ impl<'a> Checker<'a> {
     }
 
     fn finish(&mut self, g: Gen, label: Option<TokenStream>, tail: TokenStream) -> Expr {
-        let Gen { span, pre, top, body, range, ops, p, .. } = g;
+        let Gen { span, pre, top, body, range, ops, p, nest, exit, concat, .. } = g;
+        let (label, content) = super::iter_flat::nested(label, nest, quote!(#(#top)* #(#body)*));
+        let looped = match concat {
+            None => quote_spanned! {span=>
+                #label for #p in (#range) #(#ops)* {
+                    #content
+                }
+            },
+            Some(c) => c.loops(label, &p, &range, &content),
+        };
+        let looped = match exit {
+            Some(l) => quote_spanned!(span=> #l: { #looped }),
+            None => looped,
+        };
         let tokens = quote_spanned! {span=> {
             #(#pre)*
-            #label for #p in (#range) #(#ops)* {
-                #(#top)*
-                #(#body)*
-            }
+            #looped
             #tail
         }};
         self.generated(tokens, span)
     }
 
     /// The loop over the chain's source, with its adapters applied: the item each trip has.
-    fn chain_loop(&mut self, chain: &Chain) -> Option<(Gen, Item)> {
+    pub(super) fn chain_loop(&mut self, chain: &Chain) -> Option<(Gen, Item)> {
         let sp = self.natural.span;
         self.natural.next += 1;
         let span = chain.span;
         self.natural.span = span;
         let base = self.natural.next;
         let p = format_ident!("__ptx_it{}_p", base, span = span);
-        let mut g = Gen { span, base, n: 0, pre: Vec::new(), top: Vec::new(), body: Vec::new(), range: quote_spanned!(sp=> ), ops: Vec::new(), p: p.clone(), lo: None, hi: None, one_to_one: true };
+        let mut g = Gen { span, base, n: 0, pre: Vec::new(), top: Vec::new(), body: Vec::new(), range: quote_spanned!(sp=> ), ops: Vec::new(), p: p.clone(), lo: None, hi: None, one_to_one: true, nest: Vec::new(), exit: None, concat: None };
         let mut item = match &chain.source {
             Source::Range(r) => {
                 g.range = quote_spanned!(sp=> #r);
                 Item::Val(p.clone())
             }
+            Source::Concat(a, b) => self.concat_source(&mut g, a, b, &p)?,
             source => {
                 let (item, len) = self.indexed(&mut g, source, &p)?;
                 let hi = g.fresh("hi");
@@ -207,6 +242,10 @@ impl<'a> Checker<'a> {
         let sp = self.natural.span;
         match source {
             Source::Range(_) => None,
+            Source::Concat(a, _) => {
+                self.errors.at(a.span, "a `chain` is the first iterator of a `zip` here, not its argument: write `a.iter().chain(b).zip(c)`");
+                None
+            }
             Source::Seq { expr, mode } => {
                 let (src, mode) = self.seq_source(g, expr, *mode)?;
                 let elem = quote_spanned!(sp=> __ptx_elem!(#src, #p));
@@ -239,7 +278,7 @@ impl<'a> Checker<'a> {
     }
 
     /// A slice or array iterated over: the name its elements are read through, and how.
-    fn seq_source(&mut self, g: &mut Gen, expr: &syn::Expr, mode: Mode) -> Option<(TokenStream, Mode)> {
+    pub(super) fn seq_source(&mut self, g: &mut Gen, expr: &syn::Expr, mode: Mode) -> Option<(TokenStream, Mode)> {
         let by = mode;
         let sp = self.natural.span;
         let sub_slice = |e: &syn::Expr| matches!(strip(e), syn::Expr::Index(i) if matches!(strip(&i.index), syn::Expr::Range(_)));
@@ -311,9 +350,10 @@ impl<'a> Checker<'a> {
                 g.body.push(quote_spanned!(sp=> #e;));
                 Some(item)
             }
+            Adapter::FlatMap(f) => self.flat_map(g, item, f.as_ref(), span),
             Adapter::Filter(f) | Adapter::TakeWhile(f) => {
                 let e = self.apply(g, f, std::slice::from_ref(&item))?;
-                let leave = if matches!(a, Adapter::Filter(_)) { quote_spanned!(sp=> continue) } else { quote_spanned!(sp=> break) };
+                let leave = if matches!(a, Adapter::Filter(_)) { quote_spanned!(sp=> continue) } else { g.brk() };
                 g.body.push(quote_spanned!(sp=> if !(#e) { #leave; }));
                 g.one_to_one = false;
                 Some(item)
@@ -321,7 +361,7 @@ impl<'a> Checker<'a> {
             Adapter::FilterMap { f, stop } => {
                 let e = self.apply(g, f, std::slice::from_ref(&item))?;
                 let (v, x) = (g.fresh("fm"), g.fresh("x"));
-                let leave = if *stop { quote_spanned!(sp=> break) } else { quote_spanned!(sp=> continue) };
+                let leave = if *stop { g.brk() } else { quote_spanned!(sp=> continue) };
                 g.body.push(quote_spanned!(sp=> let #v = match #e { Some(#x) => #x, None => #leave };));
                 g.one_to_one = false;
                 Some(Item::Val(v))
@@ -347,7 +387,8 @@ impl<'a> Checker<'a> {
                         };
                         let (cur, end, w) = (g.fresh("r"), g.fresh("re"), g.fresh("w"));
                         g.pre.push(quote_spanned!(sp=> let mut #cur = #a; let #end = #b;));
-                        g.body.push(quote_spanned!(sp=> if #cur >= #end { break; } let #w = #cur; #cur += 1;));
+                        let brk = g.brk();
+                        g.body.push(quote_spanned!(sp=> if #cur >= #end { #brk; } let #w = #cur; #cur += 1;));
                         g.one_to_one = false;
                         Item::Val(w)
                     }
@@ -367,7 +408,8 @@ impl<'a> Checker<'a> {
                         let (it, len) = self.indexed(g, source, &at)?;
                         let elem_stmts = std::mem::replace(&mut g.body, inner);
                         g.pre.push(quote_spanned!(sp=> let mut #q = 0usize; let #n: usize = #len;));
-                        g.body.push(quote_spanned!(sp=> if #q >= #n { break; } let #at = #q; #q += 1;));
+                        let brk = g.brk();
+                        g.body.push(quote_spanned!(sp=> if #q >= #n { #brk; } let #at = #q; #q += 1;));
                         g.body.extend(elem_stmts);
                         g.one_to_one = false;
                         it
@@ -412,7 +454,8 @@ impl<'a> Checker<'a> {
             Adapter::Take(k) => {
                 let (kk, c) = (g.fresh("k"), g.fresh("c"));
                 g.pre.push(quote_spanned!(sp=> let #kk: usize = #k; let mut #c = 0usize;));
-                g.top.push(quote_spanned!(sp=> if #c >= #kk { break; }));
+                let brk = g.brk();
+                g.top.push(quote_spanned!(sp=> if #c >= #kk { #brk; }));
                 g.body.push(quote_spanned!(sp=> #c += 1;));
                 g.one_to_one = false;
                 Some(item)
@@ -450,6 +493,7 @@ impl<'a> Checker<'a> {
         let sp = self.natural.span;
         let acc = g.fresh("acc");
         let found = g.fresh("found");
+        let brk = g.brk();
         let value = item.value();
         match c {
             Consumer::Sum(t) | Consumer::Product(t) => {
@@ -480,7 +524,7 @@ impl<'a> Checker<'a> {
                 let e = self.apply(g, f, &[item])?;
                 let (start, test) = if any { (quote_spanned!(sp=> false), quote_spanned!(sp=> #e)) } else { (quote_spanned!(sp=> true), quote_spanned!(sp=> !(#e))) };
                 g.pre.push(quote_spanned!(sp=> let mut #acc = #start;));
-                g.body.push(quote_spanned!(sp=> if #test { #acc = !#start; break; }));
+                g.body.push(quote_spanned!(sp=> if #test { #acc = !#start; #brk; }));
                 return Some(quote_spanned!(sp=> #acc));
             }
             Consumer::Min | Consumer::Max => {
@@ -496,6 +540,13 @@ impl<'a> Checker<'a> {
                 g.pre.push(quote_spanned!(sp=> let mut #acc = __ptx_zero!(); let mut #best = __ptx_zero!(); let mut #found = false;));
                 g.body.push(quote_spanned!(sp=> let #k = #e; if !#found || #better { #acc = #x; #best = #k; } #found = true;));
             }
+            Consumer::By(f, max) => {
+                let x = self.hold(g, &item);
+                let gt = self.greater(g, f, &acc, &x)?;
+                let replace = if *max { quote_spanned!(sp=> !#gt) } else { quote_spanned!(sp=> #gt) };
+                g.pre.push(quote_spanned!(sp=> let mut #acc; let mut #found = false;));
+                g.body.push(quote_spanned!(sp=> if !#found { #acc = #x; #found = true; } else if (#replace) { #acc = #x; }));
+            }
             Consumer::Last => {
                 g.pre.push(quote_spanned!(sp=> let mut #acc; let mut #found = false;));
                 g.body.push(quote_spanned!(sp=> #acc = #value; #found = true;));
@@ -508,13 +559,13 @@ impl<'a> Checker<'a> {
             Consumer::Position(f) => {
                 let e = self.apply(g, f, &[item])?;
                 g.pre.push(quote_spanned!(sp=> let mut #acc = 0usize; let mut #found = false;));
-                g.body.push(quote_spanned!(sp=> if #e { #found = true; break; } #acc += 1;));
+                g.body.push(quote_spanned!(sp=> if #e { #found = true; #brk; } #acc += 1;));
             }
             Consumer::Find(f) => {
                 let x = self.hold(g, &item);
                 let e = self.apply(g, f, &[item])?;
                 g.pre.push(quote_spanned!(sp=> let mut #acc; let mut #found = false;));
-                g.body.push(quote_spanned!(sp=> if #e { #acc = #x; #found = true; break; }));
+                g.body.push(quote_spanned!(sp=> if #e { #acc = #x; #found = true; #brk; }));
             }
         }
         let span = g.span;

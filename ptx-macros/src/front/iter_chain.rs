@@ -30,6 +30,8 @@ pub enum Source {
     Range(syn::Expr),
     Seq { expr: syn::Expr, mode: Mode },
     Chunks { expr: syn::Expr, size: syn::Expr, kind: Chunks, mutable: bool },
+    /// `a.chain(b)`: both chains as written (`iter_concat` checks they are two sequences).
+    Concat(Box<Chain>, Box<Chain>),
 }
 
 #[derive(Clone)]
@@ -48,6 +50,8 @@ pub enum Adapter {
     Skip(syn::Expr),
     Take(syn::Expr),
     Copied,
+    /// `flat_map(|x| inner)` (the closure, its body a chain) and `flatten()` (`None`).
+    FlatMap(Option<syn::Expr>),
 }
 
 #[derive(Clone)]
@@ -82,6 +86,8 @@ pub fn parse(e: &syn::Expr, bare: bool) -> Option<Chain> {
                     ("skip", 1) => Some(Adapter::Skip(arg()?)),
                     ("take", 1) => Some(Adapter::Take(arg()?)),
                     ("copied" | "cloned", 0) => Some(Adapter::Copied),
+                    ("flat_map", 1) => Some(Adapter::FlatMap(arg())),
+                    ("flatten", 0) => Some(Adapter::FlatMap(None)),
                     _ => None,
                 };
                 if let Some(a) = adapter {
@@ -101,6 +107,10 @@ pub fn parse(e: &syn::Expr, bare: bool) -> Option<Chain> {
                     ("chunks", 1) => chunks(Chunks::Last, false),
                     ("chunks_mut", 1) => chunks(Chunks::Last, true),
                     ("windows", 1) => chunks(Chunks::Windows, false),
+                    ("chain", 1) => match (parse(&recv, false), parse(&m.args[0], true)) {
+                        (Some(a), Some(b)) => Source::Concat(Box::new(a), Box::new(b)),
+                        _ => return None,
+                    },
                     _ if bare && adapters.is_empty() => Source::Seq { expr: cur.clone(), mode: Mode::Auto },
                     _ => return None,
                 };
@@ -139,6 +149,8 @@ pub enum Consumer {
     Max,
     /// `min_by_key(f)` (`false`) / `max_by_key(f)` (`true`): the first least / last greatest key.
     ByKey(syn::Expr, bool),
+    /// `min_by(cmp)` (`false`) / `max_by(cmp)` (`true`), `cmp` as `iter_cmp` reads it.
+    By(syn::Expr, bool),
     Last,
     Reduce(syn::Expr),
     Position(syn::Expr),
@@ -167,6 +179,8 @@ impl Consumer {
             ("max", 0) => Consumer::Max,
             ("min_by_key", 1) => Consumer::ByKey(arg(0)?, false),
             ("max_by_key", 1) => Consumer::ByKey(arg(0)?, true),
+            ("min_by", 1) => Consumer::By(arg(0)?, false),
+            ("max_by", 1) => Consumer::By(arg(0)?, true),
             ("last", 0) => Consumer::Last,
             ("reduce", 1) => Consumer::Reduce(arg(0)?),
             ("position", 1) => Consumer::Position(arg(0)?),
@@ -176,7 +190,7 @@ impl Consumer {
     }
 
     pub fn is_option(&self) -> bool {
-        matches!(self, Consumer::Min | Consumer::Max | Consumer::ByKey(..) | Consumer::Last | Consumer::Reduce(_) | Consumer::Position(_) | Consumer::Find(_))
+        matches!(self, Consumer::Min | Consumer::Max | Consumer::ByKey(..) | Consumer::By(..) | Consumer::Last | Consumer::Reduce(_) | Consumer::Position(_) | Consumer::Find(_))
     }
 }
 

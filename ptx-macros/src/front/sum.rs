@@ -305,6 +305,10 @@ impl<'a> Checker<'a> {
         let recv = self.auto_deref_value(recv);
         let seq = matches!(self.shallow(&recv.ty), Ty::Slice { .. } | Ty::Array { .. });
         let array = matches!(self.shallow(&recv.ty), Ty::Array { .. });
+        let (slice, mutable_slice) = match self.shallow(&recv.ty) {
+            Ty::Slice { mutable, .. } => (true, mutable),
+            _ => (false, false),
+        };
         // The element at an index already checked.
         let elem = |i: proc_macro2::TokenStream| {
             if array {
@@ -322,7 +326,11 @@ impl<'a> Checker<'a> {
             ("get", [i]) if seq => syn::parse_quote_spanned!(span=> { let __ptx_i: usize = #i; if __ptx_i < __ptx_recv.len() { #some(#ei) } else { #none } }),
             ("first", []) if seq => syn::parse_quote_spanned!(span=> if 0 < __ptx_recv.len() { #some(#e0) } else { #none }),
             ("last", []) if seq => syn::parse_quote_spanned!(span=> { let __ptx_n = __ptx_recv.len(); if __ptx_n > 0 { #some(#en) } else { #none } }),
-            ("get_mut" | "split_first" | "split_last", _) if seq => return self.error(name_span, format!("`{name}` is not supported in device code; index the slice after testing `i < s.len()`")),
+            // A slice's element and rest are referenced where they are.
+            ("get_mut", [i]) if mutable_slice => syn::parse_quote_spanned!(span=> { let __ptx_i: usize = #i; if __ptx_i < __ptx_recv.len() { #some(&mut __ptx_recv[__ptx_i]) } else { #none } }),
+            ("split_first", []) if slice => syn::parse_quote_spanned!(span=> if 0 < __ptx_recv.len() { #some((#e0, &__ptx_recv[1..])) } else { #none }),
+            ("split_last", []) if slice => syn::parse_quote_spanned!(span=> { let __ptx_n = __ptx_recv.len(); if __ptx_n > 0 { #some((#en, &__ptx_recv[..__ptx_n - 1])) } else { #none } }),
+            ("get_mut" | "split_first" | "split_last", _) if seq => return self.error(name_span, format!("`{name}` is supported on slices (`get_mut` on `&mut [T]`) in device code; for an array, test the index and index it (`if i < a.len() {{ a[i] += 1 }}`)")),
             ("checked_add" | "checked_sub" | "checked_mul" | "checked_div" | "checked_rem", [b]) if !seq => return self.checked_int(recv, name, b, span, name_span),
             _ => return self.error(name_span, format!("`{name}` is supported on slices and arrays (`get(i)`, `first()`, `last()`) and integers (`checked_add(b)`, ...)")),
         };

@@ -32,10 +32,12 @@ pub mod mandelbrot;
 pub mod matmul;
 pub mod nbody;
 pub mod recursion;
+pub mod runs;
 pub mod saxpy;
 pub mod scan;
 pub mod shared_histogram;
 pub mod softmax;
+pub mod softmax_iter;
 pub mod spheres;
 pub mod stencil;
 pub mod struct_fn;
@@ -43,6 +45,7 @@ pub mod transpose;
 pub mod vadd;
 pub mod vec4;
 pub mod warp_reduce;
+pub mod window_filter;
 
 pub struct Case {
     pub name: &'static str,
@@ -66,7 +69,7 @@ macro_rules! cases {
 cases!(
     vadd, saxpy, dot, matmul, stencil, scan, histogram, transpose, nbody, bitonic, warp_reduce, mandelbrot,
     softmax, recursion, struct_fn, dyn_reduce, vec4, classify, hash, inline_ptx, shared_histogram, conv1d,
-    layernorm, spheres, interp, layernorm_iter,
+    layernorm, spheres, interp, layernorm_iter, softmax_iter, runs, window_filter,
 );
 
 /// A launch dimension from the host runner's spelling.
