@@ -430,6 +430,7 @@ impl<'a> FnDecoder<'a> {
             "bra" | "call" | "ret" | "exit" | "trap" | "brkpt" | "nanosleep" | "bar" | "barrier" |
             "membar" | "fence" | "activemask" | "shfl" | "vote" | "redux" | "match" => self.control(i, m),
             "mma" => self.mma(i, m),
+            "cp" | "mbarrier" => self.async_copy(i, m),
             _ => unsupported(&i.opcode),
         }
     }

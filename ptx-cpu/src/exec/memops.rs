@@ -209,7 +209,7 @@ impl<'l> Block<'l> {
     }
 
     #[inline(always)]
-    fn read(&self, w: &Warp, l: usize, loc: &Loc, at: usize, size: u32, order: Order) -> u64 {
+    pub(super) fn read(&self, w: &Warp, l: usize, loc: &Loc, at: usize, size: u32, order: Order) -> u64 {
         let bytes = |s: &[u8], at: usize| {
             let mut b = [0u8; 8];
             b[..size as usize].copy_from_slice(&s[at..at + size as usize]);
@@ -226,7 +226,7 @@ impl<'l> Block<'l> {
 
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    fn write(&mut self, w: &mut Warp, l: usize, loc: &Loc, at: usize, size: u32, v: u64, order: Order) {
+    pub(super) fn write(&mut self, w: &mut Warp, l: usize, loc: &Loc, at: usize, size: u32, v: u64, order: Order) {
         let put = |s: &mut [u8], at: usize| s[at..at + size as usize].copy_from_slice(&v.to_le_bytes()[..size as usize]);
         match loc {
             Loc::Global(r, off) => r.store(off + at as u64, size, v, order),

@@ -29,6 +29,7 @@ mod place;
 pub mod statics;
 mod syscall;
 mod texture;
+mod async_copy;
 mod try_int;
 mod zero;
 pub mod value;

@@ -20,6 +20,8 @@
 //! | device heap | [`malloc`], [`free`] | `malloc`, `free` |
 //! | math | [`math`] (accurate, what `x.sin()` calls), [`fast`] (approximate) | `sinf`, ..., `__sinf`, ... |
 //! | textures, surfaces | [`tex2d`], [`tex1d_fetch`], [`tex2d_lod`], [`tex2d_grad`], [`tex2d_gather`], [`surf2d_read`], [`surf2d_write`], ... over [`crate::texture`]'s typed handles | `tex2D<T>`, `tex1Dfetch<T>`, `tex2DLod<T>`, `tex2DGrad<T>`, `tex2Dgather<T>`, `surf2Dread<T>`, `surf2Dwrite` |
+//! | asynchronous copies | [`memcpy_async`], [`memcpy_async_zfill`], [`pipeline_commit`], [`pipeline_wait_prior`] (sm_80); [`memcpy_async_bulk`] (sm_90) | `__pipeline_memcpy_async`, `__pipeline_commit`, `__pipeline_wait_prior`, `cp.async.bulk` |
+//! | mbarriers | [`mbarrier_init`], [`mbarrier_arrive`], [`mbarrier_test_wait`], ... (sm_80); [`mbarrier_try_wait`], [`mbarrier_arrive_expect_tx`] (sm_90) | `__mbarrier_*`, `cuda::barrier`, `cuda::ptx::mbarrier_*` |
 //! | inline PTX | [`ptx_asm!`](crate::ptx_asm) | `asm()` |
 
 pub mod atomic;
@@ -28,9 +30,11 @@ pub mod host;
 pub mod math;
 
 mod asm;
+mod async_copy;
 mod grid;
 mod heap;
 mod index;
+mod mbarrier;
 mod printf;
 mod shared;
 mod sync;
@@ -38,9 +42,11 @@ mod texture;
 mod time;
 mod warp;
 
+pub use async_copy::*;
 pub use grid::*;
 pub use heap::*;
 pub use index::*;
+pub use mbarrier::*;
 pub use shared::*;
 pub use sync::*;
 pub use texture::*;
