@@ -28,11 +28,11 @@ fn mbar(m: MbarOp) -> Mbar {
 /// What an operation is called in messages, and the target it needs.
 fn describe(op: AsyncOp) -> (&'static str, u32) {
     match op {
-        AsyncOp::Copy { .. } => ("asynchronous copies (`cp.async`)", 80),
-        AsyncOp::Commit | AsyncOp::Wait(_) | AsyncOp::WaitAll => ("`cp.async` groups", 80),
-        AsyncOp::Mbar(m) if m.needs_sm90() => ("this mbarrier operation (transaction counts, `try_wait`)", 90),
-        AsyncOp::Mbar(_) => ("mbarriers", 80),
-        AsyncOp::Bulk => ("bulk copies (`cp.async.bulk`)", 90),
+        AsyncOp::Copy { .. } => ("asynchronous copies (`cp.async`) need", 80),
+        AsyncOp::Commit | AsyncOp::Wait(_) | AsyncOp::WaitAll => ("`cp.async` groups need", 80),
+        AsyncOp::Mbar(m) if m.needs_sm90() => ("mbarrier transaction counts and `try_wait` need", 90),
+        AsyncOp::Mbar(_) => ("mbarriers need", 80),
+        AsyncOp::Bulk => ("bulk copies (`cp.async.bulk`) need", 90),
     }
 }
 
@@ -40,8 +40,15 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     pub fn async_op(&mut self, op: AsyncOp, vals: &[Val], tys: &[Ty], span: Span) -> Val {
         let (what, sm) = describe(op);
         if self.cx.target.sm < sm {
+            // One error per function: the attribute fixes every call.
+            if self.target_reported {
+                // What follows from the unlowered call is not reported either (`cascade`).
+                self.stmt_failed = true;
+                return Val::Unit;
+            }
+            self.target_reported = true;
             let have = self.cx.target.sm;
-            return self.error(span, format!("{what} need sm_{sm} or newer, and this function compiles for sm_{have}: write `#[kernel(sm = {sm})]` (or `#[device_fn(sm = {sm})]`)"));
+            return self.error(span, format!("{what} sm_{sm} or newer, and this function compiles for sm_{have}: write `#[kernel(sm = {sm})]` (or `#[device_fn(sm = {sm})]`)"));
         }
         if sm >= 90 {
             self.need_isa(8, 0);

@@ -199,6 +199,8 @@ pub struct Lowerer<'a, 'e> {
     debug_local_scope: HashMap<LocalId, usize>,
     /// The statement being lowered has reported an error (see `error`).
     stmt_failed: bool,
+    /// A call needing a newer target was reported (`async_copy`): once per function.
+    target_reported: bool,
     /// Locals bound by a failed `let`: a statement using one has failed already (`cascade`).
     failed_locals: HashSet<LocalId>,
 }
@@ -234,6 +236,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             debug_body_seen: false,
             debug_local_scope: HashMap::new(),
             stmt_failed: false,
+            target_reported: false,
             failed_locals: HashSet::new(),
         }
     }
