@@ -95,3 +95,14 @@ extern "C" __global__ void oracle80(const float* x, const float4* v, const doubl
   if (t == 0) __mbarrier_inval(&bar);
   y[t] = s[t] + s4[t].x + c4[t].y + (float)s8[t] + (float)(tok + tok2) + (float)done;
 }
+
+// Memcheck: thread t copies x[t] into s[t + shift]; past the end of x (launched with fewer
+// elements than threads) or of s (shift > 0), the copy faults where it is issued.
+extern "C" __global__ void oob_copy(const float* x, float* y, unsigned shift) {
+  __shared__ float s[32];
+  unsigned t = threadIdx.x;
+  __pipeline_memcpy_async(&s[t + shift], &x[t], 4);
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  y[t] = s[t];
+}

@@ -474,3 +474,28 @@ fn async_copy_and_mbarrier_instructions_match_nvcc() {
         ]
     );
 }
+
+/// Memcheck applies to both sides of a `cp.async`: a source past the end of its allocation
+/// and a destination past the block's shared memory fault at the copy, in the thread that
+/// issued it.
+#[test]
+fn cp_async_is_memchecked_on_both_sides() {
+    use crate::cpu_harness::{arg, fault};
+    use ptx_runtime::FaultKind;
+    for ptx in nvcc_archs("async_oob", CUDA, &["sm_80"]) {
+        let mut h = Harness::new(&ptx);
+        let (x, y) = (h.upload(&[1.0f32; 16]), h.zeroed::<f32>(32));
+        let f = fault(h.launch("oob_copy", [1, 1, 1], [32, 1, 1], 0, &[x.ptr(), y.ptr(), arg(0u32)]));
+        assert_eq!((f.kind, f.thread), (FaultKind::OutOfBounds, [16, 0, 0]), "source: {f:?}");
+        assert!(ptx.lines().nth(f.line.unwrap() - 1).unwrap().contains("cp.async"), "{f:?}");
+        let mut h = Harness::new(&ptx);
+        let (x, y) = (h.upload(&[1.0f32; 32]), h.zeroed::<f32>(32));
+        let f = fault(h.launch("oob_copy", [1, 1, 1], [32, 1, 1], 0, &[x.ptr(), y.ptr(), arg(8u32)]));
+        assert_eq!((f.kind, f.thread), (FaultKind::OutOfBounds, [24, 0, 0]), "destination: {f:?}");
+        assert!(ptx.lines().nth(f.line.unwrap() - 1).unwrap().contains("cp.async"), "{f:?}");
+        let mut h = Harness::new(&ptx);
+        let (x, y) = (h.upload(&[1.0f32; 32]), h.zeroed::<f32>(32));
+        h.launch("oob_copy", [1, 1, 1], [32, 1, 1], 0, &[x.ptr(), y.ptr(), arg(0u32)]).unwrap();
+        assert_eq!(h.download::<f32>(y), vec![1.0; 32]);
+    }
+}
