@@ -27,6 +27,7 @@ pub mod atomic;
 pub mod bitfield;
 pub mod cpp;
 pub mod launch;
+pub mod mbarrier;
 pub mod layout;
 pub mod param;
 pub mod scalar;

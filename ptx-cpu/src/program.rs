@@ -251,6 +251,19 @@ pub enum Op {
     /// `stmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16`: the inverse of `LdMatrix`.
     StMatrix { num: u8, trans: bool, srcs: [Src; 4], addr: Addr },
     Activemask { d: Reg },
+    /// `cp.async`: one thread's copy of `size` bytes from global to shared memory, of which
+    /// `src_size` are read and the rest zero-filled (`exec/async_copy.rs`).
+    CpAsync { size: u8, dst: Addr, src: Addr, src_size: Src },
+    /// `cp.async.commit_group`.
+    CpAsyncCommit,
+    /// `cp.async.wait_group n`; `u32::MAX`: `cp.async.wait_all`.
+    CpAsyncWait { n: u32 },
+    /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [bar]`.
+    CpAsyncBulk { dst: Addr, src: Addr, size: Src, bar: Addr },
+    /// An `mbarrier` operation on the 64-bit object at `addr` (`ptx_abi::mbarrier`'s state):
+    /// `b` is the count, token, parity or byte count; `d` the token or predicate; `space`
+    /// `Shared` or (no state space named) `Generic`.
+    Mbar { op: MbarOp, d: Reg, addr: Addr, b: Src, space: MemSpace },
     Fence { order: Order },
     /// Gives other threads a chance to run (`nanosleep`).
     Yield,
@@ -258,6 +271,22 @@ pub enum Op {
     /// An instruction the backend does not implement; launching an entry that can reach it
     /// fails with `Error::Unsupported` before anything runs.
     Unsupported { what: String },
+}
+
+/// `mbarrier`'s operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MbarOp {
+    Init,
+    /// `arrive` / `arrive_drop`, with `.expect_tx` (then `b` is the byte count, else the
+    /// optional arrival count).
+    Arrive { drop: bool, expect_tx: bool },
+    ExpectTx,
+    CompleteTx,
+    /// `test_wait` / `try_wait`, with a token or (`.parity`) a phase parity.
+    Wait { parity: bool },
+    Inval,
+    /// `pending_count d, state`: no memory access.
+    PendingCount,
 }
 
 /// The shapes and types of `mma.sync` the backend executes (`.row.col`, f32 or s32 accumulators).

@@ -39,6 +39,7 @@ mod body_parallel;
 mod body_quality;
 mod body_subset;
 mod body_texture;
+mod body_async_copy;
 mod body_traits;
 mod body_tuples;
 mod body_values;

@@ -432,6 +432,7 @@ impl<'a> FnDecoder<'a> {
             "mma" => self.mma(i, m),
             "tex" | "tld4" | "suld" | "sust" => self.texture(i, m),
             "ldmatrix" | "stmatrix" => self.matrix(i, m),
+            "cp" | "mbarrier" => self.async_copy(i, m),
             _ => unsupported(&i.opcode),
         }
     }

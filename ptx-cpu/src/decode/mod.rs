@@ -14,6 +14,7 @@
 
 /// Opcode families, each an `impl FnDecoder` block.
 mod arith;
+mod async_copy;
 mod bits;
 mod control;
 mod function;

@@ -11,6 +11,7 @@
 //! - The arithmetic: `int`, `fp`, `cvt` (lane-vectorized kernels over `lanes`), and
 //!   `softfloat`, the exact rounding core.
 
+pub mod async_copy;
 pub mod barrier;
 pub mod block;
 pub mod coop;

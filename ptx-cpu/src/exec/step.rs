@@ -531,6 +531,12 @@ impl<'l> Block<'l> {
                     }
                     pc += 1;
                 }
+                Op::CpAsync { .. } | Op::CpAsyncCommit | Op::CpAsyncWait { .. } | Op::CpAsyncBulk { .. } | Op::Mbar { .. } => {
+                    if exec != 0 {
+                        self.async_op(w, d, exec, inst)?;
+                    }
+                    pc += 1;
+                }
                 Op::Fence { order } => {
                     if let Some(race) = self.race.as_mut() {
                         for l in lanes(exec) {

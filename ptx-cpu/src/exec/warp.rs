@@ -99,6 +99,10 @@ pub struct Warp {
     pub last_key: u64,
     /// Operand and result buffers for one instruction (kept to avoid re-zeroing them).
     pub scratch: Box<[Lanes; 6]>,
+    /// `cp.async` copies issued and not yet waited for (`async_copy`).
+    pub async_copies: Vec<super::async_copy::PendingCopy>,
+    /// Per lane, the `cp.async` groups it committed.
+    pub async_groups: [u32; 32],
 }
 
 impl Warp {
@@ -126,6 +130,8 @@ impl Warp {
             rotate: false,
             last_key: 0,
             scratch: Box::new([[0; 32]; 6]),
+            async_copies: Vec::new(),
+            async_groups: [0; 32],
         }
     }
 
@@ -137,6 +143,8 @@ impl Warp {
         self.index = index;
         self.live = 0;
         self.sync_hi = [0; 32];
+        self.async_copies.clear();
+        self.async_groups = [0; 32];
         for l in 0..32 {
             let t = index * 32 + l as u32;
             self.frames[l].clear();

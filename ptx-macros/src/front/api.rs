@@ -83,6 +83,9 @@ impl<'a> Checker<'a> {
                 if let Some(e) = self.texture_call(name, args, span) {
                     return e;
                 }
+                if let Some(e) = self.async_call(name, args, span) {
+                    return e;
+                }
                 return self.error(span, format!("internal: unknown device API function `{name}`"));
             }
         };

@@ -65,6 +65,9 @@ pub enum Intrinsic {
     Round { to: ptx_abi::Scalar, mode: RoundMode },
     /// A surface read or write: args are the handle, the coordinates, then the value written.
     Surf { shape: super::texture::Shape, elem: ptx_abi::Scalar, write: bool, boundary: super::texture::Boundary },
+    /// An asynchronous copy, its group operations, or an mbarrier operation
+    /// (`front::async_copy`).
+    Async(super::async_copy::AsyncOp),
 }
 
 /// An atomic operation with the memory order and scope it was written with (a compare-exchange

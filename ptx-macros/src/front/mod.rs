@@ -49,6 +49,7 @@ pub mod statics;
 pub mod sum;
 pub mod sum_closure;
 pub mod texture;
+pub mod async_copy;
 pub mod ty;
 pub mod unsupported;
 pub mod user_method;

@@ -301,6 +301,20 @@ pub enum SurfClamp {
     Zero,
 }
 
+/// `mbarrier`'s operations (each spelled as nvcc and CUDA's `cuda::ptx` write it).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Mbar {
+    Init,
+    Arrive,
+    ArriveDrop,
+    TestWait,
+    TryWait,
+    TryWaitParity,
+    Inval,
+    ExpectTx,
+    ArriveExpectTx,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Opcode {
     /// `mov.type`: copies, immediates, special registers and symbols' addresses.
@@ -340,6 +354,18 @@ pub enum Opcode {
     Suld { geom: Geom, ty: Type, clamp: SurfClamp },
     /// `sust.b.geom.ty.clamp [s, {c}], {v}`.
     Sust { geom: Geom, ty: Type, clamp: SurfClamp },
+    /// `cp.async.{ca,cg}.shared.global [d], [s], size, src_size`.
+    CpAsync { cg: bool },
+    /// `cp.async.commit_group`.
+    CpAsyncCommit,
+    /// `cp.async.wait_group n`.
+    CpAsyncWait,
+    /// `cp.async.wait_all`.
+    CpAsyncWaitAll,
+    /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [d], [s], n, [bar]`.
+    CpAsyncBulk,
+    /// `mbarrier.<op>.<space>.b64`.
+    Mbarrier(Mbar),
 }
 
 impl Opcode {

@@ -32,6 +32,7 @@ mod place;
 pub mod statics;
 mod syscall;
 mod texture;
+mod async_copy;
 mod try_int;
 mod zero;
 pub mod value;
@@ -201,6 +202,8 @@ pub struct Lowerer<'a, 'e> {
     debug_local_scope: HashMap<LocalId, usize>,
     /// The statement being lowered has reported an error (see `error`).
     stmt_failed: bool,
+    /// A call needing a newer target was reported (`async_copy`): once per function.
+    target_reported: bool,
     /// Locals bound by a failed `let`: a statement using one has failed already (`cascade`).
     failed_locals: HashSet<LocalId>,
 }
@@ -236,6 +239,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             debug_body_seen: false,
             debug_local_scope: HashMap::new(),
             stmt_failed: false,
+            target_reported: false,
             failed_locals: HashSet::new(),
         }
     }

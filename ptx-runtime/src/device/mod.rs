@@ -23,6 +23,8 @@
 //! | half precision | [`HalfMath`]: `a.mul_add(b, c)`, `x.abs()` on `f16` / `bf16` | `__hfma`, `__habs` |
 //! | rounded conversions | [`ToF16Rounded`], [`ToBf16Rounded`], [`ToIntRounded`]: `x.to_f16_rz()`, `h.to_i32_rd()`, ... | `__float2half_rz`, `__half2int_rd`, ... |
 //! | tensor cores | [`mma`]: [`mma::FragmentA`], [`mma::FragmentB`], [`mma::FragmentC`], [`mma::mma_sync`], [`mma::ldmatrix_x4`], [`mma::stmatrix_x4`], ... (host definitions; not lowered by the body compiler yet) | `mma.sync` / `ldmatrix` / `stmatrix` through inline asm |
+//! | asynchronous copies | [`memcpy_async`], [`memcpy_async_zfill`], [`pipeline_commit`], [`pipeline_wait_prior`] (sm_80); [`memcpy_async_bulk`] (sm_90) | `__pipeline_memcpy_async`, `__pipeline_commit`, `__pipeline_wait_prior`, `cp.async.bulk` |
+//! | mbarriers | [`mbarrier_init`], [`mbarrier_arrive`], [`mbarrier_test_wait`], ... (sm_80); [`mbarrier_try_wait`], [`mbarrier_arrive_expect_tx`] (sm_90) | `__mbarrier_*`, `cuda::barrier`, `cuda::ptx::mbarrier_*` |
 //! | inline PTX | [`ptx_asm!`](crate::ptx_asm) | `asm()` |
 
 pub mod atomic;
@@ -32,10 +34,12 @@ pub mod math;
 pub mod mma;
 
 mod asm;
+mod async_copy;
 mod grid;
 mod half_math;
 mod heap;
 mod index;
+mod mbarrier;
 mod printf;
 mod round;
 mod shared;
@@ -44,11 +48,13 @@ mod texture;
 mod time;
 mod warp;
 
+pub use async_copy::*;
 pub use grid::*;
 pub use half_math::HalfMath;
 pub use round::{ToBf16Rounded, ToF16Rounded, ToIntRounded};
 pub use heap::*;
 pub use index::*;
+pub use mbarrier::*;
 pub use shared::*;
 pub use sync::*;
 pub use texture::*;

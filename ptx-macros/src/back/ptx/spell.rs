@@ -1,6 +1,6 @@
 //! How each [`Opcode`] is spelled: the one place that writes PTX instruction names.
 
-use crate::ir::{Arith, AtomOp, BarRed, Cmp, FpClass, Geom, Mem, Mode, Opcode, Order, Shfl, StateSpace, SurfClamp, TexLevel, Type, Vote};
+use crate::ir::{Arith, AtomOp, BarRed, Cmp, FpClass, Geom, Mbar, Mem, Mode, Opcode, Order, Shfl, StateSpace, SurfClamp, TexLevel, Type, Vote};
 
 pub fn opcode(op: &Opcode) -> String {
     match *op {
@@ -53,6 +53,27 @@ pub fn opcode(op: &Opcode) -> String {
         Opcode::Tld4 { comp, dst } => format!("tld4.{}.2d.v4{}.f32", ["r", "g", "b", "a"][comp as usize & 3], ty(dst)),
         Opcode::Suld { geom: g, ty: t, clamp: c } => format!("suld.b{}{}{}", geom(g), ty(t), surf_clamp(c)),
         Opcode::Sust { geom: g, ty: t, clamp: c } => format!("sust.b{}{}{}", geom(g), ty(t), surf_clamp(c)),
+        Opcode::CpAsync { cg } => format!("cp.async.{}.shared.global", if cg { "cg" } else { "ca" }),
+        Opcode::CpAsyncCommit => "cp.async.commit_group".into(),
+        Opcode::CpAsyncWait => "cp.async.wait_group".into(),
+        Opcode::CpAsyncWaitAll => "cp.async.wait_all".into(),
+        Opcode::CpAsyncBulk => "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes".into(),
+        Opcode::Mbarrier(m) => mbarrier(m).into(),
+    }
+}
+
+/// As nvcc writes `__mbarrier_*` (sm_80) and `cuda::ptx::mbarrier_*` (sm_90).
+fn mbarrier(m: Mbar) -> &'static str {
+    match m {
+        Mbar::Init => "mbarrier.init.shared.b64",
+        Mbar::Arrive => "mbarrier.arrive.shared.b64",
+        Mbar::ArriveDrop => "mbarrier.arrive_drop.shared.b64",
+        Mbar::TestWait => "mbarrier.test_wait.shared.b64",
+        Mbar::TryWait => "mbarrier.try_wait.shared::cta.b64",
+        Mbar::TryWaitParity => "mbarrier.try_wait.parity.shared::cta.b64",
+        Mbar::Inval => "mbarrier.inval.shared.b64",
+        Mbar::ExpectTx => "mbarrier.expect_tx.relaxed.cta.shared::cta.b64",
+        Mbar::ArriveExpectTx => "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64",
     }
 }
 
