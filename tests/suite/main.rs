@@ -20,6 +20,7 @@ mod body_iter_option;
 mod body_generics;
 mod body_local_refs;
 mod body_generic_types;
+mod body_generic_traits;
 mod body_generic_kernels;
 mod body_half;
 mod body_math;

@@ -1,6 +1,5 @@
 #![allow(unused)]
 
-use core::ops::Add;
 use ptx_runtime::{device_fn, DeviceRepr};
 
 #[derive(Clone, Copy, DeviceRepr)]
@@ -10,12 +9,16 @@ pub struct Pair<T: Copy> {
     pub b: T,
 }
 
-// Inherent generic impls work; trait impls for a generic type do not yet.
 #[device_fn]
-impl<T: Copy + Add<Output = T>> Add for Pair<T> {
-    type Output = Self;
-    fn add(self, o: Self) -> Self {
-        Pair { a: self.a + o.a, b: self.b + o.b }
+pub trait Halve {
+    fn halve(self) -> Self;
+}
+
+// Trait impls for a generic type work; a blanket impl has no type to hang its methods on.
+#[device_fn]
+impl<T: Copy> Halve for T {
+    fn halve(self) -> T {
+        self
     }
 }
 

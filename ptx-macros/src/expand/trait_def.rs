@@ -99,7 +99,12 @@ pub fn user_trait_impl(path: &syn::Path, imp: &syn::ItemImpl, args: &TokenStream
         _ => None,
     });
     let self_ty = &imp.self_ty;
-    Some(quote!(#path! { @ptx_defaults {#args} {#self_ty} { #(#written)* } }))
+    // A generic impl's parameters, as a function's (`fn __generics<T: Num>() where .. {}`).
+    let generics = (!imp.generics.params.is_empty()).then(|| {
+        let (g, w) = (&imp.generics, &imp.generics.where_clause);
+        quote!({ fn __generics #g () #w {} })
+    });
+    Some(quote!(#path! { @ptx_defaults {#args} {#self_ty} { #(#written)* } #generics }))
 }
 
 /// `ptx_runtime::__private::trait_defaults! { {TRAIT} {args} {T} {written methods} }`: the
@@ -143,7 +148,10 @@ pub fn defaults(input: TokenStream) -> TokenStream {
         return TokenStream::new();
     }
     let ident = &tr.ident;
-    let imp: syn::ItemImpl = syn::parse_quote!(impl #ident for #self_ty { #(#items)* });
+    let mut imp: syn::ItemImpl = syn::parse_quote!(impl #ident for #self_ty { #(#items)* });
+    if let Some(g) = next().and_then(|g| syn::parse2::<syn::ItemFn>(g).ok()) {
+        imp.generics = g.sig.generics;
+    }
     super::method::impl_methods(args, imp, Origin::Defaults)
 }
 

@@ -296,8 +296,39 @@ impl Checker<'_> {
             let inner = crate::syntax::rewrite::for_inner_module(&concrete);
             let (class, name) = (&ga.base, &g.name);
             let konst = matches!(g.recv, Recv::Value | Recv::Ref);
+            // An operator: its Itanium code, and its parameter types (the class instance
+            // itself named as a struct of its module with the class's name).
+            let (operator, name, params) = match &g.op {
+                Some(code) => {
+                    let this = quote!(::ptx_runtime::__private::TemplateArg::Struct { path: <#inner as ::ptx_runtime::DeviceRepr>::MODULE_PATH, name: #class });
+                    let mut ps = Vec::new();
+                    // One operand at most: `index_mut`'s setter takes the stored value too,
+                    // which C++'s `operator[]` does not.
+                    for a in item.sig.inputs.iter().filter(|a| matches!(a, syn::FnArg::Typed(_))).take(1) {
+                        let syn::FnArg::Typed(pt) = a else { continue };
+                        let t = self.resolve_type(&pt.ty, Position::Signature);
+                        match self.describe(&t, span) {
+                            Ty::Struct(d) if crate::link::key(&d.path) == crate::link::key(&def.path) => ps.push(this.clone()),
+                            Ty::Error => return None,
+                            t => match self.type_arg(&t) {
+                                Some((_, targ)) => ps.push(targ),
+                                None => {
+                                    let shown = self.infer.resolve(&t);
+                                    self.errors.at(span, format!("`{shown}` cannot be an operand of a generic type's operator yet: use a primitive or a non-generic `DeviceRepr` struct"));
+                                    return None;
+                                }
+                            },
+                        }
+                    }
+                    if ps.is_empty() {
+                        ps.push(quote!(::ptx_runtime::__private::TemplateArg::Builtin("v")));
+                    }
+                    (true, code.clone(), ps)
+                }
+                None => (false, name.clone(), Vec::new()),
+            };
             let symbol = quote!(::ptx_runtime::__private::Piece::MemberTemplate {
-                path: <#inner as ::ptx_runtime::DeviceRepr>::MODULE_PATH, class: #class, args: &[#(#targs),*], name: #name, konst: #konst,
+                path: <#inner as ::ptx_runtime::DeviceRepr>::MODULE_PATH, class: #class, args: &[#(#targs),*], name: #name, konst: #konst, operator: #operator, params: &[#(#params),*],
             });
             self.instances.push(Instance { key: key.clone(), module: module.clone(), item, symbol, self_ty: Some(concrete) });
         }

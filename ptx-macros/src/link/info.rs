@@ -3,7 +3,7 @@
 //! ```text
 //! @struct Name named|tuple|union ALIGN { field [Ty] field [Ty] ... }
 //! @generic Name (T U) { @struct Name named|tuple ALIGN { field [Ty] ... } }
-//! @generic_method name by_value|by_ref|by_mut|assoc {impl generics} {Self type} { item }
+//! @generic_method name by_value|by_ref|by_mut|assoc {impl generics} {Self type} { item } [op code]
 //! @fn name ( [Ty] [Ty] ... ) [Ret]          // [] for `()`
 //! @api name
 //! @method name by_value|by_ref|by_mut|assoc ( [Ty] ... ) [Ret]
@@ -55,6 +55,8 @@ pub struct GenericMethodInfo {
     pub generics: TokenStream,
     pub self_ty: TokenStream,
     pub item: TokenStream,
+    /// For an operator of a trait impl (`impl<T> Add for Pair<T>`): its Itanium code (`pl`).
+    pub op: Option<String>,
 }
 
 /// A generic `#[device_fn]`: its name and its tokens as written (signature, bounds, body).
@@ -175,7 +177,8 @@ pub fn write(info: &Info) -> TokenStream {
             let name = format_ident!("{}", m.name);
             let recv = format_ident!("{}", m.recv.name());
             let (g, t, item) = (&m.generics, &m.self_ty, &m.item);
-            quote!(@generic_method #name #recv {#g} {#t} {#item})
+            let op = m.op.iter().map(|o| format_ident!("{}", o));
+            quote!(@generic_method #name #recv {#g} {#t} {#item} #(#op)*)
         }
         Info::Fn(f) => {
             let name = format_ident!("{}", f.name);
@@ -256,7 +259,11 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                 let generics = group(it.next()?, Delimiter::Brace)?;
                 let self_ty = group(it.next()?, Delimiter::Brace)?;
                 let item = group(it.next()?, Delimiter::Brace)?;
-                Some(Info::GenericMethod(GenericMethodInfo { name, recv, generics, self_ty, item }))
+                let op = match it.next() {
+                    Some(t) => Some(ident(t)?),
+                    None => None,
+                };
+                Some(Info::GenericMethod(GenericMethodInfo { name, recv, generics, self_ty, item, op }))
             }
             "fn" => {
                 let name = ident(it.next()?)?;
