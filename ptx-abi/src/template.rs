@@ -85,7 +85,10 @@ pub const fn write_template(path: &str, args: &[TemplateArg], sink: &mut Sink) {
 /// `_ZNK5krate3geo4PairIfEplES2_` (the class instance, a struct argument of `path` with the
 /// class's name, is its substitution `S2_`; `Builtin("v")` writes an empty list).
 #[allow(clippy::too_many_arguments)]
-pub const fn write_member_template<'a>(path: &'a str, class: &'a str, args: &[TemplateArg<'a>], name: &str, konst: bool, operator: bool, params: &[TemplateArg<'a>], sink: &mut Sink) {
+///
+/// `margs`: the method's own template arguments (`krate::geo::Vec3::get<2ul>() const` is
+/// `_ZNK5krate3geo4Vec33getILm2EEE`); `args` empty: the class is not a template.
+pub const fn write_member_template<'a>(path: &'a str, class: &'a str, args: &[TemplateArg<'a>], name: &str, margs: &[TemplateArg<'a>], konst: bool, operator: bool, params: &[TemplateArg<'a>], sink: &mut Sink) {
     let mut c = Candidates { list: [("", 0, ""); MAX_CANDIDATES], len: 0 };
     sink.str("_ZN");
     if konst {
@@ -101,15 +104,21 @@ pub const fn write_member_template<'a>(path: &'a str, class: &'a str, args: &[Te
     }
     source_name(class, 0, class.len(), sink);
     // The template name `path::class` is a candidate, then its arguments', then the
-    // specialization `path::class<args>` (never named again here).
-    c.push("", usize::MAX, "");
-    write_args(args, &mut c, sink);
-    // The class instance: a parameter naming `path::class` is this specialization.
+    // specialization `path::class<args>`: a parameter naming `path::class` is this instance.
+    if !args.is_empty() {
+        c.push("", usize::MAX, "");
+        write_args(args, &mut c, sink);
+    }
     c.push(path, n, class);
     if operator {
         sink.str(name);
     } else {
         source_name(name, 0, name.len(), sink);
+    }
+    if !margs.is_empty() {
+        // The member template's name (never named again here), then its arguments.
+        c.push("", usize::MAX, "");
+        write_args(margs, &mut c, sink);
     }
     sink.byte(b'E');
     if operator {
@@ -300,7 +309,7 @@ mod tests {
         // krate::app::pair<krate::app::V, krate::app::V, int -3>
         // krate::geo::Pair<float>::sum (const member), krate::geo::Pair<krate::geo::V>::new
         let member = |args: &'static [TemplateArg<'static>], name: &'static str, konst: bool| {
-            let pieces = [Piece::MemberTemplate { path: "krate::geo", class: "Pair", args, name, konst, operator: false, params: &[] }];
+            let pieces = [Piece::MemberTemplate { path: "krate::geo", class: "Pair", args, name, margs: &[], konst, operator: false, params: &[] }];
             let mut buf = std::vec![0u8; render_len(&pieces)];
             render_to(&pieces, &mut buf);
             std::string::String::from_utf8(buf).unwrap()
@@ -311,7 +320,7 @@ mod tests {
         // krate::geo::Pair<float>) const, Pair<float>::operator*(float) const,
         // Pair<krate::geo::V>::operator+=(Pair<krate::geo::V>), Pair<float>::operator-() const.
         let op = |args: &'static [TemplateArg<'static>], name: &'static str, konst: bool, params: &'static [TemplateArg<'static>]| {
-            let pieces = [Piece::MemberTemplate { path: "krate::geo", class: "Pair", args, name, konst, operator: true, params }];
+            let pieces = [Piece::MemberTemplate { path: "krate::geo", class: "Pair", args, name, margs: &[], konst, operator: true, params }];
             let mut buf = std::vec![0u8; render_len(&pieces)];
             render_to(&pieces, &mut buf);
             std::string::String::from_utf8(buf).unwrap()
@@ -321,6 +330,17 @@ mod tests {
         assert_eq!(op(&[Builtin("f")], "ml", true, &[Builtin("f")]), "_ZNK5krate3geo4PairIfEmlEf");
         assert_eq!(op(&[Struct { path: "krate::geo", name: "V" }], "pL", false, &[THIS]), "_ZN5krate3geo4PairINS0_1VEEpLES3_");
         assert_eq!(op(&[Builtin("f")], "ng", true, &[Builtin("v")]), "_ZNK5krate3geo4PairIfEngEv");
+        // Member templates: krate::geo::Vec3::get<2ul>() const, krate::geo::Pair<float>::
+        // scale<double>(double), krate::geo::Vec3::pick<krate::geo::Vec3>.
+        let mt = |class: &'static str, args: &'static [TemplateArg<'static>], name: &'static str, margs: &'static [TemplateArg<'static>], konst: bool| {
+            let pieces = [Piece::MemberTemplate { path: "krate::geo", class, args, name, margs, konst, operator: false, params: &[] }];
+            let mut buf = std::vec![0u8; render_len(&pieces)];
+            render_to(&pieces, &mut buf);
+            std::string::String::from_utf8(buf).unwrap()
+        };
+        assert_eq!(mt("Vec3", &[], "get", &[Int { code: "m", value: 2, negative: false }], true), "_ZNK5krate3geo4Vec33getILm2EEE");
+        assert_eq!(mt("Pair", &[Builtin("f")], "scale", &[Builtin("d")], false), "_ZN5krate3geo4PairIfE5scaleIdEE");
+        assert_eq!(mt("Vec3", &[], "pick", &[Struct { path: "krate::geo", name: "Vec3" }], true), "_ZNK5krate3geo4Vec34pickIS1_EE");
         assert_eq!(
             sym("krate::app", "pair", &[Struct { path: "krate::app", name: "V" }, Struct { path: "krate::app", name: "V" }, Int { code: "i", value: 3, negative: true }]),
             "_ZN5krate3app4pairINS0_1VES2_Lin3EEE"

@@ -21,6 +21,7 @@ mod body_generics;
 mod body_local_refs;
 mod body_generic_types;
 mod body_generic_traits;
+mod body_generic_methods;
 mod body_generic_kernels;
 mod body_half;
 mod body_math;

@@ -134,10 +134,6 @@ pub fn generic_impl(args: TokenStream, imp: syn::ItemImpl, origin: super::trait_
         let self_ty = &imp.self_ty;
         for item in &imp.items {
             let syn::ImplItem::Fn(f) = item else { continue };
-            if !f.sig.generics.params.is_empty() {
-                errors.error(&f.sig.generics, "generic methods are not supported in device code yet: use the impl's parameters");
-                continue;
-            }
             let fname = f.sig.ident.to_string();
             let (key, code) = match &op {
                 Some(((trait_name, method, code), rhs)) => {
@@ -183,4 +179,20 @@ pub fn generic_impl(args: TokenStream, imp: syn::ItemImpl, origin: super::trait_
         #defaults
         #e
     }
+}
+
+/// A generic method of a plain impl (`impl Vec3 { fn get<const I: usize>(&self) -> f32 }`):
+/// its replay, as a generic impl's method with no impl parameters; each caller compiles the
+/// instances it reaches (see `front::generic_method`).
+pub fn generic_method_replay(ty_name: &str, self_ty: &syn::Type, method: &syn::ImplItemFn) -> TokenStream {
+    use crate::link::info::{GenericMethodInfo, Recv};
+    let recv = match method.sig.inputs.first() {
+        Some(syn::FnArg::Receiver(r)) => Recv::of(r),
+        _ => Recv::Assoc,
+    };
+    let item = quote::ToTokens::to_token_stream(method);
+    let info = Info::GenericMethod(GenericMethodInfo { name: method.sig.ident.to_string(), recv, generics: quote!(fn __generics() {}), self_ty: quote!(#self_ty), item: item.clone(), op: None });
+    let export = super::method::replay_name(ty_name, &method.sig.ident.to_string(), method.sig.ident.span());
+    let vis: syn::Visibility = syn::parse_quote!(pub);
+    crate::link::replay::emit("gmethod", &export, &vis, &item, &info)
 }

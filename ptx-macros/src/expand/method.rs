@@ -208,6 +208,14 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
     for item in &imp.items {
         let syn::ImplItem::Fn(f) = item else { continue };
         let name = f.sig.ident.to_string();
+        if crate::front::generic::is_generic(&f.sig) && op.is_none() {
+            if prim.is_some() {
+                errors.error(&f.sig.generics, "generic methods of a trait implemented for a primitive are not supported in device code: give the method concrete parameter types, or implement the trait for a `DeviceRepr` type");
+            } else {
+                out.extend(super::generic::generic_method_replay(&ty_name, &self_ty, f));
+            }
+            continue;
+        }
         let (key, symbol) = match &op {
             Some(((trait_name, method, code), rhs)) => {
                 if name != *method {

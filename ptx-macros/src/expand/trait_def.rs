@@ -42,13 +42,6 @@ pub fn device_trait(t: syn::ItemTrait) -> TokenStream {
     if !t.generics.params.is_empty() || t.generics.where_clause.is_some() {
         errors.error(&t.generics, "`#[device_fn]` traits cannot be generic yet: each impl's methods are compiled to one PTX function each; write a trait without parameters");
     }
-    for item in &t.items {
-        if let syn::TraitItem::Fn(f) = item {
-            if !f.sig.generics.params.is_empty() {
-                errors.error(&f.sig.generics, "generic trait methods are not supported in device code yet: give the method concrete parameter types");
-            }
-        }
-    }
     if !errors.is_empty() {
         let e = errors.to_compile_errors();
         return quote!(#t #e);

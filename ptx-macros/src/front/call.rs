@@ -90,7 +90,13 @@ impl<'a> Checker<'a> {
             }
             let named = Ty::Named(Rc::new(NamedRef { key: crate::link::key(&ty_path), path: ty_path }));
             return match self.describe(&named, span) {
-                Ty::Struct(def) => self.assoc_call(def, &last, &args, span, name_span),
+                Ty::Struct(def) => {
+                    // `Vec3::get::<2>(v)`: a generic method's arguments.
+                    if let Some(syn::PathArguments::AngleBracketed(ab)) = path.segments.last().map(|s| &s.arguments) {
+                        self.method_generics = Some(ab.clone());
+                    }
+                    self.assoc_call(def, &last, &args, span, name_span)
+                }
                 _ => {
                     for a in &args {
                         self.expr(a);

@@ -214,16 +214,20 @@ impl Checker<'_> {
 
     /// The method `g` of a generic impl for the instance `def` (`Pair<f32>`): the impl's
     /// parameters bound from `def`'s arguments, its instance made (once per body), and its
-    /// signature for the call, whose callee is the instance.
-    pub(super) fn instantiate_method(&mut self, def: &StructDef, g: &GenericMethodInfo, span: Span) -> Option<MethodInfo> {
-        let Some(ga) = def.generic.clone() else {
-            self.errors.at(span, format!("internal: `{}` has a generic method but is not generic", def.name));
-            return None;
-        };
+    /// signature for the call, whose callee is the instance. `own`: a generic method's own
+    /// arguments, bound at the call (see `generic_method`); `def` is not generic when only the
+    /// method is.
+    pub(super) fn instantiate_method(&mut self, def: &StructDef, g: &GenericMethodInfo, own: Option<&super::generic::Bound>, span: Span) -> Option<MethodInfo> {
+        let ga = def.generic.clone();
         let (Ok(generics), Ok(self_ty), Ok(method)) = (syn::parse2::<syn::ItemFn>(g.generics.clone()), syn::parse2::<syn::Type>(g.self_ty.clone()), syn::parse2::<syn::ImplItemFn>(g.item.clone())) else {
-            self.errors.at(span, format!("internal: the replay of `{}::{}` does not parse", ga.base, g.name));
+            self.errors.at(span, format!("internal: the replay of `{}::{}` does not parse", def.base_name(), g.name));
             return None;
         };
+        let base = def.base_name().to_owned();
+        if own.is_none() && super::generic::is_generic(&method.sig) {
+            self.errors.at(span, format!("`{}` is a generic method: call it as a method (`v.{}::<..>(..)`) or through its type (`{base}::{}(..)`)", g.name, g.name, g.name));
+            return None;
+        }
         // `impl<T, U> Pair<T, U>`: each argument of the self type is one of the impl's parameters.
         let params: Vec<String> = generics
             .sig
@@ -249,28 +253,39 @@ impl Checker<'_> {
             },
             _ => Vec::new(),
         };
+        if ga.is_none() && !params.is_empty() {
+            self.errors.at(span, format!("internal: `{}` has a generic method but is not generic", def.name));
+            return None;
+        }
+        let (type_args, type_tokens) = match &ga {
+            Some(ga) => (ga.args.clone(), ga.tokens.clone()),
+            None => (Vec::new(), Vec::new()),
+        };
         let mut map = HashMap::new();
         for (i, a) in self_args.iter().enumerate() {
-            match (a, ga.tokens.get(i)) {
+            match (a, type_tokens.get(i)) {
                 (Some(p), Some(t)) if params.contains(p) => {
                     map.insert(p.clone(), syn::parse2::<syn::Type>(t.clone()).ok()?);
                 }
                 _ => {
-                    self.errors.at(span, format!("the generic impl of `{}` must be `impl<T, ..> {}<T, ..>`, each parameter an argument of the type", ga.base, ga.base));
+                    self.errors.at(span, format!("the generic impl of `{base}` must be `impl<T, ..> {base}<T, ..>`, each parameter an argument of the type"));
                     return None;
                 }
             }
         }
         if let Some(p) = params.iter().find(|p| !map.contains_key(*p)) {
-            self.errors.at(span, format!("the parameter `{p}` of the impl of `{}` is not an argument of the type, so a call cannot bind it", ga.base));
+            self.errors.at(span, format!("the parameter `{p}` of the impl of `{base}` is not an argument of the type, so a call cannot bind it"));
             return None;
         }
-        let shown: Vec<String> = ga.args.iter().map(|t| self.infer.resolve(t).to_string()).collect();
-        let key = format!("{}::{}<{}>", crate::link::key(&def.path), g.name, shown.join(","));
-        let module = super::generic::module_name(&format!("{}_{}", ga.base, g.name), &key);
+        let shown: Vec<String> = type_args.iter().map(|t| self.infer.resolve(t).to_string()).collect();
+        let mut key = format!("{}::{}<{}>", crate::link::key(&def.path), g.name, shown.join(","));
+        if let Some(own) = own {
+            key = format!("{key}::<{}>", own.shown.join(","));
+        }
+        let module = super::generic::module_name(&format!("{}_{}", base, g.name), &key);
         if !self.instances.iter().any(|i| i.key == key) {
             let mut targs = Vec::new();
-            for t in &ga.args.clone() {
+            for t in &type_args {
                 let Some((_, targ)) = self.type_arg(t) else {
                     let shown = self.infer.resolve(t);
                     self.errors.at(span, format!("`{shown}` cannot be an argument of a generic type with device methods yet: use a primitive or a non-generic `DeviceRepr` struct"));
@@ -280,22 +295,54 @@ impl Checker<'_> {
             }
             let concrete = turbofish(&def.path)?;
             let mut item = syn::ItemFn { attrs: method.attrs.clone(), vis: syn::Visibility::Inherited, sig: method.sig.clone(), block: Box::new(method.block.clone()) };
+            // A generic method's own parameters, and user-trait bounds on those that become
+            // primitives (kept as `where f32: path::Float`, see `traits`).
+            let mut known: HashSet<String> = self.mentioned.clone();
+            known.extend(params.iter().cloned());
+            let mut prim_bounds: Vec<syn::WherePredicate> = Vec::new();
+            if let Some(own) = own {
+                known.extend(own.params.iter().map(|p| p.name().to_owned()));
+                for (name, bound) in super::generic::bounds(&method.sig.generics) {
+                    if let Some(syn::Type::Path(tp)) = own.subst.type_of(&name) {
+                        if tp.path.get_ident().is_some_and(|i| ptx_abi::Scalar::from_rust_name(&i.to_string()).is_some()) && super::traits::is_user_trait(&bound) {
+                            prim_bounds.push(syn::parse_quote!(#tp: #bound));
+                        }
+                    }
+                }
+            }
             // Paths as the impl wrote them, named through the type's module; then the
             // parameters and `Self`.
             if let Ok(mut module_path) = syn::parse2::<syn::Path>(super::call::strip_generics(&syn::parse2(def.path.clone()).ok()?)) {
                 module_path.segments.pop();
                 if let Some(p) = module_path.segments.pop() {
                     module_path.segments.push(p.into_value());
-                    let mut known: HashSet<String> = self.mentioned.clone();
-                    known.extend(params.iter().cloned());
-                    ThroughCalleeBody { callee: &module_path, known: &known }.visit_item_fn_mut(&mut item);
+                    let through = ThroughCalleeBody { callee: &module_path, known: &known };
+                    for b in &mut prim_bounds {
+                        if let syn::WherePredicate::Type(pt) = b {
+                            for tb in &mut pt.bounds {
+                                if let syn::TypeParamBound::Trait(t) = tb {
+                                    through.rewrite(&mut t.path, true);
+                                }
+                            }
+                        }
+                    }
+                    let mut through = through;
+                    through.visit_item_fn_mut(&mut item);
                 }
             }
             Subst::types(map).visit_item_fn_mut(&mut item);
+            if let Some(own) = own {
+                own.subst.clone().visit_item_fn_mut(&mut item);
+            }
+            item.sig.generics = syn::Generics::default();
+            if !prim_bounds.is_empty() {
+                item.sig.generics.where_clause = Some(syn::parse_quote!(where #(#prim_bounds),*));
+            }
             crate::expand::method::SelfToType(&concrete).visit_item_fn_mut(&mut item);
             let inner = crate::syntax::rewrite::for_inner_module(&concrete);
-            let (class, name) = (&ga.base, &g.name);
+            let (class, name) = (&base, &g.name);
             let konst = matches!(g.recv, Recv::Value | Recv::Ref);
+            let margs = own.map(|o| o.targs.clone()).unwrap_or_default();
             // An operator: its Itanium code, and its parameter types (the class instance
             // itself named as a struct of its module with the class's name).
             let (operator, name, params) = match &g.op {
@@ -328,7 +375,7 @@ impl Checker<'_> {
                 None => (false, name.clone(), Vec::new()),
             };
             let symbol = quote!(::ptx_runtime::__private::Piece::MemberTemplate {
-                path: <#inner as ::ptx_runtime::DeviceRepr>::MODULE_PATH, class: #class, args: &[#(#targs),*], name: #name, konst: #konst, operator: #operator, params: &[#(#params),*],
+                path: <#inner as ::ptx_runtime::DeviceRepr>::MODULE_PATH, class: #class, args: &[#(#targs),*], name: #name, margs: &[#(#margs),*], konst: #konst, operator: #operator, params: &[#(#params),*],
             });
             self.instances.push(Instance { key: key.clone(), module: module.clone(), item, symbol, self_ty: Some(concrete) });
         }

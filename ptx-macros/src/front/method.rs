@@ -52,6 +52,7 @@ impl<'a> Checker<'a> {
             }
         }
         if !matches!(name.as_str(), "clone" | "to_owned") && matches!(self.peel_refs(&recv.ty), Ty::Struct(_) | Ty::Named(_)) {
+            self.method_generics = m.turbofish.clone();
             return self.user_method(recv, Some(&m.receiver), &name, &args, span, m.method.span());
         }
         self.method(recv, &name, &args, span, m.method.span())
