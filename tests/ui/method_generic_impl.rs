@@ -1,6 +1,6 @@
 #![allow(unused)]
 
-use ptx_runtime::{device_fn, DeviceRepr};
+use ptx_runtime::{device_fn, kernel, DeviceRepr};
 
 #[derive(Clone, Copy, DeviceRepr)]
 #[repr(C)]
@@ -24,9 +24,19 @@ impl<T: Copy> Halve for T {
 
 #[device_fn]
 impl<T: Copy> Pair<T> {
-    pub fn first<U>(self, u: U) -> T {
-        self.a
+    pub fn get<const I: usize>(self) -> T {
+        if I == 0 {
+            self.a
+        } else {
+            self.b
+        }
     }
+}
+
+// A const parameter of a method is written at the call.
+#[kernel]
+pub fn k(p: Pair<f32>, out: &mut [f32]) {
+    out[0] = p.get();
 }
 
 fn main() {}

@@ -429,11 +429,6 @@ impl Subst {
         self.types.get(name)
     }
 
-    /// Type parameters only.
-    pub(super) fn types(types: HashMap<String, syn::Type>) -> Subst {
-        Subst { types, consts: HashMap::new() }
-    }
-
     fn literal(&self, name: &str, typed: bool) -> Option<syn::Expr> {
         let (v, code) = *self.consts.get(name)?;
         let suffix = match code {

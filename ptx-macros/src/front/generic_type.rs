@@ -17,9 +17,9 @@
 
 use super::generic::{Instance, Subst, ThroughCalleeBody};
 use super::hir::{Expr, ExprKind};
-use super::ty::{GenericArgs, NamedRef, StructDef, Ty};
+use super::ty::{GenericArg, GenericArgs, NamedRef, StructDef, Ty};
 use super::{Checker, Position};
-use crate::link::info::{GenericMethodInfo, Info, MethodInfo, Recv, StructInfo};
+use crate::link::info::{GenericMethodInfo, Info, MethodInfo, Recv, StructInfo, StructParam};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use std::collections::{HashMap, HashSet};
@@ -89,36 +89,67 @@ impl Checker<'_> {
             }
         };
         let name = &g.def.name;
-        if g.params.iter().any(Option::is_none) {
-            self.errors.at(span, format!("`{name}` has const parameters, which `DeviceRepr` types cannot have in device code yet: use a type parameter, or an array of a fixed length"));
-            return Some(Ty::Error);
-        }
         if args.len() != g.params.len() {
-            self.errors.at(span, format!("`{name}` takes {} type argument(s) but {} were given", g.params.len(), args.len()));
+            self.errors.at(span, format!("`{name}` takes {} generic argument(s) but {} were given", g.params.len(), args.len()));
             return Some(Ty::Error);
         }
-        let mut tys = Vec::new();
+        let mut gargs = Vec::new();
         let mut tokens = Vec::new();
+        let mut shown = Vec::new();
         let mut map = HashMap::new();
+        let mut consts = HashMap::new();
         for (a, p) in args.iter().zip(&g.params) {
-            let syn::GenericArgument::Type(t) = a else {
-                self.errors.at(a.span(), format!("`{name}` takes types as arguments"));
-                return Some(Ty::Error);
-            };
-            let ty = self.resolve_type(t, Position::Body);
-            let ty = self.describe(&ty, t.span());
-            if matches!(ty, Ty::Error) {
-                return Some(Ty::Error);
+            match p {
+                StructParam::Type(pn) => {
+                    let syn::GenericArgument::Type(t) = a else {
+                        self.errors.at(a.span(), format!("`{pn}` is a type parameter of `{name}`: write a type"));
+                        return Some(Ty::Error);
+                    };
+                    let ty = self.resolve_type(t, Position::Body);
+                    let ty = self.describe(&ty, t.span());
+                    if matches!(ty, Ty::Error) {
+                        return Some(Ty::Error);
+                    }
+                    let t = match t {
+                        syn::Type::Path(tp) if tp.qself.is_none() => syn::parse2(canonical(&tp.path)).unwrap_or_else(|_| t.clone()),
+                        t => t.clone(),
+                    };
+                    shown.push(self.infer.resolve(&ty).to_string());
+                    gargs.push(GenericArg::Type(ty));
+                    tokens.push(t.to_token_stream());
+                    map.insert(pn.clone(), t);
+                }
+                StructParam::Const(pn, ty_name) => {
+                    let Some(code) = ptx_abi::Scalar::from_rust_name(ty_name).filter(|s| s.is_integral() || *s == ptx_abi::Scalar::Bool).map(crate::expand::method::scalar_code) else {
+                        self.errors.at(span, format!("`{name}`: const parameters of `DeviceRepr` types are integers or `bool` in device code"));
+                        return Some(Ty::Error);
+                    };
+                    let Some(v) = super::generic::const_value(a) else {
+                        self.errors.at(a.span(), format!("the const argument `{pn}` of `{name}` is an integer literal here (`{name}<4>`)"));
+                        return Some(Ty::Error);
+                    };
+                    shown.push(v.to_string());
+                    gargs.push(GenericArg::Const(v, code));
+                    tokens.push(match (code, v) {
+                        ("b", v) => if v != 0 { quote!(true) } else { quote!(false) },
+                        (_, v) if v < 0 => {
+                            let lit = syn::LitInt::new(&v.unsigned_abs().to_string(), Span::call_site());
+                            quote!({ -#lit })
+                        }
+                        (_, v) => syn::LitInt::new(&v.to_string(), Span::call_site()).to_token_stream(),
+                    });
+                    consts.insert(pn.clone(), (v, code));
+                }
             }
-            let t = match t {
-                syn::Type::Path(tp) if tp.qself.is_none() => syn::parse2(canonical(&tp.path)).unwrap_or_else(|_| t.clone()),
-                t => t.clone(),
-            };
-            tys.push(ty);
-            tokens.push(t.to_token_stream());
-            map.insert(p.clone().unwrap_or_default(), t);
         }
-        let mut subst = Subst::types(map);
+        // One instance per argument list however it is spelled (`Tile<4>`, `Tile<4usize>`).
+        let (base_path, _) = split(&path)?;
+        let normal = quote!(#base_path < #(#tokens),* >);
+        if let Some(def) = self.structs.get(&crate::link::key(&normal)).cloned() {
+            self.structs.insert(n.key.clone(), def.clone());
+            return Some(Ty::Struct(def));
+        }
+        let mut subst = Subst::new(map, consts);
         let fields = g
             .def
             .fields
@@ -134,13 +165,13 @@ impl Checker<'_> {
                 (f.clone(), t)
             })
             .collect();
-        let shown: Vec<String> = tys.iter().map(|t| self.infer.resolve(t).to_string()).collect();
         let info = StructInfo { name: format!("{name}<{}>", shown.join(", ")), kind: g.def.kind, align: g.def.align, fields };
         let path = canonical(&path);
-        let generic = Rc::new(GenericArgs { base: name.clone(), args: tys, tokens });
+        let generic = Rc::new(GenericArgs { base: name.clone(), args: gargs, tokens });
         let def = self.build_struct(&path, &info, span, Some(generic))?;
         self.structs.insert(n.key.clone(), def.clone());
         self.structs.insert(crate::link::key(&path), def.clone());
+        self.structs.insert(crate::link::key(&normal), def.clone());
         Some(Ty::Struct(def))
     }
 
@@ -162,27 +193,43 @@ impl Checker<'_> {
             };
             xs.push((name, f.member.span(), self.expr(&f.expr)));
         }
-        let mut bound: HashMap<String, syn::Type> = HashMap::new();
+        let mut bound: HashMap<String, syn::GenericArgument> = HashMap::new();
         for (name, _, x) in &xs {
             let Some((_, t)) = g.def.fields.iter().find(|(n, _)| n == name) else { continue };
-            let Ok(syn::Type::Path(tp)) = syn::parse2::<syn::Type>(t.clone()) else { continue };
+            let t = match syn::parse2::<syn::Type>(t.clone()) {
+                // `v: [f32; N]` with an array of a known length: `N`.
+                Ok(syn::Type::Array(a)) => {
+                    if let (syn::Expr::Path(lp), Ty::Array { len, .. }) = (&a.len, self.shallow(&x.ty)) {
+                        if let (Some(id), Some(n)) = (lp.path.get_ident().map(|i| i.to_string()), len.known()) {
+                            if g.params.iter().any(|p| matches!(p, StructParam::Const(c, _) if *c == id)) {
+                                let lit = syn::LitInt::new(&n.to_string(), Span::call_site());
+                                bound.entry(id).or_insert(syn::parse_quote!(#lit));
+                            }
+                        }
+                    }
+                    continue;
+                }
+                Ok(t) => t,
+                Err(_) => continue,
+            };
+            let syn::Type::Path(tp) = t else { continue };
             let Some(id) = tp.path.get_ident().map(|i| i.to_string()) else { continue };
-            if !g.params.iter().any(|p| p.as_deref() == Some(&id)) || bound.contains_key(&id) {
+            if !g.params.iter().any(|p| p.type_name() == Some(&id)) || bound.contains_key(&id) {
                 continue;
             }
             // A literal whose type is still open binds nothing: rustc would take it from the
             // context, which this check does not see.
             let t = self.shallow(&x.ty);
             if let Some(tokens) = concrete_tokens(&t) {
-                if let Ok(ty) = syn::parse2(tokens) {
-                    bound.insert(id, ty);
+                if let Ok(ty) = syn::parse2::<syn::Type>(tokens) {
+                    bound.insert(id, syn::GenericArgument::Type(ty));
                 }
             }
         }
         let name = &g.def.name;
         let mut args = Vec::new();
         for p in &g.params {
-            match p.as_ref().and_then(|p| bound.get(p)) {
+            match bound.get(p.name()) {
                 Some(t) => args.push(t.clone()),
                 None => return Some(self.error(s.path.span(), format!("cannot infer the type arguments of `{name}` from its fields: write them (`{name}::<f32> {{ .. }}`)"))),
             }
@@ -236,7 +283,8 @@ impl Checker<'_> {
             .iter()
             .filter_map(|p| match p {
                 syn::GenericParam::Type(t) => Some(t.ident.to_string()),
-                _ => None,
+                syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+                syn::GenericParam::Lifetime(_) => None,
             })
             .collect();
         let self_args: Vec<Option<String>> = match &self_ty {
@@ -262,9 +310,13 @@ impl Checker<'_> {
             None => (Vec::new(), Vec::new()),
         };
         let mut map = HashMap::new();
+        let mut consts = HashMap::new();
         for (i, a) in self_args.iter().enumerate() {
-            match (a, type_tokens.get(i)) {
-                (Some(p), Some(t)) if params.contains(p) => {
+            match (a, type_tokens.get(i), type_args.get(i)) {
+                (Some(p), Some(_), Some(GenericArg::Const(v, code))) if params.contains(p) => {
+                    consts.insert(p.clone(), (*v, *code));
+                }
+                (Some(p), Some(t), _) if params.contains(p) => {
                     map.insert(p.clone(), syn::parse2::<syn::Type>(t.clone()).ok()?);
                 }
                 _ => {
@@ -273,11 +325,17 @@ impl Checker<'_> {
                 }
             }
         }
-        if let Some(p) = params.iter().find(|p| !map.contains_key(*p)) {
+        if let Some(p) = params.iter().find(|p| !map.contains_key(*p) && !consts.contains_key(*p)) {
             self.errors.at(span, format!("the parameter `{p}` of the impl of `{base}` is not an argument of the type, so a call cannot bind it"));
             return None;
         }
-        let shown: Vec<String> = type_args.iter().map(|t| self.infer.resolve(t).to_string()).collect();
+        let shown: Vec<String> = type_args
+            .iter()
+            .map(|a| match a {
+                GenericArg::Type(t) => self.infer.resolve(t).to_string(),
+                GenericArg::Const(v, _) => v.to_string(),
+            })
+            .collect();
         let mut key = format!("{}::{}<{}>", crate::link::key(&def.path), g.name, shown.join(","));
         if let Some(own) = own {
             key = format!("{key}::<{}>", own.shown.join(","));
@@ -285,7 +343,15 @@ impl Checker<'_> {
         let module = super::generic::module_name(&format!("{}_{}", base, g.name), &key);
         if !self.instances.iter().any(|i| i.key == key) {
             let mut targs = Vec::new();
-            for t in &type_args {
+            for a in &type_args {
+                let t = match a {
+                    GenericArg::Type(t) => t,
+                    GenericArg::Const(v, code) => {
+                        let (value, negative) = (v.unsigned_abs() as u64, *v < 0);
+                        targs.push(quote!(::ptx_runtime::__private::TemplateArg::Int { code: #code, value: #value, negative: #negative }));
+                        continue;
+                    }
+                };
                 let Some((_, targ)) = self.type_arg(t) else {
                     let shown = self.infer.resolve(t);
                     self.errors.at(span, format!("`{shown}` cannot be an argument of a generic type with device methods yet: use a primitive or a non-generic `DeviceRepr` struct"));
@@ -330,7 +396,7 @@ impl Checker<'_> {
                     through.visit_item_fn_mut(&mut item);
                 }
             }
-            Subst::types(map).visit_item_fn_mut(&mut item);
+            Subst::new(map, consts).visit_item_fn_mut(&mut item);
             if let Some(own) = own {
                 own.subst.clone().visit_item_fn_mut(&mut item);
             }

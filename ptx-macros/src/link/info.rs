@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! @struct Name named|tuple|union ALIGN { field [Ty] field [Ty] ... }
-//! @generic Name (T U) { @struct Name named|tuple ALIGN { field [Ty] ... } }
+//! @generic Name (T U [N usize]) { @struct Name named|tuple ALIGN { field [Ty] ... } }
 //! @generic_method name by_value|by_ref|by_mut|assoc {impl generics} {Self type} { item } [op code]
 //! @fn name ( [Ty] [Ty] ... ) [Ret]          // [] for `()`
 //! @api name
@@ -38,12 +38,36 @@ pub enum Info {
     GenericMethod(GenericMethodInfo),
 }
 
-/// A generic `DeviceRepr` struct: its type parameters (a const parameter is `None`: not
-/// supported yet) and its fields with the parameters as written.
+/// A generic `DeviceRepr` struct: its type and const parameters and its fields with the
+/// parameters as written.
 #[derive(Clone, Debug)]
 pub struct GenericStructInfo {
-    pub params: Vec<Option<String>>,
+    pub params: Vec<StructParam>,
     pub def: StructInfo,
+}
+
+/// A parameter of a generic `DeviceRepr` struct.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StructParam {
+    Type(String),
+    /// `const N: usize`: its name and its type's name.
+    Const(String, String),
+}
+
+impl StructParam {
+    pub fn name(&self) -> &str {
+        match self {
+            StructParam::Type(n) | StructParam::Const(n, _) => n,
+        }
+    }
+
+    /// The name of a type parameter.
+    pub fn type_name(&self) -> Option<&str> {
+        match self {
+            StructParam::Type(n) => Some(n),
+            StructParam::Const(..) => None,
+        }
+    }
 }
 
 /// A method of a generic impl: the impl's generics, its self type and the method as written
@@ -167,8 +191,14 @@ pub fn write(info: &Info) -> TokenStream {
         Info::Generic(g) => {
             let name = format_ident!("{}", g.def.name);
             let params = g.params.iter().map(|p| match p {
-                Some(p) => format_ident!("{}", p),
-                None => format_ident!("const"),
+                StructParam::Type(p) => {
+                    let p = format_ident!("{}", p);
+                    quote!(#p)
+                }
+                StructParam::Const(p, t) => {
+                    let (p, t) = (format_ident!("{}", p), format_ident!("{}", t));
+                    quote!([#p #t])
+                }
             });
             let def = write(&Info::Struct(g.def.clone()));
             quote!(@generic #name (#(#params)*) { #def })
@@ -248,7 +278,13 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                 let _name = ident(it.next()?)?;
                 let params = group(it.next()?, Delimiter::Parenthesis)?
                     .into_iter()
-                    .map(|t| ident(t).map(|p| (p != "const").then_some(p)))
+                    .map(|t| match t {
+                        TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket => {
+                            let mut it = g.stream().into_iter();
+                            Some(StructParam::Const(ident(it.next()?)?, ident(it.next()?)?))
+                        }
+                        t => ident(t).map(StructParam::Type),
+                    })
                     .collect::<Option<Vec<_>>>()?;
                 let Info::Struct(def) = parse(group(it.next()?, Delimiter::Brace)?)? else { return None };
                 Some(Info::Generic(GenericStructInfo { params, def }))
