@@ -23,6 +23,7 @@ mod body_generic_types;
 mod body_generic_traits;
 mod body_generic_methods;
 mod body_const_generic_types;
+mod body_trait_calls;
 mod body_generic_kernels;
 mod body_half;
 mod body_math;

@@ -7,7 +7,7 @@
 //! ```text
 //! macro_rules! __ptx_trait_Shape_<hash> {
 //!     (@ptx_defaults $($t:tt)*) => { ::ptx_runtime::__private::trait_defaults! { { TRAIT } $($t)* } };
-//!     (@ptx_fetch ([$($req:tt)*]) $($t:tt)*) => { trait_defaults! { @misused "`Shape` is a trait: .." $($req)* } };
+//!     (@ptx_fetch $($t:tt)*) => { fetch_next! { { @trait Shape } $($t)* } };   // `Shape::area(&c)`
 //! }
 //! pub use __ptx_trait_Shape_<hash> as Shape;
 //! ```
@@ -51,7 +51,7 @@ pub fn device_trait(t: syn::ItemTrait) -> TokenStream {
     let ident = &t.ident;
     let vis = &t.vis;
     let d = Punct::new('$', Spacing::Alone);
-    let msg = format!("`{ident}` is a trait: call its methods on a value (`v.method(..)`) or through the implementing type (`Circle::method(v, ..)`)");
+    let info = crate::link::info::write(&crate::link::info::Info::Trait(ident.to_string()));
     quote! {
         #t
         #[doc(hidden)]
@@ -61,8 +61,8 @@ pub fn device_trait(t: syn::ItemTrait) -> TokenStream {
             (@ptx_defaults #d (#d t:tt)*) => {
                 ::ptx_runtime::__private::trait_defaults! { { #tokens } #d (#d t)* }
             };
-            (@ptx_fetch ([#d (#d req:tt)*]) #d (#d t:tt)*) => {
-                ::ptx_runtime::__private::trait_defaults! { @misused #msg #d (#d req)* }
+            (@ptx_fetch #d (#d t:tt)*) => {
+                ::ptx_runtime::__private::fetch_next! { { #info } #d (#d t)* }
             };
         }
         #[doc(hidden)]

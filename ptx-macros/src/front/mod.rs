@@ -41,6 +41,7 @@ pub mod pat;
 pub mod pretty;
 pub mod printf;
 pub mod resolve;
+pub mod trait_call;
 pub mod traits;
 pub mod statics;
 pub mod sum;

@@ -53,7 +53,7 @@ impl<'a> Checker<'a> {
 
     /// The struct a receiver or operand is (through references), described; `None` when it is
     /// not known yet (fetched) or not a struct (reported).
-    fn struct_of(&mut self, ty: &Ty, span: Span) -> Option<Rc<StructDef>> {
+    pub(super) fn struct_of(&mut self, ty: &Ty, span: Span) -> Option<Rc<StructDef>> {
         let t = self.peel_refs(ty);
         match self.describe(&t, span) {
             Ty::Struct(d) => Some(d),

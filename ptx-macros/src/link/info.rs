@@ -6,6 +6,7 @@
 //! @generic_method name by_value|by_ref|by_mut|assoc {impl generics} {Self type} { item } [op code]
 //! @fn name ( [Ty] [Ty] ... ) [Ret]          // [] for `()`
 //! @api name
+//! @trait Name
 //! @method name by_value|by_ref|by_mut|assoc ( [Ty] ... ) [Ret]
 //! @generic_fn name { item }
 //! @enum Name u32 { Variant [value] ... }
@@ -36,6 +37,9 @@ pub enum Info {
     /// A method of a generic `#[device_fn] impl<T> Pair<T>`: instantiated by each caller (see
     /// `front::generic_type`).
     GenericMethod(GenericMethodInfo),
+    /// A `#[device_fn] trait`, by name: its functions are called through it
+    /// (`Halve::halve(x)`, see `front::trait_call`).
+    Trait(String),
 }
 
 /// A generic `DeviceRepr` struct: its type and const parameters and its fields with the
@@ -220,6 +224,10 @@ pub fn write(info: &Info) -> TokenStream {
             let name = format_ident!("{}", n);
             quote!(@api #name)
         }
+        Info::Trait(n) => {
+            let name = format_ident!("{}", n);
+            quote!(@trait #name)
+        }
         Info::Method(m) => {
             let name = format_ident!("{}", m.name);
             let recv = format_ident!("{}", m.recv.name());
@@ -312,6 +320,7 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                 Some(Info::Fn(FnInfo { name, params, ret }))
             }
             "api" => Some(Info::Api(ident(it.next()?)?)),
+            "trait" => Some(Info::Trait(ident(it.next()?)?)),
             "method" => {
                 let name = ident(it.next()?)?;
                 let recv = Recv::parse(&ident(it.next()?)?)?;
