@@ -24,19 +24,16 @@ impl<T: Copy> Halve for T {
 
 #[device_fn]
 impl<T: Copy> Pair<T> {
-    pub fn get<const I: usize>(self) -> T {
-        if I == 0 {
-            self.a
-        } else {
-            self.b
-        }
+    pub fn first<U: Copy + From<T>>(self) -> U {
+        U::from(self.a)
     }
 }
 
-// A const parameter of a method is written at the call.
+// rustc infers `U` from the annotation; the device compiler infers from the arguments only.
 #[kernel]
-pub fn k(p: Pair<f32>, out: &mut [f32]) {
-    out[0] = p.get();
+pub fn k(p: Pair<f32>, out: &mut [f64]) {
+    let x: f64 = p.first();
+    out[0] = x;
 }
 
 fn main() {}

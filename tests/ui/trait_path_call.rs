@@ -18,13 +18,16 @@ impl Halve for f32 {
     }
 }
 
-// Outside a generic instance a primitive's trait methods are called through the trait; an
-// associated function names the implementing type.
+// Outside a generic instance a primitive's trait methods are called through the trait.
 #[kernel]
 pub fn k(xs: &[f32], out: &mut [f32]) {
     out[0] = xs[0].halve();
-    out[1] = Halve::zero();
-    out[2] = Halve::halve(xs[0]) + <f32 as Halve>::zero();
+}
+
+// An associated function names the implementing type.
+#[kernel]
+pub fn assoc(xs: &[f32], out: &mut [f32]) {
+    out[0] = Halve::halve(xs[0]) + <f32 as Halve>::zero() + Halve::zero();
 }
 
 fn main() {}
