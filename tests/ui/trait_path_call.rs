@@ -27,7 +27,8 @@ pub fn k(xs: &[f32], out: &mut [f32]) {
 // An associated function names the implementing type.
 #[kernel]
 pub fn assoc(xs: &[f32], out: &mut [f32]) {
-    out[0] = Halve::halve(xs[0]) + <f32 as Halve>::zero() + Halve::zero();
+    let z: f32 = Halve::zero();
+    out[0] = Halve::halve(xs[0]) + <f32 as Halve>::zero() + z;
 }
 
 fn main() {}
