@@ -79,8 +79,16 @@ pub const fn write_template(path: &str, args: &[TemplateArg], sink: &mut Sink) {
 /// Writes the symbol of the method `name` of the class template `path::class` (`path` its
 /// `module_path!()`) instantiated with `args`: `krate::geo::Pair<float>::sum` is
 /// `_ZNK5krate3geo4PairIfE3sumE` (`konst`: a `self`/`&self` method, a `const` member). Like the
-/// other device functions' symbols here, the parameter types are left out.
-pub const fn write_member_template(path: &str, class: &str, args: &[TemplateArg], name: &str, konst: bool, sink: &mut Sink) {
+/// other device functions' symbols here, the parameter types are left out, except an
+/// operator's (`operator`: `name` is its Itanium code, `pl` for `operator+`), which tell the
+/// overloads apart as nvcc's do: `Pair<float>::operator+(Pair<float>) const` is
+/// `_ZNK5krate3geo4PairIfEplES2_` (the class instance, a struct argument of `path` with the
+/// class's name, is its substitution `S2_`; `Builtin("v")` writes an empty list).
+#[allow(clippy::too_many_arguments)]
+///
+/// `margs`: the method's own template arguments (`krate::geo::Vec3::get<2ul>() const` is
+/// `_ZNK5krate3geo4Vec33getILm2EEE`); `args` empty: the class is not a template.
+pub const fn write_member_template<'a>(path: &'a str, class: &'a str, args: &[TemplateArg<'a>], name: &str, margs: &[TemplateArg<'a>], konst: bool, operator: bool, params: &[TemplateArg<'a>], sink: &mut Sink) {
     let mut c = Candidates { list: [("", 0, ""); MAX_CANDIDATES], len: 0 };
     sink.str("_ZN");
     if konst {
@@ -96,12 +104,34 @@ pub const fn write_member_template(path: &str, class: &str, args: &[TemplateArg]
     }
     source_name(class, 0, class.len(), sink);
     // The template name `path::class` is a candidate, then its arguments', then the
-    // specialization `path::class<args>` (never named again here).
-    c.push("", usize::MAX, "");
-    write_args(args, &mut c, sink);
-    c.push("", usize::MAX, "");
-    source_name(name, 0, name.len(), sink);
+    // specialization `path::class<args>`: a parameter naming `path::class` is this instance.
+    if !args.is_empty() {
+        c.push("", usize::MAX, "");
+        write_args(args, &mut c, sink);
+    }
+    c.push(path, n, class);
+    if operator {
+        sink.str(name);
+    } else {
+        source_name(name, 0, name.len(), sink);
+    }
+    if !margs.is_empty() {
+        // The member template's name (never named again here), then its arguments.
+        c.push("", usize::MAX, "");
+        write_args(margs, &mut c, sink);
+    }
     sink.byte(b'E');
+    if operator {
+        let mut p = 0;
+        while p < params.len() {
+            match params[p] {
+                TemplateArg::Builtin(code) => sink.str(code),
+                TemplateArg::Int { .. } => {}
+                TemplateArg::Struct { path: tp, name: tn } => write_struct(tp, tn, &mut c, sink),
+            }
+            p += 1;
+        }
+    }
 }
 
 /// `I <args> E`.
@@ -279,13 +309,38 @@ mod tests {
         // krate::app::pair<krate::app::V, krate::app::V, int -3>
         // krate::geo::Pair<float>::sum (const member), krate::geo::Pair<krate::geo::V>::new
         let member = |args: &'static [TemplateArg<'static>], name: &'static str, konst: bool| {
-            let pieces = [Piece::MemberTemplate { path: "krate::geo", class: "Pair", args, name, konst }];
+            let pieces = [Piece::MemberTemplate { path: "krate::geo", class: "Pair", args, name, margs: &[], konst, operator: false, params: &[] }];
             let mut buf = std::vec![0u8; render_len(&pieces)];
             render_to(&pieces, &mut buf);
             std::string::String::from_utf8(buf).unwrap()
         };
         assert_eq!(member(&[Builtin("f")], "sum", true), "_ZNK5krate3geo4PairIfE3sumE");
         assert_eq!(member(&[Struct { path: "krate::geo", name: "V" }], "new", false), "_ZN5krate3geo4PairINS0_1VEE3newE");
+        // Operators carry their parameter types: krate::geo::Pair<float>::operator+(
+        // krate::geo::Pair<float>) const, Pair<float>::operator*(float) const,
+        // Pair<krate::geo::V>::operator+=(Pair<krate::geo::V>), Pair<float>::operator-() const.
+        let op = |args: &'static [TemplateArg<'static>], name: &'static str, konst: bool, params: &'static [TemplateArg<'static>]| {
+            let pieces = [Piece::MemberTemplate { path: "krate::geo", class: "Pair", args, name, margs: &[], konst, operator: true, params }];
+            let mut buf = std::vec![0u8; render_len(&pieces)];
+            render_to(&pieces, &mut buf);
+            std::string::String::from_utf8(buf).unwrap()
+        };
+        const THIS: TemplateArg<'static> = Struct { path: "krate::geo", name: "Pair" };
+        assert_eq!(op(&[Builtin("f")], "pl", true, &[THIS]), "_ZNK5krate3geo4PairIfEplES2_");
+        assert_eq!(op(&[Builtin("f")], "ml", true, &[Builtin("f")]), "_ZNK5krate3geo4PairIfEmlEf");
+        assert_eq!(op(&[Struct { path: "krate::geo", name: "V" }], "pL", false, &[THIS]), "_ZN5krate3geo4PairINS0_1VEEpLES3_");
+        assert_eq!(op(&[Builtin("f")], "ng", true, &[Builtin("v")]), "_ZNK5krate3geo4PairIfEngEv");
+        // Member templates: krate::geo::Vec3::get<2ul>() const, krate::geo::Pair<float>::
+        // scale<double>(double), krate::geo::Vec3::pick<krate::geo::Vec3>.
+        let mt = |class: &'static str, args: &'static [TemplateArg<'static>], name: &'static str, margs: &'static [TemplateArg<'static>], konst: bool| {
+            let pieces = [Piece::MemberTemplate { path: "krate::geo", class, args, name, margs, konst, operator: false, params: &[] }];
+            let mut buf = std::vec![0u8; render_len(&pieces)];
+            render_to(&pieces, &mut buf);
+            std::string::String::from_utf8(buf).unwrap()
+        };
+        assert_eq!(mt("Vec3", &[], "get", &[Int { code: "m", value: 2, negative: false }], true), "_ZNK5krate3geo4Vec33getILm2EEE");
+        assert_eq!(mt("Pair", &[Builtin("f")], "scale", &[Builtin("d")], false), "_ZN5krate3geo4PairIfE5scaleIdEE");
+        assert_eq!(mt("Vec3", &[], "pick", &[Struct { path: "krate::geo", name: "Vec3" }], true), "_ZNK5krate3geo4Vec34pickIS1_EE");
         assert_eq!(
             sym("krate::app", "pair", &[Struct { path: "krate::app", name: "V" }, Struct { path: "krate::app", name: "V" }, Int { code: "i", value: 3, negative: true }]),
             "_ZN5krate3app4pairINS0_1VES2_Lin3EEE"

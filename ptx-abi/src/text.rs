@@ -34,8 +34,11 @@ pub enum Piece<'a> {
     /// `template`).
     Template { path: &'a str, args: &'a [crate::template::TemplateArg<'a>] },
     /// The symbol of the method `name` of the generic `DeviceRepr` type `path::class`
-    /// instantiated with `args` (see `template::write_member_template`).
-    MemberTemplate { path: &'a str, class: &'a str, args: &'a [crate::template::TemplateArg<'a>], name: &'a str, konst: bool },
+    /// instantiated with `args` (see `template::write_member_template`); an operator (`name` its
+    /// Itanium code) is followed by its parameter types `params`.
+    /// `margs`: a generic method's own arguments (`Vec3::get<2ul>`); `args` empty: the class is
+    /// not a template.
+    MemberTemplate { path: &'a str, class: &'a str, args: &'a [crate::template::TemplateArg<'a>], name: &'a str, margs: &'a [crate::template::TemplateArg<'a>], konst: bool, operator: bool, params: &'a [crate::template::TemplateArg<'a>] },
     /// The `.version` / `.target` / `.address_size` header: the version is the lowest that has
     /// the target, `isa` (what the code itself uses) and everything `funcs` reaches.
     /// `debug`: `.target sm_XX, debug`, the module carries full debug information.
@@ -282,7 +285,7 @@ impl<'b> Sink<'b> {
             Piece::CppWrapper { symbol, ret, params, args } => crate::cpp::write_wrapper(symbol, ret, params, args, self),
             Piece::Member { path, ty, name, operator, konst, params } => crate::symbol::write_member(path, ty, name, operator, konst, params, self),
             Piece::Template { path, args } => crate::template::write_template(path, args, self),
-            Piece::MemberTemplate { path, class, args, name, konst } => crate::template::write_member_template(path, class, args, name, konst, self),
+            Piece::MemberTemplate { path, class, args, name, margs, konst, operator, params } => crate::template::write_member_template(path, class, args, name, margs, konst, operator, params, self),
             Piece::Header { target, isa, funcs, debug } => {
                 let mut v = target.min_isa().max(isa);
                 let r = Reachable::of(funcs);

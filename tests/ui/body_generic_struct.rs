@@ -22,9 +22,10 @@ pub fn k(out: &mut [Pair<f32>]) {
     out[0] = q;
 }
 
+// A const argument is an integer literal.
 #[kernel]
-pub fn arr(a: Arr<4>, out: &mut [f32]) {
-    out[0] = a.v[0];
+pub fn arr(a: Arr<4>, b: &[Arr<{ 2 + 2 }>], out: &mut [f32]) {
+    out[0] = a.v[0] + b[0].v[1];
 }
 
 fn main() {}

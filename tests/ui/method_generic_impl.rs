@@ -1,7 +1,6 @@
 #![allow(unused)]
 
-use core::ops::Add;
-use ptx_runtime::{device_fn, DeviceRepr};
+use ptx_runtime::{device_fn, kernel, DeviceRepr};
 
 #[derive(Clone, Copy, DeviceRepr)]
 #[repr(C)]
@@ -10,20 +9,31 @@ pub struct Pair<T: Copy> {
     pub b: T,
 }
 
-// Inherent generic impls work; trait impls for a generic type do not yet.
 #[device_fn]
-impl<T: Copy + Add<Output = T>> Add for Pair<T> {
-    type Output = Self;
-    fn add(self, o: Self) -> Self {
-        Pair { a: self.a + o.a, b: self.b + o.b }
+pub trait Halve {
+    fn halve(self) -> Self;
+}
+
+// Trait impls for a generic type work; a blanket impl has no type to hang its methods on.
+#[device_fn]
+impl<T: Copy> Halve for T {
+    fn halve(self) -> T {
+        self
     }
 }
 
 #[device_fn]
 impl<T: Copy> Pair<T> {
-    pub fn first<U>(self, u: U) -> T {
-        self.a
+    pub fn first<U: Copy + From<T>>(self) -> U {
+        U::from(self.a)
     }
+}
+
+// rustc infers `U` from the annotation; the device compiler infers from the arguments only.
+#[kernel]
+pub fn k(p: Pair<f32>, out: &mut [f64]) {
+    let x: f64 = p.first();
+    out[0] = x;
 }
 
 fn main() {}

@@ -32,9 +32,3 @@ pub fn k(vs: &[V], out: &mut [f32]) {
 }
 
 fn main() {}
-
-// Through the trait's path: the trait's replay says how to call its methods.
-#[kernel]
-pub fn by_trait_path(vs: &[V], out: &mut [f32]) {
-    out[0] = Area::area(&vs[0]);
-}

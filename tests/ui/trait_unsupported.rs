@@ -13,11 +13,6 @@ pub trait Convert<T> {
     fn convert(&self) -> T;
 }
 
-#[device_fn]
-pub trait Scale {
-    fn scale<T: Copy>(&self, t: T) -> f32;
-}
-
 pub trait Pick<T> {
     fn pick(&self) -> T;
 }

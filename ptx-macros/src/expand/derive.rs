@@ -272,8 +272,8 @@ fn replay(input: &syn::DeriveInput, fields: &[&syn::Field], is_union: bool, alig
                 .params
                 .iter()
                 .filter_map(|p| match p {
-                    syn::GenericParam::Type(t) => Some(Some(t.ident.to_string())),
-                    syn::GenericParam::Const(_) => Some(None),
+                    syn::GenericParam::Type(t) => Some(crate::link::info::StructParam::Type(t.ident.to_string())),
+                    syn::GenericParam::Const(c) => Some(crate::link::info::StructParam::Const(c.ident.to_string(), c.ty.to_token_stream().to_string())),
                     syn::GenericParam::Lifetime(_) => None,
                 })
                 .collect();

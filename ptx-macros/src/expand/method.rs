@@ -130,11 +130,8 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
         }
     }
     let generic = !imp.generics.params.is_empty() || imp.generics.where_clause.is_some();
-    if generic && origin == super::trait_def::Origin::Written {
-        return super::generic::generic_impl(imp);
-    }
     if generic {
-        errors.error(&imp.generics, "`#[device_fn]` impls cannot be generic yet: each method is compiled to one PTX function; implement it for each concrete type");
+        return super::generic::generic_impl(args, imp, origin);
     }
     let ty_name = match &*imp.self_ty {
         _ if generic => String::new(),
@@ -211,6 +208,14 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
     for item in &imp.items {
         let syn::ImplItem::Fn(f) = item else { continue };
         let name = f.sig.ident.to_string();
+        if crate::front::generic::is_generic(&f.sig) && op.is_none() {
+            if prim.is_some() {
+                errors.error(&f.sig.generics, "generic methods of a trait implemented for a primitive are not supported in device code: give the method concrete parameter types, or implement the trait for a `DeviceRepr` type");
+            } else {
+                out.extend(super::generic::generic_method_replay(&ty_name, &self_ty, f));
+            }
+            continue;
+        }
         let (key, symbol) = match &op {
             Some(((trait_name, method, code), rhs)) => {
                 if name != *method {
@@ -315,7 +320,7 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
 
 /// The right operand's part of an operator impl's key: none for the type itself, `scalar` for
 /// a primitive, the type's name otherwise.
-fn rhs_key(t: &syn::Type, ty_name: &str, errors: &mut Errors) -> Option<String> {
+pub(crate) fn rhs_key(t: &syn::Type, ty_name: &str, errors: &mut Errors) -> Option<String> {
     match t {
         syn::Type::Path(p) if p.qself.is_none() => {
             let n = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
@@ -369,7 +374,7 @@ pub fn scalar_code(s: Scalar) -> &'static str {
 }
 
 /// `Self::Output` becomes the impl's `type Output`.
-struct OutputToType<'t>(&'t syn::Type);
+pub(crate) struct OutputToType<'t>(pub(crate) &'t syn::Type);
 
 impl VisitMut for OutputToType<'_> {
     fn visit_type_mut(&mut self, t: &mut syn::Type) {

@@ -7,7 +7,7 @@
 //! ```text
 //! macro_rules! __ptx_trait_Shape_<hash> {
 //!     (@ptx_defaults $($t:tt)*) => { ::ptx_runtime::__private::trait_defaults! { { TRAIT } $($t)* } };
-//!     (@ptx_fetch ([$($req:tt)*]) $($t:tt)*) => { trait_defaults! { @misused "`Shape` is a trait: .." $($req)* } };
+//!     (@ptx_fetch $($t:tt)*) => { fetch_next! { { @trait Shape } $($t)* } };   // `Shape::area(&c)`
 //! }
 //! pub use __ptx_trait_Shape_<hash> as Shape;
 //! ```
@@ -42,13 +42,6 @@ pub fn device_trait(t: syn::ItemTrait) -> TokenStream {
     if !t.generics.params.is_empty() || t.generics.where_clause.is_some() {
         errors.error(&t.generics, "`#[device_fn]` traits cannot be generic yet: each impl's methods are compiled to one PTX function each; write a trait without parameters");
     }
-    for item in &t.items {
-        if let syn::TraitItem::Fn(f) = item {
-            if !f.sig.generics.params.is_empty() {
-                errors.error(&f.sig.generics, "generic trait methods are not supported in device code yet: give the method concrete parameter types");
-            }
-        }
-    }
     if !errors.is_empty() {
         let e = errors.to_compile_errors();
         return quote!(#t #e);
@@ -58,7 +51,7 @@ pub fn device_trait(t: syn::ItemTrait) -> TokenStream {
     let ident = &t.ident;
     let vis = &t.vis;
     let d = Punct::new('$', Spacing::Alone);
-    let msg = format!("`{ident}` is a trait: call its methods on a value (`v.method(..)`) or through the implementing type (`Circle::method(v, ..)`)");
+    let info = crate::link::info::write(&crate::link::info::Info::Trait(ident.to_string()));
     quote! {
         #t
         #[doc(hidden)]
@@ -68,8 +61,8 @@ pub fn device_trait(t: syn::ItemTrait) -> TokenStream {
             (@ptx_defaults #d (#d t:tt)*) => {
                 ::ptx_runtime::__private::trait_defaults! { { #tokens } #d (#d t)* }
             };
-            (@ptx_fetch ([#d (#d req:tt)*]) #d (#d t:tt)*) => {
-                ::ptx_runtime::__private::trait_defaults! { @misused #msg #d (#d req)* }
+            (@ptx_fetch #d (#d t:tt)*) => {
+                ::ptx_runtime::__private::fetch_next! { { #info } #d (#d t)* }
             };
         }
         #[doc(hidden)]
@@ -99,7 +92,12 @@ pub fn user_trait_impl(path: &syn::Path, imp: &syn::ItemImpl, args: &TokenStream
         _ => None,
     });
     let self_ty = &imp.self_ty;
-    Some(quote!(#path! { @ptx_defaults {#args} {#self_ty} { #(#written)* } }))
+    // A generic impl's parameters, as a function's (`fn __generics<T: Num>() where .. {}`).
+    let generics = (!imp.generics.params.is_empty()).then(|| {
+        let (g, w) = (&imp.generics, &imp.generics.where_clause);
+        quote!({ fn __generics #g () #w {} })
+    });
+    Some(quote!(#path! { @ptx_defaults {#args} {#self_ty} { #(#written)* } #generics }))
 }
 
 /// `ptx_runtime::__private::trait_defaults! { {TRAIT} {args} {T} {written methods} }`: the
@@ -143,7 +141,10 @@ pub fn defaults(input: TokenStream) -> TokenStream {
         return TokenStream::new();
     }
     let ident = &tr.ident;
-    let imp: syn::ItemImpl = syn::parse_quote!(impl #ident for #self_ty { #(#items)* });
+    let mut imp: syn::ItemImpl = syn::parse_quote!(impl #ident for #self_ty { #(#items)* });
+    if let Some(g) = next().and_then(|g| syn::parse2::<syn::ItemFn>(g).ok()) {
+        imp.generics = g.sig.generics;
+    }
     super::method::impl_methods(args, imp, Origin::Defaults)
 }
 

@@ -23,8 +23,8 @@ impl<'a> Checker<'a> {
             }
             return self.error(c.func.span(), "only functions named by a path can be called in device code (closures and function pointers are not supported); call a `#[device_fn]`");
         };
-        if p.qself.is_some() {
-            return self.error(span, "qualified paths (`<T as Trait>::f`) are not supported in device code; call a `#[device_fn]` or an inherent method");
+        if let Some(q) = &p.qself {
+            return self.qualified_call(q, &p.path, &c.args, span);
         }
         let path = &p.path;
         let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
@@ -88,9 +88,19 @@ impl<'a> Checker<'a> {
             if let Some(s) = self.prim_bound_by_trait(&ty_path) {
                 return self.prim_trait_call(s, None, &last, &args, span, name_span);
             }
+            // `Halve::halve(x)`, `Shape::area(&c)`: through a `#[device_fn]` trait.
+            if let Some(Info::Trait(_)) = self.env.get(&ty_path) {
+                return self.trait_path_call(&ty_path, &last, &args, span, name_span);
+            }
             let named = Ty::Named(Rc::new(NamedRef { key: crate::link::key(&ty_path), path: ty_path }));
             return match self.describe(&named, span) {
-                Ty::Struct(def) => self.assoc_call(def, &last, &args, span, name_span),
+                Ty::Struct(def) => {
+                    // `Vec3::get::<2>(v)`: a generic method's arguments.
+                    if let Some(syn::PathArguments::AngleBracketed(ab)) = path.segments.last().map(|s| &s.arguments) {
+                        self.method_generics = Some(ab.clone());
+                    }
+                    self.assoc_call(def, &last, &args, span, name_span)
+                }
                 _ => {
                     for a in &args {
                         self.expr(a);

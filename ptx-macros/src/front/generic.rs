@@ -37,15 +37,24 @@ pub struct Instance {
     pub self_ty: Option<syn::Type>,
 }
 
+/// A call's generic arguments (see [`Checker::bind_call`]): the callee's parameters, the
+/// substitution, the arguments as `TemplateArg`s and as shown in instance keys.
+pub(super) struct Bound {
+    pub params: Vec<Param>,
+    pub subst: Subst,
+    pub targs: Vec<TokenStream>,
+    pub shown: Vec<String>,
+}
+
 /// A generic parameter of the callee.
-enum Param {
+pub(super) enum Param {
     Type(String),
     /// A const parameter and its type's Itanium code.
     Const(String, &'static str),
 }
 
 impl Param {
-    fn name(&self) -> &str {
+    pub(super) fn name(&self) -> &str {
         match self {
             Param::Type(n) | Param::Const(n, _) => n,
         }
@@ -89,47 +98,6 @@ impl Checker<'_> {
         let Ok(item) = syn::parse2::<syn::ItemFn>(info.item.clone()) else {
             return self.error(span, format!("internal: the replay of `{}` does not parse", info.name));
         };
-        let mut params = Vec::new();
-        for p in &item.sig.generics.params {
-            match p {
-                syn::GenericParam::Type(t) => params.push(Param::Type(t.ident.to_string())),
-                syn::GenericParam::Const(c) => {
-                    let code = match &c.ty {
-                        syn::Type::Path(tp) => tp.path.get_ident().and_then(|i| Scalar::from_rust_name(&i.to_string())).filter(|s| s.is_integral() || *s == Scalar::Bool).map(crate::expand::method::scalar_code),
-                        _ => None,
-                    };
-                    let Some(code) = code else {
-                        return self.error(span, format!("`{}`: const generic parameters of device functions are integers or `bool`", info.name));
-                    };
-                    params.push(Param::Const(c.ident.to_string(), code));
-                }
-                syn::GenericParam::Lifetime(_) => {}
-            }
-        }
-        let mut bound: HashMap<String, Arg> = HashMap::new();
-        // Written arguments: `f::<f32, 5>(..)`.
-        if let Some(syn::PathArguments::AngleBracketed(ab)) = path.segments.last().map(|s| &s.arguments) {
-            let written: Vec<&syn::GenericArgument> = ab.args.iter().filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_))).collect();
-            if written.len() > params.len() {
-                return self.error(span, format!("`{}` takes {} generic argument(s) but {} were given", info.name, params.len(), written.len()));
-            }
-            for (ga, p) in written.into_iter().zip(&params) {
-                match (p, ga) {
-                    (Param::Type(n), syn::GenericArgument::Type(t)) => {
-                        let ty = self.resolve_type(t, Position::Body);
-                        let ty = self.describe(&ty, syn::spanned::Spanned::span(t));
-                        bound.insert(n.clone(), Arg::Type(ty));
-                    }
-                    (Param::Const(n, _), ga) => match const_value(ga) {
-                        Some(v) => {
-                            bound.insert(n.clone(), Arg::Const(v));
-                        }
-                        None => return self.error(syn::spanned::Spanned::span(ga), format!("the const argument `{n}` of a device function is an integer literal here (`{}::<5>(..)`)", info.name)),
-                    },
-                    (Param::Type(n), other) => return self.error(syn::spanned::Spanned::span(other), format!("`{n}` is a type parameter of `{}`", info.name)),
-                }
-            }
-        }
         let inputs: Vec<&syn::Type> = item
             .sig
             .inputs
@@ -139,66 +107,10 @@ impl Checker<'_> {
                 syn::FnArg::Receiver(_) => None,
             })
             .collect();
-        if inputs.len() != xs.len() {
-            return self.error(span, format!("`{}` takes {} arguments but {} were given", info.name, inputs.len(), xs.len()));
-        }
-        if xs.iter().any(|x| matches!(self.shallow(&x.ty), Ty::Error)) {
-            return self.error_expr(span);
-        }
-        // Inferred arguments: concrete types first, then literals' defaults (rustc's order for
-        // `lerp(0.5, b, t)`).
-        let mut pending: HashMap<String, Ty> = HashMap::new();
-        for (pt, x) in inputs.iter().zip(&xs) {
-            // Shallow: a literal's type still open is a variable, bound last.
-            let t = self.shallow(&x.ty);
-            self.bind(pt, &t, &params, &mut bound, &mut pending);
-        }
-        for (name, t) in pending {
-            if !bound.contains_key(&name) {
-                let d = match &t {
-                    Ty::Var(v) => match self.infer.kind_of(*v) {
-                        super::infer::VarKind::Int => Some(Ty::Scalar(Scalar::I32)),
-                        super::infer::VarKind::Float => Some(Ty::Scalar(Scalar::F64)),
-                        super::infer::VarKind::General => None,
-                    },
-                    _ => None,
-                };
-                if let Some(d) = d {
-                    bound.insert(name, Arg::Type(d));
-                }
-            }
-        }
-        let mut subst = Subst { types: HashMap::new(), consts: HashMap::new() };
-        let mut targs = Vec::new();
-        let mut shown = Vec::new();
-        for p in &params {
-            let Some(arg) = bound.get(p.name()).cloned() else {
-                return self.error(span, format!("cannot infer the generic argument `{}` of `{}`: write it (`{}::<..>(..)`)", p.name(), info.name, info.name));
-            };
-            match (p, arg) {
-                (Param::Type(n), Arg::Type(t)) => {
-                    let t = self.describe(&t, span);
-                    let Some((tokens, targ)) = self.type_arg(&t) else {
-                        if matches!(t, Ty::Error) {
-                            return self.error_expr(span);
-                        }
-                        let shown = self.infer.resolve(&t);
-                        return self.error(span, format!("`{shown}` cannot be a generic argument of a device function yet: use a primitive or a `DeviceRepr` struct"));
-                    };
-                    shown.push(tokens.to_string());
-                    let Ok(ty) = syn::parse2::<syn::Type>(tokens) else { return self.error_expr(span) };
-                    subst.types.insert(n.clone(), ty);
-                    targs.push(targ);
-                }
-                (Param::Const(n, code), Arg::Const(v)) => {
-                    shown.push(v.to_string());
-                    subst.consts.insert(n.clone(), (v, *code));
-                    let (value, negative) = (v.unsigned_abs() as u64, v < 0);
-                    targs.push(quote!(::ptx_runtime::__private::TemplateArg::Int { code: #code, value: #value, negative: #negative }));
-                }
-                _ => return self.error(span, format!("`{}`: a generic argument of the wrong kind", p.name())),
-            }
-        }
+        let Bound { params, mut subst, targs, shown } = match self.bind_call(&item.sig.generics, path.segments.last().map(|s| &s.arguments), &inputs, &xs, &info.name, span) {
+            Ok(b) => b,
+            Err(e) => return e,
+        };
         let key = format!("{}<{}>", crate::link::key(fetch_path), shown.join(","));
         let instance = match self.instances.iter().find(|i| i.key == key) {
             Some(i) => i.clone(),
@@ -263,6 +175,115 @@ impl Checker<'_> {
         let module = &instance.module;
         let callee = Rc::new(Callee { path: quote!(#module), assoc: None, ret: ret.clone() });
         Expr { kind: ExprKind::Call { callee, args: out }, ty: ret, span }
+    }
+
+    /// The generic arguments of a call of a function with `generics` (a generic function's, a
+    /// generic method's own): `written` (`f::<f32, 5>`) first, then inferred from the arguments
+    /// `xs` against the parameter types `inputs` as rustc infers them for these shapes, then
+    /// the literals' defaults. `Err`: the call's expression, an error reported.
+    pub(super) fn bind_call(&mut self, generics: &syn::Generics, written: Option<&syn::PathArguments>, inputs: &[&syn::Type], xs: &[Expr], name: &str, span: Span) -> Result<Bound, Expr> {
+        let mut params = Vec::new();
+        for p in &generics.params {
+            match p {
+                syn::GenericParam::Type(t) => params.push(Param::Type(t.ident.to_string())),
+                syn::GenericParam::Const(c) => {
+                    let code = match &c.ty {
+                        syn::Type::Path(tp) => tp.path.get_ident().and_then(|i| Scalar::from_rust_name(&i.to_string())).filter(|s| s.is_integral() || *s == Scalar::Bool).map(crate::expand::method::scalar_code),
+                        _ => None,
+                    };
+                    let Some(code) = code else {
+                        return Err(self.error(span, format!("`{}`: const generic parameters of device functions are integers or `bool`", name)));
+                    };
+                    params.push(Param::Const(c.ident.to_string(), code));
+                }
+                syn::GenericParam::Lifetime(_) => {}
+            }
+        }
+        let mut bound: HashMap<String, Arg> = HashMap::new();
+        // Written arguments: `f::<f32, 5>(..)`.
+        if let Some(syn::PathArguments::AngleBracketed(ab)) = written {
+            let written: Vec<&syn::GenericArgument> = ab.args.iter().filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_))).collect();
+            if written.len() > params.len() {
+                return Err(self.error(span, format!("`{}` takes {} generic argument(s) but {} were given", name, params.len(), written.len())));
+            }
+            for (ga, p) in written.into_iter().zip(&params) {
+                match (p, ga) {
+                    (Param::Type(n), syn::GenericArgument::Type(t)) => {
+                        let ty = self.resolve_type(t, Position::Body);
+                        let ty = self.describe(&ty, syn::spanned::Spanned::span(t));
+                        bound.insert(n.clone(), Arg::Type(ty));
+                    }
+                    (Param::Const(n, _), ga) => match const_value(ga) {
+                        Some(v) => {
+                            bound.insert(n.clone(), Arg::Const(v));
+                        }
+                        None => return Err(self.error(syn::spanned::Spanned::span(ga), format!("the const argument `{n}` of a device function is an integer literal here (`{}::<5>(..)`)", name))),
+                    },
+                    (Param::Type(n), other) => return Err(self.error(syn::spanned::Spanned::span(other), format!("`{n}` is a type parameter of `{}`", name))),
+                }
+            }
+        }
+        if inputs.len() != xs.len() {
+            return Err(self.error(span, format!("`{}` takes {} arguments but {} were given", name, inputs.len(), xs.len())));
+        }
+        if xs.iter().any(|x| matches!(self.shallow(&x.ty), Ty::Error)) {
+            return Err(self.error_expr(span));
+        }
+        // Inferred arguments: concrete types first, then literals' defaults (rustc's order for
+        // `lerp(0.5, b, t)`).
+        let mut pending: HashMap<String, Ty> = HashMap::new();
+        for (pt, x) in inputs.iter().zip(xs) {
+            // Shallow: a literal's type still open is a variable, bound last.
+            let t = self.shallow(&x.ty);
+            self.bind(pt, &t, &params, &mut bound, &mut pending);
+        }
+        for (name, t) in pending {
+            if !bound.contains_key(&name) {
+                let d = match &t {
+                    Ty::Var(v) => match self.infer.kind_of(*v) {
+                        super::infer::VarKind::Int => Some(Ty::Scalar(Scalar::I32)),
+                        super::infer::VarKind::Float => Some(Ty::Scalar(Scalar::F64)),
+                        super::infer::VarKind::General => None,
+                    },
+                    _ => None,
+                };
+                if let Some(d) = d {
+                    bound.insert(name, Arg::Type(d));
+                }
+            }
+        }
+        let mut subst = Subst { types: HashMap::new(), consts: HashMap::new() };
+        let mut targs = Vec::new();
+        let mut shown = Vec::new();
+        for p in &params {
+            let Some(arg) = bound.get(p.name()).cloned() else {
+                return Err(self.error(span, format!("cannot infer the generic argument `{}` of `{}`: write it (`{}::<..>(..)`)", p.name(), name, name)));
+            };
+            match (p, arg) {
+                (Param::Type(n), Arg::Type(t)) => {
+                    let t = self.describe(&t, span);
+                    let Some((tokens, targ)) = self.type_arg(&t) else {
+                        if matches!(t, Ty::Error) {
+                            return Err(self.error_expr(span));
+                        }
+                        let shown = self.infer.resolve(&t);
+                        return Err(self.error(span, format!("`{shown}` cannot be a generic argument of a device function yet: use a primitive or a `DeviceRepr` struct")));
+                    };
+                    shown.push(tokens.to_string());
+                    let Ok(ty) = syn::parse2::<syn::Type>(tokens) else { return Err(self.error_expr(span)) };
+                    subst.types.insert(n.clone(), ty);
+                    targs.push(targ);
+                }
+                (Param::Const(n, code), Arg::Const(v)) => {
+                    shown.push(v.to_string());
+                    subst.consts.insert(n.clone(), (v, *code));
+                    let (value, negative) = (v.unsigned_abs() as u64, v < 0);
+                    targs.push(quote!(::ptx_runtime::__private::TemplateArg::Int { code: #code, value: #value, negative: #negative }));
+                }
+                _ => return Err(self.error(span, format!("`{}`: a generic argument of the wrong kind", p.name()))),
+            }
+        }
+        Ok(Bound { params, subst, targs, shown })
     }
 
     /// Binds the parameters `pt` mentions from the argument's type `arg`.
@@ -340,7 +361,7 @@ impl Checker<'_> {
 }
 
 /// Each type parameter's trait bounds, inline and in the `where` clause.
-fn bounds(g: &syn::Generics) -> Vec<(String, syn::Path)> {
+pub(super) fn bounds(g: &syn::Generics) -> Vec<(String, syn::Path)> {
     let mut out = Vec::new();
     let mut add = |name: String, bs: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>| {
         for b in bs {
@@ -391,6 +412,7 @@ pub(crate) fn const_value(ga: &syn::GenericArgument) -> Option<i128> {
 
 /// The generic parameters replaced by the arguments: types where a type is written, literals
 /// where a const parameter is used (unsuffixed as an array length, typed as a value).
+#[derive(Clone)]
 pub(crate) struct Subst {
     types: HashMap<String, syn::Type>,
     consts: HashMap<String, (i128, &'static str)>,
@@ -402,9 +424,9 @@ impl Subst {
         Subst { types, consts }
     }
 
-    /// Type parameters only.
-    pub(super) fn types(types: HashMap<String, syn::Type>) -> Subst {
-        Subst { types, consts: HashMap::new() }
+    /// The type a type parameter is bound to.
+    pub(super) fn type_of(&self, name: &str) -> Option<&syn::Type> {
+        self.types.get(name)
     }
 
     fn literal(&self, name: &str, typed: bool) -> Option<syn::Expr> {
@@ -492,7 +514,7 @@ pub(crate) struct ThroughCalleeBody<'p> {
 }
 
 impl ThroughCalleeBody<'_> {
-    fn rewrite(&self, path: &mut syn::Path, single_ok: bool) {
+    pub(crate) fn rewrite(&self, path: &mut syn::Path, single_ok: bool) {
         let Some(first) = path.segments.first().map(|s| s.ident.to_string()) else { return };
         let primitive = Scalar::from_rust_name(&first).is_some() || first == "str";
         let relative = path.leading_colon.is_none()

@@ -52,6 +52,7 @@ impl<'a> Checker<'a> {
             }
         }
         if !matches!(name.as_str(), "clone" | "to_owned") && matches!(self.peel_refs(&recv.ty), Ty::Struct(_) | Ty::Named(_)) {
+            self.method_generics = m.turbofish.clone();
             return self.user_method(recv, Some(&m.receiver), &name, &args, span, m.method.span());
         }
         self.method(recv, &name, &args, span, m.method.span())
@@ -286,7 +287,7 @@ impl<'a> Checker<'a> {
             "to_radians" => (FloatOp::ToRadians, vec![], t.clone()),
             _ => {
                 let list: Vec<&str> = MATH_FNS.iter().map(|(n, _)| *n).collect();
-                return self.error(name_span, format!("no method `{name}` on `{t}` in device code; supported: sqrt, abs, min, max, clamp, mul_add, floor, ceil, round, round_ties_even, trunc, fract, recip, copysign, signum, is_nan, is_infinite, is_finite, is_sign_negative, is_sign_positive, to_degrees, to_radians, powi, to_bits, {}", list.join(", ")));
+                return self.error(name_span, format!("no method `{name}` on `{t}` in device code; supported: sqrt, abs, min, max, clamp, mul_add, floor, ceil, round, round_ties_even, trunc, fract, recip, copysign, signum, is_nan, is_infinite, is_finite, is_sign_negative, is_sign_positive, to_degrees, to_radians, powi, to_bits, {}; {}", list.join(", "), super::trait_call::prim_hint(name, &t.to_string())));
             }
         };
         let rest = self.args_of(args, &params, name_span);
@@ -501,5 +502,5 @@ fn unsigned_of(s: Scalar) -> Scalar {
 }
 
 fn no_int_method(name: &str, t: &str) -> String {
-    format!("no method `{name}` on `{t}` in device code; supported integer methods: wrapping_add/sub/mul/neg/abs/div/rem/shl/shr/pow, saturating_add/sub, min, max, clamp, abs, abs_diff, signum, pow, leading_zeros, trailing_zeros, count_ones, count_zeros, rotate_left/right, swap_bytes, reverse_bits, is_power_of_two, div_ceil, is_multiple_of, rem_euclid, div_euclid")
+    format!("no method `{name}` on `{t}` in device code; supported integer methods: wrapping_add/sub/mul/neg/abs/div/rem/shl/shr/pow, saturating_add/sub, min, max, clamp, abs, abs_diff, signum, pow, leading_zeros, trailing_zeros, count_ones, count_zeros, rotate_left/right, swap_bytes, reverse_bits, is_power_of_two, div_ceil, is_multiple_of, rem_euclid, div_euclid; {}", super::trait_call::prim_hint(name, t))
 }

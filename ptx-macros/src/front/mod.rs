@@ -26,6 +26,7 @@ pub mod enums;
 mod deferred_tests;
 pub mod expr;
 pub mod generic;
+pub mod generic_method;
 pub mod generic_type;
 pub mod hir;
 pub mod infer;
@@ -44,6 +45,7 @@ pub mod pretty;
 pub mod printf;
 pub mod resolve;
 pub mod round;
+pub mod trait_call;
 pub mod traits;
 pub mod statics;
 pub mod sum;
@@ -123,6 +125,8 @@ pub struct Checker<'a> {
     pub instances: Vec<generic::Instance>,
     /// In an instance: the user traits bounding primitives (`where f32: Float`, see `traits`).
     pub prim_bounds: Vec<(ptx_abi::Scalar, syn::Path)>,
+    /// A method call's turbofish (`v.get::<2>()`), for a generic method (`generic_method`).
+    pub method_generics: Option<syn::AngleBracketedGenericArguments>,
     /// Closures and the names iterator chains bind (see `closure`).
     pub natural: closure::Natural,
 }
@@ -164,6 +168,7 @@ pub fn check(
         ref_self: None,
         instances: Vec::new(),
         prim_bounds: traits::prim_bounds(item_sig),
+        method_generics: None,
         natural: closure::Natural::default(),
     };
     let before = c.errors.len();

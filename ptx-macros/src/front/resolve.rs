@@ -280,6 +280,10 @@ impl<'a> Checker<'a> {
                 self.errors.at(span, format!("`{name}` is generic: write its arguments (`{name}<f32>`)"));
                 Ty::Error
             }
+            Some(Info::Trait(name)) => {
+                self.errors.at(span, format!("`{name}` is a trait: call its methods on a value (`v.method(..)`), through the trait (`{name}::method(v, ..)`) or through the implementing type (`Circle::method(v, ..)`)"));
+                Ty::Error
+            }
             Some(_) => {
                 self.errors.at(span, format!("`{}` is not a type", n.path));
                 Ty::Error

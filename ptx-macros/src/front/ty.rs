@@ -158,9 +158,17 @@ pub struct StructDef {
 pub struct GenericArgs {
     /// The type's own name (`Pair`): its methods' replays are named by it.
     pub base: String,
-    pub args: Vec<Ty>,
+    pub args: Vec<GenericArg>,
     /// The arguments as the item being compiled names them.
     pub tokens: Vec<TokenStream>,
+}
+
+/// An argument of a generic `DeviceRepr` type: a type, or a const parameter's value and its
+/// type's Itanium code (`Tile<4>`: `4`, `m`).
+#[derive(Debug, Clone)]
+pub enum GenericArg {
+    Type(Ty),
+    Const(i128, &'static str),
 }
 
 #[derive(Debug)]

@@ -24,7 +24,7 @@ impl<'a> Checker<'a> {
         let path = method_path(def, key, span);
         match self.env.get(&path).cloned() {
             Some(Info::Method(m)) => Some(m),
-            Some(Info::GenericMethod(g)) => self.instantiate_method(def, &g, span),
+            Some(Info::GenericMethod(g)) => self.instantiate_method(def, &g, None, span),
             Some(_) => {
                 self.errors.at(span, format!("`{}` is not a method of `{}`", key, def.name));
                 None
@@ -53,7 +53,7 @@ impl<'a> Checker<'a> {
 
     /// The struct a receiver or operand is (through references), described; `None` when it is
     /// not known yet (fetched) or not a struct (reported).
-    fn struct_of(&mut self, ty: &Ty, span: Span) -> Option<Rc<StructDef>> {
+    pub(super) fn struct_of(&mut self, ty: &Ty, span: Span) -> Option<Rc<StructDef>> {
         let t = self.peel_refs(ty);
         match self.describe(&t, span) {
             Ty::Struct(d) => Some(d),
@@ -69,12 +69,16 @@ impl<'a> Checker<'a> {
     /// `recv.name(args)` on a value of a `DeviceRepr` type. `recv_syn`: the receiver's
     /// expression, checked again as the place a `&mut self` method writes back to.
     pub fn user_method(&mut self, recv: Expr, recv_syn: Option<&syn::Expr>, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
+        let written = self.method_generics.take();
         let Some(def) = self.struct_of(&recv.ty, recv.span) else {
             for a in args {
                 self.expr(a);
             }
             return self.error_expr(span);
         };
+        if let Some(g) = self.own_generic_method(&def, name, name_span) {
+            return self.generic_method_call(def, &g, written, Some(recv), recv_syn, args, span, name_span);
+        }
         let Some(info) = self.method_info(&def, name, name_span) else {
             for a in args {
                 self.expr(a);
@@ -105,7 +109,7 @@ impl<'a> Checker<'a> {
     }
 
     /// The call, with a `&mut self` method's result stored back into the receiver's place.
-    fn finish_method(&mut self, def: Rc<StructDef>, info: MethodInfo, recv: Expr, recv_syn: Option<&syn::Expr>, args: Option<Vec<Expr>>, span: Span) -> Expr {
+    pub(super) fn finish_method(&mut self, def: Rc<StructDef>, info: MethodInfo, recv: Expr, recv_syn: Option<&syn::Expr>, args: Option<Vec<Expr>>, span: Span) -> Expr {
         let Some(args) = args else { return self.error_expr(span) };
         let recv = self.auto_deref_value(recv);
         let self_ty = Ty::Struct(def.clone());
@@ -136,6 +140,10 @@ impl<'a> Checker<'a> {
 
     /// `Type::name(args)`: an associated function, or a method called with its receiver first.
     pub fn assoc_call(&mut self, def: Rc<StructDef>, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
+        let written = self.method_generics.take();
+        if let Some(g) = self.own_generic_method(&def, name, name_span) {
+            return self.generic_method_call(def, &g, written, None, None, args, span, name_span);
+        }
         let Some(info) = self.method_info(&def, name, name_span) else {
             for a in args {
                 self.expr(a);
@@ -282,7 +290,7 @@ pub fn op_trait(op: super::hir::BinOp, compound: bool) -> Option<&'static str> {
 
 /// Where a method's replay is: next to its type, under [`replay_name`], spanned at the call so
 /// a missing one is reported there.
-fn method_path(def: &StructDef, key: &str, span: Span) -> TokenStream {
+pub(super) fn method_path(def: &StructDef, key: &str, span: Span) -> TokenStream {
     let name = replay_name(def.base_name(), key, span);
     match syn::parse2::<syn::Path>(def.path.clone()) {
         Ok(mut p) if p.segments.len() > 1 => {
@@ -297,7 +305,7 @@ fn method_path(def: &StructDef, key: &str, span: Span) -> TokenStream {
 
 /// The function a method call calls: the method's node next to its type, or the instance of a
 /// generic impl's method the body compiles (see `generic_type`).
-fn method_callee(def: &StructDef, info: &MethodInfo, ret: Ty) -> Callee {
+pub(super) fn method_callee(def: &StructDef, info: &MethodInfo, ret: Ty) -> Callee {
     match &info.instance {
         Some(module) => Callee { path: module.clone(), assoc: None, ret },
         None => Callee { path: def.path.clone(), assoc: Some(info.name.clone()), ret },

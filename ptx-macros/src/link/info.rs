@@ -2,10 +2,11 @@
 //!
 //! ```text
 //! @struct Name named|tuple|union ALIGN { field [Ty] field [Ty] ... }
-//! @generic Name (T U) { @struct Name named|tuple ALIGN { field [Ty] ... } }
-//! @generic_method name by_value|by_ref|by_mut|assoc {impl generics} {Self type} { item }
+//! @generic Name (T U [N usize]) { @struct Name named|tuple ALIGN { field [Ty] ... } }
+//! @generic_method name by_value|by_ref|by_mut|assoc {impl generics} {Self type} { item } [op code]
 //! @fn name ( [Ty] [Ty] ... ) [Ret]          // [] for `()`
 //! @api name
+//! @trait Name
 //! @method name by_value|by_ref|by_mut|assoc ( [Ty] ... ) [Ret]
 //! @generic_fn name { item }
 //! @enum Name u32 { Variant [value] ... }
@@ -36,14 +37,41 @@ pub enum Info {
     /// A method of a generic `#[device_fn] impl<T> Pair<T>`: instantiated by each caller (see
     /// `front::generic_type`).
     GenericMethod(GenericMethodInfo),
+    /// A `#[device_fn] trait`, by name: its functions are called through it
+    /// (`Halve::halve(x)`, see `front::trait_call`).
+    Trait(String),
 }
 
-/// A generic `DeviceRepr` struct: its type parameters (a const parameter is `None`: not
-/// supported yet) and its fields with the parameters as written.
+/// A generic `DeviceRepr` struct: its type and const parameters and its fields with the
+/// parameters as written.
 #[derive(Clone, Debug)]
 pub struct GenericStructInfo {
-    pub params: Vec<Option<String>>,
+    pub params: Vec<StructParam>,
     pub def: StructInfo,
+}
+
+/// A parameter of a generic `DeviceRepr` struct.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StructParam {
+    Type(String),
+    /// `const N: usize`: its name and its type's name.
+    Const(String, String),
+}
+
+impl StructParam {
+    pub fn name(&self) -> &str {
+        match self {
+            StructParam::Type(n) | StructParam::Const(n, _) => n,
+        }
+    }
+
+    /// The name of a type parameter.
+    pub fn type_name(&self) -> Option<&str> {
+        match self {
+            StructParam::Type(n) => Some(n),
+            StructParam::Const(..) => None,
+        }
+    }
 }
 
 /// A method of a generic impl: the impl's generics, its self type and the method as written
@@ -55,6 +83,8 @@ pub struct GenericMethodInfo {
     pub generics: TokenStream,
     pub self_ty: TokenStream,
     pub item: TokenStream,
+    /// For an operator of a trait impl (`impl<T> Add for Pair<T>`): its Itanium code (`pl`).
+    pub op: Option<String>,
 }
 
 /// A generic `#[device_fn]`: its name and its tokens as written (signature, bounds, body).
@@ -165,8 +195,14 @@ pub fn write(info: &Info) -> TokenStream {
         Info::Generic(g) => {
             let name = format_ident!("{}", g.def.name);
             let params = g.params.iter().map(|p| match p {
-                Some(p) => format_ident!("{}", p),
-                None => format_ident!("const"),
+                StructParam::Type(p) => {
+                    let p = format_ident!("{}", p);
+                    quote!(#p)
+                }
+                StructParam::Const(p, t) => {
+                    let (p, t) = (format_ident!("{}", p), format_ident!("{}", t));
+                    quote!([#p #t])
+                }
             });
             let def = write(&Info::Struct(g.def.clone()));
             quote!(@generic #name (#(#params)*) { #def })
@@ -175,7 +211,8 @@ pub fn write(info: &Info) -> TokenStream {
             let name = format_ident!("{}", m.name);
             let recv = format_ident!("{}", m.recv.name());
             let (g, t, item) = (&m.generics, &m.self_ty, &m.item);
-            quote!(@generic_method #name #recv {#g} {#t} {#item})
+            let op = m.op.iter().map(|o| format_ident!("{}", o));
+            quote!(@generic_method #name #recv {#g} {#t} {#item} #(#op)*)
         }
         Info::Fn(f) => {
             let name = format_ident!("{}", f.name);
@@ -186,6 +223,10 @@ pub fn write(info: &Info) -> TokenStream {
         Info::Api(n) => {
             let name = format_ident!("{}", n);
             quote!(@api #name)
+        }
+        Info::Trait(n) => {
+            let name = format_ident!("{}", n);
+            quote!(@trait #name)
         }
         Info::Method(m) => {
             let name = format_ident!("{}", m.name);
@@ -245,7 +286,13 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                 let _name = ident(it.next()?)?;
                 let params = group(it.next()?, Delimiter::Parenthesis)?
                     .into_iter()
-                    .map(|t| ident(t).map(|p| (p != "const").then_some(p)))
+                    .map(|t| match t {
+                        TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket => {
+                            let mut it = g.stream().into_iter();
+                            Some(StructParam::Const(ident(it.next()?)?, ident(it.next()?)?))
+                        }
+                        t => ident(t).map(StructParam::Type),
+                    })
                     .collect::<Option<Vec<_>>>()?;
                 let Info::Struct(def) = parse(group(it.next()?, Delimiter::Brace)?)? else { return None };
                 Some(Info::Generic(GenericStructInfo { params, def }))
@@ -256,7 +303,11 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                 let generics = group(it.next()?, Delimiter::Brace)?;
                 let self_ty = group(it.next()?, Delimiter::Brace)?;
                 let item = group(it.next()?, Delimiter::Brace)?;
-                Some(Info::GenericMethod(GenericMethodInfo { name, recv, generics, self_ty, item }))
+                let op = match it.next() {
+                    Some(t) => Some(ident(t)?),
+                    None => None,
+                };
+                Some(Info::GenericMethod(GenericMethodInfo { name, recv, generics, self_ty, item, op }))
             }
             "fn" => {
                 let name = ident(it.next()?)?;
@@ -269,6 +320,7 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                 Some(Info::Fn(FnInfo { name, params, ret }))
             }
             "api" => Some(Info::Api(ident(it.next()?)?)),
+            "trait" => Some(Info::Trait(ident(it.next()?)?)),
             "method" => {
                 let name = ident(it.next()?)?;
                 let recv = Recv::parse(&ident(it.next()?)?)?;

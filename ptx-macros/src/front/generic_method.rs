@@ -1,0 +1,86 @@
+//! Generic methods: methods with type or const parameters of their own (`fn get<const I:
+//! usize>(&self)`, `fn scale<U: Into<f32>>(self, u: U)`), inherent or of a user trait, on a
+//! plain or a generic `DeviceRepr` type.
+//!
+//! Such a method leaves its replay as a method of a generic impl does (`@generic_method`, the
+//! impl's generics empty for a plain type; see `expand::generic`). A call binds the method's
+//! own parameters as a generic function's call does (`v.get::<2>()` written, `v.scale(3u8)`
+//! inferred from the arguments; [`Checker::bind_call`]) and the impl's from the receiver's
+//! type, and compiles the instance in the caller's round, named as nvcc names the member
+//! template's instance (`krate::geo::Vec3::get<2ul>() const` is `_ZNK5krate3geo4Vec33getILm2EEE`).
+
+use super::hir::{Expr, ExprKind};
+use super::ty::{StructDef, Ty};
+use super::Checker;
+use crate::link::info::{GenericMethodInfo, Info, Recv};
+use proc_macro2::Span;
+use std::rc::Rc;
+
+/// Whether a method's replay has parameters of its own (lifetimes aside).
+pub fn has_own_generics(g: &GenericMethodInfo) -> bool {
+    syn::parse2::<syn::ImplItemFn>(g.item.clone()).is_ok_and(|m| super::generic::is_generic(&m.sig))
+}
+
+impl Checker<'_> {
+    /// The replay of `def`'s method `name` when it is a generic method already fetched.
+    pub(super) fn own_generic_method(&self, def: &StructDef, name: &str, span: Span) -> Option<GenericMethodInfo> {
+        match self.env.get(&super::user_method::method_path(def, name, span)) {
+            Some(Info::GenericMethod(g)) if has_own_generics(g) => Some(g.clone()),
+            _ => None,
+        }
+    }
+
+    /// `recv.name::<..>(args)` (`recv` given) or `Type::name::<..>(args)` of the generic
+    /// method `g`; `written`: the turbofish.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn generic_method_call(&mut self, def: Rc<StructDef>, g: &GenericMethodInfo, written: Option<syn::AngleBracketedGenericArguments>, recv: Option<Expr>, recv_syn: Option<&syn::Expr>, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
+        let Ok(method) = syn::parse2::<syn::ImplItemFn>(g.item.clone()) else {
+            return self.error(span, format!("internal: the replay of `{}::{}` does not parse", def.base_name(), g.name));
+        };
+        let name = &g.name;
+        let (recv, args) = match (recv, g.recv) {
+            (Some(_), Recv::Assoc) => return self.error(name_span, format!("`{name}` is an associated function of `{}`, not a method: call it as `{}::{name}(..)`", def.name, def.name)),
+            (Some(r), _) => (Some(r), args),
+            (None, Recv::Assoc) => (None, args),
+            (None, Recv::Mut) => return self.error(name_span, format!("call `&mut self` methods with method syntax (`v.{name}(..)`): the receiver is written back to its place")),
+            (None, _) => match args.split_first() {
+                Some((first, rest)) => (Some(self.expr(first)), rest),
+                None => return self.error(name_span, format!("`{name}` takes the receiver as its first argument")),
+            },
+        };
+        let xs: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+        let inputs: Vec<&syn::Type> = method
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|a| match a {
+                syn::FnArg::Typed(pt) => Some(&*pt.ty),
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        let written = written.map(syn::PathArguments::AngleBracketed);
+        let bound = match self.bind_call(&method.sig.generics, written.as_ref(), &inputs, &xs, name, span) {
+            Ok(b) => b,
+            Err(e) => return e,
+        };
+        let Some(info) = self.instantiate_method(&def, g, Some(&bound), name_span) else { return self.error_expr(span) };
+        let mut out = Vec::new();
+        for (x, t) in xs.into_iter().zip(&info.params) {
+            let pt = self.method_type(t, &def);
+            let x = self.auto_deref_value(x);
+            self.expect(x.span, &pt, &x.ty);
+            out.push(x);
+        }
+        match recv {
+            Some(r) => self.finish_method(def, info, r, recv_syn, Some(out), span),
+            None => {
+                let ret = match &info.ret {
+                    Some(t) => self.method_type(t, &def),
+                    None => Ty::Unit,
+                };
+                let callee = Rc::new(super::user_method::method_callee(&def, &info, ret.clone()));
+                Expr { kind: ExprKind::Call { callee, args: out }, ty: ret, span }
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! Calls through a `#[device_fn] trait`: `Halve::halve(x)`, `Shape::area(&c)`,
+//! `<f32 as Halve>::zero()`, `<Circle as Shape>::area(&c)`.
+//!
+//! A method call on a primitive (`x.halve()`) names no trait, and the body compiler does not
+//! see the `use` that brings it into scope, so outside a generic instance (where the bound
+//! names it, see `traits`) such a function is called through the trait's path. The trait's
+//! replay says it is a trait (`@trait`); the receiver (or the qualified self type) says which
+//! impl: a primitive's is found through the trait's path as in an instance (the hidden struct
+//! `__ptx_Halve_for_f32` next to the impl, which sits in the trait's module or is imported
+//! with it), a `DeviceRepr` type's is its method.
+
+use super::hir::Expr;
+use super::ty::Ty;
+use super::{Checker, Position};
+use crate::link::info::Recv;
+use proc_macro2::{Span, TokenStream};
+use ptx_abi::Scalar;
+use syn::spanned::Spanned;
+
+/// The end of a "no method" error on a primitive: how to call a user trait's method.
+pub fn prim_hint(name: &str, t: &str) -> String {
+    format!("a method of a `#[device_fn]` trait implemented for `{t}` is called through the trait in device code: `Trait::{name}(x, ..)` (or `<{t} as Trait>::{name}(..)`)")
+}
+
+impl Checker<'_> {
+    /// `f(..)` with a user-trait bound `s: trait_path` in force (the first one found for `s`).
+    fn with_prim_trait(&mut self, s: Scalar, trait_path: syn::Path, f: impl FnOnce(&mut Self) -> Expr) -> Expr {
+        self.prim_bounds.insert(0, (s, trait_path));
+        let e = f(self);
+        self.prim_bounds.remove(0);
+        e
+    }
+
+    /// `Trait::name(recv, args)`: the impl of the receiver's type.
+    pub fn trait_path_call(&mut self, trait_path: &TokenStream, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
+        let Ok(tp) = syn::parse2::<syn::Path>(trait_path.clone()) else { return self.error_expr(span) };
+        let Some((first, rest)) = args.split_first() else {
+            return self.error(name_span, format!("`{name}` has no receiver to pick the impl by: write the implementing type, `<f32 as {}>::{name}(..)`", quote::ToTokens::to_token_stream(&tp)));
+        };
+        let recv = self.expr(first);
+        match self.peel_refs(&recv.ty) {
+            Ty::Scalar(s) => self.with_prim_trait(s, tp, |c| c.prim_trait_call(s, Some(recv), name, rest, span, name_span)),
+            t @ (Ty::Struct(_) | Ty::Named(_)) => {
+                let Some(def) = self.struct_of(&t, recv.span) else {
+                    for a in rest {
+                        self.expr(a);
+                    }
+                    return self.error_expr(span);
+                };
+                match self.method_info(&def, name, name_span) {
+                    Some(info) if info.recv == Recv::Mut => self.error(name_span, format!("call `&mut self` methods with method syntax (`v.{name}(..)`): the receiver is written back to its place")),
+                    _ => self.user_method(recv, None, name, rest, span, name_span),
+                }
+            }
+            Ty::Error => {
+                for a in rest {
+                    self.expr(a);
+                }
+                self.error_expr(span)
+            }
+            t => {
+                let shown = self.infer.resolve(&t);
+                self.error(recv.span, format!("`{shown}` has no device trait impls: call `{name}` on a primitive or a `DeviceRepr` type"))
+            }
+        }
+    }
+
+    /// `<T as Trait>::name(args)`.
+    pub fn qualified_call(&mut self, q: &syn::QSelf, path: &syn::Path, args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>, span: Span) -> Expr {
+        let args: Vec<&syn::Expr> = args.iter().collect();
+        let name_span = path.segments.last().map(|s| s.ident.span()).unwrap_or(span);
+        let name = path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        if q.position == 0 || q.position + 1 != path.segments.len() {
+            for a in &args {
+                self.expr(a);
+            }
+            return self.error(span, "qualified paths are `<T as Trait>::f(..)` in device code, with a `#[device_fn]` trait");
+        }
+        let trait_path = syn::Path { leading_colon: path.leading_colon, segments: path.segments.iter().take(q.position).cloned().collect() };
+        let ty = self.resolve_type(&q.ty, Position::Body);
+        match self.describe(&ty, q.ty.span()) {
+            Ty::Scalar(s) => self.with_prim_trait(s, trait_path, |c| c.prim_trait_call(s, None, &name, &args, span, name_span)),
+            Ty::Struct(def) => self.assoc_call(def, &name, &args, span, name_span),
+            Ty::Error => {
+                for a in &args {
+                    self.expr(a);
+                }
+                self.error_expr(span)
+            }
+            t => {
+                let shown = self.infer.resolve(&t);
+                self.error(q.ty.span(), format!("`{shown}` has no device trait impls: `<T as Trait>::f(..)` takes a primitive or a `DeviceRepr` type"))
+            }
+        }
+    }
+}
