@@ -10,11 +10,21 @@
 //! The reads and writes are in [`crate::device`] (`tex2d`, `surf2d_read`, ...; see
 //! `docs/textures.md` for the CUDA names and the PTX they lower to).
 
+mod array;
+mod format;
+mod object;
+mod pitched;
+
+pub use array::{Array1d, Array1dLayered, Array2d, Array2dLayered, Array3d, ArrayShape, CudaArray, Dim1, Dim2, Dim3, Layered1, Layered2, SurfaceShape};
+pub use format::{NormalizedTexel, ReadAs, ReadElement, ReadNormalized, TexelFormat};
+pub use object::{surface, AddressMode, FilterMode, ObjectHandle, SurfaceObject, TextureDesc, TextureObject};
+pub use pitched::{PitchedBuffer, PITCH_ALIGN};
+
 use crate::abi::{Layout, ParamAbi, Scalar};
 use crate::{DeviceRepr, ParamType};
 use std::marker::PhantomData;
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
