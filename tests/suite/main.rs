@@ -73,6 +73,7 @@ mod runtime_graph;
 mod runtime_occupancy;
 mod runtime_pinned;
 mod runtime_robust;
+mod runtime_texture;
 mod sys_assert;
 mod sys_atomics;
 mod sys_heap;
