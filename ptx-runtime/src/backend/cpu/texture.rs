@@ -113,3 +113,32 @@ impl Drop for CpuObject {
         let _ = if self.surface { self.backend.device.destroy_surface(self.handle) } else { self.backend.device.destroy_texture(self.handle) };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::CpuBackend;
+    use crate::texture::{surface, Array2d, TextureDesc};
+    use crate::Device;
+
+    /// Dropping a texture or surface object destroys it in the device's object table (the
+    /// table refuses to destroy it a second time), and dropping an array frees its allocation.
+    #[test]
+    fn drop_destroys_objects_and_frees_arrays() {
+        let device = Device::new_cpu();
+        let backend = device.inner.as_any().downcast_ref::<CpuBackend>().unwrap();
+        let stream = device.stream();
+        let array = Array2d::<f32>::new_surface_ldst(&stream, (4, 4)).unwrap();
+        let (t, s) = (TextureDesc::new().array(&stream, &array).unwrap(), surface(&stream, &array).unwrap());
+        let (th, sh) = (t.handle().raw(), s.handle().raw());
+        let kept = TextureDesc::new().array(&stream, &array).unwrap();
+        drop((t, s));
+        assert!(backend.device.destroy_texture(th).is_err(), "the texture was destroyed on drop");
+        assert!(backend.device.destroy_surface(sh).is_err(), "the surface was destroyed on drop");
+        // A live one is still in the table (destroying it here makes its own drop a no-op).
+        backend.device.destroy_texture(kept.handle().raw()).unwrap();
+        let addr = array.inner.as_any().downcast_ref::<super::CpuArray>().unwrap().addr;
+        drop(kept);
+        drop(array);
+        assert!(backend.device.free(addr).is_err(), "the array's allocation was freed on drop");
+    }
+}
