@@ -77,6 +77,24 @@ pub enum Boundary {
     Zero,
 }
 
+/// `Boundary` named as a type in a kernel or device function (`mode: Boundary`): the device
+/// compiler asks every type it does not know for its description by invoking a macro of the
+/// type's name (what `#[derive(DeviceRepr)]` generates). This is `Boundary`'s, in the macro
+/// namespace beside the enum (imported with it), and answers with the rule: the boundary mode
+/// is part of the instruction, a constant at each call. A user type of that name has its own.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __ptx_boundary_is_a_constant {
+    (@ptx_fetch $($rest:tt)*) => {
+        $crate::__private::fetch_next! {
+            {@refused "`Boundary` is not a type device code can hold: a surface's boundary mode is part of the instruction (`sust.b.2d.b32.trap`), so write it as a constant at each call: `Boundary::Trap`, `Boundary::Clamp` or `Boundary::Zero` (to choose at run time, branch on a flag and call with each constant)"}
+            $($rest)*
+        }
+    };
+}
+#[doc(hidden)]
+pub use crate::__ptx_boundary_is_a_constant as Boundary;
+
 macro_rules! typed_handles {
     ($($(#[$doc:meta])* $name:ident: $bound:ident;)*) => {$(
         $(#[$doc])*
