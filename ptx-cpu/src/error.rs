@@ -146,6 +146,9 @@ pub enum FaultKind {
     Uninitialized,
     /// Leakcheck (a sanitizer): device `malloc` blocks of the launch still allocated at its end.
     Leak,
+    /// A texture or surface instruction whose handle names no live object of the device
+    /// (never created, destroyed, or an object of the other kind).
+    InvalidHandle,
 }
 
 impl fmt::Display for FaultKind {
@@ -161,6 +164,7 @@ impl fmt::Display for FaultKind {
             FaultKind::Race => "data race",
             FaultKind::Uninitialized => "read of uninitialized memory",
             FaultKind::Leak => "device memory leak",
+            FaultKind::InvalidHandle => "invalid texture or surface handle",
         })
     }
 }

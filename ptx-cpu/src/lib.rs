@@ -660,6 +660,7 @@ impl CpuDevice {
             kparams,
             table: self.memory.snapshot(),
             heap,
+            objects: &self.objects,
             stack_bytes: settings.stack_size,
             deadline: settings.watchdog.and_then(|d| Instant::now().checked_add(d)),
             strict_barriers: settings.strict_barriers,

@@ -241,6 +241,10 @@ pub enum Op {
     Match { all: bool, wide: bool, d: Reg, p: Reg, a: Src, mask: Src },
     /// `mma.sync.aligned` (the whole warp; `exec/mma.rs`): `d = a·b + c` over the warp's fragments.
     Mma { kind: MmaKind, d: [Reg; 4], a: [Src; 4], b: [Src; 2], c: [Src; 4] },
+    /// `tex` / `tld4` (`exec/texture.rs`): a texture object's sampled texel, per lane.
+    Tex(Box<TexOp>),
+    /// `suld.b` / `sust.b` (`exec/texture.rs`): a surface object's bytes, per lane.
+    Surf(Box<SurfOp>),
     Activemask { d: Reg },
     Fence { order: Order },
     /// Gives other threads a chance to run (`nanosleep`).
@@ -262,6 +266,72 @@ pub enum MmaKind {
     Tf32,
     /// m16n8k32, s8/u8 inputs (`a_signed`, `b_signed`), s32 accumulators; `satfinite` clamps.
     I8 { a_signed: bool, b_signed: bool, satfinite: bool },
+}
+
+/// The coordinate layout of a texture or surface instruction (`.1d`, `.2d`, `.3d`, `.a1d`, `.a2d`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TexGeom {
+    D1,
+    D2,
+    D3,
+    /// Layered 1-D: `{layer, x}`.
+    A1d,
+    /// Layered 2-D: `{layer, x, y, _}`.
+    A2d,
+}
+
+impl TexGeom {
+    /// Spatial coordinates (without the layer).
+    pub fn dims(self) -> usize {
+        match self {
+            TexGeom::D1 | TexGeom::A1d => 1,
+            TexGeom::D2 | TexGeom::A2d => 2,
+            TexGeom::D3 => 3,
+        }
+    }
+
+    pub fn layered(self) -> bool {
+        matches!(self, TexGeom::A1d | TexGeom::A2d)
+    }
+}
+
+/// `tex.{geom}.v4.{dst}.{coord}` (with `.level`/`.grad`, whose operands are decoded and, the
+/// objects having no mipmaps, read level 0) or `tld4.{comp}.2d.v4.{dst}.f32` (`gather`: 0-3).
+#[derive(Debug, Clone)]
+pub struct TexOp {
+    pub geom: TexGeom,
+    /// `tld4`'s component.
+    pub gather: Option<u8>,
+    /// `.s32` coordinates (`tex1Dfetch`).
+    pub int_coords: bool,
+    pub d: [Reg; 4],
+    pub handle: Src,
+    /// The coordinate vector as written: the layer first for `a1d`/`a2d`.
+    pub coords: [Src; 4],
+}
+
+/// Out-of-range behaviour of a surface access (`.trap`, `.clamp`, `.zero`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SurfClamp {
+    Trap,
+    Clamp,
+    Zero,
+}
+
+/// `suld.b.{geom}[.vN].bB.{clamp}` (`store` false: `d` receives) or `sust.b` (`v` is stored).
+#[derive(Debug, Clone)]
+pub struct SurfOp {
+    pub geom: TexGeom,
+    pub store: bool,
+    /// Bits of one element (8, 16, 32, 64) and elements (1, 2, 4).
+    pub bits: u8,
+    pub vec: u8,
+    pub clamp: SurfClamp,
+    pub handle: Src,
+    /// `x` in bytes, then `y`, `z`.
+    pub coords: [Src; 3],
+    pub d: [Reg; 4],
+    pub v: [Src; 4],
 }
 
 #[derive(Debug, Clone)]

@@ -430,6 +430,7 @@ impl<'a> FnDecoder<'a> {
             "bra" | "call" | "ret" | "exit" | "trap" | "brkpt" | "nanosleep" | "bar" | "barrier" |
             "membar" | "fence" | "activemask" | "shfl" | "vote" | "redux" | "match" => self.control(i, m),
             "mma" => self.mma(i, m),
+            "tex" | "tld4" | "suld" | "sust" => self.texture(i, m),
             _ => unsupported(&i.opcode),
         }
     }

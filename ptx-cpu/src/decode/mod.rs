@@ -20,6 +20,7 @@ mod function;
 mod memory;
 mod mma;
 mod mods;
+mod texture;
 pub mod types;
 
 use super::parse::ast::{self, FuncKind as AstKind, Init, Linkage, Space, Stmt, VarDecl};

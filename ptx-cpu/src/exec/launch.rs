@@ -6,6 +6,7 @@ use crate::lineinfo::LineInfo;
 use crate::sanitize::Sanitizers;
 use crate::memory::Table;
 use crate::program::Program;
+use crate::texture::ObjectTable;
 use crate::error::Error;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
@@ -27,6 +28,8 @@ pub struct Launch<'a> {
     pub kparams: Vec<u8>,
     pub table: Table,
     pub heap: Option<Arc<DeviceHeap>>,
+    /// The device's texture and surface objects (`tex`, `suld`, ... look handles up here).
+    pub objects: &'a ObjectTable,
     /// Bytes of local memory (and of parameter frames) each thread may use.
     pub stack_bytes: u32,
     pub deadline: Option<Instant>,

@@ -258,6 +258,19 @@ impl<'l> Block<'l> {
         Ok(self.read(w, l, &loc, 0, size, Order::Weak))
     }
 
+    /// Reads `size` (at most 8) bytes of global memory, checked: texels of textures and surfaces.
+    pub fn read_global(&mut self, w: &Warp, l: usize, addr: u64, size: u32, line: u32) -> Result<u64, Error> {
+        let loc = self.resolve(w, l, MemSpace::Global, addr, size as u64, Kind::Load, line).map_err(|e| *e)?;
+        Ok(self.read(w, l, &loc, 0, size, Order::Weak))
+    }
+
+    /// Writes `size` (at most 8) bytes of global memory, checked: surface stores.
+    pub fn write_global(&mut self, w: &mut Warp, l: usize, addr: u64, size: u32, v: u64, line: u32) -> Result<(), Error> {
+        let loc = self.resolve(w, l, MemSpace::Global, addr, size as u64, Kind::Store, line).map_err(|e| *e)?;
+        self.write(w, l, &loc, 0, size, v, Order::Weak);
+        Ok(())
+    }
+
     pub fn memory_op(&mut self, w: &mut Warp, d: usize, exec: u32, inst: &Inst) -> Result<(), Error> {
         match &inst.op {
             Op::Ld { space, size, sext, vec, ds, dbits, addr, order } => {

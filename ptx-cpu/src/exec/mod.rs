@@ -28,5 +28,6 @@ pub mod printf;
 pub mod softfloat;
 pub mod step;
 pub mod syscall;
+pub mod texture;
 pub mod warp;
 pub mod warpsync;

@@ -306,6 +306,15 @@ impl<'l> Block<'l> {
                     }
                     pc += 1;
                 }
+                Op::Tex(_) | Op::Surf(_) => {
+                    if exec != 0 {
+                        if matches!(&inst.op, Op::Surf(s) if s.store) {
+                            self.event();
+                        }
+                        self.texture_op(w, d, exec, inst)?;
+                    }
+                    pc += 1;
+                }
                 Op::Bra { target } => {
                     if exec == mask {
                         pc = *target;

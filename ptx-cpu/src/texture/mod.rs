@@ -11,6 +11,9 @@
 //! holding the texels row by row, tightly packed (`width * elem_bytes` per row, rows of a
 //! slice together, slices or layers one after another).
 
+pub mod sample;
+pub mod surface;
+
 use crate::{CpuDevice, Error, Result};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
