@@ -274,8 +274,10 @@ macro_rules! object_common {
         }
 
         /// The object's handle, after checking it belongs to the launch's device; the launch
-        /// borrows the object, so it cannot be destroyed before the launch is enqueued.
-        impl<'b, H: ObjectHandle> KernelArg<H> for &'b $ty<'_, H> {
+        /// borrows the object, so it cannot be destroyed before the launch is enqueued. (The
+        /// lifetime is `'z` so that rustc's sorted lists of `KernelArg` impls in other
+        /// diagnostics keep showing the buffer impls first.)
+        impl<'z, H: ObjectHandle> KernelArg<H> for &'z $ty<'_, H> {
             fn push<'a>(self, args: &mut Args<'a>) -> Result<()>
             where
                 Self: 'a,
