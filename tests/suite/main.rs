@@ -85,6 +85,8 @@ mod runtime_graph;
 mod runtime_occupancy;
 mod runtime_pinned;
 mod runtime_robust;
+mod runtime_texture;
+mod runtime_texture_reads;
 mod sys_assert;
 mod sys_atomics;
 mod sys_heap;

@@ -275,6 +275,10 @@ impl<'a> Checker<'a> {
                 None => Ty::Error,
             },
             Some(Info::Enum(info)) => self.enum_type(&n.path, &info),
+            Some(Info::Refused(msg)) => {
+                self.errors.at(span, msg);
+                Ty::Error
+            }
             Some(Info::Generic(g)) => {
                 let name = &g.def.name;
                 self.errors.at(span, format!("`{name}` is generic: write its arguments (`{name}<f32>`)"));

@@ -40,6 +40,9 @@ pub enum Info {
     /// A `#[device_fn] trait`, by name: its functions are called through it
     /// (`Halve::halve(x)`, see `front::trait_call`).
     Trait(String),
+    /// A `ptx-runtime` name device code cannot use as a type (`texture::Boundary`, a constant
+    /// at each call): the rule and what to write instead, reported where the type is named.
+    Refused(String),
 }
 
 /// A generic `DeviceRepr` struct: its type and const parameters and its fields with the
@@ -240,6 +243,10 @@ pub fn write(info: &Info) -> TokenStream {
             let item = &g.item;
             quote!(@generic_fn #name { #item })
         }
+        Info::Refused(msg) => {
+            let msg = proc_macro2::Literal::string(msg);
+            quote!(@refused #msg)
+        }
         Info::Enum(e) => {
             let name = format_ident!("{}", e.name);
             let repr = format_ident!("{}", crate::front::ty::scalar_name(e.repr));
@@ -337,6 +344,10 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                 let item = group(it.next()?, Delimiter::Brace)?;
                 Some(Info::GenericFn(GenericFnInfo { name, item }))
             }
+            "refused" => match it.next()? {
+                TokenTree::Literal(l) => Some(Info::Refused(syn::parse_str::<syn::LitStr>(&l.to_string()).ok()?.value())),
+                _ => None,
+            },
             "enum" => {
                 let name = ident(it.next()?)?;
                 let repr = ptx_abi::Scalar::from_rust_name(&ident(it.next()?)?)?;

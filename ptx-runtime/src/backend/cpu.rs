@@ -7,6 +7,7 @@
 
 mod graph;
 mod pinned;
+mod texture;
 
 use super::{BackendKind, DeviceId, DeviceImpl, EventImpl, GraphImpl, LaunchGuard, MemoryImpl, PinnedImpl, StreamImpl};
 use graph::{CpuGraph, Op};
@@ -282,6 +283,18 @@ impl StreamImpl for CpuStream {
 
     fn is_capturing(&self) -> bool {
         self.1.lock().unwrap_or_else(|e| e.into_inner()).is_some()
+    }
+
+    fn alloc_array(&self, desc: &super::texture::ArrayDesc) -> Result<Box<dyn super::texture::ArrayImpl>> {
+        texture::alloc_array(&self.0, desc)
+    }
+
+    fn create_texture(&self, resource: super::texture::TexResource<'_>, sampler: &ptx_cpu::texture::Sampler) -> Result<Box<dyn super::texture::ObjectImpl>> {
+        texture::create_texture(&self.0, resource, sampler)
+    }
+
+    fn create_surface(&self, array: &dyn super::texture::ArrayImpl) -> Result<Box<dyn super::texture::ObjectImpl>> {
+        texture::create_surface(&self.0, array)
     }
 
     fn record_event(&self) -> Result<Arc<dyn EventImpl>> {

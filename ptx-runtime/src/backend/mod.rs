@@ -11,6 +11,7 @@
 //! EventImpl    a point in a stream's work: completion, timing
 //! PinnedImpl   page-locked host memory, the source or target of asynchronous copies
 //! GraphImpl    a captured sequence of a stream's work, replayed on a stream
+//! ArrayImpl    a CUDA array; ObjectImpl a texture or surface object (texture.rs)
 //! ```
 //!
 //! The CUDA backend implements them in `cuda/`; the CPU backend (`cpu/`, a PTX emulator with
@@ -19,6 +20,7 @@
 //! trait object ([`StreamImpl::as_any`]).
 
 pub(crate) mod cpu;
+pub(crate) mod texture;
 
 use crate::config::LaunchConfig;
 use crate::properties::DeviceProperties;
@@ -161,6 +163,12 @@ pub(crate) trait StreamImpl: Send + Sync {
     fn end_capture(&self) -> Result<Box<dyn GraphImpl>>;
     /// Whether the stream is recording (between `begin_capture` and `end_capture`).
     fn is_capturing(&self) -> bool;
+    /// A CUDA array (`cuArray3DCreate`) of this stream's device, its copies ordered on it.
+    fn alloc_array(&self, desc: &texture::ArrayDesc) -> Result<Box<dyn texture::ArrayImpl>>;
+    /// A texture object over a resource of this stream's device (`cuTexObjectCreate`).
+    fn create_texture(&self, resource: texture::TexResource<'_>, sampler: &ptx_cpu::texture::Sampler) -> Result<Box<dyn texture::ObjectImpl>>;
+    /// A surface object over an array of this stream's device (`cuSurfObjectCreate`).
+    fn create_surface(&self, array: &dyn texture::ArrayImpl) -> Result<Box<dyn texture::ObjectImpl>>;
 }
 
 /// Page-locked host memory: CUDA's `cuMemHostAlloc` (portable, so every context's streams copy

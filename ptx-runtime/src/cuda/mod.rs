@@ -18,6 +18,7 @@ mod module;
 mod occupancy;
 mod pinned;
 mod stream;
+mod texture;
 
 pub(crate) use error::driver_error;
 pub(crate) use module::LoadedModule;

@@ -160,6 +160,18 @@ impl StreamImpl for CudaStreamImpl {
     fn as_any(&self) -> &dyn Any {
         &self.stream
     }
+
+    fn alloc_array(&self, desc: &crate::backend::texture::ArrayDesc) -> Result<Box<dyn crate::backend::texture::ArrayImpl>> {
+        super::texture::alloc_array(&self.device, &self.stream, desc)
+    }
+
+    fn create_texture(&self, resource: crate::backend::texture::TexResource<'_>, sampler: &ptx_cpu::texture::Sampler) -> Result<Box<dyn crate::backend::texture::ObjectImpl>> {
+        super::texture::create_texture(&self.device, &self.stream, resource, sampler)
+    }
+
+    fn create_surface(&self, array: &dyn crate::backend::texture::ArrayImpl) -> Result<Box<dyn crate::backend::texture::ObjectImpl>> {
+        super::texture::create_surface(&self.device, &self.stream, array)
+    }
 }
 
 /// A stream of the runtime around a cudarc stream (interop).

@@ -10,11 +10,21 @@
 //! The reads and writes are in [`crate::device`] (`tex2d`, `surf2d_read`, ...; see
 //! `docs/textures.md` for the CUDA names and the PTX they lower to).
 
+mod array;
+mod format;
+mod object;
+mod pitched;
+
+pub use array::{Array1d, Array1dLayered, Array2d, Array2dLayered, Array3d, ArrayShape, CudaArray, Dim1, Dim2, Dim3, Layered1, Layered2, SurfaceShape};
+pub use format::{NormalizedTexel, ReadAs, ReadElement, ReadNormalized, TexelFormat};
+pub use object::{surface, AddressMode, FilterMode, ObjectHandle, SurfaceObject, TextureDesc, TextureObject};
+pub use pitched::{PitchedBuffer, PITCH_ALIGN};
+
 use crate::abi::{Layout, ParamAbi, Scalar};
 use crate::{DeviceRepr, ParamType};
 use std::marker::PhantomData;
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
@@ -66,6 +76,24 @@ pub enum Boundary {
     Clamp,
     Zero,
 }
+
+/// `Boundary` named as a type in a kernel or device function (`mode: Boundary`): the device
+/// compiler asks every type it does not know for its description by invoking a macro of the
+/// type's name (what `#[derive(DeviceRepr)]` generates). This is `Boundary`'s, in the macro
+/// namespace beside the enum (imported with it), and answers with the rule: the boundary mode
+/// is part of the instruction, a constant at each call. A user type of that name has its own.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __ptx_boundary_is_a_constant {
+    (@ptx_fetch $($rest:tt)*) => {
+        $crate::__private::fetch_next! {
+            {@refused "`Boundary` is not a type device code can hold: a surface's boundary mode is part of the instruction (`sust.b.2d.b32.trap`), so write it as a constant at each call: `Boundary::Trap`, `Boundary::Clamp` or `Boundary::Zero` (to choose at run time, branch on a flag and call with each constant)"}
+            $($rest)*
+        }
+    };
+}
+#[doc(hidden)]
+pub use crate::__ptx_boundary_is_a_constant as Boundary;
 
 macro_rules! typed_handles {
     ($($(#[$doc:meta])* $name:ident: $bound:ident;)*) => {$(

@@ -1,0 +1,105 @@
+//! What an array or buffer holds and what a texture over it returns: the element types a
+//! texture can be made over ([`TexelFormat`]) and the two read modes, as types, so that the
+//! handle's texel type follows from them and a combination CUDA does not have is a type error.
+
+use super::{sealed, Texel};
+use crate::DeviceRepr;
+use ptx_cpu::texture::{ChannelKind, Format, ReadMode};
+
+/// An element type of a CUDA array, pitched buffer or linear buffer that textures read: one
+/// channel of 8, 16 or 32 bits (`u8`, `i8`, `u16`, `i16`, `u32`, `i32`, `f32`, `half::f16`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a texel format",
+    note = "textures and CUDA arrays hold one channel of `u8`, `i8`, `u16`, `i16`, `u32`, `i32`, `f32` or `half::f16`"
+)]
+pub trait TexelFormat: sealed::Sealed + DeviceRepr + Copy + Default + 'static {
+    /// CUDA's channel format (`CUarray_format` and one channel).
+    const FORMAT: Format;
+    /// What an element-type read returns: `u32` for unsigned integers, `i32` for signed ones
+    /// (the value widened, as `tex.v4.u32`/`.s32` return it), `f32` for floats (a `half`
+    /// is widened).
+    type Element: Texel;
+}
+
+/// An 8- or 16-bit integer format, which a texture may read as a normalized float: unsigned
+/// to [0, 1], signed to [-1, 1] (`cudaReadModeNormalizedFloat`).
+#[diagnostic::on_unimplemented(
+    message = "a texture over `{Self}` cannot be read as normalized floats",
+    note = "normalized-float reads are for 8- and 16-bit integers (`u8`, `i8`, `u16`, `i16`); read other formats with the default element-type read mode (drop `.normalized_float()`)"
+)]
+pub trait NormalizedTexel: TexelFormat {}
+
+macro_rules! formats {
+    ($($t:ty: $kind:ident $bits:literal => $elem:ty $(, $norm:ident)?;)*) => {$(
+        impl TexelFormat for $t {
+            const FORMAT: Format = Format { kind: ChannelKind::$kind, bits: $bits, channels: 1 };
+            type Element = $elem;
+        }
+        $(impl $norm for $t {})?
+    )*};
+}
+
+impl sealed::Sealed for half::f16 {}
+
+formats! {
+    u8: Unsigned 8 => u32, NormalizedTexel;
+    i8: Signed 8 => i32, NormalizedTexel;
+    u16: Unsigned 16 => u32, NormalizedTexel;
+    i16: Signed 16 => i32, NormalizedTexel;
+    u32: Unsigned 32 => u32;
+    i32: Signed 32 => i32;
+    f32: Float 32 => f32;
+    half::f16: Float 16 => f32;
+}
+
+/// The element-type read mode (`cudaReadModeElementType`, the default): texels as stored.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReadElement;
+
+/// The normalized-float read mode (`cudaReadModeNormalizedFloat`): 8- and 16-bit integers
+/// read as `f32` in [0, 1] or [-1, 1].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReadNormalized;
+
+/// A read mode of texels of type `E`: what a fetch returns (the handle's texel type).
+#[diagnostic::on_unimplemented(
+    message = "a texture over `{E}` cannot be read in this mode",
+    note = "normalized-float reads are for 8- and 16-bit integers (`u8`, `i8`, `u16`, `i16`); read other formats with the default element-type read mode (drop `.normalized_float()`)"
+)]
+pub trait ReadAs<E: TexelFormat>: sealed::Sealed + Copy {
+    type Texel: Texel;
+    const MODE: ReadMode;
+}
+
+impl sealed::Sealed for ReadElement {}
+impl sealed::Sealed for ReadNormalized {}
+
+impl<E: TexelFormat> ReadAs<E> for ReadElement {
+    type Texel = E::Element;
+    const MODE: ReadMode = ReadMode::ElementType;
+}
+
+impl<E: NormalizedTexel> ReadAs<E> for ReadNormalized {
+    type Texel = f32;
+    const MODE: ReadMode = ReadMode::NormalizedFloat;
+}
+
+/// The bytes of `data`, each element as the ABI lays it out.
+pub(crate) fn to_bytes<E: TexelFormat>(data: &[E]) -> Vec<u8> {
+    let size = E::LAYOUT.size;
+    let mut bytes = vec![0u8; data.len() * size];
+    for (v, out) in data.iter().zip(bytes.chunks_exact_mut(size)) {
+        v.write_bytes(out);
+    }
+    bytes
+}
+
+/// Elements from their bytes (every bit pattern is a value of a texel format).
+pub(crate) fn from_bytes<E: TexelFormat>(bytes: &[u8], out: &mut [E]) {
+    let size = E::LAYOUT.size;
+    for (slot, b) in out.iter_mut().zip(bytes.chunks_exact(size)) {
+        // SAFETY: `b` holds `size` bytes of a plain integer or float type, all of whose bit
+        // patterns are values (the trait is sealed to those).
+        *slot = unsafe { std::ptr::read_unaligned(b.as_ptr() as *const E) };
+    }
+}
