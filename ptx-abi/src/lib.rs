@@ -17,6 +17,7 @@
 //! | [`target`]  | `.target` / `.version`: the lowest PTX ISA a module needs       |
 //! | [`launch`]  | grid shapes, launch bounds, and CUDA's launch limits table      |
 //! | [`symbol`]  | symbol names (chapter 7: Itanium-style mangling)                |
+//! | [`tagged`]  | §1.2 applied to data-carrying enums (RFC 2195 `repr(C, u8)`)     |
 //! | [`text`]    | assembling PTX text at compile time from literal and const parts |
 #![no_std]
 #![forbid(unsafe_code)]
@@ -32,6 +33,7 @@ pub mod layout;
 pub mod param;
 pub mod scalar;
 pub mod symbol;
+pub mod tagged;
 pub mod syscall;
 pub mod target;
 pub mod lineinfo;

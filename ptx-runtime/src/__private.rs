@@ -2,6 +2,7 @@
 
 pub use ptx_abi::bitfield::{bit_layout, member_bit, Member as BitMember};
 pub use ptx_abi::layout::{align_to, field_offset, struct_layout, union_layout, Layout, StructLayout};
+pub use ptx_abi::tagged::{tagged_field_offset, tagged_layout, TagStyle};
 pub use ptx_abi::param::{ParamAbi, Site};
 pub use ptx_abi::Scalar;
 pub use ptx_abi::ptx_text;

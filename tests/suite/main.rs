@@ -37,6 +37,7 @@ mod body_methods;
 mod body_narrow;
 mod body_memory;
 mod body_opt;
+mod body_enum_data;
 mod body_option;
 mod body_option_closures;
 mod body_parallel;

@@ -10,7 +10,7 @@ pub enum Mode {
     Exact,
 }
 
-// Variants with fields have no `DeviceRepr` yet; discriminants must be literals.
+// With fields, the variants keep their implicit discriminants (the tag is the variant's index).
 const BASE: u32 = 4;
 
 #[derive(Clone, Copy, DeviceRepr)]

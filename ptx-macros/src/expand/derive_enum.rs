@@ -19,6 +19,9 @@ use quote::{format_ident, quote};
 pub const NEEDS_INT_REPR: &str = "a `DeviceRepr` enum needs an integer representation: write `#[repr(u8)]`, `#[repr(u16)]`, `#[repr(u32)]`, `#[repr(u64)]` or a signed one (`#[repr(i32)]`, ...); its values then have that integer's layout and ABI on the device";
 
 pub fn derive_enum(input: &syn::DeriveInput, data: &syn::DataEnum, tokens: &TokenStream) -> TokenStream {
+    if data.variants.iter().any(|v| !matches!(v.fields, syn::Fields::Unit)) {
+        return super::derive_enum_data::derive_enum_data(input, data, tokens);
+    }
     let mut errors = Errors::new();
     let repr = parse_int_repr(&input.attrs, &mut errors);
     if repr.is_none() && errors.is_empty() {
@@ -33,10 +36,6 @@ pub fn derive_enum(input: &syn::DeriveInput, data: &syn::DataEnum, tokens: &Toke
     let mut variants: Vec<(String, i128)> = Vec::new();
     let mut next: i128 = 0;
     for v in &data.variants {
-        if !matches!(v.fields, syn::Fields::Unit) {
-            errors.error(&v.fields, "enum variants with fields are not supported on the device yet: only C-like enums (unit variants) have a `DeviceRepr`; put the data in a `#[repr(C)]` struct next to a C-like tag enum");
-            continue;
-        }
         if let Some((_, e)) = &v.discriminant {
             match literal_value(e) {
                 Some(x) => next = x,
@@ -69,7 +68,7 @@ pub fn derive_enum(input: &syn::DeriveInput, data: &syn::DataEnum, tokens: &Toke
         quote!(assert!(#name::#v as #int == #lit, #msg);)
     });
     let valid = variants.iter().map(|(_, x)| int_literal(*x, repr));
-    let info = Info::Enum(EnumInfo { name: name.to_string(), repr, variants: variants.clone() });
+    let info = Info::Enum(EnumInfo { name: name.to_string(), repr, variants: variants.clone(), data: None });
     let replay = crate::link::replay::emit("repr", name, &input.vis, tokens, &info);
     quote! {
         unsafe impl ::ptx_runtime::DeviceRepr for #name {
@@ -137,7 +136,7 @@ fn literal_value(e: &syn::Expr) -> Option<i128> {
     }
 }
 
-fn fits(x: i128, s: Scalar) -> bool {
+pub(super) fn fits(x: i128, s: Scalar) -> bool {
     let bits = s.bits() as u32;
     if s.is_signed() {
         x >= -(1i128 << (bits - 1)) && x < (1i128 << (bits - 1))
@@ -147,7 +146,7 @@ fn fits(x: i128, s: Scalar) -> bool {
 }
 
 /// `x` as a literal of type `s` (a negative value as `-N` with the type's suffix).
-fn int_literal(x: i128, s: Scalar) -> TokenStream {
+pub(super) fn int_literal(x: i128, s: Scalar) -> TokenStream {
     let abs = proc_macro2::Literal::u128_unsuffixed(x.unsigned_abs());
     let int = format_ident!("{}", scalar_name(s));
     if x < 0 {

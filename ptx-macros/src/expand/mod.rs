@@ -12,6 +12,7 @@
 mod bitfields;
 mod derive;
 mod derive_enum;
+mod derive_enum_data;
 mod device_fn;
 mod cpp_header;
 mod cpp_template;

@@ -74,6 +74,9 @@ impl<'a> Checker<'a> {
                 return self.size_of(path, span);
             }
         }
+        if let Some(e) = self.data_variant_call(path, &c.args, span) {
+            return e;
+        }
         let fetch_path = strip_generics(path);
         // `Vec3::new(..)`, `Vec3::dot(a, b)`: a function of a `#[device_fn] impl`, found next to
         // its type (types are named in `UpperCamelCase`, modules are not).

@@ -30,6 +30,9 @@ impl Checker<'_> {
         if def.kind == super::ty::StructKind::Union {
             return self.error(op_span, format!("`{}` is a union: compare its fields through a pointer", def.name));
         }
+        if def.kind == super::ty::StructKind::Enum && !matches!(op, BinOp::Eq | BinOp::Ne) {
+            return self.error(op_span, format!("`{}` is an enum with fields: device code compares such enums with `==` and `!=` only; `match` on them to order them", def.name));
+        }
         // rustc's proof that the comparison is the derived one (see the module's comment).
         if let Ok(t) = syn::parse2::<syn::Type>(def.path.clone()) {
             let t = crate::syntax::rewrite::for_inner_module(&t);
@@ -97,7 +100,10 @@ impl Checker<'_> {
         }
     }
 
-    fn all_equal(&mut self, l: &Expr, r: &Expr, span: Span) -> Expr {
+    pub(super) fn all_equal(&mut self, l: &Expr, r: &Expr, span: Span) -> Expr {
+        if let Some(e) = self.enum_equal(l, r, span) {
+            return e;
+        }
         match (self.parts(l, span), self.parts(r, span)) {
             (Some(ls), Some(rs)) => {
                 let mut acc: Option<Expr> = None;
@@ -151,7 +157,7 @@ impl Checker<'_> {
 }
 
 /// A copy of a place made of locals, fields and constant indexes.
-fn clone_place(e: &Expr) -> Expr {
+pub(super) fn clone_place(e: &Expr) -> Expr {
     let kind = match &e.kind {
         ExprKind::Local(id) => ExprKind::Local(*id),
         ExprKind::Field(b, i) => ExprKind::Field(Box::new(clone_place(b)), *i),

@@ -33,7 +33,7 @@ impl Part {
         self.path.last().map(|(_, t)| t.clone()).unwrap_or_else(|| self.root_ty.clone())
     }
 
-    fn member(&self, i: usize, ty: Ty) -> Part {
+    pub(super) fn member(&self, i: usize, ty: Ty) -> Part {
         let mut p = self.clone();
         p.path.push((i, ty));
         p
@@ -85,7 +85,10 @@ impl<'a> Checker<'a> {
         let mut stmts = Vec::new();
         let mut tail = None;
         let mut all_never = !m.arms.is_empty();
-        for (k, arm) in m.arms.iter().enumerate() {
+        // A data-carrying enum's last arm is tested too: a tag no variant has traps.
+        let tagged = super::enum_data::enum_def(&self.shallow(&whole.root_ty)).is_some();
+        let arms = split_alternatives(&m.arms);
+        for (k, arm) in arms.iter().enumerate() {
             self.push_scope();
             let mut got = Matched::default();
             self.pattern(&arm.pat, &whole, &mut got);
@@ -94,9 +97,9 @@ impl<'a> Checker<'a> {
             self.pop_scope();
             let aspan = arm.pat.span();
             let mut inner = Matched::lets(got.binds, aspan);
-            let last = k + 1 == m.arms.len();
+            let last = k + 1 == arms.len();
             let bspan = body.span;
-            if last && guard.is_none() {
+            if last && guard.is_none() && !(tagged && !got.tests.is_empty()) {
                 // rustc has checked exhaustiveness: whatever reaches the last arm matches it.
                 tail = Some(Box::new(Expr { kind: ExprKind::Block(Block { stmts: inner, tail: Some(Box::new(body)) }), ty: ty.clone(), span: bspan }));
                 break;
@@ -124,7 +127,7 @@ impl<'a> Checker<'a> {
     /// Adds what `pat` asks of `part` to `got`.
     pub fn pattern(&mut self, pat: &syn::Pat, part: &Part, got: &mut Matched) {
         let ty = match pat {
-            syn::Pat::Struct(_) | syn::Pat::TupleStruct(_) | syn::Pat::Tuple(_) => self.describe(&part.ty(), pat.span()),
+            syn::Pat::Struct(_) | syn::Pat::TupleStruct(_) | syn::Pat::Tuple(_) | syn::Pat::Path(_) => self.describe(&part.ty(), pat.span()),
             _ => self.shallow(&part.ty()),
         };
         if let Ty::Error = ty {
@@ -173,6 +176,10 @@ impl<'a> Checker<'a> {
                 let Ty::Sum { kind, args } = &ty else { return };
                 let name = pp.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
                 self.variant_pattern_of(pat, &name, *kind, args, &[], part, got);
+            }
+            syn::Pat::TupleStruct(_) | syn::Pat::Struct(_) | syn::Pat::Path(_) if super::enum_data::enum_def(&ty).is_some() => {
+                let Some(def) = super::enum_data::enum_def(&ty) else { return };
+                self.data_variant_pattern(pat, &def.clone(), part, got);
             }
             syn::Pat::TupleStruct(ps) if matches!(ty, Ty::Struct(_)) => {
                 let Ty::Struct(def) = &ty else { return };
@@ -239,7 +246,7 @@ impl<'a> Checker<'a> {
     }
 
     /// Members of a tuple or tuple struct, with `..` standing for those not written.
-    fn members(&mut self, pat: &syn::Pat, elems: &[&syn::Pat], ts: &[Ty], part: &Part, got: &mut Matched) {
+    pub(super) fn members(&mut self, pat: &syn::Pat, elems: &[&syn::Pat], ts: &[Ty], part: &Part, got: &mut Matched) {
         let rest = elems.iter().position(|p| matches!(p, syn::Pat::Rest(_)));
         let written = elems.len() - rest.is_some() as usize;
         if written > ts.len() || (rest.is_none() && written != ts.len()) {
@@ -270,6 +277,21 @@ impl<'a> Checker<'a> {
         let arms = vec![Arm { pats, binding: None, guard: None, body: yes }, Arm { pats: vec![Pat::Wild], binding: None, guard: None, body: no }];
         got.tests.push(Expr { kind: ExprKind::Match { scrut: Box::new(value), arms }, ty: Ty::bool(), span });
     }
+}
+
+/// The arms with an `|` pattern that binds names at the top split into one arm per
+/// alternative (the same guard and body: rustc has checked that each binds the same names).
+fn split_alternatives(arms: &[syn::Arm]) -> Vec<syn::Arm> {
+    let mut out = Vec::new();
+    for arm in arms {
+        match &arm.pat {
+            syn::Pat::Or(o) if binds_names(&arm.pat) => {
+                out.extend(o.cases.iter().map(|case| syn::Arm { pat: case.clone(), ..arm.clone() }));
+            }
+            _ => out.push(arm.clone()),
+        }
+    }
+    out
 }
 
 fn if_then(cond: Expr, stmts: Vec<Stmt>) -> Expr {

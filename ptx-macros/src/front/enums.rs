@@ -38,6 +38,8 @@ pub enum Variant {
     Value(i128, Ty),
     /// The enum's description is being fetched (or an error was reported): check again later.
     Pending,
+    /// Variant `k` of a data-carrying enum (see `enum_data`).
+    Data(std::rc::Rc<super::ty::StructDef>, usize),
 }
 
 impl<'a> Checker<'a> {
@@ -65,6 +67,13 @@ impl<'a> Checker<'a> {
             Some(info) => info,
             None => return Some(Variant::Pending),
         };
+        if info.data.is_some() {
+            let k = info.variants.iter().position(|(v, _)| *v == variant);
+            return Some(match (self.enum_type(&owner_path, &info), k) {
+                (Ty::Struct(def), Some(k)) => Variant::Data(def, k),
+                _ => Variant::Pending,
+            });
+        }
         match info.variants.iter().find(|(v, _)| *v == variant) {
             Some((_, x)) => Some(Variant::Value(*x, Ty::Scalar(info.repr))),
             // rustc reports the unknown variant; an error type keeps the device compiler quiet.
@@ -95,7 +104,7 @@ impl<'a> Checker<'a> {
             Some(None) => Ty::Error,
             Some(Some(info)) => self.enum_type(&n.path, &info),
         };
-        if let (ExprKind::Local(id), Ty::Scalar(_)) = (&e.kind, &ty) {
+        if let (ExprKind::Local(id), Ty::Scalar(_) | Ty::Struct(_)) = (&e.kind, &ty) {
             self.set_local_type(*id, ty.clone());
         }
         Expr { ty, ..e }
@@ -120,6 +129,7 @@ impl<'a> Checker<'a> {
         let span = p.span();
         Some(match self.enum_variant(&p.path)? {
             Variant::Value(x, ty) => Expr { kind: ExprKind::Int(x as u128), ty, span },
+            Variant::Data(def, k) => self.data_variant_path(&def, k, span),
             Variant::Pending => self.error_expr(span),
         })
     }
@@ -131,7 +141,9 @@ impl<'a> Checker<'a> {
                 self.expect(p.span(), ty, &vty);
                 vec![Pat::Int(x)]
             }
-            Variant::Pending => vec![],
+            // A data-carrying enum is matched by `destructure`; this is a type mismatch rustc
+            // reports.
+            Variant::Data(..) | Variant::Pending => vec![],
         })
     }
 
@@ -151,6 +163,9 @@ impl<'a> Checker<'a> {
     /// that integer's (the derive asserts it; a type of the same name that is no such enum
     /// fails here).
     pub fn enum_type(&mut self, path: &TokenStream, info: &EnumInfo) -> Ty {
+        if let Some(data) = &info.data {
+            return self.data_enum_type(path, info, data);
+        }
         if let Ok(t) = syn::parse2::<syn::Type>(path.clone()) {
             let t = crate::syntax::rewrite::for_inner_module(&t);
             self.enums.insert(crate::link::key(path), info.repr);

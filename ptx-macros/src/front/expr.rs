@@ -633,6 +633,9 @@ impl<'a> Checker<'a> {
         if let Some(e) = self.generic_struct_lit(s) {
             return e;
         }
+        if let Some(e) = self.data_variant_lit(s) {
+            return e;
+        }
         let path = s.path.to_token_stream();
         let named = Ty::Named(Rc::new(super::ty::NamedRef { key: crate::link::key(&path), path }));
         let def = match self.describe(&named, s.path.span()) {

@@ -22,6 +22,7 @@ pub mod control;
 pub mod destructure;
 pub mod conv;
 pub mod enums;
+pub mod enum_data;
 #[cfg(test)]
 mod deferred_tests;
 pub mod expr;

@@ -136,6 +136,10 @@ pub enum StructKind {
     Tuple,
     /// `union U { a: T }`
     Union,
+    /// A data-carrying enum (see `front::enum_data`): field 0 is the tag (the variant's index),
+    /// field `1 + k` the struct of variant `k`'s fields at their offsets in the enum. Variant
+    /// `k`'s fields hold a value only when the tag is `k`.
+    Enum,
 }
 
 /// A `#[derive(DeviceRepr)]` type, from its replay (see `link::info`).

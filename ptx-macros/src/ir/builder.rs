@@ -110,6 +110,21 @@ impl Builder {
         self.func.blocks[self.cur.0 as usize].insts.push(inst);
     }
 
+    /// A mark in the current block, for [`Builder::guard_from`].
+    pub fn mark(&self) -> (BlockId, usize) {
+        (self.cur, self.func.blocks[self.cur.0 as usize].insts.len())
+    }
+
+    /// Puts the instructions pushed in the current block since `mark` under `@pred` (the
+    /// stores of one variant of an enum, see `lower::enum_store`).
+    pub fn guard_from(&mut self, mark: (BlockId, usize), pred: Reg) {
+        if mark.0 == self.cur {
+            for inst in &mut self.func.blocks[self.cur.0 as usize].insts[mark.1..] {
+                inst.guard = Some((pred, false));
+            }
+        }
+    }
+
     /// `opcode dst, args...` with a fresh destination register of `class`.
     pub fn op1(&mut self, opcode: Opcode, class: RegClass, args: Vec<Arg>) -> Reg {
         let d = self.reg(class);

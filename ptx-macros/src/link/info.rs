@@ -10,6 +10,7 @@
 //! @method name by_value|by_ref|by_mut|assoc ( [Ty] ... ) [Ret]
 //! @generic_fn name { item }
 //! @enum Name u32 { Variant [value] ... }
+//! @enum Name u32 c|int { Variant [value] named|tuple { field [Ty] ... } ... }   // with fields
 //! ```
 //!
 //! Types are the tokens as written at the item's definition, with a leading `crate` made
@@ -103,6 +104,18 @@ pub struct EnumInfo {
     pub name: String,
     pub repr: ptx_abi::Scalar,
     pub variants: Vec<(String, i128)>,
+    /// A data-carrying enum (`#[repr(C, u32)]`, `#[repr(u8)]` with fields): how its fields are
+    /// placed and each variant's fields (see `front::enum_data`).
+    pub data: Option<EnumData>,
+}
+
+/// The fields of a data-carrying enum's variants, by variant, as written.
+#[derive(Clone, Debug)]
+pub struct EnumData {
+    pub style: ptx_abi::tagged::TagStyle,
+    /// Per variant: `Named` (`V { a: T }`) or `Tuple` (`V(T)`, and unit variants), and its
+    /// fields.
+    pub variants: Vec<(StructKind, Vec<(String, TokenStream)>)>,
 }
 
 /// How a method takes `self`.
@@ -184,6 +197,8 @@ pub fn write(info: &Info) -> TokenStream {
                 StructKind::Named => "named",
                 StructKind::Tuple => "tuple",
                 StructKind::Union => "union",
+                // Never written as a struct: an enum's replay is `@enum`.
+                StructKind::Enum => "enum",
             });
             let align = proc_macro2::Literal::usize_unsuffixed(s.align);
             let fields = s.fields.iter().map(|(n, t)| {
@@ -250,12 +265,28 @@ pub fn write(info: &Info) -> TokenStream {
         Info::Enum(e) => {
             let name = format_ident!("{}", e.name);
             let repr = format_ident!("{}", crate::front::ty::scalar_name(e.repr));
-            let variants = e.variants.iter().map(|(v, x)| {
+            let variants = e.variants.iter().enumerate().map(|(k, (v, x))| {
                 let v = format_ident!("{}", v);
                 let x = proc_macro2::Literal::string(&x.to_string());
-                quote!(#v [#x])
+                let fields = e.data.as_ref().map(|d| {
+                    let (kind, fields) = &d.variants[k];
+                    let kind = format_ident!("{}", if *kind == StructKind::Named { "named" } else { "tuple" });
+                    let fields = fields.iter().map(|(n, t)| {
+                        let n: TokenTree = match n.parse::<usize>() {
+                            Ok(i) => proc_macro2::Literal::usize_unsuffixed(i).into(),
+                            Err(_) => format_ident!("{}", n).into(),
+                        };
+                        quote!(#n [#t])
+                    });
+                    quote!(#kind { #(#fields)* })
+                });
+                quote!(#v [#x] #fields)
             });
-            quote!(@enum #name #repr { #(#variants)* })
+            let style = e.data.as_ref().map(|d| match d.style {
+                ptx_abi::tagged::TagStyle::CTagged => format_ident!("c"),
+                ptx_abi::tagged::TagStyle::Primitive => format_ident!("int"),
+            });
+            quote!(@enum #name #repr #style { #(#variants)* })
         }
     }
 }
@@ -351,15 +382,45 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
             "enum" => {
                 let name = ident(it.next()?)?;
                 let repr = ptx_abi::Scalar::from_rust_name(&ident(it.next()?)?)?;
+                let mut next = it.next()?;
+                let style = match &next {
+                    TokenTree::Ident(i) => {
+                        let style = match i.to_string().as_str() {
+                            "c" => ptx_abi::tagged::TagStyle::CTagged,
+                            "int" => ptx_abi::tagged::TagStyle::Primitive,
+                            _ => return None,
+                        };
+                        next = it.next()?;
+                        Some(style)
+                    }
+                    _ => None,
+                };
                 let mut variants = Vec::new();
-                let mut b = group(it.next()?, Delimiter::Brace)?.into_iter();
+                let mut fields_of = Vec::new();
+                let mut b = group(next, Delimiter::Brace)?.into_iter();
                 while let Some(v) = b.next() {
                     let v = ident(v)?;
                     let mut value = group(b.next()?, Delimiter::Bracket)?.into_iter();
                     let lit = literal(value.next()?)?;
                     variants.push((v, lit.trim_matches('"').parse().ok()?));
+                    if style.is_some() {
+                        let kind = if ident(b.next()?)? == "named" { StructKind::Named } else { StructKind::Tuple };
+                        let mut fb = group(b.next()?, Delimiter::Brace)?.into_iter();
+                        let mut fields = Vec::new();
+                        while let Some(n) = fb.next() {
+                            let n = match n {
+                                TokenTree::Ident(i) => i.to_string(),
+                                TokenTree::Literal(l) => l.to_string(),
+                                _ => return None,
+                            };
+                            let ty = group(fb.next()?, Delimiter::Bracket)?;
+                            fields.push((n.strip_prefix("r#").unwrap_or(&n).to_owned(), ty));
+                        }
+                        fields_of.push((kind, fields));
+                    }
                 }
-                Some(Info::Enum(EnumInfo { name, repr, variants }))
+                let data = style.map(|style| EnumData { style, variants: fields_of });
+                Some(Info::Enum(EnumInfo { name, repr, variants, data }))
             }
             _ => None,
         },
@@ -424,7 +485,7 @@ mod tests {
         let m = Info::Method(MethodInfo { name: "dot".into(), recv: Recv::Ref, params: vec![quote!(Vec3)], ret: Some(quote!(f32)), instance: None });
         let Some(Info::Method(back)) = parse(write(&m)) else { panic!() };
         assert_eq!((back.name.as_str(), back.recv, back.params.len()), ("dot", Recv::Ref, 1));
-        let e = Info::Enum(EnumInfo { name: "Op".into(), repr: ptx_abi::Scalar::I8, variants: vec![("Add".into(), 0), ("Neg".into(), -128)] });
+        let e = Info::Enum(EnumInfo { name: "Op".into(), repr: ptx_abi::Scalar::I8, variants: vec![("Add".into(), 0), ("Neg".into(), -128)], data: None });
         let Some(Info::Enum(back)) = parse(write(&e)) else { panic!() };
         assert_eq!((back.repr, back.variants), (ptx_abi::Scalar::I8, vec![("Add".into(), 0), ("Neg".into(), -128)]));
         assert!(parse(quote!(@nonsense)).is_none());

@@ -97,6 +97,11 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 self.b.op0(Opcode::St(Mem::plain(StateSpace::Param, Type::B64)), vec![Arg::mem(base.clone(), 0), a]);
             }
             Ty::Handle(_) => self.b.op0(Opcode::St(Mem::plain(StateSpace::Param, Type::B64)), vec![Arg::mem(base.clone(), 0), v.arg()]),
+            // The variants' fields overlap: stored under a test of the tag.
+            Ty::Struct(def) if def.kind == crate::front::ty::StructKind::Enum => {
+                let _ = def;
+                self.store_enum_param(base, ty, v, span)
+            }
             _ => {
                 // An aggregate: its fields at their offsets, at their own sizes.
                 let mut ls = Vec::new();

@@ -16,6 +16,7 @@ mod asm;
 mod atomic;
 mod call;
 mod cast;
+mod enum_store;
 mod cascade;
 mod const_array;
 mod control;

@@ -494,6 +494,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                     self.store(addr, space, offset + i as i64 * sz, &elem, &v.field(i), span);
                 }
             }
+            Ty::Struct(def) if def.kind == StructKind::Enum => self.store_enum(addr, space, offset, def, v, span),
             Ty::Struct(def) if def.kind != StructKind::Union => {
                 let fields: Vec<(u64, Ty)> = def.fields.iter().map(|f| (f.offset, f.ty.clone())).collect();
                 for (i, (o, t)) in fields.iter().enumerate() {
