@@ -108,13 +108,12 @@ impl Img {
 /// The guide's read of one channel: floats as stored (f16 widened), 8/16-bit integers in
 /// normalized-float mode as `v / (2^n - 1)` unsigned, `max(v / (2^(n-1) - 1), -1)` signed, sRGB
 /// decoded for R, G, B when asked; integers otherwise as 32-bit integers. Missing channels: 0,
-/// alpha 1. `Ok(f)`: a float read; `Err(bits)`: an integer read.
+/// alpha too (what an H200 returned). `Ok(f)`: a float read; `Err(bits)`: an integer read.
 fn read_channel(img: &Img, s: &Sampler, t: &[u64; 4], c: usize) -> Result<f64, u32> {
     let f = img.format;
     let floats = f.kind == ChannelKind::Float || (s.read == ReadMode::NormalizedFloat && f.bits <= 16);
     if c >= f.channels as usize {
-        let one = c == 3;
-        return if floats { Ok(one as u8 as f64) } else { Err(one as u32) };
+        return if floats { Ok(0.0) } else { Err(0) };
     }
     let v = t[c];
     let signed = |v: u64| -> i64 {
@@ -141,7 +140,6 @@ fn read_channel(img: &Img, s: &Sampler, t: &[u64; 4], c: usize) -> Result<f64, u
 
 /// Result bits of a texel's four components, or of the border colour.
 fn texel_bits(img: &Img, s: &Sampler, at: Option<usize>) -> [u32; 4] {
-    let floats = read_channel(img, s, &[0; 4], 3).is_ok();
     let mut out = [0u32; 4];
     for c in 0..4 {
         out[c] = match at {
@@ -149,9 +147,8 @@ fn texel_bits(img: &Img, s: &Sampler, at: Option<usize>) -> [u32; 4] {
                 Ok(x) => (x as f32).to_bits(),
                 Err(b) => b,
             },
-            None if floats => s.border_color[c].to_bits(),
-            None if img.format.kind == ChannelKind::Signed => s.border_color[c] as i32 as u32,
-            None => s.border_color[c] as u32,
+            // The colour's f32 bits for integer results too (an H200's answer).
+            None => s.border_color[c].to_bits(),
         };
     }
     out
@@ -360,8 +357,8 @@ fn float4_array_2d_every_mode_filter_and_coordinate_kind() {
 }
 
 #[test]
-fn one_channel_pitched_2d_reads_missing_channels_as_0_0_1() {
-    // 6 × 4 floats in rows 32 bytes apart: the pitch is honoured and g, b, a read 0, 0, 1.
+fn one_channel_pitched_2d_reads_missing_channels_as_zeros() {
+    // 6 × 4 floats in rows 32 bytes apart: the pitch is honoured and g, b, a read 0, 0, 0.
     let img = Img::new(fmt(ChannelKind::Float, 32, 1), [6, 4, 1], 1, &mut Rng(2));
     sweep_2d("float pitched 6x4", &img, ReadMode::ElementType, false, |h| {
         let mut bytes = vec![0xffu8; 32 * 4];
@@ -461,7 +458,7 @@ fn layered_1d_and_2d_with_the_layer_clamped() {
                     let layer_in: Vec<i32> = (0..64).map(|_| rng.below(7) as i32 - 2).collect();
                     let packed: Vec<f32> = xs.iter().zip(&layer_in).flat_map(|(x, &l)| [x[0], *x.get(1).unwrap_or(&0.0), 0.0, l as f32]).collect();
                     let got = run(&mut h, entry, t, &packed, 4, 1);
-                    let layers: Vec<usize> = layer_in.iter().map(|&l| l.clamp(0, 2) as usize).collect();
+                    let layers: Vec<usize> = layer_in.iter().map(|&l| (l as u32).min(2) as usize).collect();
                     check(&format!("{entry} {m:?} {filter:?}"), &img, &s, &xs, &layers, &got);
                 }
             }

@@ -22,7 +22,7 @@ pub enum Coords {
 pub struct Fetch {
     pub dims: usize,
     pub coords: Coords,
-    /// The layer of a layered fetch (clamped to the texture's layers).
+    /// The layer of a layered fetch (read as unsigned, clamped to the texture's last layer).
     pub layer: i32,
     /// `tld4`: the component (0-3) of the bilinear footprint's four texels.
     pub gather: Option<u8>,
@@ -108,18 +108,14 @@ fn f16_to_f32(h: u32) -> f32 {
 
 /// The four components of a texel as the fetch returns them (f32 bits for float reads, the
 /// integer sign- or zero-extended to 32 bits otherwise), from the channels' raw bits. Missing
-/// channels read 0, alpha 1.
+/// channels read 0, alpha too (as an H200 returns them).
 fn convert(tex: &Texture, raw: [u64; 4]) -> [u32; 4] {
     let f = shape(&tex.resource).format;
     let float = returns_float(f, tex.sampler.read);
     let mut out = [0u32; 4];
     for (c, o) in out.iter_mut().enumerate() {
         if c as u32 >= f.channels {
-            *o = match (c, float) {
-                (3, true) => 1.0f32.to_bits(),
-                (3, false) => 1,
-                _ => 0,
-            };
+            *o = 0;
             continue;
         }
         let v = raw[c];
@@ -147,13 +143,10 @@ fn convert(tex: &Texture, raw: [u64; 4]) -> [u32; 4] {
 fn border(tex: &Texture) -> [u32; 4] {
     let f = shape(&tex.resource).format;
     let b = tex.sampler.border_color;
-    if returns_float(f, tex.sampler.read) {
-        b.map(f32::to_bits)
-    } else if f.kind == ChannelKind::Signed {
-        b.map(|x| x as i32 as u32)
-    } else {
-        b.map(|x| x as u32)
-    }
+    // Integer results get the colour's f32 bits, not its value converted (an H200 returns
+    // 0x406ccccd for a border of 3.7 on an `int` texture).
+    let _ = f;
+    b.map(f32::to_bits)
 }
 
 /// Fetches texture `tex` at `f`, reading texel bytes through `read(address, bytes)`: the four
@@ -163,7 +156,8 @@ pub fn sample<E>(tex: &Texture, f: &Fetch, read: &mut dyn FnMut(u64, u32) -> Res
     let sm = &tex.sampler;
     let float = returns_float(s.format, sm.read);
     let dims = f.dims.clamp(1, 3);
-    let layer = (f.layer.max(0) as u64).min(s.layers.saturating_sub(1));
+    // The layer is unsigned: a negative one clamps to the last layer, as on an H200.
+    let layer = u64::from(f.layer as u32).min(s.layers.saturating_sub(1));
     // Wrap and mirror need normalized coordinates (as in CUDA); otherwise they clamp.
     let normalized = sm.normalized_coords && matches!(f.coords, Coords::Float(_));
     let mode = |d: usize| match sm.address[d] {

@@ -75,8 +75,7 @@ impl CudaArray {
     fn copy(&self, host: *mut c_void, to_array: bool) -> Result<()> {
         let (w, h, d) = self.desc.extent();
         let row = usize_of(w * self.desc.format.bytes())?;
-        // SAFETY: CUDA_MEMCPY3D is plain data; all-zero is its "unused" value.
-        let mut c: sys::CUDA_MEMCPY3D = unsafe { std::mem::zeroed() };
+        let mut c = memcpy3d(sys::CUmemorytype::CU_MEMORYTYPE_HOST);
         if to_array {
             c.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
             c.srcHost = host;
@@ -136,6 +135,21 @@ impl Drop for CudaArray {
     }
 }
 
+/// A `CUDA_MEMCPY3D` with every field zero (CUDA's "unused") but the two memory types, which
+/// have no zero variant: `mem::zeroed` of the whole struct is undefined behaviour, and Rust
+/// aborts on it (an H200 run of `texture_resize` did).
+fn memcpy3d(ty: sys::CUmemorytype) -> sys::CUDA_MEMCPY3D {
+    let mut c = std::mem::MaybeUninit::<sys::CUDA_MEMCPY3D>::zeroed();
+    let p = c.as_mut_ptr();
+    // SAFETY: every field but the two enums is an integer or a pointer, valid as zero; the
+    // enums are written before the value is read.
+    unsafe {
+        std::ptr::addr_of_mut!((*p).srcMemoryType).write(ty);
+        std::ptr::addr_of_mut!((*p).dstMemoryType).write(ty);
+        c.assume_init()
+    }
+}
+
 fn cuda_memory(mem: &dyn MemoryImpl) -> Result<&CudaMemory> {
     mem.as_any().downcast_ref::<CudaMemory>().ok_or_else(other_device)
 }
@@ -149,7 +163,7 @@ fn other_device() -> Error {
 }
 
 fn resource_desc(resource: &TexResource<'_>, stream: &Arc<CudaStream>) -> Result<sys::CUDA_RESOURCE_DESC> {
-    // SAFETY: plain data; zero is "no flags, reserved".
+    // SAFETY: plain data; zero is "no flags, reserved" (and `CU_RESOURCE_TYPE_ARRAY`).
     let mut r: sys::CUDA_RESOURCE_DESC = unsafe { std::mem::zeroed() };
     match *resource {
         TexResource::Linear { mem, format, width } => {
@@ -190,7 +204,8 @@ fn texture_desc(s: &Sampler) -> sys::CUDA_TEXTURE_DESC {
         AddressMode::Mirror => A::CU_TR_ADDRESS_MODE_MIRROR,
         AddressMode::Border => A::CU_TR_ADDRESS_MODE_BORDER,
     };
-    // SAFETY: plain data; zero is "no mipmaps, no anisotropy".
+    // SAFETY: plain data; zero is "no mipmaps, no anisotropy" (its enums' zero variants are
+    // WRAP and POINT).
     let mut t: sys::CUDA_TEXTURE_DESC = unsafe { std::mem::zeroed() };
     t.addressMode = s.address.map(mode);
     t.filterMode = match s.filter {
