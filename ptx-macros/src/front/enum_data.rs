@@ -206,7 +206,9 @@ impl<'a> Checker<'a> {
         };
         let name = path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
         let Some(k) = variant_index(def, &name) else {
-            // rustc reports an unknown variant.
+            // rustc reports it too, but the body must not compile past it: the names the
+            // pattern would bind have no value.
+            self.errors.at(path.span(), format!("`{}` has no variant `{name}`", def.name));
             self.declare_pattern_names(pat);
             return;
         };

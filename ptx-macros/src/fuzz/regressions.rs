@@ -24,4 +24,7 @@ pub const FOUND: &[&str] = &[
     // A typed `let … else` put its type ascription into a match arm (`Some : v => …`), which
     // does not parse: a panic in the macro. Now the arm takes the pattern alone.
     "fn of_u8 (o < >) -> Option { let Some : v = o else { } ; }",
+    // A pattern naming a variant a data-carrying enum does not have declared its bindings
+    // without values, and the arm compiled on: "internal: `c` has no value". Now an error.
+    "fn tok_value (t : Tok) -> f64 { match t { Num (n) => n as f64 , derive (c) => c , Wide => c as f64 , End => 1.0 } }",
 ];
