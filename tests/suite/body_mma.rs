@@ -17,11 +17,7 @@ use ptx_runtime::half::{bf16, f16};
 struct Rng(u64);
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e3779b97f4a7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
-        z ^ (z >> 31)
+        crate::rng::splitmix64(&mut self.0)
     }
     fn float(&mut self) -> f32 {
         ((self.next() % 4096) as f32 - 2048.0) / 512.0

@@ -16,11 +16,7 @@ fn modules() -> Vec<Harness> {
 struct Rng(u64);
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e3779b97f4a7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
-        z ^ (z >> 31)
+        crate::rng::splitmix64(&mut self.0)
     }
     /// A float in [-4, 4) with a few fraction bits, sometimes tiny (subnormal in f16).
     fn float(&mut self) -> f32 {

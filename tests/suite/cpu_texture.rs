@@ -30,11 +30,7 @@ fn modules() -> Vec<Harness> {
 struct Rng(u64);
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e3779b97f4a7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58476d1ce4e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d049bb133111eb);
-        z ^ (z >> 31)
+        crate::rng::splitmix64(&mut self.0)
     }
     fn below(&mut self, n: u64) -> u64 {
         self.next() % n

@@ -78,6 +78,7 @@ mod lineinfo;
 mod link_interop;
 mod regress;
 mod regress_consts;
+mod rng;
 mod runtime;
 mod runtime_coop;
 mod runtime_devices;

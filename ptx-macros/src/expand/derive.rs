@@ -267,6 +267,12 @@ fn replay(input: &syn::DeriveInput, fields: &[&syn::Field], is_union: bool, alig
         if input.generics.params.is_empty() {
             Info::Struct(def)
         } else {
+            // rustc allows only integers, `bool` and `char` here, and the replay spells the
+            // type as one identifier: anything else would not survive it.
+            let plain = |t: &syn::Type| matches!(t, syn::Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some());
+            if let Some(c) = input.generics.const_params().find(|c| !plain(&c.ty)) {
+                return syn::Error::new_spanned(&c.ty, "a const parameter of a `DeviceRepr` type is an integer, `bool` or `char` (`const N: usize`)").to_compile_error();
+            }
             let params = input
                 .generics
                 .params

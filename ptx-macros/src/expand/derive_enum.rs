@@ -100,17 +100,27 @@ pub fn derive_enum(input: &syn::DeriveInput, data: &syn::DataEnum, tokens: &Toke
     }
 }
 
-/// The integer of `#[repr(..)]`; `C`, `align` and the like are errors on an enum.
-fn parse_int_repr(attrs: &[syn::Attribute], errors: &mut Errors) -> Option<Scalar> {
-    let mut repr = None;
+/// One item of an enum's `#[repr(..)]`, in the order written.
+pub(super) enum ReprItem {
+    /// `u8`, `i32`, ...: the discriminant's integer.
+    Int(Scalar),
+    /// `C`.
+    C(syn::Path),
+    /// Anything else (`align(..)`, `packed`, `Rust`...), for the caller to refuse.
+    Other(syn::Path),
+}
+
+/// The items of an enum's `#[repr(..)]` attributes; each kind of enum applies its own rule.
+pub(super) fn read_enum_repr(attrs: &[syn::Attribute], errors: &mut Errors) -> Vec<ReprItem> {
+    let mut items = Vec::new();
     for attr in attrs.iter().filter(|a| a.path().is_ident("repr")) {
         let result = attr.parse_nested_meta(|meta| {
             let name = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-            match Scalar::from_rust_name(&name) {
-                Some(s) if s.is_integral() && s != Scalar::Bool => repr = Some(s),
-                _ if name == "C" => errors.error(&meta.path, format!("`#[repr(C)]` on an enum means C's `int`-sized enum; {}", &NEEDS_INT_REPR[NEEDS_INT_REPR.find("write").unwrap_or(0)..])),
-                _ => errors.error(&meta.path, NEEDS_INT_REPR),
-            }
+            items.push(match Scalar::from_rust_name(&name) {
+                Some(s) if s.is_integral() && s != Scalar::Bool => ReprItem::Int(s),
+                _ if name == "C" => ReprItem::C(meta.path.clone()),
+                _ => ReprItem::Other(meta.path.clone()),
+            });
             if meta.input.peek(syn::token::Paren) {
                 let content;
                 syn::parenthesized!(content in meta.input);
@@ -120,6 +130,19 @@ fn parse_int_repr(attrs: &[syn::Attribute], errors: &mut Errors) -> Option<Scala
         });
         if let Err(e) = result {
             errors.push(e);
+        }
+    }
+    items
+}
+
+/// The integer of `#[repr(..)]`; `C`, `align` and the like are errors on a C-like enum.
+fn parse_int_repr(attrs: &[syn::Attribute], errors: &mut Errors) -> Option<Scalar> {
+    let mut repr = None;
+    for item in read_enum_repr(attrs, errors) {
+        match item {
+            ReprItem::Int(s) => repr = Some(s),
+            ReprItem::C(p) => errors.error(&p, format!("`#[repr(C)]` on an enum means C's `int`-sized enum; {}", &NEEDS_INT_REPR[NEEDS_INT_REPR.find("write").unwrap_or(0)..])),
+            ReprItem::Other(p) => errors.error(&p, NEEDS_INT_REPR),
         }
     }
     repr

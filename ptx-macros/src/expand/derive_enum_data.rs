@@ -10,7 +10,7 @@
 //! variants on stable Rust). The discriminants are the implicit ones (`0, 1, 2, ..`): the tag
 //! is the variant's index on the device.
 
-use super::derive_enum::int_literal;
+use super::derive_enum::{int_literal, read_enum_repr, ReprItem};
 use crate::front::ty::{scalar_name, StructKind};
 use crate::link::info::{EnumData, EnumInfo, Info};
 use crate::report::Errors;
@@ -24,23 +24,11 @@ use syn::spanned::Spanned;
 /// `#[repr(C, Int)]` or `#[repr(Int)]`.
 fn parse_repr(attrs: &[syn::Attribute], errors: &mut Errors) -> Option<(Scalar, TagStyle)> {
     let (mut int, mut c) = (None, false);
-    for attr in attrs.iter().filter(|a| a.path().is_ident("repr")) {
-        let result = attr.parse_nested_meta(|meta| {
-            let name = meta.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-            match Scalar::from_rust_name(&name) {
-                Some(s) if s.is_integral() && s != Scalar::Bool => int = Some(s),
-                _ if name == "C" => c = true,
-                _ => errors.error(&meta.path, DATA_REPR),
-            }
-            if meta.input.peek(syn::token::Paren) {
-                let content;
-                syn::parenthesized!(content in meta.input);
-                let _: TokenStream = content.parse()?;
-            }
-            Ok(())
-        });
-        if let Err(e) = result {
-            errors.push(e);
+    for item in read_enum_repr(attrs, errors) {
+        match item {
+            ReprItem::Int(s) => int = Some(s),
+            ReprItem::C(_) => c = true,
+            ReprItem::Other(p) => errors.error(&p, DATA_REPR),
         }
     }
     int.map(|s| (s, if c { TagStyle::CTagged } else { TagStyle::Primitive }))

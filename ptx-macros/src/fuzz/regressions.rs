@@ -27,4 +27,7 @@ pub const FOUND: &[&str] = &[
     // A pattern naming a variant a data-carrying enum does not have declared its bindings
     // without values, and the arm compiled on: "internal: `c` has no value". Now an error.
     "fn tok_value (t : Tok) -> f64 { match t { Num (n) => n as f64 , derive (c) => c , Wide => c as f64 , End => 1.0 } }",
+    // A const parameter whose type is not one identifier (`[usize]`) reached `format_ident!`
+    // in the struct's replay: a panic. Now one error at the type.
+    "#[repr(C)] struct Arr<const Option: [usize]> { v: [f32; N] }",
 ];
