@@ -30,4 +30,7 @@ pub const FOUND: &[&str] = &[
     // A const parameter whose type is not one identifier (`[usize]`) reached `format_ident!`
     // in the struct's replay: a panic. Now one error at the type.
     "#[repr(C)] struct Arr<const Option: [usize]> { v: [f32; N] }",
+    // An unknown path of a data-carrying enum's type was read as a constant, field by field,
+    // and the tag's internal name reached `Ident::new`: a panic. Now one error.
+    "fn make (k : u32 , x : f32) -> Shape { match 4 { 0 => Shape :: Circle { r : x } , 1 => Shape :: Rect (x , 1.0) , 2 => Shape :: Tri { a : x , b : 2.0 , tag : k as u16 } , _ => Shape :: up } }",
 ];

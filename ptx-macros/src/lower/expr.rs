@@ -148,6 +148,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     fn constant(&mut self, tokens: &proc_macro2::TokenStream, ty: &Ty, span: proc_macro2::Span) -> Val {
         let s = match self.ty(ty) {
             Ty::Scalar(s) => s,
+            // An enum with fields has no field paths rustc could evaluate one by one.
+            Ty::Struct(def) if def.kind == crate::front::ty::StructKind::Enum => {
+                return self.error(span, format!("a constant of the enum `{}`, which has fields, is not supported on the device: build the value in the body (`{}::Variant {{ .. }}`)", def.name, def.name));
+            }
             // A struct or array constant (`Vec3::ZERO`): rustc evaluates each scalar in it.
             Ty::Struct(def) if def.kind != crate::front::ty::StructKind::Union => {
                 let fields = def.fields.iter().map(|f| {
