@@ -117,6 +117,34 @@ fn min_by_and_max_by_agree_with_the_host() {
     assert!(out.chunks(6).any(|r| r[5] == -1.0) && out.chunks(6).any(|r| r[5] == 2.0));
 }
 
+/// The best item held as an `Option<(usize, &f32)>` whose reference points into a row of
+/// global memory, and a reference local assigned after its `let`: their registers take the
+/// pointer's space on the first lowering (the fuzzer found the first looping, 20261128:90135).
+#[kernel]
+pub fn it_best_ref(x: &[f32], y: &[u32], out: &mut [f32]) {
+    let t = thread_idx_x() as usize;
+    let row = &x[t * ROW..t * ROW + ROW];
+    let o = &mut out[t * 3..t * 3 + 3];
+    let c = (y[t * ROW] % 3) as usize;
+    if let Some((i, v)) = row.chunks_exact(3).map(|p| &p[c]).enumerate().max_by(|a, b| a.1.total_cmp(b.1)) {
+        o[0] = i as f32;
+        o[1] = *v;
+    }
+    let pick: &f32;
+    if t % 2 == 0 {
+        pick = &row[1];
+    } else {
+        pick = &row[ROW - 1];
+    }
+    o[2] = *pick;
+}
+
+#[test]
+fn a_reference_held_in_an_option_agrees_with_the_host() {
+    let out = agree("it_best_ref", it_best_ref::PTX, 3, it_best_ref, |s, c, x, y, o| it_best_ref::launch(s, c, x, y, o));
+    assert!(out.chunks(3).any(|r| r[0] > 0.0));
+}
+
 /// `total_cmp` orders `-0.0` below `0.0` and NaNs at the ends, where `<` cannot.
 #[kernel]
 pub fn it_total_cmp(x: &[f32], _y: &[u32], out: &mut [f32]) {

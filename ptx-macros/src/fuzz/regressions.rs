@@ -33,4 +33,6 @@ pub const FOUND: &[&str] = &[
     // An unknown path of a data-carrying enum's type was read as a constant, field by field,
     // and the tag's internal name reached `Ident::new`: a panic. Now one error.
     "fn make (k : u32 , x : f32) -> Shape { match 4 { 0 => Shape :: Circle { r : x } , 1 => Shape :: Rect (x , 1.0) , 2 => Shape :: Tri { a : x , b : 2.0 , tag : k as u16 } , _ => Shape :: up } }",
+    "fn f (rgb : & [f32] , bright : & mut [f32]) { let row = & rgb [..] ; if let Some (_) = row . chunks_exact (3) . map (| p | & p [0]) . enumerate () . max_by (| a , b | a . 1 . total_cmp (b . 1)) { } }",
+    "fn g (rgb : & [f32]) { let row = & rgb [..] ; if let Some (_) = row . iter () . enumerate () . max_by (| a , b | a . 1 . total_cmp (b . 1)) { } }",
 ];

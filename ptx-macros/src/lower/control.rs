@@ -103,9 +103,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 self.slots[id] = Some(v);
             }
             v => {
-                let hint = match self.facts.space.get(&id) {
-                    Some(s) => Some(space_hint(&ty, *s)),
-                    None => v.clone(),
+                let hint = match (self.facts.space.get(&id), &v) {
+                    (Some(s), Some(v)) => Some(respace(v, *s)),
+                    (Some(s), None) => Some(space_hint(&ty, *s)),
+                    (None, v) => v.clone(),
                 };
                 let regs = self.fresh(&ty, hint.as_ref());
                 let mut rs = Vec::new();
@@ -472,6 +473,24 @@ fn unsigned(s: Scalar) -> Scalar {
 }
 
 /// A value of type `ty` whose pointers are in `space` (a hint for fresh registers).
+/// The initial value `v` of a local learned to hold addresses of several spaces, as the
+/// hint for its registers: every pointer in it generic (`Space::Generic`), or every global one
+/// without `.nc` (`Space::Global { nc: false }`).
+fn respace(v: &Val, space: Space) -> Val {
+    match v {
+        Val::Ptr(a, old) => {
+            let s = match (space, old) {
+                (Space::Generic, _) => Space::Generic,
+                (Space::Global { nc: false }, Space::Global { .. }) => space,
+                _ => *old,
+            };
+            Val::Ptr(a.clone(), s)
+        }
+        Val::Agg(vs) => Val::Agg(vs.iter().map(|v| respace(v, space)).collect()),
+        other => other.clone(),
+    }
+}
+
 fn space_hint(ty: &Ty, space: Space) -> Val {
     match ty {
         Ty::Ptr { .. } => Val::Ptr(Arg::Imm(Imm::Int(0)), space),

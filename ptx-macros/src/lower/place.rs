@@ -305,6 +305,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 } else {
                     match (ds, ss) {
                         (Space::Global { nc: false }, Space::Global { .. }) => a.clone(),
+                        // A generic register takes any address converted: nothing to learn.
+                        (Space::Generic, _) => self.generic_address(src),
                         _ => {
                             // The local holds addresses of more than one space: lower again
                             // with it generic (or global without `.nc`).
@@ -313,13 +315,14 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                                     (Space::Global { .. }, Space::Global { .. }) => Space::Global { nc: false },
                                     _ => Space::Generic,
                                 };
-                                self.restart.space.insert(l, s);
+                                // Generic wins over `.global` without `.nc` when an
+                                // aggregate's pointers disagree in different ways.
+                                let e = self.restart.space.entry(l).or_insert(s);
+                                if s == Space::Generic {
+                                    *e = s;
+                                }
                             }
-                            if *ds == Space::Generic {
-                                self.generic_address(src)
-                            } else {
-                                a.clone()
-                            }
+                            a.clone()
                         }
                     }
                 };
