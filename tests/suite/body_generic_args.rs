@@ -1,6 +1,7 @@
 //! Instances of generic types as arguments of generic device functions: `total::<S: Shape>`
 //! called with `&[Vec3]`, `&[Pair<Vec3>]` and `&[Pair<Pair<Vec3>>]` (inferred from the slice),
-//! `first::<Pair<f32>>` written, and a generic type's method on a nested instance
+//! `first::<Pair<f32>>` written, `total` over `&[Pair<f32>]` (the generic impl's `T: Shape`
+//! met by `impl Shape for f32`), and a generic type's method on a nested instance
 //! (`Pair<Pair<Vec3>>::area`). Run on the host and on the CPU backend and compared bit for bit;
 //! the module through ptxas; the instances' symbols equal to nvcc's for the same function
 //! templates instantiated with the C++ class template instances (checked with nvcc and
@@ -30,6 +31,14 @@ pub mod geo {
     impl Shape for Vec3 {
         fn area(&self) -> f32 {
             2.0 * (self.x * self.y + self.y * self.z + self.z * self.x)
+        }
+    }
+
+    /// A primitive's impl (in the trait's module): `Pair<f32>` is a `Shape` through it.
+    #[device_fn]
+    impl Shape for f32 {
+        fn area(&self) -> f32 {
+            *self * 0.75
         }
     }
 
@@ -84,6 +93,7 @@ mod user {
             out[3] = f.a - f.b;
             out[4] = qs[1].area();
             out[5] = first(ps).b.area();
+            out[6] = total(fs);
         }
     }
 }
@@ -97,7 +107,7 @@ fn generic_type_arguments_run_as_on_the_host() {
     let ps: Vec<Pair<Vec3>> = (0..4).map(|i| Pair { a: v(i), b: v(i + 3) }).collect();
     let qs: Vec<Pair<Pair<Vec3>>> = (0..3).map(|i| Pair { a: ps[i], b: ps[i + 1] }).collect();
     let fs = vec![Pair { a: 3.5f32, b: -1.25 }, Pair { a: 0.0, b: 0.0 }];
-    let mut out = vec![0.0f32; 6];
+    let mut out = vec![0.0f32; 7];
     {
         let o = host::Disjoint::new(&mut out);
         // SAFETY: one thread.
@@ -108,13 +118,14 @@ fn generic_type_arguments_run_as_on_the_host() {
     let pb = DeviceBuffer::from_slice(&stream, &ps).unwrap();
     let qb = DeviceBuffer::from_slice(&stream, &qs).unwrap();
     let fb = DeviceBuffer::from_slice(&stream, &fs).unwrap();
-    let mut ob = DeviceBuffer::<f32>::zeroed(&stream, 6).unwrap();
+    let mut ob = DeviceBuffer::<f32>::zeroed(&stream, 7).unwrap();
     user::totals::launch(&stream, LaunchConfig::new(1, 1), &vb, &pb, &qb, &fb, &mut ob).unwrap();
     let d = ob.to_vec().unwrap();
-    for i in 0..6 {
+    for i in 0..7 {
         assert_eq!(out[i].to_bits(), d[i].to_bits(), "out[{i}]: host {}, device {}", out[i], d[i]);
     }
     assert_eq!(out[3], 4.75);
+    assert_eq!(out[6], (3.5 * 0.75 + 0.5 * (-1.25 * 0.75)) + 0.0);
     assert!(out[2] > out[1] && out[1] > 0.0, "{out:?}");
 }
 
