@@ -22,7 +22,7 @@ pub enum TemplateArg<'a> {
     Struct { path: &'a str, name: &'a str },
     /// An instance of a generic struct, `path::name<args>` (a class template's
     /// specialization): `krate::geo::Pair<float>` is `N5krate3geo4PairIfEE`.
-    Instance { path: &'a str, name: &'a str, args: &'a [TemplateArg<'a>] },
+    Specialization { path: &'a str, name: &'a str, args: &'a [TemplateArg<'a>] },
 }
 
 /// Most substitution candidates one symbol keeps track of.
@@ -166,7 +166,7 @@ pub const fn write_member_template<'a>(path: &'a str, class: &'a str, args: &[Te
                 // The class itself, in a class template: this instance.
                 TemplateArg::Struct { path: tp, name: tn } if !args.is_empty() && str_eq(tn, class) && str_eq(tp, path) => write_instance(tp, tn, args, &mut c, sink),
                 TemplateArg::Struct { path: tp, name: tn } => write_struct(tp, tn, &mut c, sink),
-                TemplateArg::Instance { path: tp, name: tn, args: ta } => write_instance(tp, tn, ta, &mut c, sink),
+                TemplateArg::Specialization { path: tp, name: tn, args: ta } => write_instance(tp, tn, ta, &mut c, sink),
             }
             p += 1;
         }
@@ -190,7 +190,7 @@ const fn write_args<'a>(args: &[TemplateArg<'a>], c: &mut Candidates<'a>, sink: 
                 sink.byte(b'E');
             }
             TemplateArg::Struct { path: tp, name: tn } => write_struct(tp, tn, c, sink),
-            TemplateArg::Instance { path: tp, name: tn, args: ta } => write_instance(tp, tn, ta, c, sink),
+            TemplateArg::Specialization { path: tp, name: tn, args: ta } => write_instance(tp, tn, ta, c, sink),
         }
         a += 1;
     }
@@ -244,7 +244,7 @@ const fn args_eq(a: &[TemplateArg], b: &[TemplateArg]) -> bool {
             (TemplateArg::Builtin(x), TemplateArg::Builtin(y)) => str_eq(x, y),
             (TemplateArg::Int { code: c1, value: v1, negative: n1 }, TemplateArg::Int { code: c2, value: v2, negative: n2 }) => str_eq(c1, c2) && v1 == v2 && n1 == n2,
             (TemplateArg::Struct { path: p1, name: m1 }, TemplateArg::Struct { path: p2, name: m2 }) => str_eq(p1, p2) && str_eq(m1, m2),
-            (TemplateArg::Instance { path: p1, name: m1, args: a1 }, TemplateArg::Instance { path: p2, name: m2, args: a2 }) => str_eq(p1, p2) && str_eq(m1, m2) && args_eq(a1, a2),
+            (TemplateArg::Specialization { path: p1, name: m1, args: a1 }, TemplateArg::Specialization { path: p2, name: m2, args: a2 }) => str_eq(p1, p2) && str_eq(m1, m2) && args_eq(a1, a2),
             _ => false,
         };
         if !same {
@@ -449,16 +449,16 @@ mod tests {
     /// the same C++ (`template <class T> struct Pair`) without the parameter types.
     #[test]
     fn instance_arguments() {
-        const PF: TemplateArg<'static> = Instance { path: "krate::geo", name: "Pair", args: &[Builtin("f")] };
+        const PF: TemplateArg<'static> = Specialization { path: "krate::geo", name: "Pair", args: &[Builtin("f")] };
         // krate::app::total<krate::geo::Pair<float> >
         assert_eq!(sym("krate::app", "total", &[PF]), "_ZN5krate3app5totalINS_3geo4PairIfEEEE");
         // krate::app::total<krate::geo::Pair<krate::geo::Pair<float> > >: the inner instance
         // names the template by its substitution.
-        assert_eq!(sym("krate::app", "total", &[Instance { path: "krate::geo", name: "Pair", args: &[PF] }]), "_ZN5krate3app5totalINS_3geo4PairINS3_IfEEEEEE");
+        assert_eq!(sym("krate::app", "total", &[Specialization { path: "krate::geo", name: "Pair", args: &[PF] }]), "_ZN5krate3app5totalINS_3geo4PairINS3_IfEEEEEE");
         // two<Pair<float>, Pair<double> >, two<Pair<float>, Pair<float> >, two<V, Pair<V> >
-        assert_eq!(sym("krate::app", "two", &[PF, Instance { path: "krate::geo", name: "Pair", args: &[Builtin("d")] }]), "_ZN5krate3app3twoINS_3geo4PairIfEENS3_IdEEEE");
+        assert_eq!(sym("krate::app", "two", &[PF, Specialization { path: "krate::geo", name: "Pair", args: &[Builtin("d")] }]), "_ZN5krate3app3twoINS_3geo4PairIfEENS3_IdEEEE");
         assert_eq!(sym("krate::app", "two", &[PF, PF]), "_ZN5krate3app3twoINS_3geo4PairIfEES4_EE");
         const V: TemplateArg<'static> = Struct { path: "krate::geo", name: "V" };
-        assert_eq!(sym("krate::app", "two", &[V, Instance { path: "krate::geo", name: "Pair", args: &[V] }]), "_ZN5krate3app3twoINS_3geo1VENS2_4PairIS3_EEEE");
+        assert_eq!(sym("krate::app", "two", &[V, Specialization { path: "krate::geo", name: "Pair", args: &[V] }]), "_ZN5krate3app3twoINS_3geo1VENS2_4PairIS3_EEEE");
     }
 }

@@ -373,7 +373,7 @@ impl Checker<'_> {
                         }
                     });
                 }
-                Some((path, quote!(#p::TemplateArg::Instance { path: <#inner as ::ptx_runtime::DeviceRepr>::MODULE_PATH, name: #base, args: &[#(#args),*] })))
+                Some((path, quote!(#p::TemplateArg::Specialization { path: <#inner as ::ptx_runtime::DeviceRepr>::MODULE_PATH, name: #base, args: &[#(#args),*] })))
             }
             _ => None,
         }
