@@ -20,6 +20,9 @@ pub enum TemplateArg<'a> {
     Int { code: &'a str, value: u64, negative: bool },
     /// A struct `path::name`: `path` is its `module_path!()`.
     Struct { path: &'a str, name: &'a str },
+    /// An instance of a generic struct, `path::name<args>` (a class template's
+    /// specialization): `krate::geo::Pair<float>` is `N5krate3geo4PairIfEE`.
+    Specialization { path: &'a str, name: &'a str, args: &'a [TemplateArg<'a>] },
 }
 
 /// Most substitution candidates one symbol keeps track of.
@@ -29,15 +32,46 @@ const MAX_CANDIDATES: usize = 64;
 /// a struct its name after them (`""` for a namespace, or the template prefix: `segs` `usize::MAX`).
 struct Candidates<'a> {
     list: [(&'a str, usize, &'a str); MAX_CANDIDATES],
+    /// For an instance of a generic struct, its arguments (the template name is the same
+    /// entry without them).
+    args: [Option<&'a [TemplateArg<'a>]>; MAX_CANDIDATES],
     len: usize,
 }
 
 impl<'a> Candidates<'a> {
+    const fn new() -> Candidates<'a> {
+        Candidates { list: [("", 0, ""); MAX_CANDIDATES], args: [None; MAX_CANDIDATES], len: 0 }
+    }
+
     const fn push(&mut self, path: &'a str, segs: usize, name: &'a str) {
         if self.len < MAX_CANDIDATES {
             self.list[self.len] = (path, segs, name);
             self.len += 1;
         }
+    }
+
+    /// The instance `path::name<args>` (`path` all `segs` segments).
+    const fn push_instance(&mut self, path: &'a str, name: &'a str, args: &'a [TemplateArg<'a>]) {
+        if self.len < MAX_CANDIDATES {
+            self.list[self.len] = (path, segments(path), name);
+            self.args[self.len] = Some(args);
+            self.len += 1;
+        }
+    }
+
+    const fn find_instance(&self, path: &str, name: &str, args: &[TemplateArg]) -> Option<usize> {
+        let n = segments(path);
+        let mut i = 0;
+        while i < self.len {
+            let (p, k, m) = self.list[i];
+            if let Some(a) = self.args[i] {
+                if k == n && str_eq(m, name) && prefix_eq(p, path, n) && args_eq(a, args) {
+                    return Some(i);
+                }
+            }
+            i += 1;
+        }
+        None
     }
 
     /// The index of the candidate equal to the first `segs` segments of `path`, followed by
@@ -46,7 +80,7 @@ impl<'a> Candidates<'a> {
         let mut i = 0;
         while i < self.len {
             let (p, n, m) = self.list[i];
-            if n == segs && str_eq(m, name) && prefix_eq(p, path, segs) {
+            if self.args[i].is_none() && n == segs && str_eq(m, name) && prefix_eq(p, path, segs) {
                 return Some(i);
             }
             i += 1;
@@ -58,7 +92,7 @@ impl<'a> Candidates<'a> {
 /// Writes the symbol of the function `path` (`a::b::f`: its last segment is the template's
 /// name, the others its namespaces) instantiated with `args`.
 pub const fn write_template(path: &str, args: &[TemplateArg], sink: &mut Sink) {
-    let mut c = Candidates { list: [("", 0, ""); MAX_CANDIDATES], len: 0 };
+    let mut c = Candidates::new();
     sink.str("_ZN");
     let n = segments(path);
     let mut i = 0;
@@ -89,7 +123,7 @@ pub const fn write_template(path: &str, args: &[TemplateArg], sink: &mut Sink) {
 /// `margs`: the method's own template arguments (`krate::geo::Vec3::get<2ul>() const` is
 /// `_ZNK5krate3geo4Vec33getILm2EEE`); `args` empty: the class is not a template.
 pub const fn write_member_template<'a>(path: &'a str, class: &'a str, args: &[TemplateArg<'a>], name: &str, margs: &[TemplateArg<'a>], konst: bool, operator: bool, params: &[TemplateArg<'a>], sink: &mut Sink) {
-    let mut c = Candidates { list: [("", 0, ""); MAX_CANDIDATES], len: 0 };
+    let mut c = Candidates::new();
     sink.str("_ZN");
     if konst {
         sink.byte(b'K');
@@ -106,10 +140,12 @@ pub const fn write_member_template<'a>(path: &'a str, class: &'a str, args: &[Te
     // The template name `path::class` is a candidate, then its arguments', then the
     // specialization `path::class<args>`: a parameter naming `path::class` is this instance.
     if !args.is_empty() {
-        c.push("", usize::MAX, "");
+        c.push(path, n, class);
         write_args(args, &mut c, sink);
+        c.push_instance(path, class, args);
+    } else {
+        c.push(path, n, class);
     }
-    c.push(path, n, class);
     if operator {
         sink.str(name);
     } else {
@@ -127,7 +163,10 @@ pub const fn write_member_template<'a>(path: &'a str, class: &'a str, args: &[Te
             match params[p] {
                 TemplateArg::Builtin(code) => sink.str(code),
                 TemplateArg::Int { .. } => {}
+                // The class itself, in a class template: this instance.
+                TemplateArg::Struct { path: tp, name: tn } if !args.is_empty() && str_eq(tn, class) && str_eq(tp, path) => write_instance(tp, tn, args, &mut c, sink),
                 TemplateArg::Struct { path: tp, name: tn } => write_struct(tp, tn, &mut c, sink),
+                TemplateArg::Specialization { path: tp, name: tn, args: ta } => write_instance(tp, tn, ta, &mut c, sink),
             }
             p += 1;
         }
@@ -151,10 +190,69 @@ const fn write_args<'a>(args: &[TemplateArg<'a>], c: &mut Candidates<'a>, sink: 
                 sink.byte(b'E');
             }
             TemplateArg::Struct { path: tp, name: tn } => write_struct(tp, tn, c, sink),
+            TemplateArg::Specialization { path: tp, name: tn, args: ta } => write_instance(tp, tn, ta, c, sink),
         }
         a += 1;
     }
     sink.byte(b'E');
+}
+
+/// An instance of a generic struct, `N <prefix> <name> I <args> E E`: the whole instance, or
+/// its template name `path::name`, may be a substitution; both become candidates.
+const fn write_instance<'a>(path: &'a str, name: &'a str, args: &'a [TemplateArg<'a>], c: &mut Candidates<'a>, sink: &mut Sink) {
+    if let Some(k) = c.find_instance(path, name, args) {
+        substitution(k, sink);
+        return;
+    }
+    let n = segments(path);
+    sink.byte(b'N');
+    if let Some(k) = c.find(path, n, name) {
+        // The template name, written before (another instance of it).
+        substitution(k, sink);
+    } else {
+        let mut known = n;
+        while known > 0 {
+            if let Some(k) = c.find(path, known, "") {
+                substitution(k, sink);
+                break;
+            }
+            known -= 1;
+        }
+        let mut i = known;
+        while i < n {
+            let (s, e) = segment(path, i);
+            source_name(path, s, e, sink);
+            c.push(path, i + 1, "");
+            i += 1;
+        }
+        source_name(name, 0, name.len(), sink);
+        c.push(path, n, name);
+    }
+    write_args(args, c, sink);
+    c.push_instance(path, name, args);
+    sink.byte(b'E');
+}
+
+/// Whether two argument lists are the same.
+const fn args_eq(a: &[TemplateArg], b: &[TemplateArg]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        let same = match (a[i], b[i]) {
+            (TemplateArg::Builtin(x), TemplateArg::Builtin(y)) => str_eq(x, y),
+            (TemplateArg::Int { code: c1, value: v1, negative: n1 }, TemplateArg::Int { code: c2, value: v2, negative: n2 }) => str_eq(c1, c2) && v1 == v2 && n1 == n2,
+            (TemplateArg::Struct { path: p1, name: m1 }, TemplateArg::Struct { path: p2, name: m2 }) => str_eq(p1, p2) && str_eq(m1, m2),
+            (TemplateArg::Specialization { path: p1, name: m1, args: a1 }, TemplateArg::Specialization { path: p2, name: m2, args: a2 }) => str_eq(p1, p2) && str_eq(m1, m2) && args_eq(a1, a2),
+            _ => false,
+        };
+        if !same {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// A struct's nested name, using and adding substitution candidates. `path` holds the
@@ -345,5 +443,22 @@ mod tests {
             sym("krate::app", "pair", &[Struct { path: "krate::app", name: "V" }, Struct { path: "krate::app", name: "V" }, Int { code: "i", value: 3, negative: true }]),
             "_ZN5krate3app4pairINS0_1VES2_Lin3EEE"
         );
+    }
+
+    /// Instances of generic structs as arguments; the expected strings are nvcc's symbols for
+    /// the same C++ (`template <class T> struct Pair`) without the parameter types.
+    #[test]
+    fn instance_arguments() {
+        const PF: TemplateArg<'static> = Specialization { path: "krate::geo", name: "Pair", args: &[Builtin("f")] };
+        // krate::app::total<krate::geo::Pair<float> >
+        assert_eq!(sym("krate::app", "total", &[PF]), "_ZN5krate3app5totalINS_3geo4PairIfEEEE");
+        // krate::app::total<krate::geo::Pair<krate::geo::Pair<float> > >: the inner instance
+        // names the template by its substitution.
+        assert_eq!(sym("krate::app", "total", &[Specialization { path: "krate::geo", name: "Pair", args: &[PF] }]), "_ZN5krate3app5totalINS_3geo4PairINS3_IfEEEEEE");
+        // two<Pair<float>, Pair<double> >, two<Pair<float>, Pair<float> >, two<V, Pair<V> >
+        assert_eq!(sym("krate::app", "two", &[PF, Specialization { path: "krate::geo", name: "Pair", args: &[Builtin("d")] }]), "_ZN5krate3app3twoINS_3geo4PairIfEENS3_IdEEEE");
+        assert_eq!(sym("krate::app", "two", &[PF, PF]), "_ZN5krate3app3twoINS_3geo4PairIfEES4_EE");
+        const V: TemplateArg<'static> = Struct { path: "krate::geo", name: "V" };
+        assert_eq!(sym("krate::app", "two", &[V, Specialization { path: "krate::geo", name: "Pair", args: &[V] }]), "_ZN5krate3app3twoINS_3geo1VENS2_4PairIS3_EEEE");
     }
 }

@@ -24,6 +24,7 @@ mod body_generics;
 mod body_local_refs;
 mod body_generic_types;
 mod body_generic_traits;
+mod body_generic_args;
 mod body_generic_methods;
 mod body_const_generic_types;
 mod body_trait_calls;

@@ -266,13 +266,13 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         // Signature errors are reported by the first round, with the body's own errors (those
         // that do not wait for a fetch).
         if first {
-            front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors, true);
+            front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors);
             return Round::Failed(errors.to_compile_errors());
         }
         return Round::Failed(quote!());
     }
     front::generic::set_round(&format!("{} {}", item_tokens, method.map(|m| m.write().to_string()).unwrap_or_default()));
-    let checked = front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors, false);
+    let checked = front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors);
     // The generic functions' instantiations the body reaches, and theirs, each once.
     let mut instances = Vec::new();
     if let Some(c) = &checked {
@@ -286,7 +286,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
             let mut plain = inst.item.sig.clone();
             plain.generics = syn::Generics::default();
             let isig = Signature::parse(&plain, FnKind::Device, inst.self_ty.as_ref(), &mut errors);
-            if let Some(ic) = front::check(&inst.item.block, &isig, &inst.item.sig, &env, &mut needs, &mut errors, false) {
+            if let Some(ic) = front::check(&inst.item.block, &isig, &inst.item.sig, &env, &mut needs, &mut errors) {
                 work.extend(ic.instances.iter().cloned());
                 instances.push((inst, isig, ic));
             }

@@ -355,6 +355,26 @@ impl Checker<'_> {
                 let name = def.name.clone();
                 Some((path, quote!(#p::TemplateArg::Struct { path: <#inner as ::ptx_runtime::DeviceRepr>::MODULE_PATH, name: #name })))
             }
+            // An instance of a generic type (`Pair<f32>`, `Pair<Pair<f32>>`): the path as the
+            // body names it, arguments included, and a class template's specialization.
+            Ty::Struct(def) => {
+                let g = def.generic.clone()?;
+                let path = def.path.clone();
+                let ty: syn::Type = syn::parse2(path.clone()).ok()?;
+                let inner = crate::syntax::rewrite::for_inner_module(&ty);
+                let base = g.base.clone();
+                let mut args = Vec::new();
+                for a in &g.args {
+                    args.push(match a {
+                        super::ty::GenericArg::Type(t) => self.type_arg(t)?.1,
+                        super::ty::GenericArg::Const(v, code) => {
+                            let (value, negative) = (v.unsigned_abs() as u64, *v < 0);
+                            quote!(#p::TemplateArg::Int { code: #code, value: #value, negative: #negative })
+                        }
+                    });
+                }
+                Some((path, quote!(#p::TemplateArg::Specialization { path: <#inner as ::ptx_runtime::DeviceRepr>::MODULE_PATH, name: #base, args: &[#(#args),*] })))
+            }
             _ => None,
         }
     }

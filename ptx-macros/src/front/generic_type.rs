@@ -366,6 +366,16 @@ impl Checker<'_> {
             let mut known: HashSet<String> = self.mentioned.clone();
             known.extend(params.iter().cloned());
             let mut prim_bounds: Vec<syn::WherePredicate> = Vec::new();
+            // The impl's parameters that are primitives here, bound by a user trait
+            // (`impl<T: Shape> Shape for Pair<T>` for `Pair<f32>`: `self.a.area()` is
+            // `<f32 as Shape>::area`).
+            for (name, bound) in super::generic::bounds(&generics.sig.generics) {
+                if let Some(syn::Type::Path(tp)) = map.get(&name) {
+                    if tp.path.get_ident().is_some_and(|i| ptx_abi::Scalar::from_rust_name(&i.to_string()).is_some()) && super::traits::is_user_trait(&bound) {
+                        prim_bounds.push(syn::parse_quote!(#tp: #bound));
+                    }
+                }
+            }
             if let Some(own) = own {
                 known.extend(own.params.iter().map(|p| p.name().to_owned()));
                 for (name, bound) in super::generic::bounds(&method.sig.generics) {

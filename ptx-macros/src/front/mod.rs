@@ -140,7 +140,6 @@ pub fn check(
     env: &Env,
     needs: &mut Needs,
     errors: &mut Errors,
-    signature_reported: bool,
 ) -> Option<Checked> {
     let mut c = Checker {
         errors,
@@ -173,8 +172,11 @@ pub fn check(
         natural: closure::Natural::default(),
     };
     let before = c.errors.len();
+    // A type the signature check refused (`syntax::signature`, reported there) is not
+    // resolved again: its parameter is `Error`, so nothing is said twice.
     c.ret = match &item_sig.output {
         syn::ReturnType::Default => Ty::Unit,
+        syn::ReturnType::Type(..) if matches!(sig.ret, Some((_, None))) => Ty::Error,
         syn::ReturnType::Type(_, t) => match c.resolve_type(t, Position::Signature) {
             tuple @ Ty::Tuple(_) => c.describe(&tuple, t.span()),
             ty => ty,
@@ -185,7 +187,7 @@ pub fn check(
     for (p, input) in sig.params.iter().zip(item_sig.inputs.iter()) {
         if let syn::FnArg::Receiver(r) = input {
             // A method's receiver, by value (see `expand::method`).
-            let ty = c.resolve_type(&p.syn_ty, Position::Signature);
+            let ty = if p.ty.is_some() { c.resolve_type(&p.syn_ty, Position::Signature) } else { Ty::Error };
             use crate::link::info::Recv;
             let recv = Recv::of(r);
             let id = c.declare("self", ty, r.mutability.is_some() || recv == Recv::Mut, r.self_token.span);
@@ -199,7 +201,7 @@ pub fn check(
             continue;
         }
         let syn::FnArg::Typed(pt) = input else { continue };
-        let mut ty = c.resolve_type(&pt.ty, Position::Signature);
+        let mut ty = if p.ty.is_some() { c.resolve_type(&pt.ty, Position::Signature) } else { Ty::Error };
         if let Ty::Tuple(_) = ty {
             // Its members are loaded one by one: their layouts are needed.
             ty = c.describe(&ty, pt.ty.span());
@@ -211,10 +213,6 @@ pub fn check(
         }
         let mutable = matches!(&*pt.pat, syn::Pat::Ident(pi) if pi.mutability.is_some());
         params.push(p.ident.as_ref().map(|id| c.declare(&id.to_string(), ty, mutable, id.span())));
-    }
-    if signature_reported {
-        // The signature's errors are reported already (`syntax::signature`).
-        c.errors.truncate(before);
     }
     if mut_self.is_some() {
         c.return_to = Some(c.next_loop);

@@ -78,15 +78,15 @@ impl<'a> Checker<'a> {
 
     /// `in_pointer`: the type is behind a pointer, so a named type stays lazy.
     fn resolve(&mut self, ty: &syn::Type, pos: Position, in_pointer: bool) -> Ty {
+        if let Some(message) = crate::syntax::rejected::rejected(ty) {
+            self.errors.error(ty, message);
+            return Ty::Error;
+        }
         match ty {
             syn::Type::Paren(p) => self.resolve(&p.elem, pos, in_pointer),
             syn::Type::Group(g) => self.resolve(&g.elem, pos, in_pointer),
             syn::Type::Path(p) => self.resolve_path_type(p, pos, in_pointer),
             syn::Type::Ptr(p) => {
-                if let syn::Type::Slice(_) = &*p.elem {
-                    self.errors.error(ty, "raw slice pointers (`*const [T]`) are not supported in device code; use a slice `&[T]`, or a thin pointer `*const T` and a length");
-                    return Ty::Error;
-                }
                 let pointee = self.resolve(&p.elem, pos, true);
                 Ty::Ptr { mutable: p.mutability.is_some(), reference: false, pointee: Rc::new(pointee) }
             }
@@ -94,10 +94,6 @@ impl<'a> Checker<'a> {
                 syn::Type::Slice(s) => {
                     let elem = self.resolve(&s.elem, pos, true);
                     Ty::Slice { mutable: r.mutability.is_some(), elem: Rc::new(elem) }
-                }
-                syn::Type::Path(p) if p.path.is_ident("str") => {
-                    self.errors.error(ty, unsupported::STR);
-                    Ty::Error
                 }
                 elem => {
                     let pointee = self.resolve(elem, pos, true);
@@ -114,29 +110,13 @@ impl<'a> Checker<'a> {
             // of kernels' and lets only device data be their members).
             syn::Type::Tuple(t) if !in_pointer => Ty::Tuple(t.elems.iter().map(|e| self.resolve(e, pos, false)).collect()),
             syn::Type::Tuple(_) => {
-                self.errors.error(ty, unsupported::TUPLE);
+                self.errors.error(ty, crate::syntax::rejected::TUPLE);
                 Ty::Error
             }
             syn::Type::Never(_) => Ty::Never,
             syn::Type::Infer(_) => self.var(super::infer::VarKind::General),
-            syn::Type::Slice(_) => {
-                self.errors.error(ty, "a bare slice `[T]` has no size; use `&[T]` or `&mut [T]`");
-                Ty::Error
-            }
-            syn::Type::TraitObject(_) => {
-                self.errors.error(ty, unsupported::DYN);
-                Ty::Error
-            }
-            syn::Type::ImplTrait(_) => {
-                self.errors.error(ty, unsupported::IMPL_TRAIT);
-                Ty::Error
-            }
-            syn::Type::BareFn(_) => {
-                self.errors.error(ty, unsupported::FN_POINTER);
-                Ty::Error
-            }
             _ => {
-                self.errors.error(ty, "this type is not supported in device code; use a scalar, pointer, slice, array, native vector or `#[derive(DeviceRepr)]` type");
+                self.errors.error(ty, crate::syntax::rejected::OTHER);
                 Ty::Error
             }
         }
@@ -171,8 +151,8 @@ impl<'a> Checker<'a> {
                 self.check_same_type(p, quote!(::ptx_runtime::handle::#last));
                 return Ty::Handle(super::texture::HandleKind::Untyped);
             }
-            if let Some(msg) = unsupported::named_type(&name, p.path.segments.len()) {
-                self.errors.error(p, msg);
+            if name == "Option" || name == "Result" {
+                self.errors.error(p, unsupported::SUM_WITHOUT_ARGS);
                 return Ty::Error;
             }
             if name == "Self" {
@@ -184,10 +164,6 @@ impl<'a> Checker<'a> {
             return self.shared_type(p, &name, last);
         }
         if !plain {
-            if let Some(msg) = unsupported::named_type(&name, p.path.segments.len()) {
-                self.errors.error(p, msg);
-                return Ty::Error;
-            }
             return self.generic_named(p, pos, in_pointer);
         }
         let path = p.path.to_token_stream();

@@ -1,6 +1,7 @@
 //! The macro inputs as this crate models them.
 
 pub mod attrs;
+pub mod rejected;
 pub mod rewrite;
 pub mod signature;
 pub mod types;

@@ -3,10 +3,12 @@
 //! The macro classifies what it can see in the tokens: primitives, pointers, references,
 //! slices, arrays. Any other named type (a user struct, a native vector, a handle, an alias) is
 //! [`Ty::Named`]: rustc resolves it, and the generated code requires `ParamType`/`DeviceRepr`
-//! of it, whose messages explain what is missing. Types that can never cross to the device
-//! (tuples, heap types, strings, trait objects, closures, fn pointers, 16-bit float parameters)
-//! are rejected here, at their token, with the rule and what to write instead.
+//! of it, whose messages explain what is missing. Types that have no place in device code are
+//! rejected at their token by the one table both type models read (`syntax::rejected`); the
+//! rules of position (tuples, `Option`, 16-bit floats as parameters, references in data) are
+//! this check's own.
 
+use super::rejected::{rejected, OTHER, TUPLE};
 use crate::report::Errors;
 use ptx_abi::param::AbiError;
 use ptx_abi::Scalar;
@@ -39,15 +41,15 @@ pub enum Position {
 
 /// Classifies `ty`, or reports why it cannot appear at `pos` and returns `None`.
 pub fn classify(ty: &syn::Type, pos: Position, errors: &mut Errors) -> Option<Ty> {
+    if let Some(message) = rejected(ty) {
+        errors.error(ty, message);
+        return None;
+    }
     match ty {
         syn::Type::Paren(p) => classify(&p.elem, pos, errors),
         syn::Type::Group(g) => classify(&g.elem, pos, errors),
         syn::Type::Path(p) => classify_path(p, pos, errors),
         syn::Type::Ptr(p) => {
-            if let syn::Type::Slice(_) = &*p.elem {
-                errors.error(ty, "raw slice pointers (`*const [T]`) are fat pointers with no PTX ABI form; take a slice `&[T]`, or a thin pointer `*const T` plus a length");
-                return None;
-            }
             classify(&p.elem, Position::Data, errors)?;
             Some(Ty::Pointer { raw: true })
         }
@@ -61,16 +63,8 @@ pub fn classify(ty: &syn::Type, pos: Position, errors: &mut Errors) -> Option<Ty
                     classify(&s.elem, Position::Data, errors)?;
                     Some(Ty::Slice)
                 }
-                syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => {
-                    errors.error(ty, "`&str` cannot be passed to device code: PTX has no string type; pass the bytes as `&[u8]`");
-                    None
-                }
                 syn::Type::Reference(_) => {
                     errors.error(ty, "references to references are not supported in device signatures; take a raw pointer such as `*const *const T`");
-                    None
-                }
-                syn::Type::TraitObject(_) => {
-                    errors.error(ty, DYN);
                     None
                 }
                 elem => {
@@ -88,23 +82,7 @@ pub fn classify(ty: &syn::Type, pos: Position, errors: &mut Errors) -> Option<Ty
             None
         }
         syn::Type::Tuple(_) => {
-            errors.error(ty, "tuples have no defined layout in the PTX ABI; use a `#[repr(C)]` struct with `#[derive(DeviceRepr)]`");
-            None
-        }
-        syn::Type::Slice(_) => {
-            errors.error(ty, "a bare slice `[T]` has no size; take `&[T]` or `&mut [T]`");
-            None
-        }
-        syn::Type::TraitObject(_) => {
-            errors.error(ty, DYN);
-            None
-        }
-        syn::Type::ImplTrait(_) => {
-            errors.error(ty, "`impl Trait` (including closures, `impl Fn`) is not supported in device code: there is no dynamic or generic dispatch on the device; take a concrete type, or call a `#[device_fn]` directly");
-            None
-        }
-        syn::Type::BareFn(_) => {
-            errors.error(ty, "function pointers are not supported in device signatures; call a `#[device_fn]` directly instead of passing it");
+            errors.error(ty, TUPLE);
             None
         }
         syn::Type::Never(_) => {
@@ -116,13 +94,11 @@ pub fn classify(ty: &syn::Type, pos: Position, errors: &mut Errors) -> Option<Ty
             None
         }
         _ => {
-            errors.error(ty, "this kind of type is not supported in device code; use a scalar, pointer, slice, array or `#[derive(DeviceRepr)]` type");
+            errors.error(ty, OTHER);
             None
         }
     }
 }
-
-const DYN: &str = "trait objects (`dyn Trait`) need dynamic dispatch, which device code does not have; take a concrete type";
 
 fn classify_path(p: &syn::TypePath, pos: Position, errors: &mut Errors) -> Option<Ty> {
     let last = match p.path.segments.last() {
@@ -141,38 +117,13 @@ fn classify_path(p: &syn::TypePath, pos: Position, errors: &mut Errors) -> Optio
             }
             return Some(if is_half { Ty::Named } else { Ty::Scalar });
         }
-        match name.as_str() {
-            "char" if p.path.segments.len() == 1 => {
-                errors.error(p, "`char` is a 4-byte Unicode scalar value with no C counterpart; use `u8` for C's `char`, or `u32`");
-                return None;
-            }
-            "u128" | "i128" if p.path.segments.len() == 1 => {
-                errors.error(p, "128-bit integers are not among the PTX ABI's fundamental types (PTX Interoperability §1.1); use two `u64` halves in a `#[repr(C)]` struct");
-                return None;
-            }
-            "str" => {
-                errors.error(p, "`str` cannot be passed to device code: PTX has no string type; pass the bytes as `&[u8]`");
-                return None;
-            }
-            _ => {}
-        }
     }
-    if let Some(message) = heap_type_message(&name) {
-        errors.error(p, message);
+    if (name == "Option" || name == "Result") && p.qself.is_none() {
+        errors.error(p, OPTION);
         return None;
     }
     Some(Ty::Named)
 }
 
-/// Standard-library types that own host memory or have no ABI layout.
-pub fn heap_type_message(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "Vec" | "VecDeque" => "`Vec` owns host heap memory and cannot cross to the device; take a slice `&[T]` / `&mut [T]` and pass a device buffer",
-        "String" => "`String` owns host heap memory and cannot cross to the device; pass the bytes as `&[u8]`",
-        "Box" | "Rc" | "Arc" => "smart pointers own host memory and cannot cross to the device; take a reference or raw pointer to device memory",
-        "HashMap" | "BTreeMap" | "HashSet" | "BTreeSet" => "collections own host heap memory and cannot cross to the device; pass their contents as a slice",
-        "Option" | "Result" => "`Option` and `Result` have no C layout in Rust, so they cannot be kernel parameters or device data; pass a value and a flag, or a nullable raw pointer (they work as values inside bodies and between `#[device_fn]`s)",
-        "Cell" | "RefCell" | "Mutex" | "RwLock" => "host synchronisation and interior-mutability types have no device counterpart; use a raw pointer and the device atomics",
-        _ => return None,
-    })
-}
+/// `Option` and `Result` where device data or a kernel parameter goes.
+const OPTION: &str = "`Option` and `Result` have no C layout in Rust, so they cannot be kernel parameters or device data; pass a value and a flag, or a nullable raw pointer (they work as values inside bodies and between `#[device_fn]`s)";
