@@ -161,7 +161,7 @@ impl<'a> Checker<'a> {
             _ => {
                 let other = elem;
                 let allowed = if texture {
-                    "f32, i32 or u32, or a vector of 2 or 4 of them (`f32x4`: CUDA's float4; an 8- or 16-bit texture reads as f32 / f32x4 in normalized-float mode)"
+                    "f32, i32 or u32, or a vector of 2 or 4 of them (`f32x4`: CUDA's float4): what a fetch returns, so an 8- or 16-bit texture is a `u32`/`i32` texture (`u32x4` for `u8x4` texels), or `f32`/`f32x4` in normalized-float mode"
                 } else {
                     "an 8-, 16-, 32- or 64-bit integer or float, or a vector of 2 or 4 of them of at most 16 bytes (`u8x4`, `f32x4`)"
                 };
