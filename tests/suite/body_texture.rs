@@ -89,7 +89,7 @@ extern "C" __global__ void ints(cudaTextureObject_t t, cudaSurfaceObject_t s1, c
 
 /// The texture and surface instructions of kernel `name` (the module's one kernel when `None`), registers reduced to their kind
 /// (`%f7` to `%f`, `%rd2` to `%rd`) and whitespace to single spaces.
-fn shapes(ptx: &str, name: Option<&str>) -> Vec<String> {
+pub(crate) fn shapes(ptx: &str, name: Option<&str>) -> Vec<String> {
     let entry = name.map_or(".entry ".to_string(), |n| format!(".entry {n}("));
     let start = ptx.find(&entry).unwrap_or_else(|| panic!("kernel {name:?} in\n{ptx}"));
     let body = &ptx[start..];

@@ -215,7 +215,7 @@ const UNSUPPORTED: &str = r#".version 7.8
     ld.param.u64 %rd2, [tex];
     mov.u32 %r1, 0;
     mov.f32 %f1, 0f3F000000;
-    tld4.r.a2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd2, {%r1, %f1, %f1, %f1}];
+    sust.p.2d.b32.trap [%rd2, {%r1, %r1}], {%r1};
     st.global.f32 [%rd1], %f1;
     ret;
 }
@@ -229,11 +229,11 @@ fn unsupported_instructions_are_reported_before_running() {
     let out = dev.alloc(4).unwrap();
     dev.launch(&m, "fine", [1, 1, 1], [1, 1, 1], 0, &[&out.to_le_bytes()]).unwrap();
     let err = dev.launch(&m, "textures", [1, 1, 1], [1, 1, 1], 0, &[&out.to_le_bytes(), &0u64.to_le_bytes()]).unwrap_err();
-    // (A gather from a layered texture: the CPU backend executes tld4 on 2-D textures only.)
-    let line = UNSUPPORTED.lines().position(|l| l.contains("tld4.r.a2d")).unwrap() + 1;
+    // (A formatted surface store: the CPU backend executes `sust.b` only, as nvcc emits no other.)
+    let line = UNSUPPORTED.lines().position(|l| l.contains("sust.p.2d")).unwrap() + 1;
     match err {
         CpuError::Unsupported { instruction, line: l } => {
-            assert!(instruction.starts_with("tld4.r.a2d"), "{instruction}");
+            assert!(instruction.starts_with("sust.p.2d"), "{instruction}");
             assert_eq!(l, line);
         }
         e => panic!("{e:?}"),

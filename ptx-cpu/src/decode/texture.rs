@@ -1,6 +1,6 @@
 //! `tex`, `tld4`, `suld.b` and `sust.b` on texture and surface objects (a `.u64` handle in a
 //! register): the forms nvcc writes for CUDA's `tex*D*`, `tex2Dgather`, `surf*Dread` and
-//! `surf*Dwrite` (docs/textures.md). Texture references (`.texref` names), samplers given
+//! `surf*Dwrite` (and their layered forms; docs/textures.md). Texture references (`.texref` names), samplers given
 //! separately, residency predicates, offsets, depth compares and `sust.p` are unsupported.
 
 use super::function::{unsupported, FnDecoder, R};
@@ -37,7 +37,7 @@ impl FnDecoder<'_> {
             Some(_) => 2,
             None => 0,
         };
-        if !m.take("v4") || (gather.is_some() && (geom != TexGeom::D2 || extra != 0)) {
+        if !m.take("v4") || (gather.is_some() && (!matches!(geom, TexGeom::D2 | TexGeom::A2d) || extra != 0)) {
             return unsupported(format!("{} (form not executed by the CPU backend)", i.opcode));
         }
         let int_coords = match m.types().as_slice() {
@@ -79,8 +79,8 @@ impl FnDecoder<'_> {
     }
 
     fn surf(&mut self, i: &ast::Inst, m: &mut Mods, geom: TexGeom) -> R<Op> {
-        if !m.take("b") || geom.layered() {
-            return unsupported(format!("{} (only suld.b/sust.b on 1d, 2d, 3d surfaces)", i.opcode));
+        if !m.take("b") {
+            return unsupported(format!("{} (only suld.b/sust.b)", i.opcode));
         }
         let vec = m.vec();
         let bits: u8 = match m.ty() {
@@ -104,7 +104,12 @@ impl FnDecoder<'_> {
         let (obj, data) = if store { (&i.args[0], &i.args[1]) } else { (&i.args[1], &i.args[0]) };
         let (handle, parts) = self.object(i, obj)?;
         let Some(handle) = handle else { return unsupported(format!("{} (surface references)", i.opcode)) };
-        let want = if geom == TexGeom::D3 { 4 } else { geom.dims() };
+        // `.3d` and `.a2d` pad their vector to four lanes; a layered one leads with the layer.
+        let want = match geom {
+            TexGeom::D3 | TexGeom::A2d => 4,
+            TexGeom::A1d => 2,
+            _ => geom.dims(),
+        };
         if parts.len() != want {
             return self.error(format!("`{}`: the coordinate vector has {} elements, {want} expected", i.opcode, parts.len()));
         }

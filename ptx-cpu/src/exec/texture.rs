@@ -91,8 +91,14 @@ impl<'l> Block<'l> {
                     None => return Err(self.bad_handle(w, l, line, h[l], "surface")),
                 },
             };
-            let coords = [c[0][l] as u32 as i32, c[1][l] as u32 as i32, c[2][l] as u32 as i32];
-            match surface::place(&surf.array, s.geom.dims(), coords, bytes, s.clamp) {
+            let c = [c[0][l] as u32 as i32, c[1][l] as u32 as i32, c[2][l] as u32 as i32];
+            // A layered access leads with the layer, which `place` takes as the third index.
+            let (dims, coords) = match s.geom {
+                TexGeom::A1d => (3, [c[1], 0, c[0]]),
+                TexGeom::A2d => (3, [c[1], c[2], c[0]]),
+                g => (g.dims(), c),
+            };
+            match surface::place(&surf.array, dims, coords, bytes, s.clamp) {
                 Place::At(addr) => {
                     for k in 0..s.vec as usize {
                         let a = addr + (k as u32 * eb) as u64;

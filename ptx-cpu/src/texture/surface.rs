@@ -15,11 +15,12 @@ pub enum Place {
     Fault(String),
 }
 
-/// `coords` are `x` (bytes), `y`, `z` as the instruction gives them (`dims` of them used).
+/// `coords` are `x` (bytes), `y`, `z` as the instruction gives them (`dims` of them used); of
+/// a layered surface `z` is the layer, bounded and clamped like a third dimension.
 pub fn place(a: &Array, dims: usize, coords: [i32; 3], bytes: u64, mode: SurfClamp) -> Place {
     let (w, h, d) = match a.geometry {
         Geometry::Plain { width, height, depth } => (width, height, depth),
-        Geometry::Layered { width, height, .. } => (width, height, 1),
+        Geometry::Layered { width, height, layers } => (width, height, layers),
     };
     let row = w * a.format.bytes();
     let mut c = [coords[0] as i64, 0, 0];

@@ -60,11 +60,11 @@ pub enum Intrinsic {
     Free,
     /// A texture read (`front::texture`): args are the handle, the coordinates, the layer,
     /// then the level or the two gradients.
-    Tex { shape: super::texture::Shape, read: super::texture::TexRead, elem: ptx_abi::Scalar },
+    Tex { shape: super::texture::Shape, read: super::texture::TexRead, elem: ptx_abi::Scalar, lanes: u8 },
     /// `x.to_f16_rz()` and friends (`front::round`): a conversion rounded in the named mode.
     Round { to: ptx_abi::Scalar, mode: RoundMode },
     /// A surface read or write: args are the handle, the coordinates, then the value written.
-    Surf { shape: super::texture::Shape, elem: ptx_abi::Scalar, write: bool, boundary: super::texture::Boundary },
+    Surf { shape: super::texture::Shape, elem: ptx_abi::Scalar, lanes: u8, write: bool, boundary: super::texture::Boundary },
     /// An asynchronous copy, its group operations, or an mbarrier operation
     /// (`front::async_copy`).
     Async(super::async_copy::AsyncOp),

@@ -56,22 +56,33 @@ impl Shape {
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum HandleKind {
     Untyped,
-    Texture { shape: Shape, elem: Scalar },
-    Surface { shape: Shape, elem: Scalar },
+    /// `lanes` is 1 for a scalar texel (`Texture2d<f32>`), 2 or 4 for a vector one
+    /// (`Texture2d<f32x4>`, CUDA's `float4`).
+    Texture { shape: Shape, elem: Scalar, lanes: u8 },
+    Surface { shape: Shape, elem: Scalar, lanes: u8 },
+}
+
+/// `f32` or `f32x4` as the handle's type argument spells it.
+fn elem_name(elem: Scalar, lanes: u8) -> String {
+    if lanes == 1 {
+        super::ty::scalar_name(elem).to_string()
+    } else {
+        format!("{}x{lanes}", super::ty::scalar_name(elem))
+    }
 }
 
 impl fmt::Display for HandleKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             HandleKind::Untyped => f.write_str("handle"),
-            HandleKind::Texture { shape, elem } => write!(f, "Texture{}<{}>", shape.suffix(), super::ty::scalar_name(*elem)),
-            HandleKind::Surface { shape, elem } => write!(f, "Surface{}<{}>", shape.suffix(), super::ty::scalar_name(*elem)),
+            HandleKind::Texture { shape, elem, lanes } => write!(f, "Texture{}<{}>", shape.suffix(), elem_name(*elem, *lanes)),
+            HandleKind::Surface { shape, elem, lanes } => write!(f, "Surface{}<{}>", shape.suffix(), elem_name(*elem, *lanes)),
         }
     }
 }
 
 /// The typed handle names: (name, texture?, shape).
-const TYPED: [(&str, bool, Shape); 8] = [
+const TYPED: [(&str, bool, Shape); 10] = [
     ("Texture1d", true, Shape::D1),
     ("Texture2d", true, Shape::D2),
     ("Texture3d", true, Shape::D3),
@@ -80,6 +91,8 @@ const TYPED: [(&str, bool, Shape); 8] = [
     ("Surface1d", false, Shape::D1),
     ("Surface2d", false, Shape::D2),
     ("Surface3d", false, Shape::D3),
+    ("Surface1dLayered", false, Shape::A1),
+    ("Surface2dLayered", false, Shape::A2),
 ];
 
 /// What a texture fetch returns: four lanes of `f32`, `i32` or `u32` (`tex.v4.f32/.s32/.u32`).
@@ -90,6 +103,13 @@ pub fn texel_ok(s: Scalar) -> bool {
 /// What a surface access moves: a 1-, 2-, 4- or 8-byte scalar (`suld.b.b8` ... `.b64`).
 pub fn surface_elem_ok(s: Scalar) -> bool {
     !matches!(s, Scalar::Bool | Scalar::F16 | Scalar::BF16)
+}
+
+/// The lanes of a texture's or surface's element: 1, or a vector of 2 or 4 (CUDA's `float2`,
+/// `uchar4`: `tex.v4` fills two or four of its lanes, `suld.b.v2`/`.v4` moves them), at most
+/// 16 bytes for a surface (no `.v4.b64`).
+fn lanes_ok(texture: bool, elem: Scalar, lanes: u8) -> bool {
+    matches!(lanes, 1 | 2 | 4) && (texture || elem.size() * lanes as usize <= 16)
 }
 
 /// `sust`/`suld`'s out-of-range behaviour (`cudaBoundaryModeTrap/Clamp/Zero`).
@@ -130,16 +150,26 @@ impl<'a> Checker<'a> {
                 return Some(Ty::Error);
             }
         };
-        let elem = match elem {
-            Ty::Scalar(s) if (texture && texel_ok(s)) || (!texture && surface_elem_ok(s)) => s,
+        let parts = match &elem {
+            Ty::Scalar(s) => Some((*s, 1)),
+            Ty::Vector { elem, lanes } => Some((*elem, *lanes)),
             Ty::Error => return Some(Ty::Error),
-            other => {
-                let allowed = if texture { "f32, i32 or u32 (an 8- or 16-bit texture reads as f32 in normalized-float mode)" } else { "an 8-, 16-, 32- or 64-bit integer or float" };
+            _ => None,
+        };
+        let (elem, lanes) = match parts {
+            Some((s, n)) if ((texture && texel_ok(s)) || (!texture && surface_elem_ok(s))) && lanes_ok(texture, s, n) => (s, n),
+            _ => {
+                let other = elem;
+                let allowed = if texture {
+                    "f32, i32 or u32, or a vector of 2 or 4 of them (`f32x4`: CUDA's float4): what a fetch returns, so an 8- or 16-bit texture is a `u32`/`i32` texture (`u32x4` for `u8x4` texels), or `f32`/`f32x4` in normalized-float mode"
+                } else {
+                    "an 8-, 16-, 32- or 64-bit integer or float, or a vector of 2 or 4 of them of at most 16 bytes (`u8x4`, `f32x4`)"
+                };
                 self.errors.error(last, format!("`{name}<{other}>`: the element type must be {allowed}"));
                 return Some(Ty::Error);
             }
         };
-        let kind = if texture { HandleKind::Texture { shape, elem } } else { HandleKind::Surface { shape, elem } };
+        let kind = if texture { HandleKind::Texture { shape, elem, lanes } } else { HandleKind::Surface { shape, elem, lanes } };
         Some(Ty::Handle(kind))
     }
 
@@ -153,6 +183,10 @@ impl<'a> Checker<'a> {
                 "1d_write" => (Shape::D1, true),
                 "2d_write" => (Shape::D2, true),
                 "3d_write" => (Shape::D3, true),
+                "1d_layered_read" => (Shape::A1, false),
+                "2d_layered_read" => (Shape::A2, false),
+                "1d_layered_write" => (Shape::A1, true),
+                "2d_layered_write" => (Shape::A2, true),
                 _ => return None,
             };
             return Some(self.surface_call(name, dims, write, args, span));
@@ -170,18 +204,19 @@ impl<'a> Checker<'a> {
             "3d_lod" => (Shape::D3, TexRead::Level),
             "2d_grad" => (Shape::D2, TexRead::Grad),
             "2d_gather" => (Shape::D2, TexRead::Gather(0)),
+            "2d_layered_gather" => (Shape::A2, TexRead::Gather(0)),
             _ => return None,
         };
         Some(self.tex_call(name, shape, read, args, span))
     }
 
-    fn handle_arg(&mut self, a: &syn::Expr, texture: bool, shape: Shape) -> Option<(Expr, Scalar)> {
+    fn handle_arg(&mut self, a: &syn::Expr, texture: bool, shape: Shape) -> Option<(Expr, Scalar, u8)> {
         let h = self.expr(a);
         let h = self.auto_deref_value(h);
         let t = self.shallow(&h.ty);
         match t {
-            Ty::Handle(HandleKind::Texture { shape: s, elem }) if texture && s == shape => Some((h, elem)),
-            Ty::Handle(HandleKind::Surface { shape: s, elem }) if !texture && s == shape => Some((h, elem)),
+            Ty::Handle(HandleKind::Texture { shape: s, elem, lanes }) if texture && s == shape => Some((h, elem, lanes)),
+            Ty::Handle(HandleKind::Surface { shape: s, elem, lanes }) if !texture && s == shape => Some((h, elem, lanes)),
             // Anything else: rustc reports the mismatch against the device API's typed host
             // definition; an error type keeps the device compiler quiet.
             _ => None,
@@ -225,7 +260,7 @@ impl<'a> Checker<'a> {
             return self.error(span, format!("`{name}` takes {n} arguments {form} but {} were given", args.len()));
         }
         let all: Vec<&syn::Expr> = args.iter().collect();
-        let Some((h, elem)) = self.handle_arg(all[0], true, shape) else {
+        let Some((h, elem, lanes)) = self.handle_arg(all[0], true, shape) else {
             return self.error_expr(span);
         };
         let mut xs = vec![h];
@@ -240,14 +275,20 @@ impl<'a> Checker<'a> {
             };
             read = TexRead::Gather(comp);
         }
-        let ty = if gather { Ty::Vector { elem, lanes: 4 } } else { Ty::Scalar(elem) };
-        Expr { kind: ExprKind::Intrinsic { op: Intrinsic::Tex { shape, read, elem }, args: xs }, ty, span }
+        let ty = match (gather, lanes) {
+            (true, _) => Ty::Vector { elem, lanes: 4 },
+            (false, 1) => Ty::Scalar(elem),
+            (false, lanes) => Ty::Vector { elem, lanes },
+        };
+        let lanes = if gather { 4 } else { lanes };
+        Expr { kind: ExprKind::Intrinsic { op: Intrinsic::Tex { shape, read, elem, lanes }, args: xs }, ty, span }
     }
 
     /// `surf2d_read(s, x_bytes, y, Boundary::Trap)`, `surf2d_write(value, s, x_bytes, y, Boundary::Trap)`
-    /// (CUDA's argument order; `x` counts bytes, as in CUDA).
+    /// (CUDA's argument order; `x` counts bytes, as in CUDA; a layered surface's layer follows
+    /// the coordinates, `surf2d_layered_read(s, x_bytes, y, layer, Boundary::Trap)`).
     fn surface_call(&mut self, name: &str, shape: Shape, write: bool, args: &Args, span: Span) -> Expr {
-        let n = write as usize + 1 + shape.dims() + 1;
+        let n = write as usize + 1 + shape.dims() + shape.layered() as usize + 1;
         if args.len() != n {
             let form = if write { "(value, surface, x_bytes, ..., Boundary::Trap)" } else { "(surface, x_bytes, ..., Boundary::Trap)" };
             return self.error(span, format!("`{name}` takes {n} arguments {form} but {} were given", args.len()));
@@ -256,7 +297,7 @@ impl<'a> Checker<'a> {
         let first = write as usize;
         // Evaluated in source order: the value (when writing), the surface, the coordinates.
         let value = if write { Some(self.expr(all[0])) } else { None };
-        let Some((h, elem)) = self.handle_arg(all[first], false, shape) else {
+        let Some((h, elem, lanes)) = self.handle_arg(all[first], false, shape) else {
             return self.error_expr(span);
         };
         let boundary = match all[n - 1] {
@@ -272,14 +313,15 @@ impl<'a> Checker<'a> {
             return self.error(syn::spanned::Spanned::span(all[n - 1]), "write the boundary mode as a constant: `Boundary::Trap`, `Boundary::Clamp` or `Boundary::Zero`");
         };
         let mut xs = vec![h];
-        let coords = vec![Ty::Scalar(Scalar::I32); shape.dims()];
+        let coords = vec![Ty::Scalar(Scalar::I32); shape.dims() + shape.layered() as usize];
         xs.extend(self.typed_args(&all[first + 1..n - 1], &coords));
+        let elem_ty = if lanes == 1 { Ty::Scalar(elem) } else { Ty::Vector { elem, lanes } };
         if let Some(v) = value {
             let v = self.auto_deref_value(v);
-            self.expect(v.span, &Ty::Scalar(elem), &v.ty);
+            self.expect(v.span, &elem_ty, &v.ty);
             xs.push(v);
         }
-        let ty = if write { Ty::Unit } else { Ty::Scalar(elem) };
-        Expr { kind: ExprKind::Intrinsic { op: Intrinsic::Surf { shape, elem, write, boundary }, args: xs }, ty, span }
+        let ty = if write { Ty::Unit } else { elem_ty };
+        Expr { kind: ExprKind::Intrinsic { op: Intrinsic::Surf { shape, elem, lanes, write, boundary }, args: xs }, ty, span }
     }
 }

@@ -347,13 +347,13 @@ pub enum Opcode {
     ShfWrap { left: bool },
     /// `tex[.level|.grad].geom.v4.dst.coord d, [t, {c}][, lod | , {dx}, {dy}]`.
     Tex { geom: Geom, level: TexLevel, dst: Type, coord: Type },
-    /// `tld4.comp.2d.v4.dst.f32`: component `comp` (0..=3, r g b a) of the four texels that
-    /// bilinear filtering would read.
-    Tld4 { comp: u8, dst: Type },
-    /// `suld.b.geom.ty.clamp {d}, [s, {c}]`.
-    Suld { geom: Geom, ty: Type, clamp: SurfClamp },
-    /// `sust.b.geom.ty.clamp [s, {c}], {v}`.
-    Sust { geom: Geom, ty: Type, clamp: SurfClamp },
+    /// `tld4.comp.geom.v4.dst.f32` (`.2d`, `.a2d`): component `comp` (0..=3, r g b a) of the
+    /// four texels that bilinear filtering would read.
+    Tld4 { comp: u8, geom: Geom, dst: Type },
+    /// `suld.b.geom[.vN].ty.clamp {d}, [s, {c}]` (`vec` 1, 2 or 4 elements).
+    Suld { geom: Geom, vec: u8, ty: Type, clamp: SurfClamp },
+    /// `sust.b.geom[.vN].ty.clamp [s, {c}], {v}`.
+    Sust { geom: Geom, vec: u8, ty: Type, clamp: SurfClamp },
     /// `cp.async.{ca,cg}.shared.global [d], [s], size, src_size`.
     CpAsync { cg: bool },
     /// `cp.async.commit_group`.

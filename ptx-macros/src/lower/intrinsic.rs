@@ -159,8 +159,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 self.free(&vals[0]);
                 Val::Unit
             }
-            Intrinsic::Tex { shape, read, elem } => self.texture_read(*shape, *read, *elem, &vals),
-            Intrinsic::Surf { shape, elem, write, boundary } => self.surface_access(*shape, *elem, *write, *boundary, &vals),
+            Intrinsic::Tex { shape, read, elem, lanes } => self.texture_read(*shape, *read, *elem, *lanes, &vals),
+            Intrinsic::Surf { shape, elem, lanes, write, boundary } => self.surface_access(*shape, *elem, *lanes, *write, *boundary, &vals),
             Intrinsic::Async(a) => self.async_op(*a, &vals, &tys, span),
             Intrinsic::TryInt => self.try_int(&vals[0], &tys[0], &ty, span),
             Intrinsic::Bits => {

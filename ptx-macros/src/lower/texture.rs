@@ -55,7 +55,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         Arg::Vec(v)
     }
 
-    pub fn texture_read(&mut self, shape: Shape, read: TexRead, elem: Scalar, vals: &[Val]) -> Val {
+    /// `lanes` of the four `tex` gives are the result (1: a scalar, 2 or 4: a vector, as nvcc
+    /// reads CUDA's `float2`/`float4` from the same `tex.v4`).
+    pub fn texture_read(&mut self, shape: Shape, read: TexRead, elem: Scalar, lanes: u8, vals: &[Val]) -> Val {
         let h = self.tex_reg(&vals[0], RegClass::B64, Type::B64);
         let n = shape.dims();
         let layer = shape.layered().then(|| vals[1 + n].clone());
@@ -67,7 +69,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let dst = Arg::Vec(d.iter().map(|r| Arg::Reg(*r)).collect());
         let mut args = vec![dst, Arg::Index(vec![h, coords])];
         let opcode = match read {
-            TexRead::Gather(comp) => Opcode::Tld4 { comp, dst: texel_type(elem) },
+            TexRead::Gather(comp) => Opcode::Tld4 { comp, geom: geom(shape), dst: texel_type(elem) },
             _ => {
                 let level = match read {
                     TexRead::Level => TexLevel::Level,
@@ -90,16 +92,19 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             }
         };
         self.b.push(Inst::op(opcode, 1, args));
-        match read {
-            TexRead::Gather(_) => Val::Agg(d.into_iter().map(|r| Val::S(Arg::Reg(r))).collect()),
-            _ => Val::S(Arg::Reg(d[0])),
+        match lanes {
+            1 => Val::S(Arg::Reg(d[0])),
+            n => Val::Agg(d.into_iter().take(n as usize).map(|r| Val::S(Arg::Reg(r))).collect()),
         }
     }
 
-    pub fn surface_access(&mut self, shape: Shape, elem: Scalar, write: bool, boundary: Boundary, vals: &[Val]) -> Val {
+    /// A vector element (`lanes` 2 or 4) moves as `suld.b.vN`/`sust.b.vN` of its lanes.
+    pub fn surface_access(&mut self, shape: Shape, elem: Scalar, lanes: u8, write: bool, boundary: Boundary, vals: &[Val]) -> Val {
         let h = self.tex_reg(&vals[0], RegClass::B64, Type::B64);
         let n = shape.dims();
-        let coords = self.tex_coords(&vals[1..1 + n], None, true);
+        let layer = shape.layered().then(|| vals[1 + n].clone());
+        let coords = self.tex_coords(&vals[1..1 + n], layer.as_ref(), true);
+        let n = n + shape.layered() as usize;
         let clamp = match boundary {
             Boundary::Trap => SurfClamp::Trap,
             Boundary::Clamp => SurfClamp::Clamp,
@@ -118,24 +123,33 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             32 => Type::B32,
             _ => Type::B64,
         };
-        let op = if write { Opcode::Sust { geom: geom(shape), ty, clamp } } else { Opcode::Suld { geom: geom(shape), ty, clamp } };
+        let vec = lanes;
+        let op = if write { Opcode::Sust { geom: geom(shape), vec, ty, clamp } } else { Opcode::Suld { geom: geom(shape), vec, ty, clamp } };
         let class = class_of(elem);
         let index = Arg::Index(vec![h, coords]);
         if write {
             let v = &vals[1 + n];
-            let v = match v.arg() {
-                Arg::Reg(r) if class == bclass => Arg::Reg(r),
-                a => Arg::Reg(self.b.op1(Opcode::Mov(bty), bclass, vec![a])),
-            };
-            self.b.op0(op, vec![index, Arg::Vec(vec![v])]);
+            let parts: Vec<Val> = if lanes == 1 { vec![v.clone()] } else { (0..lanes as usize).map(|i| v.field(i)).collect() };
+            let mut vs = Vec::new();
+            for p in &parts {
+                vs.push(match p.arg() {
+                    Arg::Reg(r) if class == bclass => Arg::Reg(r),
+                    a => Arg::Reg(self.b.op1(Opcode::Mov(bty), bclass, vec![a])),
+                });
+            }
+            self.b.op0(op, vec![index, Arg::Vec(vs)]);
             Val::Unit
         } else {
-            let d = self.reg(bclass);
-            self.b.push(Inst::op(op, 1, vec![Arg::Vec(vec![Arg::Reg(d)]), index]));
-            if class == bclass {
-                Val::S(Arg::Reg(d))
+            let d: Vec<_> = (0..lanes).map(|_| self.reg(bclass)).collect();
+            self.b.push(Inst::op(op, 1, vec![Arg::Vec(d.iter().map(|r| Arg::Reg(*r)).collect()), index]));
+            let out: Vec<Val> = d
+                .into_iter()
+                .map(|r| if class == bclass { Val::S(Arg::Reg(r)) } else { Val::S(Arg::Reg(self.b.op1(Opcode::Mov(bty), class, vec![Arg::Reg(r)]))) })
+                .collect();
+            if lanes == 1 {
+                out.into_iter().next().unwrap_or(Val::Unit)
             } else {
-                Val::S(Arg::Reg(self.b.op1(Opcode::Mov(bty), class, vec![Arg::Reg(d)])))
+                Val::Agg(out)
             }
         }
     }

@@ -13,15 +13,20 @@
 //! | [`tex2d_gather`]`(t, x, y, c)` | `tex2Dgather<T4>(t, x, y, c)` | `tld4.{r,g,b,a}.2d.v4.T.f32` |
 //! | [`surf2d_read`]`(s, x_bytes, y, b)` | `surf2Dread<T>(s, x, y, mode)` | `suld.b.2d.bN.{trap,clamp,zero} {d}, [s, {x, y}]` |
 //! | [`surf2d_write`]`(v, s, x_bytes, y, b)` | `surf2Dwrite(v, s, x, y, mode)` | `sust.b.2d.bN.{trap,clamp,zero} [s, {x, y}], {v}` |
+//! | [`surf2d_layered_read`]`(s, x_bytes, y, layer, b)` | `surf2DLayeredread<T>(s, x, y, layer, mode)` | `suld.b.a2d.bN.mode {d}, [s, {layer, x, y, y}]` |
+//! | [`surf1d_layered_write`]`(v, s, x_bytes, layer, b)` | `surf1DLayeredwrite(v, s, x, layer, mode)` | `sust.b.a1d.bN.mode [s, {layer, x}], {v}` |
+//! | [`tex2d_layered_gather`]`(t, x, y, layer, c)` | (none in CUDA C) | `tld4.{r,g,b,a}.a2d.v4.T.f32 {d}, [t, {layer, x, y, y}]` |
 //!
 //! `T` is the handle's element type; a gather returns the four texels' component as a vector
-//! (`f32x4`, `i32x4`, `u32x4`), the component a literal 0..=3. A surface's `x` counts bytes,
-//! as in CUDA. The [`Boundary`] is written as a constant.
+//! (`f32x4`, `i32x4`, `u32x4`), the component a literal 0..=3. A 2- or 4-channel texture
+//! (`Texture2d<f32x4>`, CUDA's `tex2D<float4>`) reads the same `tex.v4` and returns its first
+//! 2 or 4 lanes; a vector surface element (`Surface2d<u8x4>`) moves with `suld.b.v4.b8`. A
+//! surface's `x` counts bytes, as in CUDA. The [`Boundary`] is written as a constant.
 //!
 //! On the host these have no texture memory to read: calling one there stops with a message
 //! (run the kernel on the CUDA or CPU backend).
 
-use crate::texture::{Boundary, SurfaceElem, Surface1d, Surface2d, Surface3d, Texel, Texture1d, Texture1dLayered, Texture2d, Texture2dLayered, Texture3d};
+use crate::texture::{Boundary, Surface1d, Surface1dLayered, Surface2d, Surface2dLayered, Surface3d, SurfaceElem, Texel, Texture1d, Texture1dLayered, Texture2d, Texture2dLayered, Texture3d};
 use ptx_macros::__device_api as device_api;
 
 #[cold]
@@ -147,4 +152,42 @@ pub fn surf2d_write<T: SurfaceElem>(v: T, s: Surface2d<T>, x_bytes: i32, y: i32,
 pub fn surf3d_write<T: SurfaceElem>(v: T, s: Surface3d<T>, x_bytes: i32, y: i32, z: i32, boundary: Boundary) {
     let _ = (v, s, x_bytes, y, z, boundary);
     host("surf3d_write")
+}
+
+/// `tld4.comp.a2d`: component `comp` (a literal 0..=3) of the four texels bilinear filtering at
+/// `(x, y)` of layer `layer` would read. The PTX ISA has this form; CUDA C has no
+/// `tex2DLayered` gather, so the lowering follows the ISA (the layer first, the coordinate
+/// vector padded to four lanes as `tex.a2d`'s).
+#[device_api]
+pub fn tex2d_layered_gather<T: Texel>(t: Texture2dLayered<T>, x: f32, y: f32, layer: i32, comp: u32) -> T::V4 {
+    let _ = (t, x, y, layer, comp);
+    host("tex2d_layered_gather")
+}
+
+/// `surf1DLayeredread<T>(s, x_bytes, layer, mode)`.
+#[device_api]
+pub fn surf1d_layered_read<T: SurfaceElem>(s: Surface1dLayered<T>, x_bytes: i32, layer: i32, boundary: Boundary) -> T {
+    let _ = (s, x_bytes, layer, boundary);
+    host("surf1d_layered_read")
+}
+
+/// `surf2DLayeredread<T>(s, x_bytes, y, layer, mode)`.
+#[device_api]
+pub fn surf2d_layered_read<T: SurfaceElem>(s: Surface2dLayered<T>, x_bytes: i32, y: i32, layer: i32, boundary: Boundary) -> T {
+    let _ = (s, x_bytes, y, layer, boundary);
+    host("surf2d_layered_read")
+}
+
+/// `surf1DLayeredwrite(v, s, x_bytes, layer, mode)`.
+#[device_api]
+pub fn surf1d_layered_write<T: SurfaceElem>(v: T, s: Surface1dLayered<T>, x_bytes: i32, layer: i32, boundary: Boundary) {
+    let _ = (v, s, x_bytes, layer, boundary);
+    host("surf1d_layered_write")
+}
+
+/// `surf2DLayeredwrite(v, s, x_bytes, y, layer, mode)`.
+#[device_api]
+pub fn surf2d_layered_write<T: SurfaceElem>(v: T, s: Surface2dLayered<T>, x_bytes: i32, y: i32, layer: i32, boundary: Boundary) {
+    let _ = (v, s, x_bytes, y, layer, boundary);
+    host("surf2d_layered_write")
 }

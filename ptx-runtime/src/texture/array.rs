@@ -7,7 +7,7 @@
 //! `to_vec` take and give them in that order (`cuMemcpy3D` with a tightly packed host side).
 
 use super::format::{from_bytes, to_bytes, TexelFormat};
-use super::{sealed, SurfaceElem, Surface1d, Surface2d, Surface3d, Texel, Texture1d, Texture1dLayered, Texture2d, Texture2dLayered, Texture3d};
+use super::{sealed, Surface1d, Surface1dLayered, Surface2d, Surface2dLayered, Surface3d, SurfaceElem, Texel, Texture1d, Texture1dLayered, Texture2d, Texture2dLayered, Texture3d};
 use crate::backend::texture::{ArrayDesc, ArrayImpl};
 use crate::error::{Error, Result};
 use crate::stream::Stream;
@@ -28,7 +28,7 @@ pub trait ArrayShape: sealed::Sealed + 'static {
     fn geometry(extent: Self::Extent) -> Geometry;
 }
 
-/// A shape surfaces can be made over (layered surfaces are not offered).
+/// A shape surfaces can be made over (every one).
 pub trait SurfaceShape: ArrayShape {
     /// The surface handle over such an array, moving `E`s.
     type Surface<E: SurfaceElem>: super::object::ObjectHandle;
@@ -71,8 +71,8 @@ shapes! {
     Dim1, 1, usize, |w| Geometry::Plain { width: w as u64, height: 1, depth: 1 }, Texture1d, Surface1d;
     Dim2, 2, (usize, usize), |e| Geometry::Plain { width: e.0 as u64, height: e.1 as u64, depth: 1 }, Texture2d, Surface2d;
     Dim3, 3, (usize, usize, usize), |e| Geometry::Plain { width: e.0 as u64, height: e.1 as u64, depth: e.2 as u64 }, Texture3d, Surface3d;
-    Layered1, 1, (usize, usize), |e| Geometry::Layered { width: e.0 as u64, height: 1, layers: e.1 as u64 }, Texture1dLayered;
-    Layered2, 2, (usize, usize, usize), |e| Geometry::Layered { width: e.0 as u64, height: e.1 as u64, layers: e.2 as u64 }, Texture2dLayered;
+    Layered1, 1, (usize, usize), |e| Geometry::Layered { width: e.0 as u64, height: 1, layers: e.1 as u64 }, Texture1dLayered, Surface1dLayered;
+    Layered2, 2, (usize, usize, usize), |e| Geometry::Layered { width: e.0 as u64, height: e.1 as u64, layers: e.2 as u64 }, Texture2dLayered, Surface2dLayered;
 }
 
 /// A CUDA array of `E` texels of shape `S`, freed when dropped (`cuArrayDestroy`). Texture

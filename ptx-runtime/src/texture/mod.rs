@@ -28,13 +28,16 @@ pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
-/// What a texture fetch returns (`tex.v4.f32`, `.s32`, `.u32`): `f32`, `i32`, `u32`.
+/// What a texture fetch returns (`tex.v4.f32`, `.s32`, `.u32`): `f32`, `i32`, `u32`, or the
+/// first 2 or all 4 of the lanes as a vector (`f32x2`, `f32x4`, ...: CUDA's `tex2D<float4>`)
+/// for a 2- or 4-channel texture.
 pub trait Texel: sealed::Sealed + Copy + Default + 'static {
     /// What a gather returns: the four texels' component (`f32x4`, `i32x4`, `u32x4`).
     type V4: Copy;
 }
 
-/// What a surface access moves (`suld.b`/`sust.b` of 8, 16, 32 or 64 bits).
+/// What a surface access moves (`suld.b`/`sust.b` of 8, 16, 32 or 64 bits), or a vector of 2
+/// or 4 of them of at most 16 bytes (`suld.b.v4.b8` for a `u8x4`, `.v4.b32` for an `f32x4`).
 pub trait SurfaceElem: sealed::Sealed + Copy + Default + 'static {}
 
 macro_rules! elems {
@@ -54,6 +57,23 @@ impl Texel for u32 {
     type V4 = crate::vector::u32x4;
 }
 
+macro_rules! vector_texels {
+    ($($t:ident => $v4:ident;)*) => {$(
+        impl Texel for crate::vector::$t {
+            type V4 = crate::vector::$v4;
+        }
+    )*};
+}
+
+vector_texels! {
+    f32x2 => f32x4;
+    f32x4 => f32x4;
+    i32x2 => i32x4;
+    i32x4 => i32x4;
+    u32x2 => u32x4;
+    u32x4 => u32x4;
+}
+
 elems! {
     f32: SurfaceElem;
     i32: SurfaceElem;
@@ -65,6 +85,23 @@ elems! {
     i64: SurfaceElem;
     u64: SurfaceElem;
     f64: SurfaceElem;
+    crate::vector::u8x2: SurfaceElem;
+    crate::vector::u8x4: SurfaceElem;
+    crate::vector::i8x2: SurfaceElem;
+    crate::vector::i8x4: SurfaceElem;
+    crate::vector::u16x2: SurfaceElem;
+    crate::vector::u16x4: SurfaceElem;
+    crate::vector::i16x2: SurfaceElem;
+    crate::vector::i16x4: SurfaceElem;
+    crate::vector::u32x2: SurfaceElem;
+    crate::vector::u32x4: SurfaceElem;
+    crate::vector::i32x2: SurfaceElem;
+    crate::vector::i32x4: SurfaceElem;
+    crate::vector::f32x2: SurfaceElem;
+    crate::vector::f32x4: SurfaceElem;
+    crate::vector::u64x2: SurfaceElem;
+    crate::vector::i64x2: SurfaceElem;
+    crate::vector::f64x2: SurfaceElem;
 }
 
 /// What `suld`/`sust` do with an out-of-range coordinate (CUDA's `cudaBoundaryMode*`):
@@ -162,7 +199,7 @@ typed_handles! {
     Texture3d: Texel;
     /// A layered 1-D texture: `tex1d_layered`.
     Texture1dLayered: Texel;
-    /// A layered 2-D texture: `tex2d_layered`.
+    /// A layered 2-D texture: `tex2d_layered`, `tex2d_layered_gather`.
     Texture2dLayered: Texel;
     /// A 1-D surface: `surf1d_read`, `surf1d_write`.
     Surface1d: SurfaceElem;
@@ -170,4 +207,8 @@ typed_handles! {
     Surface2d: SurfaceElem;
     /// A 3-D surface: `surf3d_read`, `surf3d_write`.
     Surface3d: SurfaceElem;
+    /// A layered 1-D surface: `surf1d_layered_read`, `surf1d_layered_write`.
+    Surface1dLayered: SurfaceElem;
+    /// A layered 2-D surface: `surf2d_layered_read`, `surf2d_layered_write`.
+    Surface2dLayered: SurfaceElem;
 }

@@ -11,7 +11,7 @@
 use super::array::{ArrayShape, CudaArray, SurfaceShape};
 use super::format::{ReadAs, ReadElement, ReadNormalized, TexelFormat};
 use super::pitched::PitchedBuffer;
-use super::{sealed, SurfaceElem, Surface1d, Surface2d, Surface3d, Texel, Texture1d, Texture1dLayered, Texture2d, Texture2dLayered, Texture3d};
+use super::{sealed, Surface1d, Surface1dLayered, Surface2d, Surface2dLayered, Surface3d, SurfaceElem, Texel, Texture1d, Texture1dLayered, Texture2d, Texture2dLayered, Texture3d};
 use crate::arg::{Args, KernelArg};
 use crate::backend::texture::{ObjectImpl, TexResource};
 use crate::backend::DeviceId;
@@ -43,7 +43,7 @@ macro_rules! handles {
     )*};
 }
 
-handles!(Texture1d: Texel, Texture2d: Texel, Texture3d: Texel, Texture1dLayered: Texel, Texture2dLayered: Texel, Surface1d: SurfaceElem, Surface2d: SurfaceElem, Surface3d: SurfaceElem);
+handles!(Texture1d: Texel, Texture2d: Texel, Texture3d: Texel, Texture1dLayered: Texel, Texture2dLayered: Texel, Surface1d: SurfaceElem, Surface2d: SurfaceElem, Surface3d: SurfaceElem, Surface1dLayered: SurfaceElem, Surface2dLayered: SurfaceElem);
 
 /// How a texture samples (CUDA's `cudaTextureDesc`): address modes, filtering, coordinates,
 /// read mode (the type parameter: [`ReadElement`] by default, [`ReadNormalized`] after
@@ -256,7 +256,8 @@ impl<'a, H: ObjectHandle> SurfaceObject<'a, H> {
 }
 
 /// A surface over `array` (made with [`CudaArray::new_surface_ldst`]): `Surface1d<E>`,
-/// `Surface2d<E>` or `Surface3d<E>` after its shape.
+/// `Surface2d<E>`, `Surface3d<E>`, `Surface1dLayered<E>` or `Surface2dLayered<E>` after its
+/// shape.
 pub fn surface<'a, E, S>(stream: &Stream, array: &'a CudaArray<E, S>) -> Result<SurfaceObject<'a, S::Surface<E>>>
 where
     E: TexelFormat + SurfaceElem,

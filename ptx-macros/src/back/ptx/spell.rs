@@ -50,9 +50,9 @@ pub fn opcode(op: &Opcode) -> String {
             };
             format!("tex{level}{}.v4{}{}", geom(g), ty(dst), ty(coord))
         }
-        Opcode::Tld4 { comp, dst } => format!("tld4.{}.2d.v4{}.f32", ["r", "g", "b", "a"][comp as usize & 3], ty(dst)),
-        Opcode::Suld { geom: g, ty: t, clamp: c } => format!("suld.b{}{}{}", geom(g), ty(t), surf_clamp(c)),
-        Opcode::Sust { geom: g, ty: t, clamp: c } => format!("sust.b{}{}{}", geom(g), ty(t), surf_clamp(c)),
+        Opcode::Tld4 { comp, geom: g, dst } => format!("tld4.{}{}.v4{}.f32", ["r", "g", "b", "a"][comp as usize & 3], geom(g), ty(dst)),
+        Opcode::Suld { geom: g, vec, ty: t, clamp: c } => format!("suld.b{}{}{}{}", geom(g), vec_suffix(vec), ty(t), surf_clamp(c)),
+        Opcode::Sust { geom: g, vec, ty: t, clamp: c } => format!("sust.b{}{}{}{}", geom(g), vec_suffix(vec), ty(t), surf_clamp(c)),
         Opcode::CpAsync { cg } => format!("cp.async.{}.shared.global", if cg { "cg" } else { "ca" }),
         Opcode::CpAsyncCommit => "cp.async.commit_group".into(),
         Opcode::CpAsyncWait => "cp.async.wait_group".into(),
@@ -84,6 +84,15 @@ fn geom(g: Geom) -> &'static str {
         Geom::D3 => ".3d",
         Geom::A1 => ".a1d",
         Geom::A2 => ".a2d",
+    }
+}
+
+/// `.v2`/`.v4` of a vector surface access (none for one element).
+fn vec_suffix(n: u8) -> &'static str {
+    match n {
+        2 => ".v2",
+        4 => ".v4",
+        _ => "",
     }
 }
 
