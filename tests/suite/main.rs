@@ -30,6 +30,7 @@ mod body_trait_calls;
 mod body_generic_kernels;
 mod body_half;
 mod body_half2;
+mod body_half2_math;
 mod body_half_fma;
 mod body_half_round;
 mod body_math;

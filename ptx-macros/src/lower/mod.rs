@@ -25,6 +25,7 @@ mod expr;
 mod half;
 mod half_fma;
 mod half2;
+mod half2_math;
 mod round;
 mod intrinsic;
 mod limits;

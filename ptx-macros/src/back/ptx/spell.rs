@@ -7,6 +7,7 @@ pub fn opcode(op: &Opcode) -> String {
         Opcode::Mov(t) => format!("mov{}", ty(t)),
         Opcode::Arith(a, m, t) => format!("{}{}{}", arith(a), mode(m), ty(t)),
         Opcode::Setp(c, t) => format!("setp.{}{}", cmp(c), ty(t)),
+        Opcode::Set(c, d, t) => format!("set.{}{}{}", cmp(c), ty(d), ty(t)),
         Opcode::Selp(t) => format!("selp{}", ty(t)),
         Opcode::Cvt(m, to, from) => format!("cvt{}{}{}", mode(m), ty(to), ty(from)),
         Opcode::Cvta { to, space: s } => format!("cvta{}{}.u64", if to { ".to" } else { "" }, space(s)),
