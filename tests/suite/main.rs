@@ -33,6 +33,7 @@ mod body_half2;
 mod body_half2_math;
 mod body_half_fma;
 mod body_half_round;
+mod body_bf16_round;
 mod body_math;
 mod body_methods;
 mod body_narrow;

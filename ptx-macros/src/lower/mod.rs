@@ -27,6 +27,7 @@ mod half_fma;
 mod half2;
 mod half2_math;
 mod round;
+mod round_bf16;
 mod intrinsic;
 mod limits;
 mod panic;
