@@ -262,6 +262,12 @@ pub enum Op {
     CpAsyncWait { n: u32 },
     /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [bar]`.
     CpAsyncBulk { dst: Addr, src: Addr, size: Src, bar: Addr },
+    /// `cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size`.
+    BulkStore { dst: Addr, src: Addr, size: Src },
+    /// `cp.async.bulk.commit_group`.
+    BulkCommit,
+    /// `cp.async.bulk.wait_group[.read] n`.
+    BulkWait { n: u32 },
     /// An `mbarrier` operation on the 64-bit object at `addr` (`ptx_abi::mbarrier`'s state):
     /// `b` is the count, token, parity or byte count; `d` the token or predicate; `space`
     /// `Shared` or (no state space named) `Generic`.

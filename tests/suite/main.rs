@@ -47,6 +47,7 @@ mod body_quality;
 mod body_subset;
 mod body_texture;
 mod body_async_copy;
+mod body_bulk_store;
 mod body_traits;
 mod body_tuples;
 mod body_values;

@@ -544,6 +544,12 @@ impl<'l> Block<'l> {
                     }
                     pc += 1;
                 }
+                Op::BulkStore { .. } | Op::BulkCommit | Op::BulkWait { .. } => {
+                    if exec != 0 {
+                        self.bulk_op(w, d, exec, inst)?;
+                    }
+                    pc += 1;
+                }
                 Op::Fence { order } => {
                     if let Some(race) = self.race.as_mut() {
                         for l in lanes(exec) {

@@ -367,6 +367,14 @@ pub enum Opcode {
     CpAsyncWaitAll,
     /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [d], [s], n, [bar]`.
     CpAsyncBulk,
+    /// `cp.async.bulk.global.shared::cta.bulk_group [d], [s], n`.
+    CpAsyncBulkStore,
+    /// `cp.async.bulk.commit_group`.
+    CpAsyncBulkCommit,
+    /// `cp.async.bulk.wait_group n`.
+    CpAsyncBulkWait,
+    /// `fence.proxy.async.shared::cta`.
+    FenceProxyAsync,
     /// `mbarrier.<op>.<space>.b64`.
     Mbarrier(Mbar),
 }

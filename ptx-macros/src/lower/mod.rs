@@ -36,6 +36,7 @@ pub mod statics;
 mod syscall;
 mod texture;
 mod async_copy;
+mod bulk_store;
 mod try_int;
 mod zero;
 pub mod value;

@@ -59,6 +59,10 @@ pub fn opcode(op: &Opcode) -> String {
         Opcode::CpAsyncWait => "cp.async.wait_group".into(),
         Opcode::CpAsyncWaitAll => "cp.async.wait_all".into(),
         Opcode::CpAsyncBulk => "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes".into(),
+        Opcode::CpAsyncBulkStore => "cp.async.bulk.global.shared::cta.bulk_group".into(),
+        Opcode::CpAsyncBulkCommit => "cp.async.bulk.commit_group".into(),
+        Opcode::CpAsyncBulkWait => "cp.async.bulk.wait_group".into(),
+        Opcode::FenceProxyAsync => "fence.proxy.async.shared::cta".into(),
         Opcode::Mbarrier(m) => mbarrier(m).into(),
     }
 }
