@@ -218,6 +218,8 @@ pub enum Op {
     /// `setp`/`set`: `f` compares into 0/1; the result is combined with `c` (negated if
     /// `cneg`) and written as `t` (true) or 0; `d2` gets the complement combined the same way,
     /// or with `x2` (packed-half comparisons) the high half's result.
+    /// `t`: the value written for true (`set`), or with [`SET_LANES`] a packed pair's `set`
+    /// writing the low 16 bits of `t` into each lane where its comparison holds.
     Setp { f: AluFn, k: u32, d: Reg, d2: Reg, a: Src, b: Src, comb: Comb, c: Src, cneg: bool, x2: bool, t: u64 },
     /// `mov.b64 d, {a, b}`: packs `n` parts of `bits` each, lowest first.
     Pack { d: Reg, parts: [Src; 4], n: u8, bits: u8 },
@@ -260,6 +262,12 @@ pub enum Op {
     CpAsyncWait { n: u32 },
     /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [bar]`.
     CpAsyncBulk { dst: Addr, src: Addr, size: Src, bar: Addr },
+    /// `cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size`.
+    BulkStore { dst: Addr, src: Addr, size: Src },
+    /// `cp.async.bulk.commit_group`.
+    BulkCommit,
+    /// `cp.async.bulk.wait_group[.read] n`.
+    BulkWait { n: u32 },
     /// An `mbarrier` operation on the 64-bit object at `addr` (`ptx_abi::mbarrier`'s state):
     /// `b` is the count, token, parity or byte count; `d` the token or predicate; `space`
     /// `Shared` or (no state space named) `Generic`.
@@ -500,3 +508,6 @@ pub const SHARED_WINDOW: u64 = 0x0000_1000_0000_0000;
 pub const LOCAL_WINDOW: u64 = 0x0000_2000_0000_0000;
 pub const PARAM_WINDOW: u64 = 0x0000_3000_0000_0000;
 pub const WINDOW_SIZE: u64 = 1 << 32;
+
+/// In `Op::Setp`'s `t`: a `set` on a packed pair, written lane by lane.
+pub const SET_LANES: u64 = 1 << 63;

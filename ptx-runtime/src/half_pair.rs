@@ -1,7 +1,8 @@
 //! `+ - *` (and `+=`, `-=`, `*=`) on the packed pairs [`f16x2`] and [`bf16x2`] (CUDA's
 //! `__half2` / `__nv_bfloat162` with `__hadd2_rn`, `__hsub2_rn`, `__hmul2_rn`): lane by lane
 //! with the `half` crate, so the host computes exactly what `add.rn.f16x2` (and the other
-//! forms the body compiler emits, `lower::half2`) compute on the device.
+//! forms the body compiler emits, `lower::half2`) compute on the device. The pair methods
+//! (`mul_add`, `abs`, `min`, `max`, the lane-wise comparisons) are in `half_pair_math`.
 
 use crate::vector::{bf16x2, f16x2};
 use core::ops::{Add, AddAssign, Mul, MulAssign, Sub, SubAssign};

@@ -52,6 +52,7 @@ mod error;
 mod event;
 mod graph;
 mod half_pair;
+mod half_pair_math;
 mod host_memory;
 mod kernel;
 mod launch;

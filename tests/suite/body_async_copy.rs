@@ -385,7 +385,7 @@ fn nvcc_compiled_async_copies_run_on_the_cpu_backend() {
 /// (`%r7` to `%r`; CCCL's `P_OUT` predicate to `%p`), whitespace to single spaces; statements
 /// inside `{ ... }` scopes are taken one by one, comments dropped.
 /// `name`: the kernel (the module's one kernel when `None`).
-fn shapes(ptx: &str, name: Option<&str>) -> Vec<String> {
+pub(crate) fn shapes(ptx: &str, name: Option<&str>) -> Vec<String> {
     let entry = name.map_or(".entry ".to_string(), |n| format!(".entry {n}("));
     let start = ptx.find(&entry).unwrap_or_else(|| panic!("kernel {name:?} in\n{ptx}"));
     // To the next kernel: inline asm's `{ ... }` scopes close at the start of a line too.

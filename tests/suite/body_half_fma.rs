@@ -62,7 +62,7 @@ fma_kernel!(bf16_fma_sm90, bf16, 1, 90);
 
 /// Every triple of special values, then random triples: half of them with `c` close to
 /// `-a·b` (the sum cancels and the product's low bits decide the rounding).
-fn triples(bf: bool) -> Vec<Triple> {
+pub(crate) fn triples(bf: bool) -> Vec<Triple> {
     let sp = specials(bf);
     let mut out = Vec::new();
     for &a in &sp {

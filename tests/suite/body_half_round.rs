@@ -78,7 +78,7 @@ round_kernel!(round_sm80, 80);
 round_kernel!(round_sm90, 90);
 
 /// Values at and around the rounding boundaries of both formats.
-fn inputs() -> Vec<In> {
+pub(crate) fn inputs() -> Vec<In> {
     let mut s = 0x243f_6a88_85a3_08d3u64;
     let mut next = || {
         s ^= s << 13;

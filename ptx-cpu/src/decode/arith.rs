@@ -326,8 +326,13 @@ impl FnDecoder<'_> {
             x => (self.dst(x)?, NOREG),
         };
         let (c, cneg) = if n == 4 { self.pred_src(&a[3])? } else { (Src::None, false) };
+        let x2 = matches!(t, T::F16x2 | T::Bf16x2);
         let tv = match dt {
             T::Pred => 1,
+            // `set` on a packed pair writes each lane (`SET_LANES`): 1.0 or all ones.
+            T::F16x2 if x2 => SET_LANES | 0x3c00,
+            T::Bf16x2 if x2 => SET_LANES | 0x3f80,
+            _ if x2 && is_set => SET_LANES | 0xffff,
             T::F32 => 0x3f80_0000,
             _ => 0xffff_ffff,
         };
@@ -341,7 +346,7 @@ impl FnDecoder<'_> {
             comb,
             c,
             cneg,
-            x2: matches!(t, T::F16x2 | T::Bf16x2),
+            x2,
             t: tv,
         })
     }

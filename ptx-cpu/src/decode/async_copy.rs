@@ -21,20 +21,33 @@ impl FnDecoder<'_> {
             return unsupported(&i.opcode);
         }
         let a = &i.args;
-        if m.take("commit_group") {
-            self.args(i, 0)?;
-            return Ok(Op::CpAsyncCommit);
-        }
-        if m.take("wait_all") {
-            self.args(i, 0)?;
-            return Ok(Op::CpAsyncWait { n: u32::MAX });
-        }
-        if m.take("wait_group") {
-            self.args(i, 1)?;
-            let Operand::Int(n) = a[0] else { return self.error("cp.async.wait_group: the group count is a constant") };
-            return Ok(Op::CpAsyncWait { n: n.clamp(0, u32::MAX as i128 - 1) as u32 });
-        }
         if m.take("bulk") {
+            if m.take("commit_group") {
+                self.args(i, 0)?;
+                return Ok(Op::BulkCommit);
+            }
+            if m.take("wait_group") {
+                // `.read` waits only until the sources may be reused; waiting for the whole
+                // copy is one order the ISA allows.
+                m.take("read");
+                self.args(i, 1)?;
+                let Operand::Int(n) = a[0] else { return self.error("cp.async.bulk.wait_group: the group count is a constant") };
+                return Ok(Op::BulkWait { n: n.clamp(0, u32::MAX as i128 - 1) as u32 });
+            }
+            if m.take("bulk_group") {
+                // Shared to global memory, completing with the thread's bulk group.
+                if !m.take("global") || !m.take("shared::cta") {
+                    return unsupported(format!("{} (the CPU backend runs the shared-to-global bulk_group copy)", i.opcode));
+                }
+                m.take_any(&["L2::cache_hint"]);
+                if a.len() != 3 {
+                    return self.error("cp.async.bulk.global.shared::cta.bulk_group: expected a destination, a source and a size");
+                }
+                let (dst, _) = self.addr(&a[0])?;
+                let (src, _) = self.addr(&a[1])?;
+                let size = self.src(&a[2], T::U32)?;
+                return Ok(Op::BulkStore { dst, src, size });
+            }
             // Global to shared memory, completing on an mbarrier (sm_90).
             if !(m.take("shared::cluster") || m.take("shared::cta")) || !m.take("global") || !m.take("mbarrier::complete_tx::bytes") {
                 return unsupported(format!("{} (the CPU backend runs the global-to-shared bulk copy only)", i.opcode));
@@ -48,6 +61,19 @@ impl FnDecoder<'_> {
             let size = self.src(&a[2], T::U32)?;
             let (bar, _) = self.addr(&a[3])?;
             return Ok(Op::CpAsyncBulk { dst, src, size, bar });
+        }
+        if m.take("commit_group") {
+            self.args(i, 0)?;
+            return Ok(Op::CpAsyncCommit);
+        }
+        if m.take("wait_all") {
+            self.args(i, 0)?;
+            return Ok(Op::CpAsyncWait { n: u32::MAX });
+        }
+        if m.take("wait_group") {
+            self.args(i, 1)?;
+            let Operand::Int(n) = a[0] else { return self.error("cp.async.wait_group: the group count is a constant") };
+            return Ok(Op::CpAsyncWait { n: n.clamp(0, u32::MAX as i128 - 1) as u32 });
         }
         m.take_any(&["ca", "cg"]);
         if !m.take("shared") && !m.take("shared::cta") || !m.take("global") {

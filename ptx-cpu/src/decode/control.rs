@@ -42,6 +42,8 @@ impl FnDecoder<'_> {
             "fence" => {
                 if m.take("proxy") {
                     m.take_any(&["alias", "async", "async.global"]);
+                    // `fence.proxy.async.shared::cta`: one memory here, nothing to order.
+                    m.take_any(&["shared::cta", "shared::cluster", "global"]);
                     return Ok(Op::Nop);
                 }
                 let order = match m.take_any(&["sc", "acq_rel", "acquire", "release"]) {

@@ -14,6 +14,7 @@
 pub mod async_copy;
 pub mod barrier;
 pub mod block;
+pub mod bulk_store;
 pub mod coop;
 pub mod cvt;
 pub mod fp;

@@ -249,7 +249,14 @@ impl<'l> Block<'l> {
                                 Comb::Or => (x | cb, y | cb),
                                 Comb::Xor => (x ^ cb, y ^ cb),
                             };
-                            so[l] = if x != 0 { *t } else { 0 };
+                            so[l] = if *t & SET_LANES != 0 {
+                                let v = *t & 0xffff;
+                                (if x != 0 { v } else { 0 }) | (if y != 0 { v << 16 } else { 0 })
+                            } else if x != 0 {
+                                *t
+                            } else {
+                                0
+                            };
                             so2[l] = y;
                         }
                         let regs = &mut levels[d];
@@ -534,6 +541,12 @@ impl<'l> Block<'l> {
                 Op::CpAsync { .. } | Op::CpAsyncCommit | Op::CpAsyncWait { .. } | Op::CpAsyncBulk { .. } | Op::Mbar { .. } => {
                     if exec != 0 {
                         self.async_op(w, d, exec, inst)?;
+                    }
+                    pc += 1;
+                }
+                Op::BulkStore { .. } | Op::BulkCommit | Op::BulkWait { .. } => {
+                    if exec != 0 {
+                        self.bulk_op(w, d, exec, inst)?;
                     }
                     pc += 1;
                 }

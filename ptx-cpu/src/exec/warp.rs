@@ -103,6 +103,10 @@ pub struct Warp {
     pub async_copies: Vec<super::async_copy::PendingCopy>,
     /// Per lane, the `cp.async` groups it committed.
     pub async_groups: [u32; 32],
+    /// Shared-to-global bulk copies issued and not yet waited for (`bulk_store`).
+    pub bulk_copies: Vec<super::bulk_store::PendingBulk>,
+    /// Per lane, the bulk groups it committed.
+    pub bulk_groups: [u32; 32],
 }
 
 impl Warp {
@@ -132,6 +136,8 @@ impl Warp {
             scratch: Box::new([[0; 32]; 6]),
             async_copies: Vec::new(),
             async_groups: [0; 32],
+            bulk_copies: Vec::new(),
+            bulk_groups: [0; 32],
         }
     }
 
@@ -145,6 +151,8 @@ impl Warp {
         self.sync_hi = [0; 32];
         self.async_copies.clear();
         self.async_groups = [0; 32];
+        self.bulk_copies.clear();
+        self.bulk_groups = [0; 32];
         for l in 0..32 {
             let t = index * 32 + l as u32;
             self.frames[l].clear();

@@ -30,6 +30,14 @@ pub enum AsyncOp {
     Mbar(MbarOp),
     /// `cp.async.bulk...mbarrier::complete_tx::bytes`: args dst, the source slice, the barrier.
     Bulk,
+    /// `cp.async.bulk.global.shared::cta.bulk_group`: args the destination slice, src.
+    BulkStore,
+    /// `cp.async.bulk.commit_group`.
+    BulkCommit,
+    /// `cp.async.bulk.wait_group n`.
+    BulkWait(u32),
+    /// `fence.proxy.async.shared::cta`.
+    FenceProxyAsync,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -64,15 +72,20 @@ impl<'a> Checker<'a> {
             "memcpy_async_zfill" => (AsyncOp::Copy { ca: false, zfill: true }, vec![u32t.clone()], Ty::Unit),
             "pipeline_commit" => (AsyncOp::Commit, vec![], Ty::Unit),
             "pipeline_wait_all" => (AsyncOp::WaitAll, vec![], Ty::Unit),
-            "pipeline_wait_prior" => {
+            "bulk_commit" => (AsyncOp::BulkCommit, vec![], Ty::Unit),
+            "fence_proxy_async" => (AsyncOp::FenceProxyAsync, vec![], Ty::Unit),
+            "pipeline_wait_prior" | "bulk_wait_prior" => {
                 let n = match args.iter().next() {
                     Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. })) if args.len() == 1 => i.base10_parse::<u32>().ok().filter(|n| *n <= 63),
                     _ => None,
                 };
+                let bulk = name == "bulk_wait_prior";
                 let Some(n) = n else {
-                    return Some(self.error(span, "`pipeline_wait_prior(n)` takes a literal `n` (0 to 63): it is `cp.async.wait_group n`, whose operand is a constant"));
+                    let ptx = if bulk { "cp.async.bulk.wait_group" } else { "cp.async.wait_group" };
+                    return Some(self.error(span, format!("`{name}(n)` takes a literal `n` (0 to 63): it is `{ptx} n`, whose operand is a constant")));
                 };
-                return Some(Expr { kind: ExprKind::Intrinsic { op: Intrinsic::Async(AsyncOp::Wait(n)), args: vec![] }, ty: Ty::Unit, span });
+                let op = if bulk { AsyncOp::BulkWait(n) } else { AsyncOp::Wait(n) };
+                return Some(Expr { kind: ExprKind::Intrinsic { op: Intrinsic::Async(op), args: vec![] }, ty: Ty::Unit, span });
             }
             "mbarrier_init" => (AsyncOp::Mbar(MbarOp::Init), vec![u32t.clone()], Ty::Unit),
             "mbarrier_arrive" => (AsyncOp::Mbar(MbarOp::Arrive), vec![], u64t.clone()),
@@ -84,12 +97,14 @@ impl<'a> Checker<'a> {
             "mbarrier_expect_tx" => (AsyncOp::Mbar(MbarOp::ExpectTx), vec![u32t.clone()], Ty::Unit),
             "mbarrier_arrive_expect_tx" => (AsyncOp::Mbar(MbarOp::ArriveExpectTx), vec![u32t.clone()], u64t.clone()),
             "memcpy_async_bulk" => (AsyncOp::Bulk, vec![], Ty::Unit),
+            "memcpy_async_bulk_store" => (AsyncOp::BulkStore, vec![], Ty::Unit),
             _ => return None,
         };
         let pointers = match op {
             AsyncOp::Copy { .. } => 2,
             AsyncOp::Mbar(_) => 1,
             AsyncOp::Bulk => 3,
+            AsyncOp::BulkStore => 2,
             _ => 0,
         };
         if args.len() != pointers + rest.len() {
@@ -97,6 +112,7 @@ impl<'a> Checker<'a> {
                 AsyncOp::Copy { zfill: true, .. } => format!("{name}(dst, src, src_bytes)"),
                 AsyncOp::Copy { .. } => format!("{name}(dst, src)"),
                 AsyncOp::Bulk => format!("{name}(dst, &src[a..b], bar)"),
+                AsyncOp::BulkStore => format!("{name}(&mut dst[a..b], src)"),
                 AsyncOp::Mbar(MbarOp::Init) => format!("{name}(bar, count)"),
                 AsyncOp::Mbar(MbarOp::TestWait | MbarOp::TryWait) => format!("{name}(bar, token)"),
                 AsyncOp::Mbar(MbarOp::TryWaitParity) => format!("{name}(bar, parity)"),
@@ -143,6 +159,21 @@ impl<'a> Checker<'a> {
                 self.expect(s.span, &de, &elem);
                 xs.extend([d, s]);
                 xs.push(self.barrier_ptr(all[2])?);
+            }
+            AsyncOp::BulkStore => {
+                let d = self.expr(all[0]);
+                let elem = match self.shallow(&d.ty) {
+                    Ty::Slice { elem, mutable: true } => (*elem).clone(),
+                    Ty::Error => return None,
+                    t => {
+                        let t = self.infer.resolve(&t);
+                        self.errors.at(d.span, format!("the destination of a bulk store is a mutable slice of global memory (`&mut y[a..b]`), not `{t}`"));
+                        return None;
+                    }
+                };
+                let (s, se) = self.element_ptr(all[1])?;
+                self.expect(s.span, &elem, &se);
+                xs.extend([d, s]);
             }
             _ => {}
         }

@@ -155,7 +155,7 @@ impl<'a> Checker<'a> {
             syn::UnOp::Neg(_) => {
                 let inner = self.auto_deref_value(inner);
                 let t = self.shallow(&inner.ty);
-                let ok = matches!(t, Ty::Error | Ty::Var(_)) || matches!(t, Ty::Scalar(s) if s.is_signed() || s.is_float());
+                let ok = matches!(t, Ty::Error | Ty::Var(_) | Ty::Vector { elem: Scalar::F16 | Scalar::BF16, lanes: 2 }) || matches!(t, Ty::Scalar(s) if s.is_signed() || s.is_float());
                 if !ok {
                     return self.error(span, format!("cannot negate a value of type `{}`", self.infer.resolve(&t)));
                 }

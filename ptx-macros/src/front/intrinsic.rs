@@ -68,6 +68,8 @@ pub enum Intrinsic {
     /// An asynchronous copy, its group operations, or an mbarrier operation
     /// (`front::async_copy`).
     Async(super::async_copy::AsyncOp),
+    /// A method of `f16x2` / `bf16x2` (`front::half2`): args are the receiver, then operands.
+    Half2(super::half2::Half2Op),
 }
 
 /// An atomic operation with the memory order and scope it was written with (a compare-exchange

@@ -116,6 +116,7 @@ impl<'a> Checker<'a> {
             Ty::Ptr { reference: false, mutable, pointee } => self.ptr_method(recv, mutable, &pointee, name, args, span, name_span),
             Ty::Slice { .. } | Ty::Array { .. } | Ty::Shared { .. } => self.seq_method(recv, name, args, span, name_span),
             Ty::Struct(_) | Ty::Named(_) => self.user_method(recv, None, name, args, span, name_span),
+            Ty::Vector { elem: s @ (Scalar::F16 | Scalar::BF16), lanes: 2 } => self.half2_method(recv, s, name, args, span, name_span),
             Ty::Vector { .. } => self.error(name_span, unsupported::METHOD_CALL_ON_VECTOR),
             Ty::Var(v) if self.infer.kind_of(v) == super::infer::VarKind::Int && !mentions_const(&recv) => self.deferred_int_method(recv, name, args, span, name_span),
             Ty::Var(_) if mentions_const(&recv) => self.error(name_span, format!("can't call method `{name}` here: the type of a constant defined outside the body is not known to the device compiler until the context fixes it; bind it with a type (`let v: f32 = ...`) or cast it (`NAME as f32`)")),
@@ -125,7 +126,7 @@ impl<'a> Checker<'a> {
         }
     }
 
-    fn args_of(&mut self, args: &[&syn::Expr], tys: &[Ty], name_span: Span) -> Option<Vec<Expr>> {
+    pub(super) fn args_of(&mut self, args: &[&syn::Expr], tys: &[Ty], name_span: Span) -> Option<Vec<Expr>> {
         if args.len() != tys.len() {
             self.errors.at(name_span, format!("this method takes {} argument(s) but {} were given", tys.len(), args.len()));
             return None;
@@ -140,7 +141,7 @@ impl<'a> Checker<'a> {
         Some(out)
     }
 
-    fn intrinsic(&mut self, op: Intrinsic, recv: Expr, rest: Option<Vec<Expr>>, ty: Ty, span: Span) -> Expr {
+    pub(super) fn intrinsic(&mut self, op: Intrinsic, recv: Expr, rest: Option<Vec<Expr>>, ty: Ty, span: Span) -> Expr {
         let Some(rest) = rest else { return self.error_expr(span) };
         let mut args = vec![recv];
         args.extend(rest);

@@ -29,6 +29,7 @@ pub mod expr;
 pub mod generic;
 pub mod generic_method;
 pub mod generic_type;
+pub mod half2;
 pub mod hir;
 pub mod infer;
 pub mod intrinsic;

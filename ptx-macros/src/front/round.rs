@@ -39,8 +39,7 @@ pub fn parse(name: &str) -> Option<(Scalar, RoundMode)> {
 fn admits(from: Scalar, to: Scalar) -> bool {
     let int = |s: Scalar| matches!(s, Scalar::I16 | Scalar::U16 | Scalar::I32 | Scalar::U32 | Scalar::I64 | Scalar::U64);
     match to {
-        Scalar::F16 => matches!(from, Scalar::F32 | Scalar::F64) || int(from),
-        Scalar::BF16 => from == Scalar::F32,
+        Scalar::F16 | Scalar::BF16 => matches!(from, Scalar::F32 | Scalar::F64) || int(from),
         _ => matches!(from, Scalar::F16 | Scalar::BF16 | Scalar::F32 | Scalar::F64),
     }
 }
@@ -52,7 +51,7 @@ impl<'a> Checker<'a> {
             let from_name = super::ty::scalar_name(from);
             return self.error(
                 name_span,
-                format!("no method `{name}` on `{from_name}` in device code; the rounded conversions are `to_f16_<mode>` from f32, f64 and 16-, 32- and 64-bit integers, `to_bf16_<mode>` from f32, and `to_<int>_<mode>` from f16, bf16, f32 and f64 (mode: rn, rz, rd, ru); convert to one of those sources first"),
+                format!("no method `{name}` on `{from_name}` in device code; the rounded conversions are `to_f16_<mode>` and `to_bf16_<mode>` from f32, f64 and 16-, 32- and 64-bit integers, and `to_<int>_<mode>` from f16, bf16, f32 and f64 (mode: rn, rz, rd, ru); convert to one of those sources first"),
             );
         }
         if !args.is_empty() {

@@ -321,6 +321,9 @@ pub enum Opcode {
     Mov(Type),
     Arith(Arith, Mode, Type),
     Setp(Cmp, Type),
+    /// `set.cmp.dst.src`: the comparison as a value (`f16x2` / `bf16x2` lane-wise comparisons;
+    /// `set.<cmp>.f32.f32` gives 1.0 or 0.0, `.u32` all ones or zero per lane).
+    Set(Cmp, Type, Type),
     Selp(Type),
     /// `cvt[.mode].dst.src`.
     Cvt(Mode, Type, Type),
@@ -364,6 +367,14 @@ pub enum Opcode {
     CpAsyncWaitAll,
     /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [d], [s], n, [bar]`.
     CpAsyncBulk,
+    /// `cp.async.bulk.global.shared::cta.bulk_group [d], [s], n`.
+    CpAsyncBulkStore,
+    /// `cp.async.bulk.commit_group`.
+    CpAsyncBulkCommit,
+    /// `cp.async.bulk.wait_group n`.
+    CpAsyncBulkWait,
+    /// `fence.proxy.async.shared::cta`.
+    FenceProxyAsync,
     /// `mbarrier.<op>.<space>.b64`.
     Mbarrier(Mbar),
 }
@@ -378,7 +389,7 @@ impl Opcode {
     /// elimination may remove it when they are unused).
     pub fn is_pure(self) -> bool {
         match self {
-            Opcode::Mov(_) | Opcode::Setp(..) | Opcode::Selp(_) | Opcode::Cvt(..) | Opcode::Cvta { .. } | Opcode::Testp(..) => true,
+            Opcode::Mov(_) | Opcode::Setp(..) | Opcode::Set(..) | Opcode::Selp(_) | Opcode::Cvt(..) | Opcode::Cvta { .. } | Opcode::Testp(..) => true,
             // These and generic loads are left for ptxas to remove, as they always were.
             Opcode::Arith(op, ..) => !matches!(op, Arith::Rsqrt | Arith::Tanh | Arith::Copysign | Arith::Bfe | Arith::Prmt),
             Opcode::Ld(m) => m.order == Order::Plain && m.space != StateSpace::Generic,

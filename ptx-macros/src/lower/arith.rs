@@ -55,6 +55,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
 
     pub fn unary(&mut self, op: UnOp, x: &Expr, ty: &Ty) -> Val {
         let v = self.expr(x);
+        if let (UnOp::Neg, Some(s)) = (op, self.half2_of(ty)) {
+            return self.half2_neg(s, &v);
+        }
         let Some(s) = self.scalar_of(ty) else { return Val::Unit };
         match (op, &v) {
             (UnOp::Neg, Val::S(Arg::Imm(Imm::Int(i)))) => return Val::S(super::value::int_imm((-(*i as i128)) as u128, s)),

@@ -32,7 +32,8 @@ fn describe(op: AsyncOp) -> (&'static str, u32) {
         AsyncOp::Commit | AsyncOp::Wait(_) | AsyncOp::WaitAll => ("`cp.async` groups need", 80),
         AsyncOp::Mbar(m) if m.needs_sm90() => ("mbarrier transaction counts and `try_wait` need", 90),
         AsyncOp::Mbar(_) => ("mbarriers need", 80),
-        AsyncOp::Bulk => ("bulk copies (`cp.async.bulk`) need", 90),
+        AsyncOp::Bulk | AsyncOp::BulkStore | AsyncOp::BulkCommit | AsyncOp::BulkWait(_) => ("bulk copies (`cp.async.bulk`) need", 90),
+        AsyncOp::FenceProxyAsync => ("`fence.proxy.async` needs", 90),
     }
 }
 
@@ -134,11 +135,12 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 self.b.op0(Opcode::CpAsyncBulk, vec![Arg::mem(dst, 0), Arg::mem(src, 0), Arg::Reg(bytes), Arg::mem(bar, 0)]);
                 Val::Unit
             }
+            AsyncOp::BulkStore | AsyncOp::BulkCommit | AsyncOp::BulkWait(_) | AsyncOp::FenceProxyAsync => self.bulk_store_op(op, vals, tys, span),
         }
     }
 
     /// `v` in a register (the operands of these instructions are registers).
-    fn reg_arg(&mut self, v: &Val, c: RegClass, ty: Type) -> Arg {
+    pub(super) fn reg_arg(&mut self, v: &Val, c: RegClass, ty: Type) -> Arg {
         match v.arg() {
             a @ Arg::Reg(_) => a,
             a => Arg::Reg(self.b.op1(Opcode::Mov(ty), c, vec![a])),
@@ -146,7 +148,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 
     /// A pointer's 32-bit shared-memory address (`cvta.to.shared` of a generic one).
-    fn shared_addr(&mut self, v: &Val, span: Span) -> Option<Arg> {
+    pub(super) fn shared_addr(&mut self, v: &Val, span: Span) -> Option<Arg> {
         match v {
             Val::Ptr(a, Space::Shared) => Some(self.reg_arg(&Val::S(a.clone()), RegClass::B32, Type::U32)),
             Val::Ptr(a, Space::Generic) => {
@@ -162,7 +164,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 
     /// A pointer's global address (`cvta.to.global` of a generic one).
-    fn global_addr(&mut self, v: &Val, span: Span) -> Option<Arg> {
+    pub(super) fn global_addr(&mut self, v: &Val, span: Span) -> Option<Arg> {
         match v {
             Val::Ptr(a, Space::Global { .. }) => Some(self.reg_arg(&Val::S(a.clone()), RegClass::B64, Type::U64)),
             Val::Ptr(a, Space::Generic) => Some(Arg::Reg(self.b.op1(Opcode::Cvta { to: true, space: StateSpace::Global }, RegClass::B64, vec![a.clone()]))),

@@ -62,7 +62,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
 
     /// The two 16-bit lanes in one `.b32`: `x` low, `y` high (memory order, as nvcc's
     /// `mov.b32 %r, {x, y}`).
-    fn pack2(&mut self, v: &Val) -> Arg {
+    pub(super) fn pack2(&mut self, v: &Val) -> Arg {
         let (x, y) = (self.half_reg(&v.field(0)), self.half_reg(&v.field(1)));
         let lo = self.b.op1(Opcode::Cvt(Mode::None, Type::U32, Type::U16), RegClass::B32, vec![x]);
         let hi = self.b.op1(Opcode::Cvt(Mode::None, Type::U32, Type::U16), RegClass::B32, vec![y]);
@@ -70,7 +70,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         Arg::Reg(self.b.op1(Opcode::arith(Arith::Or, Type::B32), RegClass::B32, vec![Arg::Reg(lo), Arg::Reg(hi)]))
     }
 
-    fn unpack2(&mut self, r: crate::ir::Reg) -> Val {
+    pub(super) fn unpack2(&mut self, r: crate::ir::Reg) -> Val {
         let x = self.b.op1(Opcode::Cvt(Mode::None, Type::U16, Type::U32), RegClass::B16, vec![Arg::Reg(r)]);
         let hi = self.b.op1(Opcode::arith(Arith::Shr, Type::U32), RegClass::B32, vec![Arg::Reg(r), Arg::imm(16)]);
         let y = self.b.op1(Opcode::Cvt(Mode::None, Type::U16, Type::U32), RegClass::B16, vec![Arg::Reg(hi)]);

@@ -132,6 +132,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 self.float_op(*op, s, &vals)
             }
             Intrinsic::Fast(op) => self.fast(*op, &vals),
+            Intrinsic::Half2(op) => {
+                let Some(s) = self.half2_of(&tys[0]) else { return Val::Unit };
+                self.half2_op(*op, s, &vals)
+            }
             Intrinsic::Round { to, mode } => {
                 let Ty::Scalar(from) = tys[0] else { return Val::Unit };
                 self.round_convert(&vals[0], from, *to, *mode)

@@ -8,6 +8,8 @@
 //!   the value's sign (`_ru` of a positive, `_rd` of a negative; a carry into the exponent is
 //!   the next binade or infinity, as it must be). `_rn` is the nearest-even sequence `half`
 //!   uses. NaN gives the canonical NaN.
+//! - to `bf16` from f64 or an integer: `cvt.<mode>.bf16.<src>` on sm_90; before, through f32
+//!   as `cuda_bf16.h` does (`lower::round_bf16`).
 //! - to an integer from f16, f32, f64: `cvt.<rni|rzi|rmi|rpi>.<int>.<src>` (saturating; NaN
 //!   gives 0, as Rust's `as` does on the host); from bf16 the same on sm_90 and, before,
 //!   through f32 (exact).
@@ -19,7 +21,7 @@ use crate::front::intrinsic::RoundMode;
 use crate::ir::{Arg, Arith, Cmp, FpClass, Mode, Opcode, RegClass, Type};
 use ptx_abi::Scalar;
 
-fn float_mode(m: RoundMode) -> Mode {
+pub(super) fn float_mode(m: RoundMode) -> Mode {
     match m {
         RoundMode::Nearest => Mode::Rn,
         RoundMode::Zero => Mode::Rz,
@@ -59,6 +61,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 let op = Opcode::Cvt(float_mode(mode), Type::F16, cvt_type(from));
                 Val::S(Arg::Reg(self.b.op1(op, RegClass::B16, vec![a])))
             }
+            Scalar::BF16 if from != Scalar::F32 => self.bf16_from_wide(a, from, mode),
             Scalar::BF16 => {
                 let native = match self.bf16_isa() {
                     Bf16Isa::Native => true,

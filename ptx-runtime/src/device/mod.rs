@@ -23,7 +23,7 @@
 //! | half precision | [`HalfMath`]: `a.mul_add(b, c)`, `x.abs()` on `f16` / `bf16` | `__hfma`, `__habs` |
 //! | rounded conversions | [`ToF16Rounded`], [`ToBf16Rounded`], [`ToIntRounded`]: `x.to_f16_rz()`, `h.to_i32_rd()`, ... | `__float2half_rz`, `__half2int_rd`, ... |
 //! | tensor cores | [`mma`]: [`mma::FragmentA`], [`mma::FragmentB`], [`mma::FragmentC`], [`mma::mma_sync`], [`mma::ldmatrix_x4`], [`mma::stmatrix_x4`], ... (host definitions; not lowered by the body compiler yet) | `mma.sync` / `ldmatrix` / `stmatrix` through inline asm |
-//! | asynchronous copies | [`memcpy_async`], [`memcpy_async_zfill`], [`pipeline_commit`], [`pipeline_wait_prior`] (sm_80); [`memcpy_async_bulk`] (sm_90) | `__pipeline_memcpy_async`, `__pipeline_commit`, `__pipeline_wait_prior`, `cp.async.bulk` |
+//! | asynchronous copies | [`memcpy_async`], [`memcpy_async_zfill`], [`pipeline_commit`], [`pipeline_wait_prior`] (sm_80); [`memcpy_async_bulk`], [`memcpy_async_bulk_store`], [`bulk_commit`], [`bulk_wait_prior`], [`fence_proxy_async`] (sm_90) | `__pipeline_memcpy_async`, `__pipeline_commit`, `__pipeline_wait_prior`, `cp.async.bulk` |
 //! | mbarriers | [`mbarrier_init`], [`mbarrier_arrive`], [`mbarrier_test_wait`], ... (sm_80); [`mbarrier_try_wait`], [`mbarrier_arrive_expect_tx`] (sm_90) | `__mbarrier_*`, `cuda::barrier`, `cuda::ptx::mbarrier_*` |
 //! | inline PTX | [`ptx_asm!`](crate::ptx_asm) | `asm()` |
 
@@ -35,6 +35,7 @@ pub mod mma;
 
 mod asm;
 mod async_copy;
+mod bulk_store;
 mod grid;
 mod half_math;
 mod heap;
@@ -49,6 +50,7 @@ mod time;
 mod warp;
 
 pub use async_copy::*;
+pub use bulk_store::*;
 pub use grid::*;
 pub use half_math::HalfMath;
 pub use round::{ToBf16Rounded, ToF16Rounded, ToIntRounded};

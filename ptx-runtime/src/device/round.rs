@@ -5,7 +5,7 @@
 //! | here | CUDA | PTX |
 //! |------|------|-----|
 //! | `x.to_f16_rz()` (`x`: f32, f64, i16–u64) | `__float2half_rz`, `__int2half_rz`, `__ll2half_rz`, ... | `cvt.rz.f16.f32`, `cvt.rz.f16.s32`, ... |
-//! | `x.to_bf16_rd()` (`x`: f32) | `__float2bfloat16_rd` | `cvt.rm.bf16.f32` (sm_90; by bits before) |
+//! | `x.to_bf16_rd()` (`x`: f32, f64, i16–u64) | `__float2bfloat16_rd`, `__double2bfloat16`, `__int2bfloat16_rd`, `__ull2bfloat16_rd`, ... | `cvt.rm.bf16.f32`, `cvt.rm.bf16.s32`, ... (sm_90; through f32 before) |
 //! | `h.to_i32_ru()` (`h`: f16, bf16, f32, f64; to i16, u16, i32, u32, i64, u64) | `__half2int_ru`, `__bfloat162int_ru`, `__float2int_ru`, ... | `cvt.rpi.s32.f16`, ... |
 //!
 //! On the host each is exact: the value is rounded once in the named mode. Out-of-range
@@ -131,33 +131,67 @@ macro_rules! int_to_f16 {
 }
 int_to_f16!(i16, u16, i32, u32, i64, u64);
 
-/// `to_bf16_rn/rz/rd/ru` of an `f32` (CUDA `__float2bfloat16_rn`, `_rz`, `_rd`, `_ru`; PTX
-/// `cvt.<mode>.bf16.f32`).
+/// An integer as an f64 rounded *to odd* (exact up to 2^53): rounding that to `bf16` (whose
+/// range holds every integer here) in any mode gives the integer's correctly rounded `bf16`,
+/// as f64 has more than bf16's 8 bits plus two (Boldo & Melquiond).
+fn int_odd(n: i128) -> f64 {
+    let f = n as f64;
+    let back = f as i128;
+    if back == n || f.to_bits() & 1 == 1 {
+        f
+    } else if back < n {
+        f.next_up()
+    } else {
+        f.next_down()
+    }
+}
+
+/// `to_bf16_rn/rz/rd/ru` of an `f32`, `f64` or integer (CUDA `__float2bfloat16_rn`, `_rz`,
+/// `_rd`, `_ru`, `__double2bfloat16`, `__int2bfloat16_rz`, `__ull2bfloat16_rd`, ...; PTX
+/// `cvt.<mode>.bf16.<type>` on sm_90, before it through `f32` as `cuda_bf16.h` does).
 pub trait ToBf16Rounded: Copy {
+    #[doc(hidden)]
+    fn exact_for_bf16(self) -> f64;
     /// To nearest, ties to even.
-    fn to_bf16_rn(self) -> bf16;
+    fn to_bf16_rn(self) -> bf16 {
+        bf16_of(self.exact_for_bf16(), Mode::Nearest)
+    }
     /// Toward zero.
-    fn to_bf16_rz(self) -> bf16;
+    fn to_bf16_rz(self) -> bf16 {
+        bf16_of(self.exact_for_bf16(), Mode::Zero)
+    }
     /// Down, toward −∞.
-    fn to_bf16_rd(self) -> bf16;
+    fn to_bf16_rd(self) -> bf16 {
+        bf16_of(self.exact_for_bf16(), Mode::Down)
+    }
     /// Up, toward +∞.
-    fn to_bf16_ru(self) -> bf16;
+    fn to_bf16_ru(self) -> bf16 {
+        bf16_of(self.exact_for_bf16(), Mode::Up)
+    }
 }
 
 impl ToBf16Rounded for f32 {
-    fn to_bf16_rn(self) -> bf16 {
-        bf16_of(self as f64, Mode::Nearest)
-    }
-    fn to_bf16_rz(self) -> bf16 {
-        bf16_of(self as f64, Mode::Zero)
-    }
-    fn to_bf16_rd(self) -> bf16 {
-        bf16_of(self as f64, Mode::Down)
-    }
-    fn to_bf16_ru(self) -> bf16 {
-        bf16_of(self as f64, Mode::Up)
+    fn exact_for_bf16(self) -> f64 {
+        self as f64
     }
 }
+
+impl ToBf16Rounded for f64 {
+    fn exact_for_bf16(self) -> f64 {
+        self
+    }
+}
+
+macro_rules! int_to_bf16 {
+    ($($t:ty),*) => {$(
+        impl ToBf16Rounded for $t {
+            fn exact_for_bf16(self) -> f64 {
+                int_odd(self as i128)
+            }
+        }
+    )*};
+}
+int_to_bf16!(i16, u16, i32, u32, i64, u64);
 
 macro_rules! to_int_methods {
     ($($t:ident: $rn:ident $rz:ident $rd:ident $ru:ident),*) => {
@@ -312,6 +346,54 @@ mod tests {
         assert_eq!(u64::MAX.to_f16_rz().to_bits(), 0x7bff);
         assert_eq!(i64::MIN.to_f16_rd().to_bits(), 0xfc00);
         assert_eq!(i64::MIN.to_f16_ru().to_bits(), 0xfbff);
+    }
+
+    #[test]
+    fn f64_and_integers_to_bf16() {
+        let modes = [Mode::Nearest, Mode::Zero, Mode::Down, Mode::Up];
+        let conv = |x: f64, m: Mode| match m {
+            Mode::Nearest => x.to_bf16_rn(),
+            Mode::Zero => x.to_bf16_rz(),
+            Mode::Down => x.to_bf16_rd(),
+            Mode::Up => x.to_bf16_ru(),
+        };
+        for x in values() {
+            for v in [x, -x, x * (1.0 + 2f64.powi(-40)), x * (1.0 - 2f64.powi(-40))] {
+                for m in modes {
+                    assert_eq!(conv(v, m).to_bits(), reference(v, m, true), "{v:e} in mode {}", m as u8);
+                }
+            }
+        }
+        assert_eq!((1e300f64.to_bf16_rz().to_bits(), 1e300f64.to_bf16_ru().to_bits()), (0x7f7f, 0x7f80));
+        assert!(f64::NAN.to_bf16_rn().is_nan());
+        // 257 is halfway between 256 and 258; 259 between 258 and 260.
+        assert_eq!((257i32.to_bf16_rn().to_f32(), 259u32.to_bf16_rn().to_f32(), 257i16.to_bf16_ru().to_f32(), (-257i64).to_bf16_rd().to_f32()), (256.0, 260.0, 258.0, -258.0));
+        // 2^62 + 2^54 + 1 is just above halfway between bf16's 2^62 and 2^62 + 2^55; `as f64`
+        // rounds it to the tie (2^62 + 2^54), which would then round to even, down.
+        let n = (1i64 << 62) + (1 << 54) + 1;
+        assert_eq!(n.to_bf16_rn().to_f64(), 2f64.powi(62) + 2f64.powi(55));
+        assert_eq!((n as u64).to_bf16_rz().to_f64(), 2f64.powi(62));
+        assert_eq!((-n).to_bf16_ru().to_f64(), -2f64.powi(62));
+        assert_eq!(u64::MAX.to_bf16_rz().to_f64(), 2f64.powi(64) - 2f64.powi(56));
+        assert_eq!(u64::MAX.to_bf16_rn().to_f64(), 2f64.powi(64));
+        // Every mode against the reference where the integer is exact in f64.
+        let mut s = 0x1234_5678_9abc_def1u64;
+        for _ in 0..20000 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let n = (s >> (s % 40)) as i64 * if s & 1 == 0 { 1 } else { -1 };
+            let n = n >> 11; // |n| < 2^53: exact in f64
+            for m in modes {
+                let got = match m {
+                    Mode::Nearest => n.to_bf16_rn(),
+                    Mode::Zero => n.to_bf16_rz(),
+                    Mode::Down => n.to_bf16_rd(),
+                    Mode::Up => n.to_bf16_ru(),
+                };
+                assert_eq!(got.to_bits(), reference(n as f64, m, true), "{n} in mode {}", m as u8);
+            }
+        }
     }
 
     #[test]

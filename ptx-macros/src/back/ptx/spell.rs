@@ -7,6 +7,7 @@ pub fn opcode(op: &Opcode) -> String {
         Opcode::Mov(t) => format!("mov{}", ty(t)),
         Opcode::Arith(a, m, t) => format!("{}{}{}", arith(a), mode(m), ty(t)),
         Opcode::Setp(c, t) => format!("setp.{}{}", cmp(c), ty(t)),
+        Opcode::Set(c, d, t) => format!("set.{}{}{}", cmp(c), ty(d), ty(t)),
         Opcode::Selp(t) => format!("selp{}", ty(t)),
         Opcode::Cvt(m, to, from) => format!("cvt{}{}{}", mode(m), ty(to), ty(from)),
         Opcode::Cvta { to, space: s } => format!("cvta{}{}.u64", if to { ".to" } else { "" }, space(s)),
@@ -58,6 +59,10 @@ pub fn opcode(op: &Opcode) -> String {
         Opcode::CpAsyncWait => "cp.async.wait_group".into(),
         Opcode::CpAsyncWaitAll => "cp.async.wait_all".into(),
         Opcode::CpAsyncBulk => "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes".into(),
+        Opcode::CpAsyncBulkStore => "cp.async.bulk.global.shared::cta.bulk_group".into(),
+        Opcode::CpAsyncBulkCommit => "cp.async.bulk.commit_group".into(),
+        Opcode::CpAsyncBulkWait => "cp.async.bulk.wait_group".into(),
+        Opcode::FenceProxyAsync => "fence.proxy.async.shared::cta".into(),
         Opcode::Mbarrier(m) => mbarrier(m).into(),
     }
 }
