@@ -6,6 +6,7 @@ mod bce;
 mod builder;
 mod combine;
 mod constprop;
+mod defer;
 mod dom;
 mod hoist;
 mod licm;
@@ -35,6 +36,8 @@ pub struct Func {
     /// Comparisons the lowering knows to hold on every entry to a block (a `for` loop's
     /// counter below its end at the loop's header), for `bce`.
     pub entry_facts: Vec<EntryFact>,
+    /// The `for` loops over ranges, for `defer`.
+    pub for_loops: Vec<ForLoop>,
     /// The source files the instructions' locations name.
     pub files: loc::Files,
     /// Full debug information describes this function: the writer labels its first and last
@@ -73,6 +76,16 @@ pub struct EntryFact {
     pub reg: Reg,
     pub ty: Type,
     pub bound: Arg,
+}
+
+/// A `for` loop over a range: `next` advances the counter and decides whether another trip
+/// runs (the target of `continue`); `exit` follows the loop (the target of `break`). The
+/// counter, its end and its step are written nowhere else, so the loop makes at most as many
+/// trips as its range has values, whatever its body does.
+#[derive(Clone, Copy, Debug)]
+pub struct ForLoop {
+    pub next: BlockId,
+    pub exit: BlockId,
 }
 
 #[derive(Debug)]

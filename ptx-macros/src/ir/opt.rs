@@ -9,6 +9,9 @@
 //!   loop's counter, made once before the loop for the last trip's index.
 //! - **Combined checks** ([`super::combine`]): bounds checks in a row on one line of source
 //!   compared at the first and branched on once.
+//! - **Deferred checks** ([`super::defer`]): in a short `for` loop, a failed check skips the
+//!   rest of the trip and is reported when the loop ends, so that no branch to the failure
+//!   call separates the trips ptxas unrolls.
 //! - **32-bit indices** ([`super::narrow`]): a 64-bit index truncated to a 32-bit shared
 //!   address computed from its operands' low halves.
 //! - **Loop-invariant arithmetic** ([`super::licm`]): computed once before the loop (the
@@ -26,6 +29,7 @@ pub fn run(func: &mut Func) {
     super::bce::run(func);
     super::hoist::run(func);
     super::combine::run(func);
+    super::defer::run(func);
     // The checks decided above leave comparisons nothing reads: gone before `narrow` counts
     // who reads a 64-bit index.
     remove_dead(func);

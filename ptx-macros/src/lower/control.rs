@@ -10,7 +10,7 @@ use super::value::{class_of, int_imm, Space, Val};
 use super::{LoopTarget, Lowerer};
 use crate::front::hir::{Arm, Block, BinOp, Expr, ExprKind, ForRange, LetPat, LocalId, LoopId, Pat, Stmt};
 use crate::front::ty::{Len, Ty};
-use crate::ir::{Arg, Arith, Cmp, EntryFact, Imm, Mode, Opcode, RegClass, Term, Type};
+use crate::ir::{Arg, Arith, Cmp, EntryFact, ForLoop, Imm, Mode, Opcode, RegClass, Term, Type};
 use proc_macro2::Span;
 use ptx_abi::Scalar;
 
@@ -327,6 +327,22 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 self.mov(counter, Arg::Reg(n));
                 let p = self.b.op1(Opcode::Setp(Cmp::Lt, t), RegClass::Pred, vec![Arg::Reg(counter), b.clone()]);
                 self.b.terminate(Term::Branch { pred: p, negate: false, if_true: head, if_false: exit });
+                self.b.func.for_loops.push(ForLoop { next, exit });
+                self.b.switch_to(exit);
+                return Val::Unit;
+            }
+            (false, Some(st)) if !r.inclusive && !t.is_signed() => {
+                // `counter + step < end`, as `next < end && next >= step` with `next` the
+                // wrapping sum (it wrapped exactly when it is below the step): the form in
+                // which ptxas sees the trip count and unrolls a short loop (docs/performance.md,
+                // "Unrolled short loops").
+                let n = self.b.op1(Opcode::arith(Arith::Add, Type::s(w)), c, vec![Arg::Reg(counter), st.clone()]);
+                self.mov(counter, Arg::Reg(n));
+                let below = self.b.op1(Opcode::Setp(Cmp::Lt, u), RegClass::Pred, vec![Arg::Reg(counter), b.clone()]);
+                let no_wrap = self.b.op1(Opcode::Setp(Cmp::Ge, u), RegClass::Pred, vec![Arg::Reg(counter), st.clone()]);
+                let p = self.b.op1(Opcode::arith(Arith::And, Type::Pred), RegClass::Pred, vec![Arg::Reg(below), Arg::Reg(no_wrap)]);
+                self.b.terminate(Term::Branch { pred: p, negate: false, if_true: head, if_false: exit });
+                self.b.func.for_loops.push(ForLoop { next, exit });
                 self.b.switch_to(exit);
                 return Val::Unit;
             }
@@ -351,6 +367,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let n = self.b.op1(Opcode::arith(op, Type::s(w)), c, vec![Arg::Reg(counter), delta]);
         self.mov(counter, Arg::Reg(n));
         self.b.terminate(Term::Jump(head));
+        self.b.func.for_loops.push(ForLoop { next, exit });
         self.b.switch_to(exit);
         Val::Unit
     }

@@ -1,0 +1,126 @@
+//! Short `for` loops with checks that `hoist` cannot move (under an `if`, as in the corpus
+//! transpose): a `step_by` loop ends with the test ptxas reads a trip count from, a failed
+//! check skips the rest of the trip and is reported when the loop ends (`ir/defer.rs`), and
+//! ptxas, which then unrolls the loop, issues the trips' global loads together. The results
+//! are the host's, a `step_by` whose next value wraps ends the loop as in Rust, and an index
+//! out of bounds still stops the kernel with the message and line of its expression.
+
+use crate::body_exec::cpu_stream;
+use crate::tools::{assemble, scratch_dir, tool};
+use ptx_runtime::device::*;
+use ptx_runtime::{kernel, DeviceBuffer, Error, LaunchConfig};
+use std::process::Command;
+
+const T: usize = 32;
+
+/// The corpus transpose's loads: four rows of a 32-wide tile per 8-row block, each under a
+/// test of the matrix's edge, then the tile written out.
+#[kernel]
+pub fn rows(input: &[f32], output: &mut [f32], width: u32, height: u32) {
+    let mut tile = unsafe { shared_array::<f32, 1056>() };
+    let tx = thread_idx_x() as usize;
+    let ty = thread_idx_y() as usize;
+    let x = block_idx_x() as usize * T + tx;
+    let by = block_idx_y() as usize * T;
+    let (w, h) = (width as usize, height as usize);
+    for j in (0..T).step_by(8) {
+        let y = by + ty + j;
+        if x < w && y < h {
+            tile[(ty + j) * (T + 1) + tx] = input[y * w + x]; // load
+        }
+    }
+    sync_threads();
+    for j in (0..T).step_by(8) {
+        let y = by + ty + j;
+        if x < w && y < h {
+            output[y * w + x] = tile[(ty + j) * (T + 1) + tx] * 2.0;
+        }
+    }
+}
+
+/// A range stepped past its type's end: from `u32::MAX - 10` by 7, the third value wraps and
+/// the loop ends.
+#[kernel]
+pub fn wrapping_step(out: &mut [u32], start: u32, end: u32, step: usize) {
+    let mut n = 0u32;
+    let mut s = 0u32;
+    for v in (start..end).step_by(step) {
+        n += 1;
+        s = s.wrapping_add(v);
+    }
+    out[0] = n;
+    out[1] = s;
+}
+
+fn line_of(text: &str) -> u32 {
+    include_str!("body_defer.rs").lines().position(|l| l.contains(text)).unwrap() as u32 + 1
+}
+
+/// The SASS instructions of a module assembled for sm_90, in order (`None` without the tools).
+fn sass(name: &str, ptx: &str) -> Option<Vec<String>> {
+    let ptxas = tool("PTXAS", "ptxas", name)?;
+    let cuobjdump = tool("CUOBJDUMP", "cuobjdump", name)?;
+    let dir = scratch_dir("defer");
+    let (src, bin) = (dir.join(format!("{name}.ptx")), dir.join(format!("{name}.cubin")));
+    std::fs::write(&src, ptx).expect("write");
+    let out = Command::new(&ptxas).args(["-O3", "-arch=sm_90"]).arg(&src).arg("-o").arg(&bin).output().expect("ptxas");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let listing = Command::new(&cuobjdump).arg("-sass").arg(&bin).output().expect("cuobjdump");
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(String::from_utf8_lossy(&listing.stdout).lines().filter_map(|l| l.trim_start().strip_prefix("/*")?.split_once("*/").map(|(_, i)| i.trim().to_owned())).filter(|i| !i.is_empty()).collect())
+}
+
+/// ptxas unrolls the loop that loads the tile (four global loads), with no branch between the
+/// first load and the last (the trips if-converted), and the second load is issued before the
+/// first shared store (two or more loads in flight); the second loop is unrolled too.
+fn unrolled_and_if_converted(name: &str, ptx: &str) {
+    let Some(sass) = sass(name, ptx) else { return };
+    let at = |what: &str| -> Vec<usize> { sass.iter().enumerate().filter(|(_, i)| i.contains(what)).map(|(k, _)| k).collect() };
+    let (loads, stores) = (at("LDG"), at("STS"));
+    assert_eq!(loads.len(), 4, "{name}: {sass:#?}");
+    assert!(!sass[loads[0]..loads[3]].iter().any(|i| i.contains("BRA")), "{name}: {sass:#?}");
+    assert!(loads[1] < stores[0], "{name}: {sass:#?}");
+    assert_eq!(at("LDS").len(), 4, "{name}: {sass:#?}");
+}
+
+#[test]
+fn the_trips_of_a_short_loop_with_checks_load_together() {
+    assert!(assemble("rows", rows::PTX));
+    let ptx = rows::PTX;
+    // The failure is recorded in the loop and tested after it.
+    assert!(ptx.contains("or.pred"), "{ptx}");
+    unrolled_and_if_converted("rows", ptx);
+    unrolled_and_if_converted("transpose", crate::corpus::transpose::transpose::PTX);
+    let (w, h) = (70usize, 45usize);
+    let input: Vec<f32> = (0..w * h).map(|k| k as f32 * 0.25 - 3.0).collect();
+    let grid = (w.div_ceil(T) as u32, h.div_ceil(T) as u32, 1);
+    let stream = cpu_stream();
+    let ib = DeviceBuffer::from_slice(&stream, &input).unwrap();
+    let mut ob = DeviceBuffer::<f32>::zeroed(&stream, w * h).unwrap();
+    rows::launch(&stream, LaunchConfig::new(grid, (32, 8, 1)), &ib, &mut ob, w as u32, h as u32).unwrap();
+    let want: Vec<f32> = input.iter().map(|v| v * 2.0).collect();
+    assert_eq!(ob.to_vec().unwrap(), want);
+    // One element short: the thread that reads the last element fails, on the load's line.
+    let short = DeviceBuffer::from_slice(&stream, &input[..w * h - 1]).unwrap();
+    match rows::launch(&stream, LaunchConfig::new(grid, (32, 8, 1)), &short, &mut ob, w as u32, h as u32) {
+        Err(Error::Assert { message, file, line, .. }) => {
+            assert_eq!(message, "index out of bounds");
+            assert!(file.ends_with("body_defer.rs"), "{file}");
+            assert_eq!(line, line_of("input[y * w + x]; // load"));
+        }
+        other => panic!("expected a failed bounds check, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_step_that_passes_the_end_of_the_type_ends_the_loop() {
+    assert!(assemble("wrapping_step", wrapping_step::PTX));
+    let stream = cpu_stream();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 2).unwrap();
+    let m = u32::MAX;
+    for (start, end, step) in [(m - 10, m - 1, 7usize), (m - 10, m, 7), (m - 10, m, 5), (m - 3, m, 3), (0, 64, 8), (0, 65, 8), (5, 5, 1), (7, 3, 2), (3, 9, 1 << 40)] {
+        wrapping_step::launch(&stream, LaunchConfig::new(1, 1), &mut ob, start, end, step).unwrap();
+        let vals: Vec<u32> = (start..end).step_by(step).collect();
+        assert_eq!(ob.to_vec().unwrap(), [vals.len() as u32, vals.iter().fold(0u32, |a, v| a.wrapping_add(*v))], "{start}..{end} by {step}");
+    }
+}
