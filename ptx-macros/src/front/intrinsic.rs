@@ -68,6 +68,8 @@ pub enum Intrinsic {
     /// An asynchronous copy, its group operations, or an mbarrier operation
     /// (`front::async_copy`).
     Async(super::async_copy::AsyncOp),
+    /// A tensor-core operation: `mma.sync`, `ldmatrix`, `stmatrix` (`front::mma`).
+    Mma(super::mma::MmaOp),
 }
 
 /// An atomic operation with the memory order and scope it was written with (a compare-exchange

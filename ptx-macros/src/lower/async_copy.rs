@@ -138,7 +138,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 
     /// `v` in a register (the operands of these instructions are registers).
-    fn reg_arg(&mut self, v: &Val, c: RegClass, ty: Type) -> Arg {
+    pub(super) fn reg_arg(&mut self, v: &Val, c: RegClass, ty: Type) -> Arg {
         match v.arg() {
             a @ Arg::Reg(_) => a,
             a => Arg::Reg(self.b.op1(Opcode::Mov(ty), c, vec![a])),
@@ -146,7 +146,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 
     /// A pointer's 32-bit shared-memory address (`cvta.to.shared` of a generic one).
-    fn shared_addr(&mut self, v: &Val, span: Span) -> Option<Arg> {
+    pub(super) fn shared_addr(&mut self, v: &Val, span: Span) -> Option<Arg> {
         match v {
             Val::Ptr(a, Space::Shared) => Some(self.reg_arg(&Val::S(a.clone()), RegClass::B32, Type::U32)),
             Val::Ptr(a, Space::Generic) => {

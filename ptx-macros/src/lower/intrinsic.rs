@@ -162,6 +162,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             Intrinsic::Tex { shape, read, elem } => self.texture_read(*shape, *read, *elem, &vals),
             Intrinsic::Surf { shape, elem, write, boundary } => self.surface_access(*shape, *elem, *write, *boundary, &vals),
             Intrinsic::Async(a) => self.async_op(*a, &vals, &tys, span),
+            Intrinsic::Mma(m) => self.mma_op(*m, &vals, span),
             Intrinsic::TryInt => self.try_int(&vals[0], &tys[0], &ty, span),
             Intrinsic::Bits => {
                 let (Some(from), Some(to)) = (tys[0].scalar(), ty.scalar()) else { return Val::Unit };

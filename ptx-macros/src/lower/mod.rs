@@ -34,6 +34,7 @@ pub mod statics;
 mod syscall;
 mod texture;
 mod async_copy;
+mod mma;
 mod try_int;
 mod zero;
 pub mod value;

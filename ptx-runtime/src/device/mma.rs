@@ -37,6 +37,7 @@
 //! yet (a kernel reaches the tensor cores through [`ptx_asm!`](crate::ptx_asm) meanwhile).
 
 use super::host::{ctx, warp_exchange};
+use ptx_macros::__device_api as device_api;
 use core::marker::PhantomData;
 use half::{bf16, f16};
 use ptx_cpu::tensor::{layout, matrix_element, warp_mma, MmaKind};
@@ -262,6 +263,11 @@ impl<T: Accum> FragmentC<T> {
         FragmentC { regs }
     }
 
+    /// The zero accumulator.
+    pub fn zero() -> Self {
+        Self::default()
+    }
+
     /// The (row, column) in the 16 × 8 matrix of element `i` (`0..4`) of lane `lane`'s
     /// fragment: row `g + 8·(i / 2)`, column `2t + i % 2`.
     pub fn position(lane: u32, i: usize) -> (usize, usize) {
@@ -283,6 +289,7 @@ fn set_element(kind: MmaKind, regs: &mut [u32], i: usize, bits: u32) {
 /// the same instruction through inline asm). Every lane of the warp calls it; each passes its
 /// fragments and receives its fragment of `d`. Float shapes: see docs/tensor-cores.md for the
 /// summation order this crate's host and CPU backend use; integer shapes wrap.
+#[device_api]
 #[inline]
 pub fn mma_sync<S: Shape, A: Mma<S, B>, B: Element<S>>(a: FragmentA<S, A>, b: FragmentB<S, B>, c: FragmentC<A::Acc>) -> FragmentC<A::Acc> {
     host_mma(A::kind(false), a.regs, b.regs, c)
@@ -290,6 +297,7 @@ pub fn mma_sync<S: Shape, A: Mma<S, B>, B: Element<S>>(a: FragmentA<S, A>, b: Fr
 
 /// [`mma_sync`] for the integer shapes with `.satfinite`: the sums clamp to
 /// `i32::MIN..=i32::MAX` instead of wrapping.
+#[device_api]
 #[inline]
 pub fn mma_sync_satfinite<S: Shape, A: Mma<S, B, Acc = i32>, B: Element<S>>(a: FragmentA<S, A>, b: FragmentB<S, B>, c: FragmentC<i32>) -> FragmentC<i32> {
     host_mma(A::kind(true), a.regs, b.regs, c)
@@ -378,6 +386,7 @@ macro_rules! ldst {
         ///
         /// # Safety
         #[doc = concat!("Every lane of the warp calls it; lanes `0..", stringify!($n), "·8` pass 16-byte-aligned shared-memory addresses of 8 readable elements.")]
+        #[device_api]
         #[inline]
         pub unsafe fn $ld<T: B16>(row: *const T) -> [u32; $n] {
             // SAFETY: the caller's contract.
@@ -388,6 +397,7 @@ macro_rules! ldst {
         ///
         /// # Safety
         #[doc = concat!("Every lane of the warp calls it; lanes `0..", stringify!($n), "·8` pass 16-byte-aligned shared-memory addresses of 8 writable elements.")]
+        #[device_api]
         #[inline]
         pub unsafe fn $st<T: B16>(row: *mut T, regs: [u32; $n]) {
             // SAFETY: the caller's contract.
