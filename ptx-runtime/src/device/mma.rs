@@ -33,8 +33,12 @@
 //! and compute with the CPU backend's own tables and arithmetic, so the host run of a body
 //! and its CPU-backend run agree bit for bit.
 //!
-//! Status: these are the types and host definitions; the body compiler does not lower them
-//! yet (a kernel reaches the tensor cores through [`ptx_asm!`](crate::ptx_asm) meanwhile).
+//! In a `#[kernel]` or `#[device_fn]` these lower to one instruction each, as nvcc writes the
+//! same inline asm; a fragment lives in registers (its `regs`). `mma_sync` needs sm_80
+//! (`#[kernel(sm = 80)]`), `ldmatrix` sm_75, `stmatrix` sm_90; below it the call is a compile
+//! error naming the attribute. In a body, build fragments with `from_regs(..)` or `zero()`
+//! (`FragmentA::<M16N8K16, f16>::from_regs(r)`: the type arguments written), read and write
+//! `regs`, and place elements with `position(lane, i)`.
 
 use super::host::{ctx, warp_exchange};
 use ptx_macros::__device_api as device_api;
