@@ -417,3 +417,31 @@ ldst!(
     (ldmatrix_x2_trans, stmatrix_x2_trans, 2, true, "x2.trans"),
     (ldmatrix_x4_trans, stmatrix_x4_trans, 4, true, "x4.trans"),
 );
+
+// A fragment is `N` 4-byte registers (a struct of one array field by the guide's rules), so it
+// can be a device function's parameter or result (the tile API's functions pass them).
+macro_rules! fragment_repr {
+    ($(impl[$($g:tt)*] $t:ty = $n:literal;)*) => {$(
+        // SAFETY: `#[repr(C)]` of `[u32 or f32 or i32; N]` (and a zero-sized marker): `4·N`
+        // bytes, 4-aligned, no padding.
+        unsafe impl<$($g)*> crate::DeviceRepr for $t {
+            const LAYOUT: crate::abi::Layout = crate::abi::Layout::new(4 * $n, 4);
+            const PARAM: crate::abi::ParamAbi = crate::abi::ParamAbi::Aggregate(Self::LAYOUT);
+            const NO_PADDING: bool = true;
+            fn write_bytes(&self, out: &mut [u8]) {
+                for (i, r) in self.regs.iter().enumerate() {
+                    out[4 * i..4 * i + 4].copy_from_slice(&r.to_le_bytes());
+                }
+            }
+        }
+        impl<$($g)*> crate::ParamType for $t {
+            const ABI: crate::abi::ParamAbi = <Self as crate::DeviceRepr>::PARAM;
+        }
+    )*};
+}
+fragment_repr! {
+    impl[S: Shape + 'static, T: Element<S> + 'static] FragmentA<S, T> = 4;
+    impl[S: Shape + 'static, T: Element<S> + 'static] FragmentB<S, T> = 2;
+    impl[] FragmentC<f32> = 4;
+    impl[] FragmentC<i32> = 4;
+}
