@@ -12,6 +12,7 @@ mod body_compare;
 mod body_corpus;
 mod body_exec;
 mod body_mma;
+mod body_wmma;
 mod body_fmad;
 mod body_defer;
 mod body_hoist;

@@ -86,6 +86,9 @@ impl<'a> Checker<'a> {
                 if let Some(e) = self.async_call(name, args, span) {
                     return e;
                 }
+                if let Some(e) = self.mma_call(name, args, span) {
+                    return e;
+                }
                 return self.error(span, format!("internal: unknown device API function `{name}`"));
             }
         };

@@ -70,6 +70,14 @@ impl<'a> Checker<'a> {
                     return self.vector_new(elem, lanes, &c.args, span);
                 }
             }
+            if owner.starts_with("Fragment") {
+                let mut ty_path = path.clone();
+                ty_path.segments.pop();
+                let ty_path = syn::Path { leading_colon: ty_path.leading_colon, segments: ty_path.segments.into_iter().collect() };
+                if let Some(e) = self.fragment_fn(&ty_path, &last, &c.args, span) {
+                    return e;
+                }
+            }
             if matches!(owner.as_str(), "mem") && matches!(last.as_str(), "size_of" | "align_of") {
                 return self.size_of(path, span);
             }

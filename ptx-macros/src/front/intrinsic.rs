@@ -70,6 +70,8 @@ pub enum Intrinsic {
     Async(super::async_copy::AsyncOp),
     /// A method of `f16x2` / `bf16x2` (`front::half2`): args are the receiver, then operands.
     Half2(super::half2::Half2Op),
+    /// A tensor-core operation: `mma.sync`, `ldmatrix`, `stmatrix` (`front::mma`).
+    Mma(super::mma::MmaOp),
 }
 
 /// An atomic operation with the memory order and scope it was written with (a compare-exchange

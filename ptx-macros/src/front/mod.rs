@@ -54,6 +54,7 @@ pub mod sum;
 pub mod sum_closure;
 pub mod texture;
 pub mod async_copy;
+pub mod mma;
 pub mod ty;
 pub mod unsupported;
 pub mod user_method;

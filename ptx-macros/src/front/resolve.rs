@@ -132,6 +132,9 @@ impl<'a> Checker<'a> {
         if let Some(t) = self.sum_type(&name, last, pos, in_pointer) {
             return t;
         }
+        if let Some(t) = self.fragment_type(p) {
+            return t;
+        }
         if let Some(t) = self.texture_type(&name, last) {
             if !matches!(t, Ty::Error) {
                 self.check_same_type(p, quote!(::ptx_runtime::texture::#last));
@@ -221,7 +224,7 @@ impl<'a> Checker<'a> {
     }
 
     /// `written` must be the same type as `canonical` (a recognised name could be shadowed).
-    fn check_same_type(&mut self, written: &syn::TypePath, canonical: TokenStream) {
+    pub(super) fn check_same_type(&mut self, written: &syn::TypePath, canonical: TokenStream) {
         let w = crate::syntax::rewrite::for_inner_module(&syn::Type::Path(written.clone()));
         self.checks.push(quote! {
             const _: fn(#w) -> #canonical = |x| x;

@@ -301,6 +301,17 @@ pub enum SurfClamp {
     Zero,
 }
 
+/// An input type of `mma.sync` (the accumulator is `.f32` for the floats, `.s32` for the
+/// integers).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum MmaIn {
+    F16,
+    Bf16,
+    Tf32,
+    S8,
+    U8,
+}
+
 /// `mbarrier`'s operations (each spelled as nvcc and CUDA's `cuda::ptx` write it).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Mbar {
@@ -377,6 +388,12 @@ pub enum Opcode {
     FenceProxyAsync,
     /// `mbarrier.<op>.<space>.b64`.
     Mbarrier(Mbar),
+    /// `mma.sync.aligned.m16n8k<k>.row.col[.satfinite].<d>.<a>.<b>.<d> {d}, {a}, {b}, {c}`.
+    Mma { k: u8, a: MmaIn, b: MmaIn, satfinite: bool },
+    /// `ldmatrix.sync.aligned.m8n8.x<n>[.trans].shared.b16 {d}, [p]`.
+    Ldmatrix { n: u8, trans: bool },
+    /// `stmatrix.sync.aligned.m8n8.x<n>[.trans].shared.b16 [p], {r}`.
+    Stmatrix { n: u8, trans: bool },
 }
 
 impl Opcode {

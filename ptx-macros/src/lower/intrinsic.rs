@@ -166,6 +166,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             Intrinsic::Tex { shape, read, elem, lanes } => self.texture_read(*shape, *read, *elem, *lanes, &vals),
             Intrinsic::Surf { shape, elem, lanes, write, boundary } => self.surface_access(*shape, *elem, *lanes, *write, *boundary, &vals),
             Intrinsic::Async(a) => self.async_op(*a, &vals, &tys, span),
+            Intrinsic::Mma(m) => self.mma_op(*m, &vals, span),
             Intrinsic::TryInt => self.try_int(&vals[0], &tys[0], &ty, span),
             Intrinsic::Bits => {
                 let (Some(from), Some(to)) = (tys[0].scalar(), ty.scalar()) else { return Val::Unit };

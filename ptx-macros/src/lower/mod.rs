@@ -37,6 +37,7 @@ mod syscall;
 mod texture;
 mod async_copy;
 mod bulk_store;
+mod mma;
 mod try_int;
 mod zero;
 pub mod value;

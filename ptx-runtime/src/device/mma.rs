@@ -33,10 +33,15 @@
 //! and compute with the CPU backend's own tables and arithmetic, so the host run of a body
 //! and its CPU-backend run agree bit for bit.
 //!
-//! Status: these are the types and host definitions; the body compiler does not lower them
-//! yet (a kernel reaches the tensor cores through [`ptx_asm!`](crate::ptx_asm) meanwhile).
+//! In a `#[kernel]` or `#[device_fn]` these lower to one instruction each, as nvcc writes the
+//! same inline asm; a fragment lives in registers (its `regs`). `mma_sync` needs sm_80
+//! (`#[kernel(sm = 80)]`), `ldmatrix` sm_75, `stmatrix` sm_90; below it the call is a compile
+//! error naming the attribute. In a body, build fragments with `from_regs(..)` or `zero()`
+//! (`FragmentA::<M16N8K16, f16>::from_regs(r)`: the type arguments written), read and write
+//! `regs`, and place elements with `position(lane, i)`.
 
 use super::host::{ctx, warp_exchange};
+use ptx_macros::__device_api as device_api;
 use core::marker::PhantomData;
 use half::{bf16, f16};
 use ptx_cpu::tensor::{layout, matrix_element, warp_mma, MmaKind};
@@ -262,6 +267,11 @@ impl<T: Accum> FragmentC<T> {
         FragmentC { regs }
     }
 
+    /// The zero accumulator.
+    pub fn zero() -> Self {
+        Self::default()
+    }
+
     /// The (row, column) in the 16 × 8 matrix of element `i` (`0..4`) of lane `lane`'s
     /// fragment: row `g + 8·(i / 2)`, column `2t + i % 2`.
     pub fn position(lane: u32, i: usize) -> (usize, usize) {
@@ -283,6 +293,7 @@ fn set_element(kind: MmaKind, regs: &mut [u32], i: usize, bits: u32) {
 /// the same instruction through inline asm). Every lane of the warp calls it; each passes its
 /// fragments and receives its fragment of `d`. Float shapes: see docs/tensor-cores.md for the
 /// summation order this crate's host and CPU backend use; integer shapes wrap.
+#[device_api]
 #[inline]
 pub fn mma_sync<S: Shape, A: Mma<S, B>, B: Element<S>>(a: FragmentA<S, A>, b: FragmentB<S, B>, c: FragmentC<A::Acc>) -> FragmentC<A::Acc> {
     host_mma(A::kind(false), a.regs, b.regs, c)
@@ -290,6 +301,7 @@ pub fn mma_sync<S: Shape, A: Mma<S, B>, B: Element<S>>(a: FragmentA<S, A>, b: Fr
 
 /// [`mma_sync`] for the integer shapes with `.satfinite`: the sums clamp to
 /// `i32::MIN..=i32::MAX` instead of wrapping.
+#[device_api]
 #[inline]
 pub fn mma_sync_satfinite<S: Shape, A: Mma<S, B, Acc = i32>, B: Element<S>>(a: FragmentA<S, A>, b: FragmentB<S, B>, c: FragmentC<i32>) -> FragmentC<i32> {
     host_mma(A::kind(true), a.regs, b.regs, c)
@@ -378,6 +390,7 @@ macro_rules! ldst {
         ///
         /// # Safety
         #[doc = concat!("Every lane of the warp calls it; lanes `0..", stringify!($n), "·8` pass 16-byte-aligned shared-memory addresses of 8 readable elements.")]
+        #[device_api]
         #[inline]
         pub unsafe fn $ld<T: B16>(row: *const T) -> [u32; $n] {
             // SAFETY: the caller's contract.
@@ -388,6 +401,7 @@ macro_rules! ldst {
         ///
         /// # Safety
         #[doc = concat!("Every lane of the warp calls it; lanes `0..", stringify!($n), "·8` pass 16-byte-aligned shared-memory addresses of 8 writable elements.")]
+        #[device_api]
         #[inline]
         pub unsafe fn $st<T: B16>(row: *mut T, regs: [u32; $n]) {
             // SAFETY: the caller's contract.
@@ -403,3 +417,31 @@ ldst!(
     (ldmatrix_x2_trans, stmatrix_x2_trans, 2, true, "x2.trans"),
     (ldmatrix_x4_trans, stmatrix_x4_trans, 4, true, "x4.trans"),
 );
+
+// A fragment is `N` 4-byte registers (a struct of one array field by the guide's rules), so it
+// can be a device function's parameter or result (the tile API's functions pass them).
+macro_rules! fragment_repr {
+    ($(impl[$($g:tt)*] $t:ty = $n:literal;)*) => {$(
+        // SAFETY: `#[repr(C)]` of `[u32 or f32 or i32; N]` (and a zero-sized marker): `4·N`
+        // bytes, 4-aligned, no padding.
+        unsafe impl<$($g)*> crate::DeviceRepr for $t {
+            const LAYOUT: crate::abi::Layout = crate::abi::Layout::new(4 * $n, 4);
+            const PARAM: crate::abi::ParamAbi = crate::abi::ParamAbi::Aggregate(Self::LAYOUT);
+            const NO_PADDING: bool = true;
+            fn write_bytes(&self, out: &mut [u8]) {
+                for (i, r) in self.regs.iter().enumerate() {
+                    out[4 * i..4 * i + 4].copy_from_slice(&r.to_le_bytes());
+                }
+            }
+        }
+        impl<$($g)*> crate::ParamType for $t {
+            const ABI: crate::abi::ParamAbi = <Self as crate::DeviceRepr>::PARAM;
+        }
+    )*};
+}
+fragment_repr! {
+    impl[S: Shape + 'static, T: Element<S> + 'static] FragmentA<S, T> = 4;
+    impl[S: Shape + 'static, T: Element<S> + 'static] FragmentB<S, T> = 2;
+    impl[] FragmentC<f32> = 4;
+    impl[] FragmentC<i32> = 4;
+}

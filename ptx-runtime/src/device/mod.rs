@@ -22,7 +22,8 @@
 //! | textures, surfaces | [`tex2d`], [`tex1d_fetch`], [`tex2d_lod`], [`tex2d_grad`], [`tex2d_gather`], [`surf2d_read`], [`surf2d_write`], ... over [`crate::texture`]'s typed handles | `tex2D<T>`, `tex1Dfetch<T>`, `tex2DLod<T>`, `tex2DGrad<T>`, `tex2Dgather<T>`, `surf2Dread<T>`, `surf2Dwrite` |
 //! | half precision | [`HalfMath`]: `a.mul_add(b, c)`, `x.abs()` on `f16` / `bf16` | `__hfma`, `__habs` |
 //! | rounded conversions | [`ToF16Rounded`], [`ToBf16Rounded`], [`ToIntRounded`]: `x.to_f16_rz()`, `h.to_i32_rd()`, ... | `__float2half_rz`, `__half2int_rd`, ... |
-//! | tensor cores | [`mma`]: [`mma::FragmentA`], [`mma::FragmentB`], [`mma::FragmentC`], [`mma::mma_sync`], [`mma::ldmatrix_x4`], [`mma::stmatrix_x4`], ... (host definitions; not lowered by the body compiler yet) | `mma.sync` / `ldmatrix` / `stmatrix` through inline asm |
+//! | tensor cores | [`mma`]: [`mma::FragmentA`], [`mma::FragmentB`], [`mma::FragmentC`], [`mma::mma_sync`], [`mma::ldmatrix_x4`], [`mma::stmatrix_x4`], ... (sm_80; `ldmatrix` sm_75, `stmatrix` sm_90) | `mma.sync` / `ldmatrix` / `stmatrix` through inline asm |
+//! | tensor-core tiles | [`wmma`]: [`wmma::load_matrix_a`], [`wmma::mma_sync`], [`wmma::store_matrix_sync`], ... (16 × 16 × 16, f16 → f32) | `nvcuda::wmma` |
 //! | asynchronous copies | [`memcpy_async`], [`memcpy_async_zfill`], [`pipeline_commit`], [`pipeline_wait_prior`] (sm_80); [`memcpy_async_bulk`], [`memcpy_async_bulk_store`], [`bulk_commit`], [`bulk_wait_prior`], [`fence_proxy_async`] (sm_90) | `__pipeline_memcpy_async`, `__pipeline_commit`, `__pipeline_wait_prior`, `cp.async.bulk` |
 //! | mbarriers | [`mbarrier_init`], [`mbarrier_arrive`], [`mbarrier_test_wait`], ... (sm_80); [`mbarrier_try_wait`], [`mbarrier_arrive_expect_tx`] (sm_90) | `__mbarrier_*`, `cuda::barrier`, `cuda::ptx::mbarrier_*` |
 //! | inline PTX | [`ptx_asm!`](crate::ptx_asm) | `asm()` |
@@ -32,6 +33,7 @@ pub mod fast;
 pub mod host;
 pub mod math;
 pub mod mma;
+pub mod wmma;
 
 mod asm;
 mod async_copy;

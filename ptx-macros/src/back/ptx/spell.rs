@@ -1,6 +1,6 @@
 //! How each [`Opcode`] is spelled: the one place that writes PTX instruction names.
 
-use crate::ir::{Arith, AtomOp, BarRed, Cmp, FpClass, Geom, Mbar, Mem, Mode, Opcode, Order, Shfl, StateSpace, SurfClamp, TexLevel, Type, Vote};
+use crate::ir::{Arith, AtomOp, BarRed, Cmp, FpClass, Geom, Mbar, Mem, MmaIn, Mode, Opcode, Order, Shfl, StateSpace, SurfClamp, TexLevel, Type, Vote};
 
 pub fn opcode(op: &Opcode) -> String {
     match *op {
@@ -64,6 +64,23 @@ pub fn opcode(op: &Opcode) -> String {
         Opcode::CpAsyncBulkWait => "cp.async.bulk.wait_group".into(),
         Opcode::FenceProxyAsync => "fence.proxy.async.shared::cta".into(),
         Opcode::Mbarrier(m) => mbarrier(m).into(),
+        Opcode::Mma { k, a, b, satfinite } => {
+            let d = if matches!(a, MmaIn::S8 | MmaIn::U8) { "s32" } else { "f32" };
+            let sat = if satfinite { ".satfinite" } else { "" };
+            format!("mma.sync.aligned.m16n8k{k}.row.col{sat}.{d}.{}.{}.{d}", mma_in(a), mma_in(b))
+        }
+        Opcode::Ldmatrix { n, trans } => format!("ldmatrix.sync.aligned.m8n8.x{n}{}.shared.b16", if trans { ".trans" } else { "" }),
+        Opcode::Stmatrix { n, trans } => format!("stmatrix.sync.aligned.m8n8.x{n}{}.shared.b16", if trans { ".trans" } else { "" }),
+    }
+}
+
+fn mma_in(t: MmaIn) -> &'static str {
+    match t {
+        MmaIn::F16 => "f16",
+        MmaIn::Bf16 => "bf16",
+        MmaIn::Tf32 => "tf32",
+        MmaIn::S8 => "s8",
+        MmaIn::U8 => "u8",
     }
 }
 
