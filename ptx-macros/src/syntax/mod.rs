@@ -3,4 +3,5 @@
 pub mod attrs;
 pub mod rewrite;
 pub mod signature;
+pub mod sum_ref;
 pub mod types;
