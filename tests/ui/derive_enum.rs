@@ -10,7 +10,7 @@ pub enum Mode {
     Exact,
 }
 
-// With fields, the variants keep their implicit discriminants (the tag is the variant's index).
+// With fields too, a discriminant is an integer literal (the device compiler reads the tags from the tokens).
 const BASE: u32 = 4;
 
 #[derive(Clone, Copy, DeviceRepr)]

@@ -33,21 +33,7 @@ pub fn derive_enum(input: &syn::DeriveInput, data: &syn::DataEnum, tokens: &Toke
     if data.variants.is_empty() {
         errors.error(&input.ident, "an enum without variants has no values to pass to the device; add a variant or remove the derive");
     }
-    let mut variants: Vec<(String, i128)> = Vec::new();
-    let mut next: i128 = 0;
-    for v in &data.variants {
-        if let Some((_, e)) = &v.discriminant {
-            match literal_value(e) {
-                Some(x) => next = x,
-                None => {
-                    errors.error(e, "write this discriminant as an integer literal (`A = 3`, `B = -1`): the device compiler reads the values from the enum's tokens");
-                    continue;
-                }
-            }
-        }
-        variants.push((v.ident.to_string(), next));
-        next += 1;
-    }
+    let variants = discriminants(data, &mut errors);
     let Some(repr) = repr else { return errors.to_compile_errors() };
     if let Some((name, value)) = variants.iter().find(|(_, x)| !fits(*x, repr)) {
         errors.error(&input.ident, format!("the discriminant of `{name}` ({value}) does not fit `{}`", scalar_name(repr)));
@@ -146,6 +132,27 @@ fn parse_int_repr(attrs: &[syn::Attribute], errors: &mut Errors) -> Option<Scala
         }
     }
     repr
+}
+
+/// The variants and their discriminants, read from the tokens: integer literals (`A = 3`,
+/// `B = -1`) or implicit (the previous one plus one), as Rust assigns them.
+pub(super) fn discriminants(data: &syn::DataEnum, errors: &mut Errors) -> Vec<(String, i128)> {
+    let mut variants: Vec<(String, i128)> = Vec::new();
+    let mut next: i128 = 0;
+    for v in &data.variants {
+        if let Some((_, e)) = &v.discriminant {
+            match literal_value(e) {
+                Some(x) => next = x,
+                None => {
+                    errors.error(e, "write this discriminant as an integer literal (`A = 3`, `B = -1`): the device compiler reads the values from the enum's tokens");
+                    continue;
+                }
+            }
+        }
+        variants.push((v.ident.to_string(), next));
+        next += 1;
+    }
+    variants
 }
 
 /// An integer literal, possibly negated (and parenthesised).

@@ -46,17 +46,17 @@ pub fn derive_enum_data(input: &syn::DeriveInput, data: &syn::DataEnum, tokens: 
     if !input.generics.params.is_empty() {
         errors.error(&input.generics, "a `DeviceRepr` enum cannot be generic: the device needs one layout per type; remove the parameters");
     }
+    // Explicit discriminants (RFC 2363) are the tags' values, read as the C-like derive reads
+    // them: integer literals, or the previous one plus one.
+    let tags = super::derive_enum::discriminants(data, &mut errors);
     for v in &data.variants {
-        if let Some((_, e)) = &v.discriminant {
-            errors.error(e, "the variants of a `DeviceRepr` enum with fields keep their implicit discriminants (0, 1, 2, ..: the tag is the variant's index on the device); remove `= ..`");
-        }
         for f in &v.fields {
             classify(&f.ty, Position::Data, &mut errors);
         }
     }
     let Some((repr, style)) = repr else { return errors.to_compile_errors() };
-    if !super::derive_enum::fits(data.variants.len() as i128 - 1, repr) {
-        errors.error(&input.ident, format!("{} variants do not fit a `{}` tag", data.variants.len(), scalar_name(repr)));
+    if let Some((v, x)) = tags.iter().find(|(_, x)| !super::derive_enum::fits(*x, repr)) {
+        errors.error(&input.ident, format!("the discriminant of `{v}` ({x}) does not fit a `{}` tag", scalar_name(repr)));
     }
     if !errors.is_empty() {
         return errors.to_compile_errors();
@@ -96,7 +96,7 @@ pub fn derive_enum_data(input: &syn::DeriveInput, data: &syn::DataEnum, tokens: 
     };
     let writes = data.variants.iter().enumerate().map(|(k, v)| {
         let (pat, binds) = pattern(v);
-        let tag_lit = int_literal(k as i128, repr);
+        let tag_lit = int_literal(tags[k].1, repr);
         let fields = v.fields.iter().zip(&binds).enumerate().map(|(i, (f, b))| {
             let ty = &f.ty;
             let off = offset(k, i);
@@ -108,7 +108,7 @@ pub fn derive_enum_data(input: &syn::DeriveInput, data: &syn::DataEnum, tokens: 
         })
     });
     let valids = data.variants.iter().enumerate().map(|(k, v)| {
-        let tag_lit = int_literal(k as i128, repr);
+        let tag_lit = int_literal(tags[k].1, repr);
         let fields = v.fields.iter().enumerate().map(|(i, f)| {
             let ty = &f.ty;
             let off = offset(k, i);
@@ -171,7 +171,7 @@ pub fn derive_enum_data(input: &syn::DeriveInput, data: &syn::DataEnum, tokens: 
             (kind, fields)
         })
         .collect();
-    let variants: Vec<(String, i128)> = data.variants.iter().enumerate().map(|(k, v)| (v.ident.to_string(), k as i128)).collect();
+    let variants = tags.clone();
     let info = Info::Enum(EnumInfo { name: name.to_string(), repr, variants, data: Some(EnumData { style, variants: kinds }) });
     let replay = crate::link::replay::emit("repr", name, &input.vis, tokens, &info);
     quote! {

@@ -143,6 +143,8 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
     };
     // For a trait impl: its entry in OPS and the right operand's part of the key.
     let mut op = None;
+    // `impl From<X> for T`: the key and the parameter's code (see `from_impl`).
+    let mut from: Option<(String, String)> = None;
     let mut scalar_lhs = None;
     // For an impl of a user trait (`#[device_fn] trait`): the invocation of the trait's replay
     // that compiles the default methods this impl leaves out.
@@ -153,7 +155,11 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
         }
         let last = path.segments.last();
         let name = last.map(|s| s.ident.to_string()).unwrap_or_default();
-        match OPS.iter().find(|(t, _, _)| *t == name) {
+        let is_from = name == "From";
+        if is_from {
+            from = super::from_impl::from_key(last, &ty_name, &mut errors);
+        }
+        match OPS.iter().find(|(t, _, _)| *t == name).filter(|_| !is_from) {
             Some(entry) => {
                 let rhs_ty = match last.map(|s| &s.arguments) {
                     Some(syn::PathArguments::AngleBracketed(a)) => match a.args.first() {
@@ -172,6 +178,7 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
                 let rhs = rhs_ty.as_ref().and_then(|t| rhs_key(t, &ty_name, &mut errors));
                 op = Some((*entry, rhs));
             }
+            None if is_from => {}
             None => {
                 if let Some(d) = super::trait_def::user_trait_impl(path, &imp, &args, origin, &mut errors) {
                     defaults = d;
@@ -232,7 +239,14 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
                 let key = if scalar_lhs.is_some() { format!("{trait_name}_scalar_lhs") } else { op_key(trait_name, rhs.as_deref()) };
                 (key, ((*code).to_owned(), true, params))
             }
-            None => (name.clone(), (name.clone(), false, String::new())),
+            None => match &from {
+                Some((key, params)) if name == "from" => (key.clone(), ("from".to_owned(), false, params.clone())),
+                Some(_) => {
+                    errors.error(&f.sig.ident, "`From` has one method, `from`");
+                    continue;
+                }
+                None => (name.clone(), (name.clone(), false, String::new())),
+            },
         };
         let mut method = f.clone();
         if let Some(out) = &output {
@@ -341,7 +355,7 @@ pub(crate) fn rhs_key(t: &syn::Type, ty_name: &str, errors: &mut Errors) -> Opti
 
 /// A parameter type's Itanium encoding (nvcc's for the C++ equivalent): builtin codes for
 /// primitives, `$` (the class) for the type itself, the plain source name otherwise.
-fn param_code(t: &syn::Type, ty_name: &str) -> String {
+pub(super) fn param_code(t: &syn::Type, ty_name: &str) -> String {
     let syn::Type::Path(p) = t else { return String::new() };
     let n = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
     if n == "Self" || n == ty_name {

@@ -17,6 +17,8 @@ mod device_fn;
 mod cpp_header;
 mod cpp_template;
 mod extern_cpp;
+mod from_impl;
+pub use from_impl::key as from_impl_key;
 mod generic;
 mod generic_kernel;
 mod index_ops;
@@ -37,6 +39,7 @@ use crate::link::{chain, Env, Needs};
 use crate::report::Errors;
 use crate::syntax::attrs::{self, Args};
 use crate::syntax::rewrite::for_inner_module;
+use crate::syntax::sum_ref::abi_type;
 use crate::syntax::signature::{FnKind, Signature};
 use crate::text::Text;
 use crate::{check, front, lower};
@@ -309,8 +312,8 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
     let mut instance_items = TokenStream::new();
     for (inst, isig, ic) in instances {
         let types = SigTypes {
-            params: isig.params.iter().map(|p| for_inner_module(&p.syn_ty)).collect(),
-            ret: isig.ret.as_ref().map(|(ty, _)| for_inner_module(ty)),
+            params: isig.params.iter().map(|p| abi_type(&for_inner_module(&p.syn_ty))).collect(),
+            ret: isig.ret.as_ref().map(|(ty, _)| abi_type(&for_inner_module(ty))),
         };
         let iargs = Args { target: parsed_args.target, bounds: Default::default(), fmad: parsed_args.fmad, debug: parsed_args.debug };
         let cx = lower::Context { body: &ic.body, infer: &ic.infer, structs: &ic.structs, enums: &ic.enums, kind: FnKind::Device, param_types: &types.params, target: iargs.target, bounds: iargs.bounds, fmad: iargs.fmad, debug: iargs.debug };
@@ -339,8 +342,8 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         instance_items.extend(generic::expand_instance(compiled, &inst));
     }
     let types = SigTypes {
-        params: sig.params.iter().map(|p| for_inner_module(&p.syn_ty)).collect(),
-        ret: sig.ret.as_ref().map(|(ty, _)| for_inner_module(ty)),
+        params: sig.params.iter().map(|p| abi_type(&for_inner_module(&p.syn_ty))).collect(),
+        ret: sig.ret.as_ref().map(|(ty, _)| abi_type(&for_inner_module(ty))),
     };
     let cx = lower::Context { body: &checked.body, infer: &checked.infer, structs: &checked.structs, enums: &checked.enums, kind, param_types: &types.params, target: parsed_args.target, bounds: parsed_args.bounds, fmad: parsed_args.fmad, debug: parsed_args.debug };
     let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.of_failure("the lowering")) };

@@ -46,11 +46,13 @@ pub struct Natural {
     pub span: Span,
     /// Generic functions being inlined for closures, innermost last (recursion is refused).
     pub inlining: Vec<(String, Span)>,
+    /// `peekable()` iterators bound to locals (see `iter_peek`).
+    pub cursors: HashMap<LocalId, super::iter_peek::Cursor>,
 }
 
 impl Default for Natural {
     fn default() -> Self {
-        Natural { next: 0, views: HashSet::new(), aliases: HashMap::new(), closures: HashMap::new(), defs: Vec::new(), span: Span::call_site(), inlining: Vec::new() }
+        Natural { next: 0, views: HashSet::new(), aliases: HashMap::new(), closures: HashMap::new(), defs: Vec::new(), span: Span::call_site(), inlining: Vec::new(), cursors: HashMap::new() }
     }
 }
 
@@ -88,6 +90,9 @@ impl<'a> Checker<'a> {
     /// A `let` the front end handles itself: a closure definition, or a name an iterator chain
     /// binds (`#[__ptx_alias]`). `None`: an ordinary `let`.
     pub fn natural_let(&mut self, l: &syn::Local) -> Option<Vec<Stmt>> {
+        if let Some(stmts) = self.peekable_let(l) {
+            return Some(stmts);
+        }
         let init = l.init.as_ref()?;
         let name = match &l.pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.to_string(),
@@ -140,7 +145,7 @@ impl<'a> Checker<'a> {
         if self.natural.closures.contains_key(&id) {
             return Some(self.error(span, ESCAPES));
         }
-        None
+        self.cursor_escapes(id, span)
     }
 
     /// `*x`, `**x` of a view or alias: the name itself.
@@ -157,7 +162,13 @@ impl<'a> Checker<'a> {
         let ident = p.path.get_ident()?;
         let id = self.lookup(&ident.to_string())?;
         if self.natural.views.contains(&id) || self.natural.aliases.contains_key(&id) {
-            return Some(self.expr(root));
+            let e = self.expr(root);
+            // A view bound to a reference itself (a closure's parameter taking an `Option<&T>`'s
+            // value, `o.map_or(0.0, |v| *v)`): the value it refers to.
+            if self.natural.views.contains(&id) && matches!(self.shallow(&e.ty), Ty::Ptr { reference: true, .. }) {
+                return Some(self.auto_deref_value(e));
+            }
+            return Some(e);
         }
         None
     }

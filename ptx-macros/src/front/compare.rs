@@ -18,6 +18,35 @@ use super::Checker;
 use proc_macro2::Span;
 use quote::quote_spanned;
 
+/// A constant of `def`'s type for the proof that its comparison is derived: zeroed bytes, or
+/// for an enum with fields (whose discriminants may leave out `0`), a variant, the first unit
+/// one or the first with its fields zeroed.
+fn proof_value(def: &super::ty::StructDef, t: &syn::Type, span: Span) -> proc_macro2::TokenStream {
+    let zeroed = |t: proc_macro2::TokenStream| quote_spanned!(span=> unsafe { ::core::mem::MaybeUninit::<#t>::zeroed().assume_init() });
+    if def.kind != super::ty::StructKind::Enum {
+        return zeroed(quote::quote!(#t));
+    }
+    let variants: Vec<(&str, &super::ty::StructDef)> = def.fields[1..]
+        .iter()
+        .filter_map(|f| match &f.ty {
+            Ty::Struct(v) => Some((f.name.as_str(), &**v)),
+            _ => None,
+        })
+        .collect();
+    let pick = variants.iter().find(|(_, v)| v.fields.is_empty()).or(variants.first());
+    let Some((name, v)) = pick else { return zeroed(quote::quote!(#t)) };
+    let name = quote::format_ident!("{}", name, span = span);
+    let fields = v.fields.iter().map(|_| zeroed(quote::quote!(_)));
+    match v.kind {
+        _ if v.fields.is_empty() => quote_spanned!(span=> <#t>::#name),
+        super::ty::StructKind::Named => {
+            let names = v.fields.iter().map(|f| quote::format_ident!("{}", f.name, span = span));
+            quote_spanned!(span=> <#t>::#name { #(#names: #fields),* })
+        }
+        _ => quote_spanned!(span=> <#t>::#name(#(#fields),*)),
+    }
+}
+
 impl Checker<'_> {
     /// `lhs op rhs` where `lhs` is a struct and `op` a comparison.
     pub fn struct_compare(&mut self, op: BinOp, lhs: Expr, rhs: &syn::Expr, span: Span, op_span: Span) -> Expr {
@@ -37,13 +66,14 @@ impl Checker<'_> {
         if let Ok(t) = syn::parse2::<syn::Type>(def.path.clone()) {
             let t = crate::syntax::rewrite::for_inner_module(&t);
             let ord = (!matches!(op, BinOp::Eq | BinOp::Ne)).then(|| quote_spanned!(op_span=> fn __partial_ord<T: ::core::cmp::PartialOrd>() {} __partial_ord::<#t>();));
+            let value = proof_value(def, &t, op_span);
             self.checks.push(quote_spanned! {op_span=>
                 const _: () = {
                     #[allow(dead_code, unused_unsafe)]
                     fn __derived(v: #t) -> bool {
                         // SAFETY: never evaluated at run time; zeroed bytes are valid for every
                         // `DeviceRepr` field type but enums without a `0` variant.
-                        const C: #t = unsafe { ::core::mem::MaybeUninit::<#t>::zeroed().assume_init() };
+                        const C: #t = #value;
                         #ord
                         matches!(v, C)
                     }

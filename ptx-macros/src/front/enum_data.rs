@@ -93,10 +93,10 @@ impl<'a> Checker<'a> {
                 .enumerate()
                 .map(|(i, (name, ty))| Field { name: name.clone(), ty: ty.clone(), offset: tagged_field_offset(tag, data.style, &slices, k, i) as u64 })
                 .collect();
-            let vdef = StructDef { name: format!("{}::{vname}", info.name), path: path.clone(), kind: *kind, fields: vfields, layout, generic: None };
+            let vdef = StructDef { name: format!("{}::{vname}", info.name), path: path.clone(), kind: *kind, fields: vfields, layout, generic: None, tags: Vec::new() };
             fields.push(Field { name: vname.clone(), ty: Ty::Struct(Rc::new(vdef)), offset: 0 });
         }
-        let def = Rc::new(StructDef { name: info.name.clone(), path: path.clone(), kind: StructKind::Enum, fields, layout, generic: None });
+        let def = Rc::new(StructDef { name: info.name.clone(), path: path.clone(), kind: StructKind::Enum, fields, layout, generic: None, tags: info.variants.iter().map(|(_, x)| *x).collect() });
         // Our layout must be rustc's (the derive asserts rustc's equals RFC 2195's).
         if let Ok(t) = syn::parse2::<syn::Type>(path.clone()) {
             let t = crate::syntax::rewrite::for_inner_module(&t);
@@ -114,7 +114,7 @@ impl<'a> Checker<'a> {
     /// The value of variant `k` holding `fields` (index in the variant, value).
     fn data_variant_value(&mut self, def: &Rc<StructDef>, k: usize, fields: Vec<(usize, Expr)>, span: Span) -> Expr {
         let tag_ty = def.fields[0].ty.clone();
-        let mut parts = vec![Expr { kind: ExprKind::Int(k as u128), ty: tag_ty, span }];
+        let mut parts = vec![Expr { kind: ExprKind::Int(def.tag(k) as u128), ty: tag_ty, span }];
         let mut fields = Some(fields);
         for j in 0..def.fields.len() - 1 {
             let vdef = variant_def(def, j);
@@ -215,7 +215,7 @@ impl<'a> Checker<'a> {
         let span = pat.span();
         let tag_ty = def.fields[0].ty.clone();
         let tag = part.member(0, tag_ty.clone()).expr(span);
-        let want = Expr { kind: ExprKind::Int(k as u128), ty: tag_ty, span };
+        let want = Expr { kind: ExprKind::Int(def.tag(k) as u128), ty: tag_ty, span };
         got.tests.push(Expr { kind: ExprKind::Binary(BinOp::Eq, Box::new(tag), Box::new(want)), ty: Ty::bool(), span });
         let vdef = variant_def(def, k);
         let vpart = part.member(1 + k, Ty::Struct(vdef.clone()));
@@ -263,7 +263,7 @@ impl<'a> Checker<'a> {
             let eq = self.all_equal(&field(l, 1 + k, vty.clone()), &field(r, 1 + k, vty), span);
             // Another variant, or this one with equal fields.
             let other = Expr {
-                kind: ExprKind::Binary(BinOp::Ne, Box::new(field(l, 0, tag_ty.clone())), Box::new(Expr { kind: ExprKind::Int(k as u128), ty: tag_ty.clone(), span })),
+                kind: ExprKind::Binary(BinOp::Ne, Box::new(field(l, 0, tag_ty.clone())), Box::new(Expr { kind: ExprKind::Int(def.tag(k) as u128), ty: tag_ty.clone(), span })),
                 ty: Ty::bool(),
                 span,
             };

@@ -122,10 +122,13 @@ impl<'a> Checker<'a> {
         let kept;
         let usage = match usage {
             None if c.is_option() => {
-                if !super::iter_chain::yields_values(chain, c) {
-                    return self.error(span, "this iterator method returns an `Option` of a reference, which device code reads only where it is made: use it at once (`.unwrap()`, `.unwrap_or(v)`, `.is_some()`, `match`, `if let Some(x) = ...`), or add `.copied()` to keep it in a variable");
+                if super::iter_chain::yields_values(chain, c) {
+                    kept = super::iter_chain::kept_option(span);
+                } else if let Some(k) = super::iter_kept::kept_ref_option(chain, span).filter(|_| !self.returns_reference()) {
+                    kept = k;
+                } else {
+                    return self.error(span, "this iterator method returns an `Option` of a reference, which device code reads only where it is made when the items are tuples or places (`enumerate`, `zip`, `iter_mut`) or the function returns a reference: use it at once (`.unwrap()`, `.unwrap_or(v)`, `.is_some()`, `match`, `if let Some(x) = ...`), or add `.copied()` or a `map` to keep a value in a variable");
                 }
-                kept = super::iter_chain::kept_option(span);
                 Some(&kept)
             }
             u => u,

@@ -40,6 +40,9 @@ pub const MATH_FNS: [(&str, usize); 19] = [
 impl<'a> Checker<'a> {
     pub fn method_call(&mut self, m: &syn::ExprMethodCall) -> Expr {
         let span = m.span();
+        if let Some(e) = self.cursor_method(m) {
+            return e;
+        }
         if let Some(e) = self.iterator_method(m) {
             return e;
         }

@@ -26,6 +26,7 @@ pub mod enum_data;
 #[cfg(test)]
 mod deferred_tests;
 pub mod expr;
+pub mod from_user;
 pub mod generic;
 pub mod generic_method;
 pub mod generic_type;
@@ -39,6 +40,8 @@ pub mod iter_chain;
 pub mod iter_cmp;
 pub mod iter_concat;
 pub mod iter_flat;
+pub mod iter_kept;
+pub mod iter_peek;
 pub mod local_ref;
 pub mod method;
 pub mod panic;
@@ -57,6 +60,7 @@ pub mod async_copy;
 pub mod mma;
 pub mod ty;
 pub mod unsupported;
+pub mod use_variants;
 pub mod user_method;
 
 use crate::link::{Env, Needs};
@@ -143,6 +147,9 @@ pub fn check(
     needs: &mut Needs,
     errors: &mut Errors,
 ) -> Option<Checked> {
+    // `use Enum::{A, B};` in the body: the variants written with their type (`use_variants`).
+    let resolved = use_variants::resolve_uses(block, errors);
+    let block = resolved.as_ref().unwrap_or(block);
     let mut c = Checker {
         errors,
         infer: Infer::default(),
@@ -180,7 +187,8 @@ pub fn check(
         syn::ReturnType::Default => Ty::Unit,
         syn::ReturnType::Type(..) if matches!(sig.ret, Some((_, None))) => Ty::Error,
         syn::ReturnType::Type(_, t) => match c.resolve_type(t, Position::Signature) {
-            tuple @ Ty::Tuple(_) => c.describe(&tuple, t.span()),
+            // Tuples and `Option`/`Result`s of structs: their members' layouts are needed.
+            held @ (Ty::Tuple(_) | Ty::Sum { .. }) => c.describe(&held, t.span()),
             ty => ty,
         },
     };

@@ -136,6 +136,10 @@ impl<'a> Checker<'a> {
     pub fn match_pattern(&mut self, pat: &syn::Pat, ty: &Ty) -> (Vec<Pat>, Option<LocalId>) {
         match pat {
             syn::Pat::Ident(pi) if super::enums::names_a_constant(pi) => (self.alternatives(pat, ty), None),
+            syn::Pat::Ident(pi) if pi.subpat.is_none() && super::use_variants::looks_like_variant(&pi.ident) => {
+                self.errors.at(pi.ident.span(), super::use_variants::UNQUALIFIED);
+                (vec![Pat::Wild], None)
+            }
             syn::Pat::Ident(pi) if pi.by_ref.is_none() => {
                 let name = pi.ident.to_string();
                 let id = self.declare(&name, ty.clone(), pi.mutability.is_some(), pi.ident.span());

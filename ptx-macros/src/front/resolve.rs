@@ -324,6 +324,6 @@ impl<'a> Checker<'a> {
                 );
             });
         }
-        Some(Rc::new(StructDef { name: info.name.clone(), path: path.clone(), kind: info.kind, fields, layout, generic }))
+        Some(Rc::new(StructDef { name: info.name.clone(), path: path.clone(), kind: info.kind, fields, layout, generic, tags: Vec::new() }))
     }
 }

@@ -231,8 +231,20 @@ impl<'a> Checker<'a> {
             other => return self.error(span, format!("`?` applies to `Option` and `Result`, not `{}`", self.infer.resolve(&other))),
         };
         let returns = matches!(self.shallow(&self.ret.clone()), Ty::Sum { kind: k, .. } if k == kind);
+        let convert = if kind == SumKind::Result && returns { self.try_error(&inner.ty) } else { super::from_user::TryError::Same };
         self.with_local(inner, span, |c, n| {
             let e: syn::Expr = match (kind, returns) {
+                // `Err(e) => return Err(From::from(e))` (`from_user.rs`).
+                (SumKind::Result, true) if !matches!(convert, super::from_user::TryError::Same) => {
+                    let conv = match &convert {
+                        super::from_user::TryError::From(path) => quote::quote_spanned!(span=> #path::from(__ptx_e)),
+                        _ => quote::quote_spanned!(span=> __ptx_e.into()),
+                    };
+                    syn::parse_quote_spanned!(span=> match #n {
+                        ::core::result::Result::Ok(__ptx_v) => __ptx_v,
+                        ::core::result::Result::Err(__ptx_e) => return ::core::result::Result::Err(#conv),
+                    })
+                }
                 (SumKind::Option, true) => syn::parse_quote_spanned!(span=> match #n {
                     ::core::option::Option::Some(__ptx_v) => __ptx_v,
                     ::core::option::Option::None => return ::core::option::Option::None,

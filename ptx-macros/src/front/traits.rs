@@ -58,7 +58,7 @@ impl Checker<'_> {
         let lead = module.leading_colon;
         let segs = module.segments.iter();
         let path = quote!(#lead #(#segs ::)* #anchor);
-        Some(Rc::new(StructDef { name: anchor.to_string(), path, kind: StructKind::Named, fields: Vec::new(), layout: ptx_abi::Layout::new(0, 1), generic: None }))
+        Some(Rc::new(StructDef { name: anchor.to_string(), path, kind: StructKind::Named, fields: Vec::new(), layout: ptx_abi::Layout::new(0, 1), generic: None, tags: Vec::new() }))
     }
 
     /// The primitive bound by the trait at `path` here, if one is.

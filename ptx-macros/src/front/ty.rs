@@ -155,6 +155,8 @@ pub struct StructDef {
     pub layout: Layout,
     /// An instance of a generic type (`Pair<f32>`): its own name and arguments.
     pub generic: Option<Rc<GenericArgs>>,
+    /// A data-carrying enum's discriminants, by variant (the tag of variant `k`; see `tag`).
+    pub tags: Vec<i128>,
 }
 
 /// The arguments of an instance of a generic `DeviceRepr` type (see `front::generic_type`).
@@ -203,6 +205,12 @@ fn member_layout(t: &Ty) -> Option<Layout> {
 }
 
 impl StructDef {
+    /// The tag of a data-carrying enum's variant `k`: its discriminant (`A(u32) = 3`), the
+    /// index where none is recorded.
+    pub fn tag(&self, k: usize) -> i128 {
+        self.tags.get(k).copied().unwrap_or(k as i128)
+    }
+
     /// The type's name without its generic arguments.
     pub fn base_name(&self) -> &str {
         self.generic.as_ref().map_or(&self.name, |g| &g.base)

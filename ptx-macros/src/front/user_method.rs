@@ -140,6 +140,9 @@ impl<'a> Checker<'a> {
 
     /// `Type::name(args)`: an associated function, or a method called with its receiver first.
     pub fn assoc_call(&mut self, def: Rc<StructDef>, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
+        if name == "from" {
+            return self.user_from(def, args, span, name_span);
+        }
         let written = self.method_generics.take();
         if let Some(g) = self.own_generic_method(&def, name, name_span) {
             return self.generic_method_call(def, &g, written, None, None, args, span, name_span);

@@ -126,6 +126,7 @@ const IDENTS: &[&str] = &[
     "from_bits", "is_nan", "is_multiple_of", "signum", "len", "iter", "rev", "step_by", "get_unchecked",
     "get_unchecked_mut", "as_ptr", "as_mut_ptr", "add", "offset", "read", "write", "is_null", "unwrap",
     "from_f32", "to_f32", "into", "from", "cast", "MAX", "MIN", "BITS", "EPSILON", "NAN", "INFINITY",
+    "peekable", "peek", "next", "next_if", "next_if_eq", "max_by", "From",
     // Device API.
     "thread_idx_x", "block_idx_y", "block_dim_x", "grid_dim_z", "lane_id", "warp_size", "sync_threads",
     "sync_threads_count", "sync_warp", "shfl_down_sync", "shfl_xor_sync", "ballot_sync", "all_sync",

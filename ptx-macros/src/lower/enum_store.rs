@@ -43,12 +43,12 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             let fields = v.field(1 + k);
             match &tag_arg {
                 Arg::Imm(Imm::Int(t)) => {
-                    if *t == k as i64 {
+                    if *t == def.tag(k) as i64 {
                         self.store(addr, space, offset, &vty, &fields, span);
                     }
                 }
                 a => {
-                    let p = self.b.op1(Opcode::Setp(Cmp::Eq, int_type(s)), RegClass::Pred, vec![a.clone(), Arg::imm(k as i64)]);
+                    let p = self.b.op1(Opcode::Setp(Cmp::Eq, int_type(s)), RegClass::Pred, vec![a.clone(), Arg::imm(def.tag(k) as i64)]);
                     let mark = self.b.mark();
                     self.store(addr, space, offset, &vty, &fields, span);
                     self.b.guard_from(mark, p);

@@ -4,4 +4,5 @@ pub mod attrs;
 pub mod rejected;
 pub mod rewrite;
 pub mod signature;
+pub mod sum_ref;
 pub mod types;

@@ -150,7 +150,9 @@ fn classify_value(ty: &syn::Type, kind: FnKind, pos: Position, errors: &mut Erro
             let mut ok = true;
             for a in sum_args(p).unwrap_or_default() {
                 let unit = matches!(a, syn::Type::Tuple(t) if t.elems.is_empty());
-                ok &= unit || classify_value(a, kind, Position::Data, errors).is_some();
+                // `Option<&T>`: the reference passes as its address (`sum_ref`).
+                let pos = if super::sum_ref::is_held_reference(a) { Position::Param } else { Position::Data };
+                ok &= unit || classify_value(a, kind, pos, errors).is_some();
             }
             ok.then_some(Ty::Named)
         }
