@@ -73,6 +73,7 @@ mod dwarf_reader;
 mod difftest_cases;
 mod expansion;
 mod gpu;
+mod isolate;
 mod launch_bounds;
 mod lineinfo;
 mod link_interop;
