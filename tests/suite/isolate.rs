@@ -43,12 +43,21 @@ fn in_child(module: &str, name: &str) {
 }
 
 /// The mechanism itself, on any backend: `alone` with a CUDA kind re-runs this test in a
-/// child, where the body runs and sees the variable.
+/// child, where the body runs (it sees the variable only the child is given); a body that
+/// fails in the child fails the parent.
 #[test]
 fn a_test_alone_runs_in_a_child_process() {
-    let parent = std::process::id();
     alone(module_path!(), "a_test_alone_runs_in_a_child_process", BackendKind::Cuda, || {
         assert!(std::env::var_os(ENV).is_some(), "the body runs only in the child");
-        assert_ne!(std::process::id(), parent);
     });
+}
+
+#[test]
+fn a_failure_in_the_child_fails_the_parent() {
+    if std::env::var_os(ENV).is_some() {
+        panic!("the child's planted failure");
+    }
+    let r = std::panic::catch_unwind(|| in_child(module_path!(), "a_failure_in_the_child_fails_the_parent"));
+    let msg = r.expect_err("the parent must fail").downcast::<String>().map(|s| *s).unwrap_or_default();
+    assert!(msg.contains("the child's planted failure"), "{msg}");
 }

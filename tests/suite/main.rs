@@ -74,6 +74,7 @@ mod difftest_cases;
 mod expansion;
 mod gpu;
 mod isolate;
+mod nvcc_releases;
 mod launch_bounds;
 mod lineinfo;
 mod link_interop;
