@@ -19,11 +19,15 @@ pub(crate) struct CudaMemory {
 }
 
 impl CudaMemory {
+    /// `slice` used in order on `stream`. The slice was allocated on `stream`, or, when
+    /// `stream` was capturing, on the device's own stream (`CudaStreamImpl::alloc_zeroed`).
     pub fn new(device: DeviceId, stream: Arc<CudaStream>, slice: CudaSlice<u8>) -> CudaMemory {
         let ptr = {
-            // On the allocation's own stream: waits for its zeroing (already ordered there)
-            // and records a read there, neither of which orders anything new.
-            let (ptr, _record) = slice.device_ptr(&stream);
+            // On the stream the slice was allocated on, which is not capturing: waits for its
+            // zeroing (already ordered there) and records a read there, neither of which
+            // orders anything new.
+            let own = slice.stream().clone();
+            let (ptr, _record) = slice.device_ptr(&own);
             ptr
         };
         CudaMemory { device, stream, slice, ptr }

@@ -66,7 +66,8 @@ impl StreamImpl for CudaStreamImpl {
     fn alloc_zeroed(&self, bytes: usize) -> Result<Box<dyn MemoryImpl>> {
         // A buffer asked for during a capture is made now, as on the CPU backend, not as a node
         // of the graph: on the device's own stream, which is not capturing, and waited for
-        // there (the capturing stream cannot wait for work outside its capture).
+        // there (the capturing stream cannot wait for work outside its capture). It is then
+        // used on this stream like any other buffer of it.
         let capturing = self.is_capturing();
         let stream = if capturing { self.device.service_stream()?.clone() } else { self.stream.clone() };
         let slice = stream.alloc_zeros::<u8>(bytes).map_err(|e| match driver_error("cuMemAlloc", e) {
@@ -76,7 +77,8 @@ impl StreamImpl for CudaStreamImpl {
         if capturing {
             stream.synchronize().map_err(|e| driver_error("cuStreamSynchronize", e))?;
         }
-        Ok(Box::new(CudaMemory::new(self.device.id(), stream, slice)))
+        // The buffer's later reads and writes are ordered on this stream, as for any buffer.
+        Ok(Box::new(CudaMemory::new(self.device.id(), self.stream.clone(), slice)))
     }
 
     fn launch(&self, kernel: &'static Kernel, config: &LaunchConfig, params: &[Vec<u8>]) -> Result<()> {
