@@ -9,9 +9,12 @@
 //! - Device: `PTX_DEVICE` when set (`PTX_DEVICE=cpu` runs the whole harness on the CPU
 //!   backend at small sizes, timed by the host clock: a smoke test, not a benchmark); else
 //!   CUDA device 0; with no GPU it says it skipped and exits successfully.
-//! - nvcc's PTX: `DIR/<twin>.ptx` (`cargo xtask bench-gpu` and `cargo xtask gpu-pack` write
-//!   them with `nvcc -ptx -O3 -fmad=false -arch=sm_80`), else compiled now with `$NVCC` or
-//!   `nvcc` from `PATH`, else only ours is timed. Both modules are JIT-compiled by the driver.
+//! - nvcc's PTX, two builds of each twin, each in a table of its own: `-DNDEBUG` (CUDA as
+//!   people write it, no `assert`s) and checked (`assert`s on, as our bounds checks are).
+//!   From `DIR/ndebug/<twin>.ptx` and `DIR/checked/<twin>.ptx` (`cargo xtask bench-gpu` and
+//!   `cargo xtask gpu-pack` write them with `nvcc -ptx -O3 -fmad=false -arch=sm_80`, the
+//!   `.version` lowered to one older drivers load), else compiled now with `$NVCC` or `nvcc`
+//!   from `PATH`, else only ours is timed. Both builds are JIT-compiled by the driver.
 //! - Each kernel: one launch whose output is compared between the two builds, 3 warm-up
 //!   launches, then 20 launches each between two CUDA events; the median is reported.
 //!   Arguments are encoded before the start event so that host work is not timed.
@@ -303,19 +306,35 @@ fn copy_ms(stream: &Stream, bytes: u64, runs: usize) -> Res<f64> {
     Ok(median(times))
 }
 
-/// nvcc's PTX of a twin: from `dir` (`prebuilt`), or compiled now. The pre-built PTX has the
-/// PTX version of the nvcc that wrote it, which an older driver may refuse; this machine's
-/// nvcc is then the second choice.
-fn nvcc_ptx(prebuilt: bool, dir: Option<&Path>, twin: &str) -> Option<String> {
+/// nvcc's builds of the twins, each timed in a table of its own: (the subdirectory of
+/// `--nvcc-ptx` holding it, the nvcc flags beyond `-ptx -O3 -fmad=false -arch=sm_80`, the
+/// table's heading).
+const VARIANTS: [(&str, &[&str], &str); 2] = [
+    ("ndebug", &["-DNDEBUG"], "Against CUDA as people write it: nvcc's `-DNDEBUG` build of the twins (no `assert`s)"),
+    ("checked", &[], "Against the checked twins: nvcc's build with their `assert`s (bounds checks, as ours keep)"),
+];
+
+/// nvcc's PTX of a twin in one of the [`VARIANTS`]: from `dir/<variant>/` (`prebuilt`), or
+/// compiled now. The pre-built PTX may still be refused by a driver older than expected;
+/// this machine's nvcc is then the second choice.
+fn nvcc_ptx(prebuilt: bool, dir: Option<&Path>, twin: &str, (variant, flags, _): (&str, &[&str], &str)) -> Option<String> {
     if prebuilt {
-        return std::fs::read_to_string(dir?.join(format!("{twin}.ptx"))).ok();
+        return std::fs::read_to_string(dir?.join(variant).join(format!("{twin}.ptx"))).ok();
     }
     let nvcc = std::env::var_os("NVCC").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("nvcc"));
     // From the repository root (where `run.sh` runs a packed binary), else where it was built.
     let file = format!("benches/cuda/{twin}.cu");
     let src = [Path::new(".").join(&file), Path::new(env!("CARGO_MANIFEST_DIR")).join(&file)].into_iter().find(|p| p.is_file())?;
-    let out = std::env::temp_dir().join(format!("ptx-bench-{}-{twin}.ptx", std::process::id()));
-    let ok = std::process::Command::new(nvcc).args(["-ptx", "-O3", "-fmad=false", "-arch=sm_80", "-o"]).arg(&out).arg(&src).output().map(|o| o.status.success()).unwrap_or(false);
+    let out = std::env::temp_dir().join(format!("ptx-bench-{}-{twin}-{variant}.ptx", std::process::id()));
+    let ok = std::process::Command::new(nvcc)
+        .args(["-ptx", "-O3", "-fmad=false", "-arch=sm_80"])
+        .args(flags)
+        .arg("-o")
+        .arg(&out)
+        .arg(&src)
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
     let ptx = std::fs::read_to_string(&out).ok().filter(|_| ok);
     let _ = std::fs::remove_file(&out);
     ptx
@@ -378,31 +397,12 @@ fn run() -> Res<()> {
     let runs = if small { 3 } else { RUNS };
     let stream = device.new_stream().map_err(|e| e.to_string())?;
 
-    let mut table = String::from(
-        "| kernel | size | ours ms | nvcc ms | ours / nvcc | ours | nvcc | copy | ours / copy | outputs |\n|---|---|---|---|---|---|---|---|---|---|\n",
-    );
+    const HEADER: &str = "| kernel | size | ours ms | nvcc ms | ours / nvcc | ours | nvcc | copy | ours / copy | outputs |\n|---|---|---|---|---|---|---|---|---|---|\n";
+    let mut tables = VARIANTS.map(|_| String::from(HEADER));
     let mut failed = false;
     for case in cases() {
         let setup = (case.setup)(small);
         let (ours_out, ours_ms) = measure(&stream, case.ours, Abi::Ours, &setup, runs).map_err(|e| format!("{} (ours): {e}", case.name))?;
-        let mut theirs = None;
-        let mut why = "no nvcc PTX".to_owned();
-        for prebuilt in [true, false] {
-            let Some(ptx) = nvcc_ptx(prebuilt, nvcc_dir.as_deref(), case.twin) else { continue };
-            // The runtime keeps a kernel's module for the process's lifetime: leaking is the
-            // `'static` it asks for.
-            let kernel: &'static Kernel = Box::leak(Box::new(Kernel::new(Box::leak(ptx.into_boxed_str()), case.name)));
-            match measure(&stream, kernel, Abi::PointerAndLength, &setup, runs) {
-                Ok(m) => {
-                    theirs = Some(m);
-                    break;
-                }
-                Err(e) => {
-                    eprintln!("gpu_timing: {} (nvcc's PTX, {}): {e}", case.name, if prebuilt { "pre-built" } else { "compiled here" });
-                    why = "nvcc's PTX failed (see the log)".into();
-                }
-            }
-        }
         let rate = |ms: f64| match setup.work {
             Work::Bytes(b) => format!("{:.2} GB/s", b as f64 / ms / 1e6),
             Work::Flops(f) => format!("{:.2} GFLOP/s", f as f64 / ms / 1e6),
@@ -414,19 +414,40 @@ fn run() -> Res<()> {
             }
             Work::Flops(_) => ("–".into(), "–".into()),
         };
-        let (nvcc_ms, ratio, nvcc_rate, agree) = match &theirs {
-            Some((out, ms)) => {
-                let agree = agreement(&ours_out, out, setup.tolerance);
-                failed |= agree.starts_with("DIFFER");
-                (format!("{ms:.3}"), format!("{:.2}", ours_ms / ms), rate(*ms), agree)
+        for (variant, table) in VARIANTS.into_iter().zip(tables.iter_mut()) {
+            let mut theirs = None;
+            let mut why = "no nvcc PTX".to_owned();
+            for prebuilt in [true, false] {
+                let Some(ptx) = nvcc_ptx(prebuilt, nvcc_dir.as_deref(), case.twin, variant) else { continue };
+                // The runtime keeps a kernel's module for the process's lifetime: leaking is the
+                // `'static` it asks for.
+                let kernel: &'static Kernel = Box::leak(Box::new(Kernel::new(Box::leak(ptx.into_boxed_str()), case.name)));
+                match measure(&stream, kernel, Abi::PointerAndLength, &setup, runs) {
+                    Ok(m) => {
+                        theirs = Some(m);
+                        break;
+                    }
+                    Err(e) => {
+                        eprintln!("gpu_timing: {} (nvcc's {} PTX, {}): {e}", case.name, variant.0, if prebuilt { "pre-built" } else { "compiled here" });
+                        why = "nvcc's PTX failed (see the log)".into();
+                    }
+                }
             }
-            None => ("–".into(), "–".into(), "–".into(), why),
-        };
-        let _ = writeln!(table, "| {} | {} | {ours_ms:.3} | {nvcc_ms} | {ratio} | {} | {nvcc_rate} | {copy} | {of_copy} | {agree} |", case.name, setup.size, rate(ours_ms));
+            let (nvcc_ms, ratio, nvcc_rate, agree) = match &theirs {
+                Some((out, ms)) => {
+                    let agree = agreement(&ours_out, out, setup.tolerance);
+                    failed |= agree.starts_with("DIFFER");
+                    (format!("{ms:.3}"), format!("{:.2}", ours_ms / ms), rate(*ms), agree)
+                }
+                None => ("–".into(), "–".into(), "–".into(), why),
+            };
+            let _ = writeln!(table, "| {} | {} | {ours_ms:.3} | {nvcc_ms} | {ratio} | {} | {nvcc_rate} | {copy} | {of_copy} | {agree} |", case.name, setup.size, rate(ours_ms));
+        }
         eprintln!("gpu_timing: {} done", case.name);
     }
+    let tables: String = VARIANTS.iter().zip(&tables).map(|((_, _, title), t)| format!("{title}:\n\n{t}\n")).collect();
     let report = format!(
-        "Device: {}. Median of {runs} launches after {} warm-up launches; {}.\n\n{table}",
+        "Device: {}. Median of {runs} launches after {} warm-up launches; {}. Ours keep their bounds checks.\n\n{tables}",
         device.name(),
         WARMUP,
         if small { "CPU backend: small sizes and host-clock times, a smoke test of the harness, not a benchmark" } else { "CUDA events" },

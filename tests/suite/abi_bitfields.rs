@@ -3,14 +3,23 @@
 //! set by the same values on the host, in registers on the device and in device memory, must
 //! have the same bytes, and reading the fields back — nvcc's kernel taking the struct as a
 //! parameter, our getters on the host, on a kernel parameter and in device memory — must give
-//! the same values. nvcc's PTX and ours both run on the CPU backend; every module goes through
-//! ptxas (sm_75 and sm_90).
+//! the same values. nvcc's PTX runs on the CPU backend; ours on the device `PTX_DEVICE` selects
+//! (the GPU where there is one, as `cargo xtask gpu-pack`'s run does), else on the CPU backend;
+//! every module goes through ptxas (sm_75 and sm_90).
 
 #![allow(non_snake_case, dead_code)]
 
 use crate::cpu_harness::{nvcc, Harness};
 use crate::tools::assemble;
 use ptx_runtime::{bitfields, kernel, Device, DeviceBuffer, DeviceRepr, LaunchConfig};
+
+/// The stream our kernels run on: the GPU where there is one (`PTX_DEVICE` chooses), else the
+/// CPU backend; the bytes and values must be the same on both. One device for the module's
+/// tests, so each kernel is loaded once.
+fn stream() -> ptx_runtime::Stream {
+    static DEVICE: std::sync::OnceLock<Device> = std::sync::OnceLock::new();
+    DEVICE.get_or_init(|| Device::select().unwrap_or_else(|_| Device::cpu())).stream()
+}
 
 /// One layout: its names and modules on both sides, and the host's view.
 struct Case {
@@ -152,7 +161,7 @@ macro_rules! layout {
                 get_mem: ($getm::PTX, $getm::ENTRY),
                 run: {
                     fn f($vals: &[i64], bytes: &[u8]) -> (Vec<u8>, Vec<u8>, Vec<i64>, Vec<i64>) {
-                        let stream = Device::cpu().stream();
+                        let stream = stream();
                         let one = LaunchConfig::new(1u32, 1u32);
                         let v = DeviceBuffer::from_slice(&stream, $vals).unwrap();
                         let mut $out = DeviceBuffer::<$name>::zeroed(&stream, 1).unwrap();
@@ -295,7 +304,7 @@ macro_rules! union_kernels {
                 get_mem: ($get::PTX, $get::ENTRY),
                 run: {
                     fn f(vals: &[i64], bytes: &[u8]) -> (Vec<u8>, Vec<u8>, Vec<i64>, Vec<i64>) {
-                        let stream = Device::cpu().stream();
+                        let stream = stream();
                         let one = LaunchConfig::new(1u32, 1u32);
                         let v = DeviceBuffer::from_slice(&stream, vals).unwrap();
                         let mut out = DeviceBuffer::<$name>::zeroed(&stream, 1).unwrap();
@@ -548,7 +557,7 @@ fn the_documented_example_runs_as_documented() {
     h.set_kind(2);
     h.c = 9;
     h.d = 10;
-    let stream = Device::cpu().stream();
+    let stream = stream();
     let mut buf = DeviceBuffer::from_slice(&stream, &[h]).unwrap();
     bump::launch(&stream, LaunchConfig::new(1u32, 32u32), &mut buf).unwrap();
     let out = buf.to_vec().unwrap()[0];
@@ -565,7 +574,7 @@ fn arrays_floats_bools_and_requested_alignment_match_nvcc() {
     assemble(fill_packet::ENTRY, fill_packet::PTX);
     let Some(ptx) = nvcc("abi_bitfields_packet", PACKET_C) else { return };
     let mut k = Harness::new(&ptx);
-    let stream = Device::cpu().stream();
+    let stream = stream();
     for v in [0i32, -1, 0x5a5, 0x7fff_ffff, -0x40, 0x123] {
         let out = k.zeroed::<u8>(Packet::LAYOUT.size);
         let layout = k.zeroed::<u64>(4);
@@ -613,7 +622,7 @@ fn another_module_and_either_attribute_order() {
     let mut x = elsewhere::Flags::zeroed();
     x.set_level(5);
     x.count = 7;
-    let stream = Device::cpu().stream();
+    let stream = stream();
     let mut buf = DeviceBuffer::from_slice(&stream, &[x]).unwrap();
     toggle::launch(&stream, LaunchConfig::new(1u32, 1u32), &mut buf, 3).unwrap();
     let y = buf.to_vec().unwrap()[0];

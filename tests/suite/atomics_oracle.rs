@@ -73,7 +73,7 @@ fn every_row_for_every_scope_matches_nvcc() {
         let body = &body[..body.find("\n}").unwrap_or(body.len())];
         let theirs: Vec<_> = body.lines().filter_map(|l| signature(op, l)).collect();
         assert!(!ours.is_empty() && !theirs.is_empty(), "{name}: nothing to compare");
-        if &theirs != ours {
+        if !crate::nvcc_releases::same_model_ops(ours, &theirs, &ptx) {
             mismatches.push(format!("{name}: ours {ours:?}, nvcc {theirs:?}"));
         }
     }

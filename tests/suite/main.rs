@@ -84,6 +84,8 @@ mod dwarf_reader;
 mod difftest_cases;
 mod expansion;
 mod gpu;
+mod isolate;
+mod nvcc_releases;
 mod launch_bounds;
 mod lineinfo;
 mod link_interop;

@@ -90,19 +90,31 @@ fn a_cooperative_grid_that_cannot_be_resident_is_an_err() {
     assert!(fewer < most, "{fewer} < {most}");
 }
 
+/// On a GPU the trap is sticky for the context, so the test runs in a process of its own
+/// (`isolate.rs`), where it also checks what a user sees afterwards: every later call on the
+/// device is an `Err` that says so, not a panic.
 #[test]
 fn grid_sync_outside_a_cooperative_launch_traps() {
     let device = device();
-    let stream = device.stream();
-    let mut a = DeviceBuffer::<i32>::zeroed(&stream, 128).unwrap();
-    let r = grid_rounds::launch(&stream, LaunchConfig::new(2, 64), &mut a, 1);
-    if device.kind() == ptx_runtime::BackendKind::Cpu {
-        assert!(matches!(r, Err(Error::Fault(ref f)) if f.kind == FaultKind::Trap), "{r:?}");
-    } else {
-        assert!(r.is_err() || stream.synchronize().is_err(), "a trap on the GPU");
-    }
-    // On the host, outside host::run_cooperative, the body panics as the device traps.
-    let mut h = vec![0i32; 64];
-    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| grid_rounds(&mut h, 1)));
-    assert!(caught.is_err());
+    crate::isolate::alone(module_path!(), "grid_sync_outside_a_cooperative_launch_traps", device.kind(), || {
+        let stream = device.stream();
+        let mut a = DeviceBuffer::<i32>::zeroed(&stream, 128).unwrap();
+        let r = grid_rounds::launch(&stream, LaunchConfig::new(2, 64), &mut a, 1);
+        if device.kind() == ptx_runtime::BackendKind::Cpu {
+            assert!(matches!(r, Err(Error::Fault(ref f)) if f.kind == FaultKind::Trap), "{r:?}");
+        } else {
+            let e = r.err().or_else(|| stream.synchronize().err()).expect("a trap on the GPU is an Err");
+            assert!(e.to_string().contains("unusable"), "the error says the context is lost: {e}");
+            let later = DeviceBuffer::from_slice(&stream, &[1i32, 2]).and_then(|b| b.to_vec());
+            match later {
+                Err(e) => assert!(e.to_string().contains("unusable"), "a later call: {e}"),
+                Ok(v) => panic!("a call after the trap succeeded: {v:?}"),
+            }
+            assert!(device.new_stream().and_then(|s| s.synchronize()).is_err(), "a new stream after the trap");
+        }
+        // On the host, outside host::run_cooperative, the body panics as the device traps.
+        let mut h = vec![0i32; 64];
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| grid_rounds(&mut h, 1)));
+        assert!(caught.is_err());
+    });
 }

@@ -155,6 +155,89 @@ fn a_replay_never_touches_pinned_memory_the_host_holds() {
     stream.synchronize().unwrap();
 }
 
+/// The host's `x` and `acc` after one `step` per `k` of `ks`, from `x = seed`, `acc = 0`.
+fn host_steps(seed: &[u32], ks: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    let (mut x, mut acc) = (seed.to_vec(), vec![0u32; seed.len()]);
+    for &k in ks {
+        for (x, acc) in x.iter_mut().zip(acc.iter_mut()) {
+            *x = x.wrapping_mul(1_664_525).wrapping_add(k);
+            *acc = acc.wrapping_add(*x >> 7);
+        }
+    }
+    (x, acc)
+}
+
+/// A capture on one thread while other threads, on the same device handle and on handles of
+/// their own, create streams, allocate, copy and launch: neither side disturbs the other (on
+/// CUDA, a context-wide synchronization or a wait for an event from outside the capture would
+/// fail both; docs/runtime-streams.md). The capture also allocates a buffer while capturing.
+#[test]
+fn a_capture_on_one_thread_leaves_other_threads_working() {
+    use std::sync::Barrier;
+    const WORKERS: usize = 4;
+    let device = device();
+    let seed: Vec<u32> = (0..N as u32).map(|i| i ^ 0x5a5a).collect();
+    // Both barriers: the capture has begun; the workers are done.
+    let (begun, done) = (Barrier::new(WORKERS + 1), Barrier::new(WORKERS + 1));
+    std::thread::scope(|scope| {
+        for w in 0..WORKERS {
+            let (device, seed, begun, done) = (&device, &seed, &begun, &done);
+            scope.spawn(move || {
+                begun.wait();
+                // Half the workers open the device again (a context handle of their own, whose
+                // first stream is new), half share the capturing thread's.
+                let mine;
+                let device = if w % 2 == 0 { device } else { mine = self::device(); &mine };
+                for round in 0..3u32 {
+                    let s = device.new_stream().unwrap();
+                    let input = PinnedBuffer::from_slice(device, seed).unwrap();
+                    let mut x = DeviceBuffer::<u32>::zeroed(&s, N).unwrap();
+                    let mut acc = DeviceBuffer::<u32>::zeroed(&s, N).unwrap();
+                    x.copy_from_pinned_async(&input, &s).unwrap();
+                    let ks = [w as u32, round, 7];
+                    for &k in &ks {
+                        step::launch(&s, LaunchConfig::for_num_elems(N as u32), &mut x, &mut acc, k).unwrap();
+                    }
+                    let mut out = PinnedBuffer::<u32>::zeroed(device, N).unwrap();
+                    x.copy_to_pinned_async(&mut out, &s).unwrap();
+                    s.synchronize().unwrap();
+                    let want = host_steps(seed, &ks);
+                    assert_eq!(out.to_vec().unwrap(), want.0, "worker {w} round {round}: x");
+                    assert_eq!(acc.to_vec().unwrap(), want.1, "worker {w} round {round}: acc");
+                }
+                done.wait();
+            });
+        }
+        let stream = device.new_stream().unwrap();
+        let mut x = DeviceBuffer::from_slice(&stream, &seed).unwrap();
+        let mut acc = DeviceBuffer::<u32>::zeroed(&stream, N).unwrap();
+        let cfg = LaunchConfig::for_num_elems(N as u32);
+        stream.begin_capture().unwrap();
+        step::launch(&stream, cfg, &mut x, &mut acc, 1).unwrap();
+        begun.wait();
+        let mut scratch = DeviceBuffer::<u32>::zeroed(&stream, N).unwrap();
+        step::launch(&stream, cfg, &mut x, &mut scratch, 2).unwrap();
+        done.wait();
+        step::launch(&stream, cfg, &mut x, &mut acc, 3).unwrap();
+        let graph = stream.end_capture().unwrap();
+        assert_eq!(x.to_vec().unwrap(), seed, "capturing runs nothing");
+        graph.launch(&stream).unwrap();
+        let (want_x, _) = host_steps(&seed, &[1, 2, 3]);
+        assert_eq!(x.to_vec().unwrap(), want_x, "the replay");
+        let mut host_acc = vec![0u32; N];
+        let (mut hx, mut hs) = (seed.clone(), vec![0u32; N]);
+        for (i, k) in [1u32, 2, 3].into_iter().enumerate() {
+            for j in 0..N {
+                hx[j] = hx[j].wrapping_mul(1_664_525).wrapping_add(k);
+                let a = if i == 1 { &mut hs[j] } else { &mut host_acc[j] };
+                *a = a.wrapping_add(hx[j] >> 7);
+            }
+        }
+        assert_eq!(acc.to_vec().unwrap(), host_acc);
+        assert_eq!(scratch.to_vec().unwrap(), hs, "the buffer allocated while capturing");
+    });
+}
+
 #[test]
 fn modules_assemble() {
     crate::tools::assemble("graph_step", step::PTX);

@@ -150,19 +150,8 @@ pub fn compile_twin(tools: &Tools, cu: &Path, arch: &str, extra: &[&str], ptx: &
     output(&mut cmd).map(drop)
 }
 
-/// nvcc's PTX of every twin as `dir/<twin>.ptx`, for sm_80 (the driver JIT-compiles it for
-/// the GPU at hand, as it does ours): what `benches/gpu_timing.rs` launches.
-pub fn twins_for_gpu(tools: &Tools, dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for cu in cuda_sources(&tools::workspace_root().join("benches/cuda"))? {
-        let stem = cu.file_stem().and_then(|s| s.to_str()).unwrap_or("kernel");
-        compile_twin(tools, &cu, "sm_80", &[], &dir.join(format!("{stem}.ptx")))?;
-    }
-    Ok(())
-}
-
 /// The `.cu` files of `dir`, sorted.
-fn cuda_sources(dir: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn cuda_sources(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| Some(e.ok()?.path()))

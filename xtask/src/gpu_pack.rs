@@ -2,10 +2,14 @@
 //!
 //! Builds the release test binaries (the `cust` feature's among them), examples and the
 //! run-time benchmark (`benches/gpu_timing.rs`), copies them (stripped) into `target/gpu-pack/`, with nvcc's PTX
-//! of the benchmark's CUDA C twins in `target/gpu-pack/nvcc-ptx/`, and writes `run.sh`, which
-//! runs each with `PTX_DEVICE=cuda` and writes the logs under `$OUT` (or `./gpu-logs`); the
-//! benchmark's table goes to `gpu-timing.md` there. Carry `target/gpu-pack` to the machine and
-//! run `target/gpu-pack/run.sh` from the repository root.
+//! of the benchmark's CUDA C twins (`-DNDEBUG` and checked, at a `.version` older drivers load:
+//! `gpu_twins.rs`) in `target/gpu-pack/nvcc-ptx/`, and writes `run.sh`, which runs each with
+//! `PTX_DEVICE=cuda`. It leaves five files in `$OUT` (or `./gpu-logs`): `summary.txt` (one
+//! line per binary), `failures.txt` (the end of each failing log), `nvidia-smi.txt`,
+//! `gpu-timing.md` (the benchmark's two tables) and `logs.tar.gz` (every log). Tests whose
+//! kernel traps re-run themselves in a process of their own (`tests/suite/isolate.rs`), which
+//! works from the packed binary as from cargo. Carry `target/gpu-pack` to the machine and run
+//! `target/gpu-pack/run.sh` from the repository root.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -48,7 +52,7 @@ pub fn pack() -> Result<(), String> {
         Err(e) => eprintln!("xtask: WARNING: no cust tests in the pack ({e})"),
     }
     // nvcc's builds of the twins, which the benchmark times beside ours.
-    match crate::tools::ensure().and_then(|t| crate::bench_codegen::twins_for_gpu(&t, &out.join("nvcc-ptx"))) {
+    match crate::tools::ensure().and_then(|t| crate::gpu_twins::write(&t, &out.join("nvcc-ptx"))) {
         Ok(()) => {}
         Err(e) => eprintln!("xtask: WARNING: no nvcc PTX in the pack ({e}); the benchmark will compile the twins with the GPU machine's nvcc, or time only ours"),
     }
@@ -67,7 +71,9 @@ pub fn pack() -> Result<(), String> {
     Ok(())
 }
 
-/// `(name, path)` of every executable cargo reported: test binaries and examples.
+/// `(name, path)` of every executable cargo reported: test binaries and examples, each once.
+/// An example is named by its target (`example-saxpy`): `cargo test --no-run` builds the
+/// examples too, as `examples/saxpy-<hash>`, the same program as `build --examples`' `saxpy`.
 fn executables(json: &str) -> Vec<(String, PathBuf)> {
     let mut found = Vec::new();
     for line in json.lines().filter(|l| l.contains("\"reason\":\"compiler-artifact\"")) {
@@ -81,10 +87,11 @@ fn executables(json: &str) -> Vec<(String, PathBuf)> {
             "test"
         };
         let file = Path::new(&exe).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or(name.clone());
-        found.push((format!("{kind}-{file}"), PathBuf::from(exe)));
+        let id = if kind == "example" { name } else { file };
+        found.push((format!("{kind}-{id}"), PathBuf::from(exe)));
     }
     found.sort();
-    found.dedup();
+    found.dedup_by(|a, b| a.0 == b.0);
     found
 }
 
@@ -95,22 +102,61 @@ fn field(line: &str, key: &str) -> Option<String> {
     Some(line[start..end].to_owned())
 }
 
+/// The script that runs the pack: the binaries one after another, each one's log kept in a
+/// scratch directory and packed into one archive at the end, so that `$OUT` holds five files.
 fn run_script(names: &[String]) -> String {
     let mut s = String::from(
-        "#!/usr/bin/env bash\n# Runs the packed tests and examples on the CUDA backend.\nset -u\ncd \"$(dirname \"$0\")/../..\"\nlogs=${OUT:-gpu-logs}\nmkdir -p \"$logs\"\nexport PTX_DEVICE=cuda PTX_REQUIRE_GPU=1 PTX_TOOLS_REQUIRED=\nnvidia-smi > \"$logs/nvidia-smi.txt\" 2>&1\nstatus=0\n",
+        "#!/usr/bin/env bash\n# Runs the packed tests and examples on the CUDA backend (cargo xtask gpu-pack).\nset -u\ncd \"$(dirname \"$0\")/../..\"\nout=${OUT:-gpu-logs}\nmkdir -p \"$out\"\nlogs=$(mktemp -d)\nexport PTX_DEVICE=cuda PTX_REQUIRE_GPU=1 PTX_TOOLS_REQUIRED=\nnvidia-smi > \"$out/nvidia-smi.txt\" 2>&1\n: > \"$out/summary.txt\"; : > \"$out/failures.txt\"\nstatus=0\n",
     );
     for n in names {
         let args = if n.starts_with("test-") {
             " --test-threads=4"
         } else if n.starts_with("bench-") {
-            " --nvcc-ptx target/gpu-pack/nvcc-ptx --out \"$logs/gpu-timing.md\""
+            " --nvcc-ptx target/gpu-pack/nvcc-ptx --out \"$out/gpu-timing.md\""
         } else {
             ""
         };
         s.push_str(&format!(
-            "echo \"== {n}\"; target/gpu-pack/bin/{n}{args} > \"$logs/{n}.log\" 2>&1; rc=$?; echo \"{n}: rc=$rc\" | tee -a \"$logs/summary.txt\"; [ $rc = 0 ] || status=1\n"
+            "echo \"== {n}\"; target/gpu-pack/bin/{n}{args} > \"$logs/{n}.log\" 2>&1; rc=$?; echo \"{n}: rc=$rc\" | tee -a \"$out/summary.txt\"; if [ $rc != 0 ]; then status=1; {{ echo \"== {n} (rc=$rc)\"; grep -E '^test .* FAILED$|^failures:$' \"$logs/{n}.log\" | head -50; tail -40 \"$logs/{n}.log\"; }} >> \"$out/failures.txt\"; fi\n"
         ));
     }
-    s.push_str("exit $status\n");
+    s.push_str("tar czf \"$out/logs.tar.gz\" -C \"$logs\" .\nrm -rf \"$logs\"\nexit $status\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn examples_are_listed_once_and_named_by_their_target() {
+        let line = |name: &str, kind: &str, exe: &str| format!("{{\"reason\":\"compiler-artifact\",\"target\":{{\"kind\":[\"{kind}\"],\"name\":\"{name}\"}},\"executable\":\"{exe}\"}}");
+        let json = [
+            line("saxpy", "example", "/t/release/examples/saxpy-0123abcd"),
+            line("saxpy", "example", "/t/release/examples/saxpy"),
+            line("suite", "test", "/t/release/deps/suite-99"),
+        ]
+        .join("\n");
+        let names: Vec<String> = executables(&json).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names, ["example-saxpy", "test-suite-99"]);
+    }
+
+    #[test]
+    fn the_script_leaves_at_most_six_files_in_out() {
+        let script = run_script(&["example-saxpy".into(), "test-suite-99".into(), "bench-gpu_timing-1".into()]);
+        let mut files: Vec<&str> = script.match_indices("\"$out/").map(|(i, _)| script[i + 6..].split('"').next().unwrap()).collect();
+        files.sort();
+        files.dedup();
+        assert_eq!(files, ["failures.txt", "gpu-timing.md", "logs.tar.gz", "nvidia-smi.txt", "summary.txt"]);
+        assert!(script.contains("test-suite-99 --test-threads=4 > \"$logs/"), "{script}");
+        assert_eq!(script.matches("== example-saxpy\"").count(), 1);
+        // bash parses it.
+        let file = std::env::temp_dir().join(format!("gpu-pack-run-{}.sh", std::process::id()));
+        std::fs::write(&file, &script).unwrap();
+        let parsed = Command::new("bash").arg("-n").arg(&file).status();
+        let _ = std::fs::remove_file(&file);
+        if let Ok(status) = parsed {
+            assert!(status.success(), "bash -n refuses the script:\n{script}");
+        }
+    }
 }

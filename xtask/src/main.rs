@@ -37,6 +37,7 @@ mod fuzz;
 mod difftest;
 mod fmad_corpus;
 mod gpu_pack;
+mod gpu_twins;
 mod sass;
 mod tools;
 
@@ -92,7 +93,7 @@ fn bench_gpu() -> Result<(), String> {
     let root = tools::workspace_root();
     let dir = root.join("target/bench/nvcc-ptx");
     let _ = std::fs::remove_dir_all(&dir);
-    match tools::ensure().and_then(|t| bench_codegen::twins_for_gpu(&t, &dir)) {
+    match tools::ensure().and_then(|t| gpu_twins::write(&t, &dir)) {
         Ok(()) => {}
         Err(e) => eprintln!("xtask: WARNING: no nvcc PTX ({e}); only our kernels will be timed"),
     }

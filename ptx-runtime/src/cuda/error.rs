@@ -12,8 +12,31 @@ pub(crate) fn driver_error(call: &'static str, e: DriverError) -> Error {
         return device_assert(call);
     }
     let name = e.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", e.0));
-    let message = e.error_string().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut message = e.error_string().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    if is_sticky(e.0) {
+        message.push_str(STICKY);
+    }
     Error::Cuda { call, name, message }
+}
+
+/// What a sticky error means for the caller, added to CUDA's own message.
+const STICKY: &str = "; a kernel faulted, which leaves this device's context unusable: every later call on the device in this process fails with this error (CUDA's kernel errors are sticky), so the process must end to use the GPU again";
+
+/// The errors a faulting kernel leaves in its context for good (the driver API reference:
+/// "the context cannot be used, so it must be destroyed").
+fn is_sticky(e: sys::cudaError_enum) -> bool {
+    use sys::cudaError_enum as E;
+    matches!(
+        e,
+        E::CUDA_ERROR_LAUNCH_FAILED
+            | E::CUDA_ERROR_ILLEGAL_ADDRESS
+            | E::CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | E::CUDA_ERROR_MISALIGNED_ADDRESS
+            | E::CUDA_ERROR_INVALID_ADDRESS_SPACE
+            | E::CUDA_ERROR_INVALID_PC
+            | E::CUDA_ERROR_HARDWARE_STACK_ERROR
+            | E::CUDA_ERROR_LAUNCH_TIMEOUT
+    )
 }
 
 /// A device-side `__assertfail` (`assert!`, `panic!`, a failed bounds check) as CUDA reports
@@ -24,7 +47,7 @@ pub(crate) fn driver_error(call: &'static str, e: DriverError) -> Error {
 fn device_assert(call: &'static str) -> Error {
     Error::Assert {
         message: format!(
-            "device-side assertion failed (CUDA_ERROR_ASSERT, reported by {call}); CUDA does not return the message and location: the driver printed them to standard output. The context cannot run further work"
+            "device-side assertion failed (CUDA_ERROR_ASSERT, reported by {call}); CUDA does not return the message and location: the driver printed them to standard output. The context is unusable afterwards: every later call on the device in this process fails (CUDA's kernel errors are sticky)"
         ),
         file: String::new(),
         line: 0,
@@ -36,6 +59,19 @@ fn device_assert(call: &'static str) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// (Without a driver: CUDA's own name and message of an error come from libcuda.)
+    #[test]
+    fn a_kernel_fault_says_the_context_is_unusable() {
+        use sys::cudaError_enum as E;
+        for e in [E::CUDA_ERROR_LAUNCH_FAILED, E::CUDA_ERROR_ILLEGAL_INSTRUCTION, E::CUDA_ERROR_ILLEGAL_ADDRESS, E::CUDA_ERROR_MISALIGNED_ADDRESS] {
+            assert!(is_sticky(e), "{e:?}");
+        }
+        for e in [E::CUDA_ERROR_INVALID_VALUE, E::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, E::CUDA_ERROR_NOT_READY] {
+            assert!(!is_sticky(e), "{e:?}");
+        }
+        assert!(STICKY.contains("unusable") && STICKY.contains("sticky"));
+    }
 
     #[test]
     fn a_device_assert_is_an_assert_error() {

@@ -12,6 +12,26 @@ pub(crate) struct CudaMemory {
     pub device: DeviceId,
     pub stream: Arc<CudaStream>,
     pub slice: CudaSlice<u8>,
+    /// The allocation's address, read once: a use on a capturing stream takes it from here,
+    /// outside cudarc's event tracking (a capturing stream may neither wait for nor record an
+    /// event of work outside its capture; docs/runtime-streams.md).
+    pub ptr: u64,
+}
+
+impl CudaMemory {
+    /// `slice` used in order on `stream`. The slice was allocated on `stream`, or, when
+    /// `stream` was capturing, on the device's own stream (`CudaStreamImpl::alloc_zeroed`).
+    pub fn new(device: DeviceId, stream: Arc<CudaStream>, slice: CudaSlice<u8>) -> CudaMemory {
+        let ptr = {
+            // On the stream the slice was allocated on, which is not capturing: waits for its
+            // zeroing (already ordered there) and records a read there, neither of which
+            // orders anything new.
+            let own = slice.stream().clone();
+            let (ptr, _record) = slice.device_ptr(&own);
+            ptr
+        };
+        CudaMemory { device, stream, slice, ptr }
+    }
 }
 
 impl MemoryImpl for CudaMemory {
@@ -20,8 +40,7 @@ impl MemoryImpl for CudaMemory {
     }
 
     fn address(&self) -> u64 {
-        let (ptr, _sync) = self.slice.device_ptr(&self.stream);
-        ptr
+        self.ptr
     }
 
     fn write(&mut self, offset: usize, bytes: &[u8]) -> Result<()> {
@@ -53,6 +72,9 @@ impl MemoryImpl for CudaMemory {
     }
 
     fn launch_address<'a>(&'a self, stream: &'a dyn StreamImpl) -> (u64, Option<Box<dyn LaunchGuard + 'a>>) {
+        if stream.is_capturing() {
+            return (self.ptr, None);
+        }
         match super::as_cudarc(stream) {
             Some(s) => {
                 let (ptr, guard) = self.slice.device_ptr(s);
@@ -63,6 +85,9 @@ impl MemoryImpl for CudaMemory {
     }
 
     fn launch_address_mut<'a>(&'a mut self, stream: &'a dyn StreamImpl) -> (u64, Option<Box<dyn LaunchGuard + 'a>>) {
+        if stream.is_capturing() {
+            return (self.ptr, None);
+        }
         match super::as_cudarc(stream) {
             Some(s) => {
                 let (ptr, guard) = self.slice.device_ptr_mut(s);

@@ -37,6 +37,10 @@ use std::sync::Arc;
 pub(crate) struct CudaDevice {
     pub ctx: Arc<CudaContext>,
     modules: ModuleCache<LoadedModule>,
+    /// A non-blocking stream of the runtime's own (see `service_stream`): it keeps this context
+    /// object in cudarc's multi-stream mode for its whole life, and serves the allocations
+    /// asked for on a stream that is capturing.
+    service: std::sync::OnceLock<Arc<CudaStream>>,
 }
 
 /// Whether a CUDA driver library can be loaded at all.
@@ -64,12 +68,37 @@ impl CudaDevice {
             return Err(Error::NoDevice { ordinal, count });
         }
         let ctx = CudaContext::new(ordinal).map_err(|e| driver_error("cuDevicePrimaryCtxRetain", e))?;
-        Ok(CudaDevice { ctx, modules: ModuleCache::default() })
+        // cudarc's first `new_stream` on a context object calls `cuCtxSynchronize` (so that the
+        // work of buffers made before it is done before their uses start being tracked). That
+        // synchronizes every stream of the primary context, which CUDA refuses while another
+        // thread captures one of them (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, and that capture
+        // is invalidated). This context object is new and holds no buffer, so entering
+        // multi-stream mode here needs no synchronization: the first stream is made with
+        // tracking off for that one call, and kept for the device's life so that the count of
+        // streams never falls back to zero (docs/runtime-streams.md).
+        // SAFETY: nothing else has this context object yet: no buffer exists whose uses the
+        // setting could leave untracked, and no other thread can read it.
+        unsafe { ctx.disable_event_tracking() };
+        let service = ctx.new_stream();
+        // SAFETY: as above; restores the default.
+        unsafe { ctx.enable_event_tracking() };
+        let service = service.map_err(|e| driver_error("cuStreamCreate", e))?;
+        Ok(CudaDevice { ctx, modules: ModuleCache::default(), service: std::sync::OnceLock::from(service) })
     }
 
     /// A device around an existing context (cudarc interop).
     pub fn from_context(ctx: Arc<CudaContext>) -> CudaDevice {
-        CudaDevice { ctx, modules: ModuleCache::default() }
+        CudaDevice { ctx, modules: ModuleCache::default(), service: std::sync::OnceLock::new() }
+    }
+
+    /// The runtime's own non-blocking stream of this device (made on first use for a context
+    /// that came from cudarc, with cudarc's `new_stream`).
+    pub fn service_stream(&self) -> Result<&Arc<CudaStream>> {
+        if let Some(s) = self.service.get() {
+            return Ok(s);
+        }
+        let s = self.ctx.new_stream().map_err(|e| driver_error("cuStreamCreate", e))?;
+        Ok(self.service.get_or_init(|| s))
     }
 
     pub fn name(&self) -> String {

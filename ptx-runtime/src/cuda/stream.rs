@@ -19,12 +19,14 @@ pub(crate) struct CudaStreamImpl {
     capture: Mutex<Option<Capture>>,
 }
 
-/// What a capture in progress keeps: the pinned memory its copies use, and whether cudarc's
-/// event tracking was on (it is off during a capture: a capturing stream may not wait for an
-/// event recorded outside it).
+/// What a capture in progress keeps: the pinned memory its copies use.
+///
+/// cudarc's event tracking stays on for the context during a capture (it is shared by every
+/// thread using the device); the capturing stream alone leaves it: its launches and copies take
+/// the buffers' addresses as they are (`CudaMemory::ptr`), without waiting for or recording
+/// events, since a capturing stream may not wait for an event recorded outside its capture.
 struct Capture {
     pinned: Vec<Arc<dyn PinnedImpl>>,
-    tracking: bool,
 }
 
 impl CudaStreamImpl {
@@ -36,9 +38,14 @@ impl CudaStreamImpl {
         self.capture.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn keep(&self, pinned: &Arc<dyn PinnedImpl>) {
-        if let Some(c) = self.capture().as_mut() {
-            c.pinned.push(pinned.clone());
+    /// Keeps `pinned` alive with the graph if the stream is capturing; whether it is.
+    fn keep(&self, pinned: &Arc<dyn PinnedImpl>) -> bool {
+        match self.capture().as_mut() {
+            Some(c) => {
+                c.pinned.push(pinned.clone());
+                true
+            }
+            None => false,
         }
     }
 }
@@ -57,11 +64,21 @@ impl StreamImpl for CudaStreamImpl {
     }
 
     fn alloc_zeroed(&self, bytes: usize) -> Result<Box<dyn MemoryImpl>> {
-        let slice = self.stream.alloc_zeros::<u8>(bytes).map_err(|e| match driver_error("cuMemAlloc", e) {
+        // A buffer asked for during a capture is made now, as on the CPU backend, not as a node
+        // of the graph: on the device's own stream, which is not capturing, and waited for
+        // there (the capturing stream cannot wait for work outside its capture). It is then
+        // used on this stream like any other buffer of it.
+        let capturing = self.is_capturing();
+        let stream = if capturing { self.device.service_stream()?.clone() } else { self.stream.clone() };
+        let slice = stream.alloc_zeros::<u8>(bytes).map_err(|e| match driver_error("cuMemAlloc", e) {
             Error::OutOfMemory { .. } => Error::OutOfMemory { requested: bytes },
             other => other,
         })?;
-        Ok(Box::new(CudaMemory { device: self.device.id(), stream: self.stream.clone(), slice }))
+        if capturing {
+            stream.synchronize().map_err(|e| driver_error("cuStreamSynchronize", e))?;
+        }
+        // The buffer's later reads and writes are ordered on this stream, as for any buffer.
+        Ok(Box::new(CudaMemory::new(self.device.id(), self.stream.clone(), slice)))
     }
 
     fn launch(&self, kernel: &'static Kernel, config: &LaunchConfig, params: &[Vec<u8>]) -> Result<()> {
@@ -77,10 +94,10 @@ impl StreamImpl for CudaStreamImpl {
             return Err(Error::InvalidBuffer { reason: "copy_htod_async: outside the pinned allocation".into() });
         }
         let dst = dst.as_any_mut().downcast_mut::<CudaMemory>().ok_or_else(|| Error::InvalidBuffer { reason: "copy_htod_async: a CPU backend buffer with a CUDA stream".into() })?;
-        self.keep(src);
+        let capturing = self.keep(src);
         self.stream.context().bind_to_thread().map_err(|e| driver_error("cuCtxSetCurrent", e))?;
         let mut view = dst.slice.slice_mut(offset..offset + bytes);
-        let (ptr, _record) = view.device_ptr_mut(&self.stream);
+        let (ptr, _record) = if capturing { (dst.ptr + offset as u64, None) } else { let (p, r) = view.device_ptr_mut(&self.stream); (p, Some(r)) };
         // SAFETY: both ranges are in bounds; the pinned memory lives until the copy has
         // finished (the typed layer waits for it, a graph keeps it alive).
         let status = unsafe { sys::cuMemcpyHtoDAsync_v2(ptr, src.as_ptr().add(src_offset) as *const std::ffi::c_void, bytes, self.stream.cu_stream()) };
@@ -92,10 +109,10 @@ impl StreamImpl for CudaStreamImpl {
             return Err(Error::InvalidBuffer { reason: "copy_dtoh_async: outside the pinned allocation".into() });
         }
         let src = cuda_memory(src, "copy_dtoh_async")?;
-        self.keep(dst);
+        let capturing = self.keep(dst);
         self.stream.context().bind_to_thread().map_err(|e| driver_error("cuCtxSetCurrent", e))?;
         let view = src.slice.slice(offset..offset + bytes);
-        let (ptr, _record) = view.device_ptr(&self.stream);
+        let (ptr, _record) = if capturing { (src.ptr + offset as u64, None) } else { let (p, r) = view.device_ptr(&self.stream); (p, Some(r)) };
         // SAFETY: as in `copy_htod_async`; the typed layer gives the copy exclusive use of the
         // pinned range.
         let status = unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_ptr().add(dst_offset) as *mut std::ffi::c_void, ptr, bytes, self.stream.cu_stream()) };
@@ -107,22 +124,8 @@ impl StreamImpl for CudaStreamImpl {
         if capture.is_some() {
             return Err(Error::InvalidOperation { reason: "begin_capture on a stream that is already capturing".into() });
         }
-        let ctx = self.stream.context();
-        let tracking = ctx.is_event_tracking();
-        if tracking {
-            // SAFETY: turned back on by `end_capture`; while it is off, the buffers' uses on
-            // the capturing stream are recorded into the graph (nothing runs), so no ordering
-            // against other streams is lost for them.
-            unsafe { ctx.disable_event_tracking() };
-        }
-        if let Err(e) = self.stream.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) {
-            if tracking {
-                // SAFETY: restores the setting found above.
-                unsafe { ctx.enable_event_tracking() };
-            }
-            return Err(driver_error("cuStreamBeginCapture", e));
-        }
-        *capture = Some(Capture { pinned: Vec::new(), tracking });
+        self.stream.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL).map_err(|e| driver_error("cuStreamBeginCapture", e))?;
+        *capture = Some(Capture { pinned: Vec::new() });
         Ok(())
     }
 
@@ -130,10 +133,6 @@ impl StreamImpl for CudaStreamImpl {
         let capture = self.capture().take();
         let capture = capture.ok_or_else(|| Error::InvalidOperation { reason: "end_capture on a stream that is not capturing".into() })?;
         let graph = self.stream.end_capture(sys::CUgraphInstantiate_flags(0));
-        if capture.tracking {
-            // SAFETY: restores the setting `begin_capture` found.
-            unsafe { self.stream.context().enable_event_tracking() };
-        }
         let graph = graph.map_err(|e| driver_error("cuStreamEndCapture", e))?;
         let graph = graph.ok_or_else(|| Error::InvalidOperation { reason: "the capture recorded no graph".into() })?;
         Ok(Box::new(CudaGraphImpl { device: self.device.id(), graph: Mutex::new(graph), _pinned: capture.pinned }))
