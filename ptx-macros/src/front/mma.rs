@@ -173,7 +173,7 @@ impl Frag {
         };
         let field = Field { name: "regs".into(), ty: Ty::Array { elem: Rc::new(Ty::Scalar(s)), len: Len::Known(n) }, offset: 0 };
         let layout = Layout::new(4 * n as usize, 4);
-        Ty::Struct(Rc::new(StructDef { name: self.name(), path, kind: StructKind::Named, fields: vec![field], layout, generic: None }))
+        Ty::Struct(Rc::new(StructDef { name: self.name(), path, kind: StructKind::Named, fields: vec![field], layout, generic: None, tags: Vec::new() }))
     }
 
     /// The fragment a struct type is, if any.
