@@ -124,7 +124,10 @@ impl StreamImpl for CudaStreamImpl {
         if capture.is_some() {
             return Err(Error::InvalidOperation { reason: "begin_capture on a stream that is already capturing".into() });
         }
-        self.stream.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL).map_err(|e| driver_error("cuStreamBeginCapture", e))?;
+        // Relaxed: a buffer allocated during the capture is made at once (`cuMemAlloc` on this
+        // thread, outside the graph), which the thread-local and global modes refuse
+        // (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, seen on an H200).
+        self.stream.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED).map_err(|e| driver_error("cuStreamBeginCapture", e))?;
         *capture = Some(Capture { pinned: Vec::new() });
         Ok(())
     }
