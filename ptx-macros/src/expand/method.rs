@@ -53,7 +53,11 @@ pub const OPS: [(&str, &str, &str); 13] = [
 ];
 
 /// The name a method's replay is re-exported under, next to its type.
+/// A type spelled with arguments (a built-in generic such as `FragmentC<i32>`, which has no
+/// user methods) gets an identifier that names no replay, so rustc reports the missing impl at
+/// the call instead of the macro panicking.
 pub fn replay_name(ty: &str, key: &str, span: Span) -> proc_macro2::Ident {
+    let ty: String = ty.chars().map(|c| if c.is_alphanumeric() || c == '_' { c } else { '_' }).collect();
     proc_macro2::Ident::new(&format!("{ty}__{key}__needs_device_fn_impl_in_scope"), span)
 }
 

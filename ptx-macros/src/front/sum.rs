@@ -302,11 +302,12 @@ impl<'a> Checker<'a> {
         let values = names.iter().map(|(n, _)| n);
         let binds = names.iter().map(|(n, m)| if *m { quote::quote!(mut #n) } else { quote::quote!(#n) });
         let pat_plain = strip_mut(pat);
+        // The scrutinee in parentheses: a struct literal (`w {}`) cannot start one bare.
         if names.is_empty() {
-            let e: syn::Expr = syn::parse_quote_spanned!(span=> match #scrut { #pat_plain => {} _ => #diverge });
+            let e: syn::Expr = syn::parse_quote_spanned!(span=> match (#scrut) { #pat_plain => {} _ => #diverge });
             return Some(Stmt::Expr(self.expr(&e)));
         }
-        let rewritten: syn::Stmt = syn::parse_quote_spanned!(span=> let (#(#binds,)*) = match #scrut { #pat_plain => (#(#values,)*), _ => #diverge };);
+        let rewritten: syn::Stmt = syn::parse_quote_spanned!(span=> let (#(#binds,)*) = match (#scrut) { #pat_plain => (#(#values,)*), _ => #diverge };);
         let syn::Stmt::Local(local) = rewritten else { return None };
         self.let_stmt(&local)
     }

@@ -35,4 +35,10 @@ pub const FOUND: &[&str] = &[
     "fn make (k : u32 , x : f32) -> Shape { match 4 { 0 => Shape :: Circle { r : x } , 1 => Shape :: Rect (x , 1.0) , 2 => Shape :: Tri { a : x , b : 2.0 , tag : k as u16 } , _ => Shape :: up } }",
     "fn f (rgb : & [f32] , bright : & mut [f32]) { let row = & rgb [..] ; if let Some (_) = row . chunks_exact (3) . map (| p | & p [0]) . enumerate () . max_by (| a , b | a . 1 . total_cmp (b . 1)) { } }",
     "fn g (rgb : & [f32]) { let row = & rgb [..] ; if let Some (_) = row . iter () . enumerate () . max_by (| a , b | a . 1 . total_cmp (b . 1)) { } }",
+    // A method call on a built-in generic type (`FragmentC::<i32>`) spelled its replay's name
+    // with `<` in it: a panic in `Ident::new`. Now an identifier that names no replay.
+    "fn mma_8bit (a : u8 , b : u8 , c : i32 , d : i32 , form : u32) { for i in 16 { FragmentA :: < > :: position } for i in 8 { FragmentB :: < > :: position } FragmentC :: < i32 > :: zero () . len () ; for i in 4 { } for i in 4 { } }",
+    // A `let … else` whose initializer starts with a struct literal was rewritten into a bare
+    // `match w {} () { … }`, which does not parse: a panic. Now parenthesised.
+    "fn options (x : f32 , out : f32 , codes : u32) { match i { () => v , e => e } let first = w { } () else { } ; }",
 ];
