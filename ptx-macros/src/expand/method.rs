@@ -54,11 +54,16 @@ pub const OPS: [(&str, &str, &str); 13] = [
 
 /// The name a method's replay is re-exported under, next to its type.
 /// A type spelled with arguments (a built-in generic such as `FragmentC<i32>`, which has no
-/// user methods) gets an identifier that names no replay, so rustc reports the missing impl at
-/// the call instead of the macro panicking.
+/// user methods), as the type or as an operator's right operand in the key, gets an identifier
+/// that names no replay, so rustc reports the missing impl at the call instead of the macro
+/// panicking: every character an identifier cannot hold becomes `_`.
 pub fn replay_name(ty: &str, key: &str, span: Span) -> proc_macro2::Ident {
-    let ty: String = ty.chars().map(|c| if c.is_alphanumeric() || c == '_' { c } else { '_' }).collect();
-    proc_macro2::Ident::new(&format!("{ty}__{key}__needs_device_fn_impl_in_scope"), span)
+    let name: String = format!("{ty}__{key}__needs_device_fn_impl_in_scope")
+        .chars()
+        .map(|c| if c.is_alphanumeric() || c == '_' { c } else { '_' })
+        .collect();
+    let name = if name.starts_with(|c: char| c.is_ascii_digit()) { format!("_{name}") } else { name };
+    proc_macro2::Ident::new(&name, span)
 }
 
 /// The key of an operator impl: the trait, and `_scalar` or `_<Type>` for a right operand that

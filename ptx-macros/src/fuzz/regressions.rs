@@ -41,4 +41,8 @@ pub const FOUND: &[&str] = &[
     // A `let … else` whose initializer starts with a struct literal was rewritten into a bare
     // `match w {} () { … }`, which does not parse: a panic. Now parenthesised.
     "fn options (x : f32 , out : f32 , codes : u32) { match i { () => v , e => e } let first = w { } () else { } ; }",
+    // An operator between built-in generic types (`FragmentA<..> * FragmentB<..>`) put the
+    // right operand's spelling, `<` and all, into the replay's key: the same panic. Now the
+    // whole name is sanitized, and rustc reports the missing impl.
+    "fn product (c : f32) { let a = FragmentA :: < M16N8K16 , f16 > :: from_regs (8) ; FragmentB :: < > :: from_regs ; a * FragmentC :: < f32 > :: zero () }",
 ];
