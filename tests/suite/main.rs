@@ -70,6 +70,7 @@ mod cpu_lineinfo;
 mod cpu_math;
 mod cpu_mma;
 mod cpu_texture;
+mod cpu_texture_mip;
 mod cpu_sanitize;
 mod cpu_sanitize_blocks;
 mod cpu_memcheck;
