@@ -207,4 +207,22 @@ mod tests {
         drop(array);
         assert!(backend.device.free(addr).is_err(), "the array's allocation was freed on drop");
     }
+
+    /// A mipmapped array frees its one allocation when dropped (its levels, which do not own
+    /// their parts, free nothing), and a texture over it is destroyed on drop.
+    #[test]
+    fn mipmapped_arrays_free_their_levels_once() {
+        use crate::texture::{Dim2, MipmappedArray};
+        let device = Device::new_cpu();
+        let backend = device.inner.as_any().downcast_ref::<CpuBackend>().unwrap();
+        let stream = device.stream();
+        let m = MipmappedArray::<f32, Dim2>::with_all_levels(&stream, (8, 8)).unwrap();
+        let t = TextureDesc::new().mipmapped(&stream, &m).unwrap();
+        let th = t.handle().raw();
+        drop(t);
+        assert!(backend.device.destroy_texture(th).is_err(), "the texture was destroyed on drop");
+        let addr = m.inner.as_any().downcast_ref::<super::CpuMipmapped>().unwrap().addr;
+        drop(m);
+        assert!(backend.device.free(addr).is_err(), "the allocation was freed on drop");
+    }
 }
