@@ -320,6 +320,10 @@ pub enum TexGeom {
     A1d,
     /// Layered 2-D: `{layer, x, y, _}`.
     A2d,
+    /// A cube map: `{x, y, z, _}`, a direction.
+    Cube,
+    /// A layered cube map: `{cube, x, y, z}`.
+    ACube,
 }
 
 impl TexGeom {
@@ -328,17 +332,29 @@ impl TexGeom {
         match self {
             TexGeom::D1 | TexGeom::A1d => 1,
             TexGeom::D2 | TexGeom::A2d => 2,
-            TexGeom::D3 => 3,
+            TexGeom::D3 | TexGeom::Cube | TexGeom::ACube => 3,
         }
     }
 
     pub fn layered(self) -> bool {
-        matches!(self, TexGeom::A1d | TexGeom::A2d)
+        matches!(self, TexGeom::A1d | TexGeom::A2d | TexGeom::ACube)
+    }
+
+    pub fn cube(self) -> bool {
+        matches!(self, TexGeom::Cube | TexGeom::ACube)
     }
 }
 
-/// `tex.{geom}.v4.{dst}.{coord}` (with `.level`/`.grad`, whose operands are decoded and, the
-/// objects having no mipmaps, read level 0) or `tld4.{comp}.2d.v4.{dst}.f32` (`gather`: 0-3).
+/// How `tex` picks its mipmap level: level 0 (`.base`, the default), `.level`'s operand, or
+/// `.grad`'s two gradient vectors (up to three lanes each).
+#[derive(Debug, Clone, Copy)]
+pub enum TexLod {
+    Base,
+    Level(Src),
+    Grad([Src; 3], [Src; 3]),
+}
+
+/// `tex[.level|.grad].{geom}.v4.{dst}.{coord}` or `tld4.{comp}.2d.v4.{dst}.f32` (`gather`: 0-3).
 #[derive(Debug, Clone)]
 pub struct TexOp {
     pub geom: TexGeom,
@@ -348,8 +364,9 @@ pub struct TexOp {
     pub int_coords: bool,
     pub d: [Reg; 4],
     pub handle: Src,
-    /// The coordinate vector as written: the layer first for `a1d`/`a2d`.
+    /// The coordinate vector as written: the layer first for `a1d`/`a2d`/`acube`.
     pub coords: [Src; 4],
+    pub lod: TexLod,
 }
 
 /// Out-of-range behaviour of a surface access (`.trap`, `.clamp`, `.zero`).

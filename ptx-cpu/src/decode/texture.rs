@@ -10,14 +10,23 @@ use super::Sym;
 use crate::parse::ast::{self, Operand};
 use crate::program::*;
 
-const GEOMS: [(&str, TexGeom); 5] = [("1d", TexGeom::D1), ("2d", TexGeom::D2), ("3d", TexGeom::D3), ("a1d", TexGeom::A1d), ("a2d", TexGeom::A2d)];
+const GEOMS: [(&str, TexGeom); 7] = [
+    ("1d", TexGeom::D1),
+    ("2d", TexGeom::D2),
+    ("3d", TexGeom::D3),
+    ("a1d", TexGeom::A1d),
+    ("a2d", TexGeom::A2d),
+    ("cube", TexGeom::Cube),
+    ("acube", TexGeom::ACube),
+];
 
 impl FnDecoder<'_> {
     pub(super) fn texture(&mut self, i: &ast::Inst, m: &mut Mods) -> R<Op> {
         let geom = m.take_any(&GEOMS.map(|g| g.0)).and_then(|g| GEOMS.iter().find(|x| x.0 == g)).map(|x| x.1);
-        let Some(geom) = geom else { return unsupported(format!("{} (geometry other than 1d, 2d, 3d, a1d, a2d)", i.opcode)) };
+        let Some(geom) = geom else { return unsupported(format!("{} (geometry other than 1d, 2d, 3d, a1d, a2d, cube, acube)", i.opcode)) };
         match m.base {
             "tex" | "tld4" => self.tex(i, m, geom),
+            _ if geom.cube() => unsupported(format!("{} (cube-map surfaces)", i.opcode)),
             _ => self.surf(i, m, geom),
         }
     }
@@ -31,7 +40,8 @@ impl FnDecoder<'_> {
         } else {
             None
         };
-        // Mipmap levels: there are none, so `.level`'s LOD and `.grad`'s gradients select level 0.
+        // The mipmap level: `.base` (the default), `.level` (one operand), `.grad` (two vectors).
+        m.take("base");
         let extra = match m.take_any(&["level", "grad"]) {
             Some("level") => 1,
             Some(_) => 2,
@@ -52,30 +62,27 @@ impl FnDecoder<'_> {
         let want = match geom {
             TexGeom::D1 => 1,
             TexGeom::D2 | TexGeom::A1d => 2,
-            TexGeom::D3 | TexGeom::A2d => 4,
+            TexGeom::D3 | TexGeom::A2d | TexGeom::Cube | TexGeom::ACube => 4,
         };
         if parts.len() != want {
             return self.error(format!("`{}`: the coordinate vector has {} elements, {want} expected", i.opcode, parts.len()));
+        }
+        if int_coords && geom.cube() {
+            return unsupported(format!("{} (integer cube-map coordinates)", i.opcode));
         }
         let mut coords = [Src::None; 4];
         for (k, c) in parts.iter().enumerate() {
             let t = if int_coords || (geom.layered() && k == 0) { T::S32 } else { T::F32 };
             coords[k] = self.src(c, t)?;
         }
-        // The LOD or the gradients: checked as operands, not used.
-        for a in &i.args[2..] {
-            match a {
-                Operand::Vector(v) => {
-                    for x in v {
-                        self.src(x, T::F32)?;
-                    }
-                }
-                x => {
-                    self.src(x, T::F32)?;
-                }
-            }
-        }
-        Ok(Op::Tex(Box::new(TexOp { geom, gather, int_coords, d, handle, coords })))
+        // The LOD, or the gradients: one lane per coordinate (a 3-D or cube gradient has four,
+        // the last ignored).
+        let lod = match &i.args[2..] {
+            [l] => TexLod::Level(self.src(l, T::F32)?),
+            [dx, dy] => TexLod::Grad(self.grad(i, dx, geom)?, self.grad(i, dy, geom)?),
+            _ => TexLod::Base,
+        };
+        Ok(Op::Tex(Box::new(TexOp { geom, gather, int_coords, d, handle, coords, lod })))
     }
 
     fn surf(&mut self, i: &ast::Inst, m: &mut Mods, geom: TexGeom) -> R<Op> {
@@ -151,6 +158,26 @@ impl FnDecoder<'_> {
             Some(Sym::Reg(r, _)) if parts.len() == 2 => Ok((Some(Src::Reg(r)), coords)),
             _ => Ok((None, coords)),
         }
+    }
+
+    /// A gradient vector of `tex.grad`: `{dx}`, `{dx, dy}` or `{dx, dy, dz, _}`.
+    fn grad(&self, i: &ast::Inst, op: &Operand, geom: TexGeom) -> R<[Src; 3]> {
+        let lanes: &[Operand] = match op {
+            Operand::Vector(v) => v,
+            x => std::slice::from_ref(x),
+        };
+        let want = if geom.dims() == 3 { 4 } else { geom.dims() };
+        if lanes.len() != want {
+            return self.error(format!("`{}`: a gradient has {} elements, {want} expected", i.opcode, lanes.len()));
+        }
+        let mut g = [Src::None; 3];
+        for (k, x) in lanes.iter().enumerate() {
+            let s = self.src(x, T::F32)?;
+            if k < 3 {
+                g[k] = s;
+            }
+        }
+        Ok(g)
     }
 
     /// `{d0, d1, d2, d3}`.

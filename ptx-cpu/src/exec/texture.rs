@@ -10,7 +10,7 @@ use crate::error::{Error, FaultKind};
 use crate::program::*;
 use crate::texture::sample::{self, Coords, Fetch};
 use crate::texture::surface::{self, Place};
-use crate::texture::{Surface, Texture};
+use crate::texture::{Lod, Surface, Texture};
 
 impl<'l> Block<'l> {
     pub(super) fn texture_op(&mut self, w: &mut Warp, d: usize, exec: u32, inst: &Inst) -> Result<(), Error> {
@@ -27,6 +27,19 @@ impl<'l> Block<'l> {
         let mut c = [[0u64; 32]; 4];
         for (k, s) in t.coords.iter().enumerate() {
             self.fetch(w, d, *s, &mut c[k]);
+        }
+        // The level of detail or the gradients' lanes (x then y), per lane.
+        let mut lod = [[0u64; 32]; 6];
+        match t.lod {
+            TexLod::Base => {}
+            TexLod::Level(s) => self.fetch(w, d, s, &mut lod[0]),
+            TexLod::Grad(gx, gy) => {
+                for (k, s) in gx.iter().chain(gy.iter()).enumerate() {
+                    if *s != Src::None {
+                        self.fetch(w, d, *s, &mut lod[k]);
+                    }
+                }
+            }
         }
         let mut out = [[0u64; 32]; 4];
         let mut cached: Option<(u64, Texture)> = None;
@@ -50,7 +63,13 @@ impl<'l> Block<'l> {
                 ic[k] = c[first + k][l] as u32 as i32;
             }
             let coords = if t.int_coords { Coords::Int(ic) } else { Coords::Float(fc) };
-            let f = Fetch { dims: t.geom.dims(), coords, layer, gather: t.gather };
+            let g = |k: usize| [0, 1, 2].map(|c| f32::from_bits(lod[3 * k + c][l] as u32));
+            let level = match t.lod {
+                TexLod::Base => Lod::Base,
+                TexLod::Level(_) => Lod::Level(f32::from_bits(lod[0][l] as u32)),
+                TexLod::Grad(..) => Lod::Grad { dx: g(0), dy: g(1) },
+            };
+            let f = Fetch { dims: t.geom.dims(), coords, layer, gather: t.gather, lod: level, cube: t.geom.cube() };
             let v = sample::sample(&tex, &f, &mut |addr, size| self.read_global(w, l, addr, size, line))?;
             for k in 0..4 {
                 out[k][l] = v[k] as u64;

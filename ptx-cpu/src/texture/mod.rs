@@ -11,8 +11,12 @@
 //! holding the texels row by row, tightly packed (`width * elem_bytes` per row, rows of a
 //! slice together, slices or layers one after another).
 
+pub mod cube;
+pub mod mipmap;
 pub mod sample;
 pub mod surface;
+
+pub use mipmap::{Lod, Mipmapped};
 
 use crate::{CpuDevice, Error, Result};
 use std::collections::HashMap;
@@ -67,6 +71,8 @@ pub enum Resource {
     Pitch2d { addr: u64, format: Format, width: u64, height: u64, pitch: u64 },
     /// `CU_RESOURCE_TYPE_ARRAY`: a CUDA array (see the module docs for its layout here).
     Array(Array),
+    /// `CU_RESOURCE_TYPE_MIPMAPPED_ARRAY`: a mipmapped array (its levels one after another).
+    Mipmapped(Mipmapped),
 }
 
 /// A CUDA array on the CPU device: its allocation, format and extent.
@@ -127,7 +133,7 @@ pub enum ReadMode {
     NormalizedFloat,
 }
 
-/// How a texture is sampled (CUDA's `CUDA_TEXTURE_DESC`, without mipmaps and anisotropy).
+/// How a texture is sampled (CUDA's `CUDA_TEXTURE_DESC`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sampler {
     /// Per dimension (x, y, z).
@@ -140,6 +146,15 @@ pub struct Sampler {
     pub srgb: bool,
     /// The value read outside the texture in `Border` mode (CUDA's `borderColor`).
     pub border_color: [f32; 4],
+    /// Between two mipmap levels: the nearest one, or a blend of both (`mipmapFilterMode`).
+    pub mipmap_filter: FilterMode,
+    /// Added to every level of detail (`mipmapLevelBias`).
+    pub mipmap_level_bias: f32,
+    /// The level of detail's bounds (`minMipmapLevelClamp`, `maxMipmapLevelClamp`).
+    pub min_mipmap_level_clamp: f32,
+    pub max_mipmap_level_clamp: f32,
+    /// `maxAnisotropy`: passed to the driver; the CPU device filters isotropically.
+    pub max_anisotropy: u32,
 }
 
 impl Default for Sampler {
@@ -151,6 +166,12 @@ impl Default for Sampler {
             normalized_coords: false,
             srgb: false,
             border_color: [0.0; 4],
+            mipmap_filter: FilterMode::Point,
+            mipmap_level_bias: 0.0,
+            min_mipmap_level_clamp: 0.0,
+            // No upper clamp but the last level.
+            max_mipmap_level_clamp: f32::MAX,
+            max_anisotropy: 0,
         }
     }
 }
@@ -208,6 +229,12 @@ impl CpuDevice {
                 (addr, pitch * height.saturating_sub(1) + width * format.bytes(), format)
             }
             Resource::Array(a) => (a.addr, a.bytes(), a.format),
+            Resource::Mipmapped(m) => {
+                if m.levels == 0 || m.levels > mipmap::max_levels(m.geometry) {
+                    return Err(Error::InvalidConfig { reason: format!("{} mipmap levels for an array of {:?}: between 1 and {}", m.levels, m.geometry, mipmap::max_levels(m.geometry)) });
+                }
+                (m.addr, m.bytes(), m.format)
+            }
         };
         format.check()?;
         self.check_range(addr, bytes)?;

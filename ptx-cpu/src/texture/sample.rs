@@ -7,7 +7,7 @@
 //! Texels are read through a callback (the executor's checked global loads), so this file is
 //! the whole of the sampling rules and nothing of the interpreter.
 
-use super::{AddressMode, ChannelKind, FilterMode, Format, ReadMode, Resource, Geometry, Texture};
+use super::{cube, mipmap, AddressMode, Array, ChannelKind, FilterMode, Format, Geometry, Lod, ReadMode, Resource, Texture};
 
 /// The coordinates of one fetch: `dims` spatial coordinates (1-3), unnormalized or
 /// normalized floats as the sampler says, or integers (`tex1Dfetch`).
@@ -26,6 +26,10 @@ pub struct Fetch {
     pub layer: i32,
     /// `tld4`: the component (0-3) of the bilinear footprint's four texels.
     pub gather: Option<u8>,
+    /// How the mipmap level is chosen (`tex`, `tex.level`, `tex.grad`).
+    pub lod: Lod,
+    /// `tex.cube`/`tex.acube`: the three coordinates are a direction, the layer a cube index.
+    pub cube: bool,
 }
 
 /// Where the texels lie: extent in texels per dimension, bytes between rows, between 2-D
@@ -43,15 +47,18 @@ fn shape(r: &Resource) -> Shape {
     match *r {
         Resource::Linear { addr, format, width } => Shape { base: addr, format, size: [width, 1, 1], layers: 1, row: width * format.bytes(), slice: width * format.bytes() },
         Resource::Pitch2d { addr, format, width, height, pitch } => Shape { base: addr, format, size: [width, height, 1], layers: 1, row: pitch, slice: pitch * height },
-        Resource::Array(a) => {
-            let eb = a.format.bytes();
-            let (size, layers) = match a.geometry {
-                Geometry::Plain { width, height, depth } => ([width, height, depth], 1),
-                Geometry::Layered { width, height, layers } => ([width, height, 1], layers),
-            };
-            Shape { base: a.addr, format: a.format, size, layers, row: size[0] * eb, slice: size[0] * size[1] * eb }
-        }
+        Resource::Array(a) => array_shape(&a),
+        Resource::Mipmapped(m) => array_shape(&m.level(0)),
     }
+}
+
+fn array_shape(a: &Array) -> Shape {
+    let eb = a.format.bytes();
+    let (size, layers) = match a.geometry {
+        Geometry::Plain { width, height, depth } => ([width, height, depth], 1),
+        Geometry::Layered { width, height, layers } => ([width, height, 1], layers),
+    };
+    Shape { base: a.addr, format: a.format, size, layers, row: size[0] * eb, slice: size[0] * size[1] * eb }
 }
 
 /// Whether fetches return floats: float texels, or 8/16-bit integers read as normalized floats.
@@ -109,8 +116,7 @@ fn f16_to_f32(h: u32) -> f32 {
 /// The four components of a texel as the fetch returns them (f32 bits for float reads, the
 /// integer sign- or zero-extended to 32 bits otherwise), from the channels' raw bits. Missing
 /// channels read 0, alpha too (as an H200 returns them).
-fn convert(tex: &Texture, raw: [u64; 4]) -> [u32; 4] {
-    let f = shape(&tex.resource).format;
+fn convert(f: Format, tex: &Texture, raw: [u64; 4]) -> [u32; 4] {
     let float = returns_float(f, tex.sampler.read);
     let mut out = [0u32; 4];
     for (c, o) in out.iter_mut().enumerate() {
@@ -141,25 +147,84 @@ fn convert(tex: &Texture, raw: [u64; 4]) -> [u32; 4] {
 
 /// The border colour as the fetch returns it.
 fn border(tex: &Texture) -> [u32; 4] {
-    let f = shape(&tex.resource).format;
-    let b = tex.sampler.border_color;
     // Integer results get the colour's f32 bits, not its value converted (an H200 returns
     // 0x406ccccd for a border of 3.7 on an `int` texture).
-    let _ = f;
-    b.map(f32::to_bits)
+    tex.sampler.border_color.map(f32::to_bits)
 }
 
 /// Fetches texture `tex` at `f`, reading texel bytes through `read(address, bytes)`: the four
-/// components' bits as a `.v4.f32`/`.s32`/`.u32` destination receives them.
+/// components' bits as a `.v4.f32`/`.s32`/`.u32` destination receives them. A cube-map fetch
+/// is projected on its face first (`cube`); a mipmapped texture reads the level or the two
+/// levels its level of detail selects (`mipmap`), each sampled as a texture of its own.
 pub fn sample<E>(tex: &Texture, f: &Fetch, read: &mut dyn FnMut(u64, u32) -> Result<u64, E>) -> Result<[u32; 4], E> {
-    let s = shape(&tex.resource);
+    let s0 = match tex.resource {
+        Resource::Mipmapped(m) => array_shape(&m.level(0)),
+        ref r => shape(r),
+    };
+    let float = returns_float(s0.format, tex.sampler.read);
+    let mut dims = f.dims.clamp(1, 3);
+    let mut layer = f.layer;
+    let mut normalized = tex.sampler.normalized_coords && matches!(f.coords, Coords::Float(_));
+    let (mut pos, mut grads) = match (f.coords, f.lod) {
+        (Coords::Int(c), _) => (Err(c), None),
+        (Coords::Float(c), Lod::Grad { dx, dy }) => (Ok(c.map(f64::from)), Some([dx.map(f64::from), dy.map(f64::from)])),
+        (Coords::Float(c), _) => (Ok(c.map(f64::from)), None),
+    };
+    if f.cube {
+        let c = pos.unwrap_or_else(|i| i.map(f64::from));
+        let d: Vec<[f64; 3]> = grads.iter().flatten().copied().collect();
+        let (face, st, g) = cube::project(c, &d);
+        pos = Ok([st[0], st[1], 0.0]);
+        grads = grads.map(|_| [0, 1].map(|k| [g[k][0], g[k][1], 0.0]));
+        // The cube index is clamped like a layer (read as unsigned), then its face chosen.
+        let cubes = (s0.layers / 6).max(1);
+        layer = (u64::from(f.layer as u32).min(cubes - 1) * 6 + face as u64) as i32;
+        dims = 2;
+        normalized = true;
+    }
+    let at = Pos { dims, pos, normalized, layer, gather: f.gather };
+    let Resource::Mipmapped(m) = tex.resource else { return sample_shape(tex, &s0, &at, read) };
+    let lambda = match (f.lod, grads) {
+        (Lod::Level(l), _) => l as f64,
+        (Lod::Grad { .. }, Some([dx, dy])) => {
+            // In level-0 texels: normalized gradients scaled by the extent.
+            let scale = |g: [f64; 3]| -> Vec<f64> { (0..dims).map(|d| if normalized { g[d] * s0.size[d] as f64 } else { g[d] }).collect() };
+            mipmap::grad_lod(&scale(dx), &scale(dy))
+        }
+        // `.base` (and `tld4`): level 0.
+        _ => return sample_shape(tex, &s0, &at, read),
+    };
+    let (a, next) = mipmap::select(&tex.sampler, m.levels, lambda, float);
+    let va = sample_shape(tex, &array_shape(&m.level(a)), &at, read)?;
+    let Some((b, w)) = next else { return Ok(va) };
+    let vb = sample_shape(tex, &array_shape(&m.level(b)), &at, read)?;
+    let mut out = [0u32; 4];
+    for c in 0..4 {
+        let (x, y) = (f32::from_bits(va[c]) as f64, f32::from_bits(vb[c]) as f64);
+        out[c] = (((1.0 - w) * x + w * y) as f32).to_bits();
+    }
+    Ok(out)
+}
+
+/// A fetch's position after cube projection: `dims` coordinates (floats, normalized or in
+/// texels, or integers) and the layer.
+struct Pos {
+    dims: usize,
+    pos: Result<[f64; 3], [i32; 3]>,
+    normalized: bool,
+    layer: i32,
+    gather: Option<u8>,
+}
+
+/// One level's fetch: addressing, point or linear filtering, gather.
+fn sample_shape<E>(tex: &Texture, s: &Shape, f: &Pos, read: &mut dyn FnMut(u64, u32) -> Result<u64, E>) -> Result<[u32; 4], E> {
     let sm = &tex.sampler;
     let float = returns_float(s.format, sm.read);
-    let dims = f.dims.clamp(1, 3);
+    let dims = f.dims;
     // The layer is unsigned: a negative one clamps to the last layer, as on an H200.
     let layer = u64::from(f.layer as u32).min(s.layers.saturating_sub(1));
     // Wrap and mirror need normalized coordinates (as in CUDA); otherwise they clamp.
-    let normalized = sm.normalized_coords && matches!(f.coords, Coords::Float(_));
+    let normalized = f.normalized;
     let mode = |d: usize| match sm.address[d] {
         AddressMode::Wrap | AddressMode::Mirror if !normalized => AddressMode::Clamp,
         m => m,
@@ -178,21 +243,21 @@ pub fn sample<E>(tex: &Texture, f: &Fetch, read: &mut dyn FnMut(u64, u32) -> Res
         for c in 0..s.format.channels as usize {
             raw[c] = read(addr + (c as u32 * cb) as u64, cb)?;
         }
-        Ok(convert(tex, raw))
+        Ok(convert(s.format, tex, raw))
     };
     // Unnormalized coordinates, per dimension.
-    let u: [f64; 3] = match f.coords {
-        Coords::Int(c) => {
+    let u: [f64; 3] = match f.pos {
+        Err(c) => {
             let mut idx = [0i64; 3];
             for d in 0..dims {
                 idx[d] = c[d] as i64;
             }
             return texel(idx);
         }
-        Coords::Float(c) => {
+        Ok(c) => {
             let mut u = [0.0; 3];
             for d in 0..dims {
-                u[d] = if normalized { c[d] as f64 * s.size[d] as f64 } else { c[d] as f64 };
+                u[d] = if normalized { c[d] * s.size[d] as f64 } else { c[d] };
             }
             u
         }

@@ -24,6 +24,10 @@ pub enum Shape {
     A1,
     /// A layered 2-D texture: a layer index and two coordinates.
     A2,
+    /// A cube map: a direction of three coordinates.
+    Cube,
+    /// A layered cube map: a cube index and a direction.
+    ACube,
 }
 
 impl Shape {
@@ -32,12 +36,12 @@ impl Shape {
         match self {
             Shape::D1 | Shape::A1 => 1,
             Shape::D2 | Shape::A2 => 2,
-            Shape::D3 => 3,
+            Shape::D3 | Shape::Cube | Shape::ACube => 3,
         }
     }
 
     pub fn layered(self) -> bool {
-        matches!(self, Shape::A1 | Shape::A2)
+        matches!(self, Shape::A1 | Shape::A2 | Shape::ACube)
     }
 
     fn suffix(self) -> &'static str {
@@ -47,6 +51,8 @@ impl Shape {
             Shape::D3 => "3d",
             Shape::A1 => "1dLayered",
             Shape::A2 => "2dLayered",
+            Shape::Cube => "Cubemap",
+            Shape::ACube => "CubemapLayered",
         }
     }
 }
@@ -82,12 +88,14 @@ impl fmt::Display for HandleKind {
 }
 
 /// The typed handle names: (name, texture?, shape).
-const TYPED: [(&str, bool, Shape); 10] = [
+const TYPED: [(&str, bool, Shape); 12] = [
     ("Texture1d", true, Shape::D1),
     ("Texture2d", true, Shape::D2),
     ("Texture3d", true, Shape::D3),
     ("Texture1dLayered", true, Shape::A1),
     ("Texture2dLayered", true, Shape::A2),
+    ("TextureCubemap", true, Shape::Cube),
+    ("TextureCubemapLayered", true, Shape::ACube),
     ("Surface1d", false, Shape::D1),
     ("Surface2d", false, Shape::D2),
     ("Surface3d", false, Shape::D3),
@@ -129,7 +137,8 @@ pub enum TexRead {
     Plain,
     /// `tex2DLod<T>`: an explicit level of detail (`tex.level`).
     Level,
-    /// `tex2DGrad<T>`: gradients (`tex.grad`), two `f32x2`.
+    /// `tex2DGrad<T>`: gradients (`tex.grad`), two of one lane per coordinate (`f32`, `f32x2`,
+    /// or `f32x4` for three coordinates, CUDA's `float4`, whose fourth lane is ignored).
     Grad,
     /// `tex2Dgather<T>`: one component of the four texels (`tld4.r/g/b/a`).
     Gather(u8),
@@ -203,6 +212,17 @@ impl<'a> Checker<'a> {
             "2d_lod" => (Shape::D2, TexRead::Level),
             "3d_lod" => (Shape::D3, TexRead::Level),
             "2d_grad" => (Shape::D2, TexRead::Grad),
+            "1d_grad" => (Shape::D1, TexRead::Grad),
+            "3d_grad" => (Shape::D3, TexRead::Grad),
+            "1d_layered_lod" => (Shape::A1, TexRead::Level),
+            "2d_layered_lod" => (Shape::A2, TexRead::Level),
+            "1d_layered_grad" => (Shape::A1, TexRead::Grad),
+            "2d_layered_grad" => (Shape::A2, TexRead::Grad),
+            "_cubemap" => (Shape::Cube, TexRead::Plain),
+            "_cubemap_lod" => (Shape::Cube, TexRead::Level),
+            "_cubemap_grad" => (Shape::Cube, TexRead::Grad),
+            "_cubemap_layered" => (Shape::ACube, TexRead::Plain),
+            "_cubemap_layered_lod" => (Shape::ACube, TexRead::Level),
             "2d_gather" => (Shape::D2, TexRead::Gather(0)),
             "2d_layered_gather" => (Shape::A2, TexRead::Gather(0)),
             _ => return None,
@@ -247,9 +267,13 @@ impl<'a> Checker<'a> {
         match read {
             TexRead::Level => params.push(f32t.clone()),
             TexRead::Grad => {
-                let v2 = Ty::Vector { elem: Scalar::F32, lanes: 2 };
-                params.push(v2.clone());
-                params.push(v2);
+                let g = match shape.dims() {
+                    1 => f32t.clone(),
+                    2 => Ty::Vector { elem: Scalar::F32, lanes: 2 },
+                    _ => Ty::Vector { elem: Scalar::F32, lanes: 4 },
+                };
+                params.push(g.clone());
+                params.push(g);
             }
             _ => {}
         }

@@ -282,6 +282,8 @@ pub enum Geom {
     D3,
     A1,
     A2,
+    Cube,
+    ACube,
 }
 
 /// How `tex` picks the mipmap level: implicitly, `.level` (an explicit level of detail) or

@@ -16,6 +16,8 @@ fn geom(s: Shape) -> Geom {
         Shape::D3 => Geom::D3,
         Shape::A1 => Geom::A1,
         Shape::A2 => Geom::A2,
+        Shape::Cube => Geom::Cube,
+        Shape::ACube => Geom::ACube,
     }
 }
 
@@ -79,9 +81,14 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 match read {
                     TexRead::Level => args.push(self.tex_reg(&vals[rest], RegClass::F32, Type::F32)),
                     TexRead::Grad => {
+                        // One lane per coordinate; three pad to four by repeating the last
+                        // (a `float4` gradient's fourth lane is not read), as nvcc writes them.
                         for g in &vals[rest..rest + 2] {
-                            let lanes: Vec<Val> = (0..2).map(|i| g.field(i)).collect();
-                            let lanes = lanes.iter().map(|l| self.tex_reg(l, RegClass::F32, Type::F32)).collect();
+                            let lanes: Vec<Val> = if n == 1 { vec![g.clone()] } else { (0..n).map(|i| g.field(i)).collect() };
+                            let mut lanes: Vec<Arg> = lanes.iter().map(|l| self.tex_reg(l, RegClass::F32, Type::F32)).collect();
+                            if lanes.len() == 3 {
+                                lanes.push(lanes[2].clone());
+                            }
                             args.push(Arg::Vec(lanes));
                         }
                     }

@@ -289,6 +289,10 @@ impl StreamImpl for CpuStream {
         texture::alloc_array(&self.0, desc)
     }
 
+    fn alloc_mipmapped(&self, desc: &super::texture::ArrayDesc, levels: u32) -> Result<Box<dyn super::texture::MipmappedImpl>> {
+        texture::alloc_mipmapped(&self.0, desc, levels)
+    }
+
     fn create_texture(&self, resource: super::texture::TexResource<'_>, sampler: &ptx_cpu::texture::Sampler) -> Result<Box<dyn super::texture::ObjectImpl>> {
         texture::create_texture(&self.0, resource, sampler)
     }

@@ -11,7 +11,7 @@
 //! EventImpl    a point in a stream's work: completion, timing
 //! PinnedImpl   page-locked host memory, the source or target of asynchronous copies
 //! GraphImpl    a captured sequence of a stream's work, replayed on a stream
-//! ArrayImpl    a CUDA array; ObjectImpl a texture or surface object (texture.rs)
+//! ArrayImpl    a CUDA array; MipmappedImpl a mipmapped one; ObjectImpl a texture or surface object (texture.rs)
 //! ```
 //!
 //! The CUDA backend implements them in `cuda/`; the CPU backend (`cpu/`, a PTX emulator with
@@ -165,6 +165,8 @@ pub(crate) trait StreamImpl: Send + Sync {
     fn is_capturing(&self) -> bool;
     /// A CUDA array (`cuArray3DCreate`) of this stream's device, its copies ordered on it.
     fn alloc_array(&self, desc: &texture::ArrayDesc) -> Result<Box<dyn texture::ArrayImpl>>;
+    /// A mipmapped array of `levels` levels, level 0 of `desc` (`cuMipmappedArrayCreate`).
+    fn alloc_mipmapped(&self, desc: &texture::ArrayDesc, levels: u32) -> Result<Box<dyn texture::MipmappedImpl>>;
     /// A texture object over a resource of this stream's device (`cuTexObjectCreate`).
     fn create_texture(&self, resource: texture::TexResource<'_>, sampler: &ptx_cpu::texture::Sampler) -> Result<Box<dyn texture::ObjectImpl>>;
     /// A surface object over an array of this stream's device (`cuSurfObjectCreate`).

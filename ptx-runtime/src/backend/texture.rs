@@ -19,6 +19,12 @@ pub(crate) struct ArrayDesc {
     pub dims: u32,
     /// `CUDA_ARRAY3D_SURFACE_LDST`: surfaces may be made over it.
     pub surface_ldst: bool,
+    /// `CUDA_ARRAY3D_CUBEMAP`: the layers of `geometry` (`width × width`, 6 per cube) are a
+    /// cube map's faces.
+    pub cubemap: bool,
+    /// `CUDA_ARRAY3D_LAYERED`: a layered array or a layered cube map (`geometry` is
+    /// `Layered` for those and for a plain cube map, whose faces are its layers).
+    pub layered: bool,
 }
 
 impl ArrayDesc {
@@ -59,6 +65,19 @@ pub(crate) enum TexResource<'a> {
     Pitch2d { mem: &'a dyn MemoryImpl, format: Format, width: u64, height: u64, pitch: u64 },
     /// `CU_RESOURCE_TYPE_ARRAY`.
     Array(&'a dyn ArrayImpl),
+    /// `CU_RESOURCE_TYPE_MIPMAPPED_ARRAY`.
+    Mipmapped(&'a dyn MipmappedImpl),
+}
+
+/// A mipmapped array (`cuMipmappedArrayCreate`): freed, with its levels, when dropped.
+pub(crate) trait MipmappedImpl: Send + Sync {
+    fn device(&self) -> DeviceId;
+    fn levels(&self) -> u32;
+    /// Level `level` (`cuMipmappedArrayGetLevel`), an array owned by the mipmapped array.
+    fn level(&self, level: u32) -> &dyn ArrayImpl;
+    fn level_mut(&mut self, level: u32) -> &mut dyn ArrayImpl;
+    /// The backend's own object.
+    fn as_any(&self) -> &dyn Any;
 }
 
 /// A texture or surface object: destroyed when dropped.

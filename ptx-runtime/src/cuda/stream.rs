@@ -167,6 +167,10 @@ impl StreamImpl for CudaStreamImpl {
         super::texture::alloc_array(&self.device, &self.stream, desc)
     }
 
+    fn alloc_mipmapped(&self, desc: &crate::backend::texture::ArrayDesc, levels: u32) -> Result<Box<dyn crate::backend::texture::MipmappedImpl>> {
+        super::texture::alloc_mipmapped(&self.device, &self.stream, desc, levels)
+    }
+
     fn create_texture(&self, resource: crate::backend::texture::TexResource<'_>, sampler: &ptx_cpu::texture::Sampler) -> Result<Box<dyn crate::backend::texture::ObjectImpl>> {
         super::texture::create_texture(&self.device, &self.stream, resource, sampler)
     }

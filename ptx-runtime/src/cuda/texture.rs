@@ -1,4 +1,5 @@
-//! CUDA arrays (`cuArray3DCreate`, `cuMemcpy3DAsync`, `cuArrayDestroy`) and texture and
+//! CUDA arrays (`cuArray3DCreate`, `cuMemcpy3DAsync`, `cuArrayDestroy`), mipmapped arrays
+//! (`cuMipmappedArrayCreate`, `cuMipmappedArrayGetLevel`, `cuMipmappedArrayDestroy`) and texture and
 //! surface objects (`cuTexObjectCreate`, `cuSurfObjectCreate` and their `Destroy`) through
 //! cudarc's raw driver bindings, mirroring the CPU backend's `backend/cpu/texture.rs`: the
 //! same descriptors, translated field for field into the driver's structs.
@@ -8,7 +9,7 @@
 
 use super::memory::CudaMemory;
 use super::{driver_error, CudaDevice};
-use crate::backend::texture::{ArrayDesc, ArrayImpl, ObjectImpl, TexResource};
+use crate::backend::texture::{ArrayDesc, ArrayImpl, MipmappedImpl, ObjectImpl, TexResource};
 use crate::backend::{DeviceId, DeviceImpl, MemoryImpl};
 use crate::error::{Error, Result};
 use cudarc::driver::{sys, CudaContext, CudaStream, DevicePtr};
@@ -22,6 +23,8 @@ pub(super) struct CudaArray {
     stream: Arc<CudaStream>,
     desc: ArrayDesc,
     array: sys::CUarray,
+    /// False for a level of a mipmapped array, which the mipmapped array frees.
+    owned: bool,
 }
 
 // SAFETY: a CUarray is a driver handle usable from any thread with its context current.
@@ -47,27 +50,98 @@ fn usize_of(v: u64) -> Result<usize> {
     usize::try_from(v).map_err(|_| Error::OutOfMemory { requested: usize::MAX })
 }
 
-pub(super) fn alloc_array(device: &CudaDevice, stream: &Arc<CudaStream>, desc: &ArrayDesc) -> Result<Box<dyn ArrayImpl>> {
+/// The driver's descriptor of an array (or a mipmapped array's level 0).
+fn array3d(desc: &ArrayDesc) -> Result<sys::CUDA_ARRAY3D_DESCRIPTOR> {
     let (w, h, d) = desc.extent();
-    let layered = matches!(desc.geometry, Geometry::Layered { .. });
-    let mut flags = if layered { sys::CUDA_ARRAY3D_LAYERED } else { 0 };
+    let mut flags = if desc.layered { sys::CUDA_ARRAY3D_LAYERED } else { 0 };
     if desc.surface_ldst {
         flags |= sys::CUDA_ARRAY3D_SURFACE_LDST;
     }
+    if desc.cubemap {
+        flags |= sys::CUDA_ARRAY3D_CUBEMAP;
+    }
+    let stacked = matches!(desc.geometry, Geometry::Layered { .. });
     // The driver's convention: 0 for the dimensions an array does not have.
-    let cu = sys::CUDA_ARRAY3D_DESCRIPTOR {
+    Ok(sys::CUDA_ARRAY3D_DESCRIPTOR {
         Width: usize_of(w)?,
         Height: if desc.dims >= 2 { usize_of(h)? } else { 0 },
-        Depth: if layered || desc.dims == 3 { usize_of(d)? } else { 0 },
+        Depth: if stacked || desc.dims == 3 { usize_of(d)? } else { 0 },
         Format: array_format(desc.format)?,
         NumChannels: desc.format.channels,
         Flags: flags,
-    };
+    })
+}
+
+pub(super) fn alloc_array(device: &CudaDevice, stream: &Arc<CudaStream>, desc: &ArrayDesc) -> Result<Box<dyn ArrayImpl>> {
+    let cu = array3d(desc)?;
     stream.context().bind_to_thread().map_err(|e| driver_error("cuCtxSetCurrent", e))?;
     let mut array: sys::CUarray = std::ptr::null_mut();
     // SAFETY: `cu` is a complete descriptor; the handle is written on success.
     unsafe { sys::cuArray3DCreate_v2(&mut array, &cu) }.result().map_err(|e| driver_error("cuArray3DCreate", e))?;
-    Ok(Box::new(CudaArray { device: device.id(), stream: stream.clone(), desc: *desc, array }))
+    Ok(Box::new(CudaArray { device: device.id(), stream: stream.clone(), desc: *desc, array, owned: true }))
+}
+
+/// A mipmapped array and its levels (arrays the driver owns: freed with it).
+pub(super) struct CudaMipmapped {
+    device: DeviceId,
+    stream: Arc<CudaStream>,
+    handle: sys::CUmipmappedArray,
+    levels: Vec<CudaArray>,
+}
+
+// SAFETY: a CUmipmappedArray is a driver handle usable from any thread with its context current.
+unsafe impl Send for CudaMipmapped {}
+unsafe impl Sync for CudaMipmapped {}
+
+pub(super) fn alloc_mipmapped(device: &CudaDevice, stream: &Arc<CudaStream>, desc: &ArrayDesc, levels: u32) -> Result<Box<dyn MipmappedImpl>> {
+    let cu = array3d(desc)?;
+    stream.context().bind_to_thread().map_err(|e| driver_error("cuCtxSetCurrent", e))?;
+    let mut handle: sys::CUmipmappedArray = std::ptr::null_mut();
+    // SAFETY: `cu` is a complete descriptor; the handle is written on success.
+    unsafe { sys::cuMipmappedArrayCreate(&mut handle, &cu, levels) }.result().map_err(|e| driver_error("cuMipmappedArrayCreate", e))?;
+    let mut m = CudaMipmapped { device: device.id(), stream: stream.clone(), handle, levels: Vec::new() };
+    for l in 0..levels {
+        let mut array: sys::CUarray = std::ptr::null_mut();
+        // SAFETY: a live mipmapped array of `levels` levels; the level's handle is written on
+        // success and stays the mipmapped array's.
+        unsafe { sys::cuMipmappedArrayGetLevel(&mut array, handle, l) }.result().map_err(|e| driver_error("cuMipmappedArrayGetLevel", e))?;
+        let geometry = ptx_cpu::texture::mipmap::level_geometry(desc.geometry, l);
+        m.levels.push(CudaArray { device: device.id(), stream: stream.clone(), desc: ArrayDesc { geometry, ..*desc }, array, owned: false });
+    }
+    Ok(Box::new(m))
+}
+
+impl MipmappedImpl for CudaMipmapped {
+    fn device(&self) -> DeviceId {
+        self.device
+    }
+
+    fn levels(&self) -> u32 {
+        self.levels.len() as u32
+    }
+
+    fn level(&self, level: u32) -> &dyn ArrayImpl {
+        &self.levels[level as usize]
+    }
+
+    fn level_mut(&mut self, level: u32) -> &mut dyn ArrayImpl {
+        &mut self.levels[level as usize]
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl Drop for CudaMipmapped {
+    fn drop(&mut self) {
+        let ctx = self.stream.context();
+        if ctx.bind_to_thread().is_ok() {
+            let _ = ctx.synchronize();
+            // SAFETY: ours, and no queued work uses it any more; its levels go with it.
+            let _ = unsafe { sys::cuMipmappedArrayDestroy(self.handle) };
+        }
+    }
 }
 
 impl CudaArray {
@@ -126,6 +200,9 @@ impl ArrayImpl for CudaArray {
 
 impl Drop for CudaArray {
     fn drop(&mut self) {
+        if !self.owned {
+            return;
+        }
         let ctx = self.stream.context();
         if ctx.bind_to_thread().is_ok() {
             let _ = ctx.synchronize();
@@ -192,6 +269,11 @@ fn resource_desc(resource: &TexResource<'_>, stream: &Arc<CudaStream>) -> Result
             r.resType = sys::CUresourcetype::CU_RESOURCE_TYPE_ARRAY;
             r.res.array = sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_1 { hArray: cuda_array(a)?.array };
         }
+        TexResource::Mipmapped(m) => {
+            let m = m.as_any().downcast_ref::<CudaMipmapped>().ok_or_else(other_device)?;
+            r.resType = sys::CUresourcetype::CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
+            r.res.mipmap = sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_2 { hMipmappedArray: m.handle };
+        }
     }
     Ok(r)
 }
@@ -224,6 +306,14 @@ fn texture_desc(s: &Sampler) -> sys::CUDA_TEXTURE_DESC {
     }
     t.flags = flags;
     t.borderColor = s.border_color;
+    t.mipmapFilterMode = match s.mipmap_filter {
+        FilterMode::Point => sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
+        FilterMode::Linear => sys::CUfilter_mode::CU_TR_FILTER_MODE_LINEAR,
+    };
+    t.mipmapLevelBias = s.mipmap_level_bias;
+    t.minMipmapLevelClamp = s.min_mipmap_level_clamp;
+    t.maxMipmapLevelClamp = s.max_mipmap_level_clamp;
+    t.maxAnisotropy = s.max_anisotropy;
     t
 }
 

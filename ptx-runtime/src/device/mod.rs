@@ -19,7 +19,7 @@
 //! | atomics | [`atomic`]: `load`, `store`, `swap`, `compare_exchange`, `fetch_add`, ..., `fence` | `atomicAdd`, `cuda::atomic_ref`, `__nv_atomic_*` |
 //! | device heap | [`malloc`], [`free`] | `malloc`, `free` |
 //! | math | [`math`] (accurate, what `x.sin()` calls), [`fast`] (approximate) | `sinf`, ..., `__sinf`, ... |
-//! | textures, surfaces | [`tex2d`], [`tex1d_fetch`], [`tex2d_lod`], [`tex2d_grad`], [`tex2d_gather`], [`surf2d_read`], [`surf2d_write`], ... over [`crate::texture`]'s typed handles | `tex2D<T>`, `tex1Dfetch<T>`, `tex2DLod<T>`, `tex2DGrad<T>`, `tex2Dgather<T>`, `surf2Dread<T>`, `surf2Dwrite` |
+//! | textures, surfaces | [`tex2d`], [`tex1d_fetch`], [`tex2d_lod`], [`tex2d_grad`], [`tex_cubemap`], [`tex2d_gather`], [`surf2d_read`], [`surf2d_write`], ... over [`crate::texture`]'s typed handles | `tex2D<T>`, `tex1Dfetch<T>`, `tex2DLod<T>`, `tex2DGrad<T>`, `texCubemap<T>`, `tex2Dgather<T>`, `surf2Dread<T>`, `surf2Dwrite` |
 //! | half precision | [`HalfMath`]: `a.mul_add(b, c)`, `x.abs()` on `f16` / `bf16` | `__hfma`, `__habs` |
 //! | rounded conversions | [`ToF16Rounded`], [`ToBf16Rounded`], [`ToIntRounded`]: `x.to_f16_rz()`, `h.to_i32_rd()`, ... | `__float2half_rz`, `__half2int_rd`, ... |
 //! | tensor cores | [`mma`]: [`mma::FragmentA`], [`mma::FragmentB`], [`mma::FragmentC`], [`mma::mma_sync`], [`mma::ldmatrix_x4`], [`mma::stmatrix_x4`], ... (sm_80; `ldmatrix` sm_75, `stmatrix` sm_90) | `mma.sync` / `ldmatrix` / `stmatrix` through inline asm |

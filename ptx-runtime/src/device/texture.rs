@@ -10,6 +10,11 @@
 //! | [`tex2d_layered`]`(t, x, y, layer)` | `tex2DLayered<T>` | `tex.a2d.v4.T.f32 {d}, [t, {layer, x, y, y}]` |
 //! | [`tex1d_lod`], [`tex2d_lod`], [`tex3d_lod`] | `tex2DLod<T>(t, x, y, lod)` | `tex.level.2d.v4.T.f32 ..., lod` |
 //! | [`tex2d_grad`]`(t, x, y, dx, dy)` | `tex2DGrad<T>(t, x, y, dx, dy)` | `tex.grad.2d.v4.T.f32 ..., {dx}, {dy}` |
+//! | [`tex1d_grad`], [`tex3d_grad`] (`f32x4` gradients) | `tex1DGrad<T>`, `tex3DGrad<T>` | `tex.grad.3d ..., {dx.x, dx.y, dx.z, dx.z}, {dy…}` |
+//! | [`tex1d_layered_lod`], [`tex2d_layered_lod`], [`tex1d_layered_grad`], [`tex2d_layered_grad`] | `tex2DLayeredLod<T>` … | `tex.level.a2d …, level`, `tex.grad.a2d …, {dx}, {dy}` |
+//! | [`tex_cubemap`]`(t, x, y, z)` | `texCubemap<T>(t, x, y, z)` | `tex.cube.v4.T.f32 {d}, [t, {x, y, z, z}]` |
+//! | [`tex_cubemap_lod`], [`tex_cubemap_grad`] | `texCubemapLod<T>`, `texCubemapGrad<T>` | `tex.level.cube`, `tex.grad.cube` |
+//! | [`tex_cubemap_layered`]`(t, x, y, z, layer)`, [`tex_cubemap_layered_lod`] | `texCubemapLayered<T>`, `texCubemapLayeredLod<T>` | `tex.acube.v4.T.f32 {d}, [t, {layer, x, y, z}]`, `tex.level.acube` |
 //! | [`tex2d_gather`]`(t, x, y, c)` | `tex2Dgather<T4>(t, x, y, c)` | `tld4.{r,g,b,a}.2d.v4.T.f32` |
 //! | [`surf2d_read`]`(s, x_bytes, y, b)` | `surf2Dread<T>(s, x, y, mode)` | `suld.b.2d.bN.{trap,clamp,zero} {d}, [s, {x, y}]` |
 //! | [`surf2d_write`]`(v, s, x_bytes, y, b)` | `surf2Dwrite(v, s, x, y, mode)` | `sust.b.2d.bN.{trap,clamp,zero} [s, {x, y}], {v}` |
@@ -26,7 +31,8 @@
 //! On the host these have no texture memory to read: calling one there stops with a message
 //! (run the kernel on the CUDA or CPU backend).
 
-use crate::texture::{Boundary, Surface1d, Surface1dLayered, Surface2d, Surface2dLayered, Surface3d, SurfaceElem, Texel, Texture1d, Texture1dLayered, Texture2d, Texture2dLayered, Texture3d};
+use crate::texture::{Boundary, Surface1d, Surface1dLayered, Surface2d, Surface2dLayered, Surface3d, SurfaceElem, Texel, Texture1d, Texture1dLayered, Texture2d, Texture2dLayered, Texture3d, TextureCubemap, TextureCubemapLayered};
+use crate::vector::{f32x2, f32x4};
 use ptx_macros::__device_api as device_api;
 
 #[cold]
@@ -102,6 +108,84 @@ pub fn tex3d_lod<T: Texel>(t: Texture3d<T>, x: f32, y: f32, z: f32, level: f32) 
 pub fn tex2d_grad<T: Texel>(t: Texture2d<T>, x: f32, y: f32, dx: crate::vector::f32x2, dy: crate::vector::f32x2) -> T {
     let _ = (t, x, y, dx, dy);
     host("tex2d_grad")
+}
+
+/// `tex1DGrad<T>(t, x, dx, dy)`: the level from the coordinate's derivatives.
+#[device_api]
+pub fn tex1d_grad<T: Texel>(t: Texture1d<T>, x: f32, dx: f32, dy: f32) -> T {
+    let _ = (t, x, dx, dy);
+    host("tex1d_grad")
+}
+
+/// `tex3DGrad<T>(t, x, y, z, dx, dy)`: the gradients' `w` lanes are not read.
+#[device_api]
+pub fn tex3d_grad<T: Texel>(t: Texture3d<T>, x: f32, y: f32, z: f32, dx: f32x4, dy: f32x4) -> T {
+    let _ = (t, x, y, z, dx, dy);
+    host("tex3d_grad")
+}
+
+/// `tex1DLayeredLod<T>(t, x, layer, level)`.
+#[device_api]
+pub fn tex1d_layered_lod<T: Texel>(t: Texture1dLayered<T>, x: f32, layer: i32, level: f32) -> T {
+    let _ = (t, x, layer, level);
+    host("tex1d_layered_lod")
+}
+
+/// `tex2DLayeredLod<T>(t, x, y, layer, level)`.
+#[device_api]
+pub fn tex2d_layered_lod<T: Texel>(t: Texture2dLayered<T>, x: f32, y: f32, layer: i32, level: f32) -> T {
+    let _ = (t, x, y, layer, level);
+    host("tex2d_layered_lod")
+}
+
+/// `tex1DLayeredGrad<T>(t, x, layer, dx, dy)`.
+#[device_api]
+pub fn tex1d_layered_grad<T: Texel>(t: Texture1dLayered<T>, x: f32, layer: i32, dx: f32, dy: f32) -> T {
+    let _ = (t, x, layer, dx, dy);
+    host("tex1d_layered_grad")
+}
+
+/// `tex2DLayeredGrad<T>(t, x, y, layer, dx, dy)`.
+#[device_api]
+pub fn tex2d_layered_grad<T: Texel>(t: Texture2dLayered<T>, x: f32, y: f32, layer: i32, dx: f32x2, dy: f32x2) -> T {
+    let _ = (t, x, y, layer, dx, dy);
+    host("tex2d_layered_grad")
+}
+
+/// `texCubemap<T>(t, x, y, z)`: the face the direction `(x, y, z)` points at, sampled where
+/// it meets it (the CUDA programming guide's cubemap table; docs/textures.md).
+#[device_api]
+pub fn tex_cubemap<T: Texel>(t: TextureCubemap<T>, x: f32, y: f32, z: f32) -> T {
+    let _ = (t, x, y, z);
+    host("tex_cubemap")
+}
+
+/// `texCubemapLod<T>(t, x, y, z, level)`.
+#[device_api]
+pub fn tex_cubemap_lod<T: Texel>(t: TextureCubemap<T>, x: f32, y: f32, z: f32, level: f32) -> T {
+    let _ = (t, x, y, z, level);
+    host("tex_cubemap_lod")
+}
+
+/// `texCubemapGrad<T>(t, x, y, z, dx, dy)`: the gradients of the direction (`w` not read).
+#[device_api]
+pub fn tex_cubemap_grad<T: Texel>(t: TextureCubemap<T>, x: f32, y: f32, z: f32, dx: f32x4, dy: f32x4) -> T {
+    let _ = (t, x, y, z, dx, dy);
+    host("tex_cubemap_grad")
+}
+
+/// `texCubemapLayered<T>(t, x, y, z, layer)`: cube `layer` of a layered cube map.
+#[device_api]
+pub fn tex_cubemap_layered<T: Texel>(t: TextureCubemapLayered<T>, x: f32, y: f32, z: f32, layer: i32) -> T {
+    let _ = (t, x, y, z, layer);
+    host("tex_cubemap_layered")
+}
+
+/// `texCubemapLayeredLod<T>(t, x, y, z, layer, level)`.
+#[device_api]
+pub fn tex_cubemap_layered_lod<T: Texel>(t: TextureCubemapLayered<T>, x: f32, y: f32, z: f32, layer: i32, level: f32) -> T {
+    let _ = (t, x, y, z, layer, level);
+    host("tex_cubemap_layered_lod")
 }
 
 /// `tex2Dgather<T4>(t, x, y, comp)`: component `comp` (a literal 0..=3: r, g, b, a) of the

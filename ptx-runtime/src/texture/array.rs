@@ -7,7 +7,7 @@
 //! `to_vec` take and give them in that order (`cuMemcpy3D` with a tightly packed host side).
 
 use super::format::{from_bytes, to_bytes, TexelFormat};
-use super::{sealed, Surface1d, Surface1dLayered, Surface2d, Surface2dLayered, Surface3d, SurfaceElem, Texel, Texture1d, Texture1dLayered, Texture2d, Texture2dLayered, Texture3d};
+use super::{sealed, Surface1d, Surface1dLayered, Surface2d, Surface2dLayered, Surface3d, SurfaceElem, Texel, Texture1d, Texture1dLayered, Texture2d, Texture2dLayered, Texture3d, TextureCubemap, TextureCubemapLayered};
 use crate::backend::texture::{ArrayDesc, ArrayImpl};
 use crate::error::{Error, Result};
 use crate::stream::Stream;
@@ -15,7 +15,8 @@ use ptx_cpu::texture::Geometry;
 use std::fmt;
 use std::marker::PhantomData;
 
-/// The shape of a CUDA array: [`Dim1`], [`Dim2`], [`Dim3`], [`Layered1`], [`Layered2`].
+/// The shape of a CUDA array: [`Dim1`], [`Dim2`], [`Dim3`], [`Layered1`], [`Layered2`],
+/// [`Cubemap`], [`CubemapLayered`].
 pub trait ArrayShape: sealed::Sealed + 'static {
     /// The extent as the constructor takes it: `width`, `(width, height)`,
     /// `(width, height, depth)`, `(width, layers)`, `(width, height, layers)`.
@@ -24,6 +25,12 @@ pub trait ArrayShape: sealed::Sealed + 'static {
     type Texture<T: Texel>: super::object::ObjectHandle;
     #[doc(hidden)]
     const DIMS: u32;
+    /// The driver's `CUDA_ARRAY3D_LAYERED` flag.
+    #[doc(hidden)]
+    const LAYERED: bool;
+    /// The driver's `CUDA_ARRAY3D_CUBEMAP` flag.
+    #[doc(hidden)]
+    const CUBEMAP: bool = false;
     #[doc(hidden)]
     fn geometry(extent: Self::Extent) -> Geometry;
 }
@@ -49,14 +56,22 @@ pub struct Layered1;
 /// Layered 2-D: `(width, height, layers)`.
 #[derive(Clone, Copy, Debug)]
 pub struct Layered2;
+/// A cube map (`cudaArrayCubemap`): six `width × width` faces, `width`.
+#[derive(Clone, Copy, Debug)]
+pub struct Cubemap;
+/// A layered cube map (`cudaArrayCubemap | cudaArrayLayered`): `(width, cubes)`, six faces a
+/// cube.
+#[derive(Clone, Copy, Debug)]
+pub struct CubemapLayered;
 
 macro_rules! shapes {
-    ($($shape:ident, $dims:literal, $ext:ty, |$e:ident| $geom:expr, $tex:ident $(, $surf:ident)?;)*) => {$(
+    ($($shape:ident, $dims:literal, $layered:literal, $ext:ty, |$e:ident| $geom:expr, $tex:ident $(, $surf:ident)?;)*) => {$(
         impl sealed::Sealed for $shape {}
         impl ArrayShape for $shape {
             type Extent = $ext;
             type Texture<T: Texel> = $tex<T>;
             const DIMS: u32 = $dims;
+            const LAYERED: bool = $layered;
             fn geometry($e: $ext) -> Geometry {
                 $geom
             }
@@ -68,11 +83,35 @@ macro_rules! shapes {
 }
 
 shapes! {
-    Dim1, 1, usize, |w| Geometry::Plain { width: w as u64, height: 1, depth: 1 }, Texture1d, Surface1d;
-    Dim2, 2, (usize, usize), |e| Geometry::Plain { width: e.0 as u64, height: e.1 as u64, depth: 1 }, Texture2d, Surface2d;
-    Dim3, 3, (usize, usize, usize), |e| Geometry::Plain { width: e.0 as u64, height: e.1 as u64, depth: e.2 as u64 }, Texture3d, Surface3d;
-    Layered1, 1, (usize, usize), |e| Geometry::Layered { width: e.0 as u64, height: 1, layers: e.1 as u64 }, Texture1dLayered, Surface1dLayered;
-    Layered2, 2, (usize, usize, usize), |e| Geometry::Layered { width: e.0 as u64, height: e.1 as u64, layers: e.2 as u64 }, Texture2dLayered, Surface2dLayered;
+    Dim1, 1, false, usize, |w| Geometry::Plain { width: w as u64, height: 1, depth: 1 }, Texture1d, Surface1d;
+    Dim2, 2, false, (usize, usize), |e| Geometry::Plain { width: e.0 as u64, height: e.1 as u64, depth: 1 }, Texture2d, Surface2d;
+    Dim3, 3, false, (usize, usize, usize), |e| Geometry::Plain { width: e.0 as u64, height: e.1 as u64, depth: e.2 as u64 }, Texture3d, Surface3d;
+    Layered1, 1, true, (usize, usize), |e| Geometry::Layered { width: e.0 as u64, height: 1, layers: e.1 as u64 }, Texture1dLayered, Surface1dLayered;
+    Layered2, 2, true, (usize, usize, usize), |e| Geometry::Layered { width: e.0 as u64, height: e.1 as u64, layers: e.2 as u64 }, Texture2dLayered, Surface2dLayered;
+}
+
+impl sealed::Sealed for Cubemap {}
+impl ArrayShape for Cubemap {
+    type Extent = usize;
+    type Texture<T: Texel> = TextureCubemap<T>;
+    const DIMS: u32 = 2;
+    const LAYERED: bool = false;
+    const CUBEMAP: bool = true;
+    fn geometry(w: usize) -> Geometry {
+        Geometry::Layered { width: w as u64, height: w as u64, layers: 6 }
+    }
+}
+
+impl sealed::Sealed for CubemapLayered {}
+impl ArrayShape for CubemapLayered {
+    type Extent = (usize, usize);
+    type Texture<T: Texel> = TextureCubemapLayered<T>;
+    const DIMS: u32 = 2;
+    const LAYERED: bool = true;
+    const CUBEMAP: bool = true;
+    fn geometry((w, cubes): (usize, usize)) -> Geometry {
+        Geometry::Layered { width: w as u64, height: w as u64, layers: 6 * cubes as u64 }
+    }
 }
 
 /// A CUDA array of `E` texels of shape `S`, freed when dropped (`cuArrayDestroy`). Texture
@@ -104,6 +143,10 @@ pub type Array3d<E> = CudaArray<E, Dim3>;
 pub type Array1dLayered<E> = CudaArray<E, Layered1>;
 /// A layered 2-D CUDA array.
 pub type Array2dLayered<E> = CudaArray<E, Layered2>;
+/// A cube map: faces +x, −x, +y, −y, +z, −z one after another (see `ptx_cpu::texture::cube`).
+pub type ArrayCubemap<E> = CudaArray<E, Cubemap>;
+/// A layered cube map: the cubes one after another, six faces each.
+pub type ArrayCubemapLayered<E> = CudaArray<E, CubemapLayered>;
 
 impl<E: TexelFormat, S: ArrayShape> CudaArray<E, S> {
     /// An array of `extent` for textures (`cudaMalloc3DArray`, no flags). Its contents are
@@ -128,7 +171,7 @@ impl<E: TexelFormat, S: ArrayShape> CudaArray<E, S> {
     }
 
     fn alloc(stream: &Stream, extent: S::Extent, surface_ldst: bool) -> Result<Self> {
-        let desc = ArrayDesc { format: E::FORMAT, geometry: S::geometry(extent), dims: S::DIMS, surface_ldst };
+        let desc = ArrayDesc { format: E::FORMAT, geometry: S::geometry(extent), dims: S::DIMS, surface_ldst, cubemap: S::CUBEMAP, layered: S::LAYERED };
         let (w, h, d) = desc.extent();
         if w == 0 || h == 0 || d == 0 {
             return Err(Error::InvalidConfig { reason: format!("a CUDA array of extent {extent:?}: every dimension (and the layer count) must be at least 1") });

@@ -12,10 +12,12 @@
 
 mod array;
 mod format;
+mod mipmap;
 mod object;
 mod pitched;
 
-pub use array::{Array1d, Array1dLayered, Array2d, Array2dLayered, Array3d, ArrayShape, CudaArray, Dim1, Dim2, Dim3, Layered1, Layered2, SurfaceShape};
+pub use array::{Array1d, Array1dLayered, Array2d, Array2dLayered, Array3d, ArrayCubemap, ArrayCubemapLayered, ArrayShape, CudaArray, Cubemap, CubemapLayered, Dim1, Dim2, Dim3, Layered1, Layered2, SurfaceShape};
+pub use mipmap::MipmappedArray;
 pub use format::{NormalizedTexel, ReadAs, ReadElement, ReadNormalized, TexelFormat};
 pub use object::{surface, AddressMode, FilterMode, ObjectHandle, SurfaceObject, TextureDesc, TextureObject};
 pub use pitched::{PitchedBuffer, PITCH_ALIGN};
@@ -201,6 +203,10 @@ typed_handles! {
     Texture1dLayered: Texel;
     /// A layered 2-D texture: `tex2d_layered`, `tex2d_layered_gather`.
     Texture2dLayered: Texel;
+    /// A cube map: `tex_cubemap`, `tex_cubemap_lod`, `tex_cubemap_grad` (CUDA's `texCubemap`).
+    TextureCubemap: Texel;
+    /// A layered cube map: `tex_cubemap_layered`, `tex_cubemap_layered_lod`.
+    TextureCubemapLayered: Texel;
     /// A 1-D surface: `surf1d_read`, `surf1d_write`.
     Surface1d: SurfaceElem;
     /// A 2-D surface: `surf2d_read`, `surf2d_write`.

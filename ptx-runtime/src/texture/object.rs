@@ -11,7 +11,8 @@
 use super::array::{ArrayShape, CudaArray, SurfaceShape};
 use super::format::{ReadAs, ReadElement, ReadNormalized, TexelFormat};
 use super::pitched::PitchedBuffer;
-use super::{sealed, Surface1d, Surface1dLayered, Surface2d, Surface2dLayered, Surface3d, SurfaceElem, Texel, Texture1d, Texture1dLayered, Texture2d, Texture2dLayered, Texture3d};
+use super::mipmap::MipmappedArray;
+use super::{sealed, Surface1d, Surface1dLayered, Surface2d, Surface2dLayered, Surface3d, SurfaceElem, Texel, Texture1d, Texture1dLayered, Texture2d, Texture2dLayered, Texture3d, TextureCubemap, TextureCubemapLayered};
 use crate::arg::{Args, KernelArg};
 use crate::backend::texture::{ObjectImpl, TexResource};
 use crate::backend::DeviceId;
@@ -43,7 +44,7 @@ macro_rules! handles {
     )*};
 }
 
-handles!(Texture1d: Texel, Texture2d: Texel, Texture3d: Texel, Texture1dLayered: Texel, Texture2dLayered: Texel, Surface1d: SurfaceElem, Surface2d: SurfaceElem, Surface3d: SurfaceElem, Surface1dLayered: SurfaceElem, Surface2dLayered: SurfaceElem);
+handles!(Texture1d: Texel, Texture2d: Texel, Texture3d: Texel, Texture1dLayered: Texel, Texture2dLayered: Texel, TextureCubemap: Texel, TextureCubemapLayered: Texel, Surface1d: SurfaceElem, Surface2d: SurfaceElem, Surface3d: SurfaceElem, Surface1dLayered: SurfaceElem, Surface2dLayered: SurfaceElem);
 
 /// How a texture samples (CUDA's `cudaTextureDesc`): address modes, filtering, coordinates,
 /// read mode (the type parameter: [`ReadElement`] by default, [`ReadNormalized`] after
@@ -129,6 +130,34 @@ impl<R> TextureDesc<R> {
         self
     }
 
+    /// Between mipmap levels: the nearest level (`Point`, the default) or a blend of the two
+    /// around the level of detail (`Linear`) (`mipmapFilterMode`).
+    pub fn mipmap_filter(mut self, filter: FilterMode) -> Self {
+        self.sampler.mipmap_filter = filter;
+        self
+    }
+
+    /// Added to every level of detail (`mipmapLevelBias`).
+    pub fn mipmap_level_bias(mut self, bias: f32) -> Self {
+        self.sampler.mipmap_level_bias = bias;
+        self
+    }
+
+    /// The level of detail's bounds (`minMipmapLevelClamp`, `maxMipmapLevelClamp`); by
+    /// default 0 and the last level.
+    pub fn mipmap_level_clamp(mut self, min: f32, max: f32) -> Self {
+        self.sampler.min_mipmap_level_clamp = min;
+        self.sampler.max_mipmap_level_clamp = max;
+        self
+    }
+
+    /// `maxAnisotropy` (1 to 16 on a GPU; 0, the default, is 1). The CPU backend filters
+    /// isotropically whatever it is.
+    pub fn max_anisotropy(mut self, n: u32) -> Self {
+        self.sampler.max_anisotropy = n;
+        self
+    }
+
     /// The CPU device's sampler this describes (the driver's `CUDA_TEXTURE_DESC`).
     pub fn sampler(&self) -> Sampler {
         self.sampler
@@ -143,6 +172,19 @@ impl<R> TextureDesc<R> {
         self.check::<E>()?;
         same_device(stream, array.inner.device(), "array")?;
         TextureObject::create(stream, TexResource::Array(&*array.inner), &self.sampler_for::<E>())
+    }
+
+    /// A texture over a mipmapped array (`cudaResourceTypeMipmappedArray`), of the handle
+    /// type a texture over its level 0 has. The upper level clamp is at most the last level.
+    pub fn mipmapped<'a, E: TexelFormat, S: ArrayShape>(&self, stream: &Stream, array: &'a MipmappedArray<E, S>) -> Result<TextureObject<'a, S::Texture<R::Texel>>>
+    where
+        R: ReadAs<E>,
+    {
+        self.check::<E>()?;
+        same_device(stream, array.inner.device(), "mipmapped array")?;
+        let mut sampler = self.sampler_for::<E>();
+        sampler.max_mipmap_level_clamp = sampler.max_mipmap_level_clamp.min((array.levels() - 1) as f32);
+        TextureObject::create(stream, TexResource::Mipmapped(&*array.inner), &sampler)
     }
 
     /// A texture over a linear buffer, read by `tex1d_fetch` (`cudaResourceTypeLinear`;
@@ -183,10 +225,11 @@ impl<R> TextureDesc<R> {
     where
         R: ReadAs<E>,
     {
-        if self.sampler.filter == FilterMode::Linear && R::MODE == ReadMode::ElementType && E::FORMAT.kind != ChannelKind::Float {
+        let linear = self.sampler.filter == FilterMode::Linear || self.sampler.mipmap_filter == FilterMode::Linear;
+        if linear && R::MODE == ReadMode::ElementType && E::FORMAT.kind != ChannelKind::Float {
             return Err(Error::InvalidConfig {
                 reason: format!(
-                    "linear filtering of `{}` texels read as integers: CUDA filters only textures that return floats; read them with `.normalized_float()` (8- and 16-bit integers) or use `FilterMode::Point`",
+                    "linear filtering of `{}` texels read as integers: CUDA filters only textures that return floats (within a level and between mipmap levels); read them with `.normalized_float()` (8- and 16-bit integers) or use `FilterMode::Point`",
                     std::any::type_name::<E>()
                 ),
             });

@@ -106,6 +106,8 @@ fn geom(g: Geom) -> &'static str {
         Geom::D3 => ".3d",
         Geom::A1 => ".a1d",
         Geom::A2 => ".a2d",
+        Geom::Cube => ".cube",
+        Geom::ACube => ".acube",
     }
 }
 

@@ -3,10 +3,10 @@
 //! `ptx_cpu::texture` documents), an object an entry of the device's object table.
 
 use super::{CpuBackend, CpuMemory};
-use crate::backend::texture::{ArrayDesc, ArrayImpl, ObjectImpl, TexResource};
+use crate::backend::texture::{ArrayDesc, ArrayImpl, MipmappedImpl, ObjectImpl, TexResource};
 use crate::backend::{DeviceId, MemoryImpl};
 use crate::error::{Error, Result};
-use ptx_cpu::texture::{Array, Resource, Sampler, Surface, Texture};
+use ptx_cpu::texture::{Array, Mipmapped, Resource, Sampler, Surface, Texture};
 use std::any::Any;
 use std::sync::Arc;
 
@@ -14,6 +14,8 @@ pub(super) struct CpuArray {
     backend: Arc<CpuBackend>,
     desc: ArrayDesc,
     addr: u64,
+    /// False for a level of a mipmapped array, whose allocation the mipmapped array frees.
+    owned: bool,
 }
 
 impl CpuArray {
@@ -26,7 +28,65 @@ pub(super) fn alloc_array(backend: &Arc<CpuBackend>, desc: &ArrayDesc) -> Result
     desc.format.check()?;
     let bytes = usize::try_from(desc.bytes()).map_err(|_| Error::OutOfMemory { requested: usize::MAX })?;
     let addr = backend.device.alloc(bytes.max(1))?;
-    Ok(Box::new(CpuArray { backend: backend.clone(), desc: *desc, addr }))
+    Ok(Box::new(CpuArray { backend: backend.clone(), desc: *desc, addr, owned: true }))
+}
+
+/// A mipmapped array: one allocation holding the levels one after another
+/// (`ptx_cpu::texture::Mipmapped`), each level a (not owning) `CpuArray` over its part.
+pub(super) struct CpuMipmapped {
+    backend: Arc<CpuBackend>,
+    desc: ArrayDesc,
+    addr: u64,
+    levels: Vec<CpuArray>,
+}
+
+impl CpuMipmapped {
+    fn mipmapped(&self) -> Mipmapped {
+        Mipmapped { addr: self.addr, format: self.desc.format, geometry: self.desc.geometry, levels: self.levels.len() as u32 }
+    }
+}
+
+pub(super) fn alloc_mipmapped(backend: &Arc<CpuBackend>, desc: &ArrayDesc, levels: u32) -> Result<Box<dyn MipmappedImpl>> {
+    desc.format.check()?;
+    let m = Mipmapped { addr: 0, format: desc.format, geometry: desc.geometry, levels };
+    let bytes = usize::try_from(m.bytes()).map_err(|_| Error::OutOfMemory { requested: usize::MAX })?;
+    let addr = backend.device.alloc(bytes.max(1))?;
+    let m = Mipmapped { addr, ..m };
+    let levels = (0..levels)
+        .map(|l| {
+            let a = m.level(l);
+            CpuArray { backend: backend.clone(), desc: ArrayDesc { geometry: a.geometry, ..*desc }, addr: a.addr, owned: false }
+        })
+        .collect();
+    Ok(Box::new(CpuMipmapped { backend: backend.clone(), desc: *desc, addr, levels }))
+}
+
+impl MipmappedImpl for CpuMipmapped {
+    fn device(&self) -> DeviceId {
+        self.backend.device_id()
+    }
+
+    fn levels(&self) -> u32 {
+        self.levels.len() as u32
+    }
+
+    fn level(&self, level: u32) -> &dyn ArrayImpl {
+        &self.levels[level as usize]
+    }
+
+    fn level_mut(&mut self, level: u32) -> &mut dyn ArrayImpl {
+        &mut self.levels[level as usize]
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl Drop for CpuMipmapped {
+    fn drop(&mut self) {
+        let _ = self.backend.device.free(self.addr);
+    }
 }
 
 impl ArrayImpl for CpuArray {
@@ -53,7 +113,9 @@ impl ArrayImpl for CpuArray {
 
 impl Drop for CpuArray {
     fn drop(&mut self) {
-        let _ = self.backend.device.free(self.addr);
+        if self.owned {
+            let _ = self.backend.device.free(self.addr);
+        }
     }
 }
 
@@ -81,6 +143,10 @@ pub(super) fn create_texture(backend: &Arc<CpuBackend>, resource: TexResource<'_
         TexResource::Linear { mem, format, width } => Resource::Linear { addr: address(backend, mem)?, format, width },
         TexResource::Pitch2d { mem, format, width, height, pitch } => Resource::Pitch2d { addr: address(backend, mem)?, format, width, height, pitch },
         TexResource::Array(a) => Resource::Array(cpu_array(backend, a)?.array()),
+        TexResource::Mipmapped(m) => match m.as_any().downcast_ref::<CpuMipmapped>() {
+            Some(m) if Arc::ptr_eq(&m.backend, backend) => Resource::Mipmapped(m.mipmapped()),
+            _ => return Err(other_device()),
+        },
     };
     let handle = backend.device.create_texture(Texture { resource, sampler: *sampler })?;
     Ok(Box::new(CpuObject { backend: backend.clone(), handle, surface: false }))
@@ -140,5 +206,23 @@ mod tests {
         drop(kept);
         drop(array);
         assert!(backend.device.free(addr).is_err(), "the array's allocation was freed on drop");
+    }
+
+    /// A mipmapped array frees its one allocation when dropped (its levels, which do not own
+    /// their parts, free nothing), and a texture over it is destroyed on drop.
+    #[test]
+    fn mipmapped_arrays_free_their_levels_once() {
+        use crate::texture::{Dim2, MipmappedArray};
+        let device = Device::new_cpu();
+        let backend = device.inner.as_any().downcast_ref::<CpuBackend>().unwrap();
+        let stream = device.stream();
+        let m = MipmappedArray::<f32, Dim2>::with_all_levels(&stream, (8, 8)).unwrap();
+        let t = TextureDesc::new().mipmapped(&stream, &m).unwrap();
+        let th = t.handle().raw();
+        drop(t);
+        assert!(backend.device.destroy_texture(th).is_err(), "the texture was destroyed on drop");
+        let addr = m.inner.as_any().downcast_ref::<super::CpuMipmapped>().unwrap().addr;
+        drop(m);
+        assert!(backend.device.free(addr).is_err(), "the allocation was freed on drop");
     }
 }
