@@ -34,6 +34,8 @@ mod body_generic_args;
 mod body_generic_methods;
 mod body_const_generic_types;
 mod body_trait_calls;
+mod body_prim_methods;
+mod body_trait_generic;
 mod body_generic_kernels;
 mod body_half;
 mod body_half2;

@@ -8,11 +8,13 @@ pub struct V {
     pub x: f32,
 }
 
+// A generic device trait has type parameters only.
 #[device_fn]
-pub trait Convert<T> {
-    fn convert(&self) -> T;
+pub trait Convert<const N: usize> {
+    fn convert(&self) -> f32;
 }
 
+// An impl of a trait that is not `#[device_fn]`.
 pub trait Pick<T> {
     fn pick(&self) -> T;
 }
@@ -21,6 +23,19 @@ pub trait Pick<T> {
 impl Pick<f32> for V {
     fn pick(&self) -> f32 {
         self.x
+    }
+}
+
+// A generic device trait is implemented for `DeviceRepr` types, not primitives.
+#[device_fn]
+pub trait Scale<T> {
+    fn scale(self, by: T) -> Self;
+}
+
+#[device_fn]
+impl Scale<f32> for f32 {
+    fn scale(self, by: f32) -> f32 {
+        self * by
     }
 }
 

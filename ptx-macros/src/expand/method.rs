@@ -158,6 +158,8 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
     // For an impl of a user trait (`#[device_fn] trait`): the invocation of the trait's replay
     // that compiles the default methods this impl leaves out.
     let mut defaults = TokenStream::new();
+    // For a generic trait's impl: the trait's path, its arguments' keys and template arguments.
+    let mut gtrait: Option<(syn::Path, Vec<String>, Vec<TokenStream>)> = None;
     if let Some((bang, path, _)) = &imp.trait_ {
         if let Some(b) = bang {
             errors.error(b, "negative impls have no device code; remove `#[device_fn]`");
@@ -192,6 +194,14 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
                 if let Some(d) = super::trait_def::user_trait_impl(path, &imp, &args, origin, &mut errors) {
                     defaults = d;
                 }
+                // A generic trait's impl (`impl Scale<f32> for Vec3`): its methods keyed and
+                // named by the trait's arguments (see `generic_trait`).
+                let targs = super::generic_trait::trait_args(path, &mut errors);
+                if !targs.is_empty() {
+                    let keys: Vec<String> = targs.iter().map(|t| super::generic_trait::type_key(t, &ty_name)).collect();
+                    let margs = super::generic_trait::template_args(&targs, &imp.self_ty, &mut errors);
+                    gtrait = Some((super::generic_trait::bare(path), keys, margs));
+                }
             }
         }
     }
@@ -220,12 +230,19 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
         _ => None,
     });
     let mut out = TokenStream::new();
+    // A user trait's associated types: `Self::Out` in the methods, and their replays.
+    let assoc = super::assoc_types::of(&imp);
+    if op.is_none() && from.is_none() && imp.trait_.is_some() && gtrait.is_none() && origin == super::trait_def::Origin::Written {
+        out.extend(super::assoc_types::replays(&assoc, &anchor_name, &self_ty));
+    }
     let mut symbols = Vec::new();
     for item in &imp.items {
         let syn::ImplItem::Fn(f) = item else { continue };
         let name = f.sig.ident.to_string();
         if crate::front::generic::is_generic(&f.sig) && op.is_none() {
-            if prim.is_some() {
+            if gtrait.is_some() {
+                errors.error(&f.sig.generics, "generic methods of a generic device trait are not supported yet: give the method concrete parameter types, or make its parameters the trait's");
+            } else if prim.is_some() {
                 errors.error(&f.sig.generics, "generic methods of a trait implemented for a primitive are not supported in device code: give the method concrete parameter types, or implement the trait for a `DeviceRepr` type");
             } else {
                 out.extend(super::generic::generic_method_replay(&ty_name, &self_ty, f));
@@ -254,13 +271,17 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
                     errors.error(&f.sig.ident, "`From` has one method, `from`");
                     continue;
                 }
-                None => (name.clone(), (name.clone(), false, String::new())),
+                None => match &gtrait {
+                    Some((_, keys, _)) => (super::generic_trait::method_key(&name, keys), (name.clone(), false, String::new())),
+                    None => (name.clone(), (name.clone(), false, String::new())),
+                },
             },
         };
         let mut method = f.clone();
         if let Some(out) = &output {
             OutputToType(out).visit_impl_item_fn_mut(&mut method);
         }
+        super::assoc_types::AssocToType(&assoc).visit_impl_item_fn_mut(&mut method);
         SelfToType(&self_ty).visit_impl_item_fn_mut(&mut method);
         let reshaped = match name.as_str() {
             "index" if op.is_some() => super::index_ops::index_by_value(&mut method, &mut errors),
@@ -277,7 +298,8 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
             _ => Recv::Assoc,
         };
         let info = Info::Method(MethodInfo {
-            name: name.clone(),
+            // A generic trait's method is called by its key (see `generic_trait`).
+            name: if gtrait.is_some() { key.clone() } else { name.clone() },
             recv,
             params: method
                 .sig
@@ -298,6 +320,14 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
         let export = replay_name(&anchor_name, &key, f.sig.ident.span());
         let vis: syn::Visibility = syn::parse_quote!(pub);
         out.extend(crate::link::replay::emit("method", &export, &vis, &method.to_token_stream(), &info));
+        if let Some(p) = &prim {
+            // Method syntax on the primitive (`x.halve()`, see `front::prim_method`): one more
+            // name made of the primitive's and the method's, the replay in the macro namespace
+            // and the hidden struct in the type namespace.
+            let alias = replay_name(&ty_name, &key, f.sig.ident.span());
+            out.extend(crate::link::replay::emit("method", &alias, &vis, &method.to_token_stream(), &info));
+            out.extend(quote!(#[doc(hidden)] #[allow(non_camel_case_types)] pub type #alias = #p;));
+        }
         let (sym_name, operator, params) = symbol;
         let konst = matches!(recv, Recv::Value | Recv::Ref);
         let class = match &prim {
@@ -307,12 +337,25 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
             None => ty_name.clone(),
         };
         let sym_const = symbol_const_name(&key);
+        if let Some((trait_path, _, margs)) = &gtrait {
+            out.extend(super::generic_trait::dispatch_alias(trait_path, &anchor_name, &name, &key, f.sig.ident.span()));
+            if let Some((_, keys, _)) = &gtrait {
+                out.extend(super::generic_trait::literal_aliases(keys, &anchor_name, &name, &export, f.sig.ident.span()));
+            }
+            symbols.push(quote! {
+                #[doc(hidden)]
+                pub const #sym_const: &'static str = ::ptx_runtime::__private::ptx_text![::ptx_runtime::__private::Piece::MemberTemplate {
+                    path: ::core::module_path!(), class: #class, args: &[], name: #sym_name, margs: &[#(#margs),*], konst: #konst, operator: false, params: &[],
+                }];
+            });
+        } else {
         symbols.push(quote! {
             #[doc(hidden)]
             pub const #sym_const: &'static str = ::ptx_runtime::__private::ptx_text![::ptx_runtime::__private::Piece::Member {
                 path: ::core::module_path!(), ty: #class, name: #sym_name, operator: #operator, konst: #konst, params: #params,
             }];
         });
+        }
         let item = syn::ItemFn { attrs: method.attrs.clone(), vis: syn::Visibility::Inherited, sig: method.sig.clone(), block: Box::new(method.block.clone()) };
         let cx = MethodCx { self_ty: self_ty.clone(), anchor: anchor.clone(), key };
         out.extend(super::method_first_round(args.clone(), item, cx));

@@ -9,6 +9,7 @@
 //! function's replay, and either the generated module or a fetch chain that ends in
 //! [`compile`], which runs the compiler again with what the chain found.
 
+mod assoc_types;
 mod bitfields;
 mod derive;
 mod derive_enum;
@@ -21,6 +22,7 @@ mod from_impl;
 pub use from_impl::key as from_impl_key;
 mod generic;
 mod generic_kernel;
+pub mod generic_trait;
 mod index_ops;
 mod kernel;
 mod debuginfo;

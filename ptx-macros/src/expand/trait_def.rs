@@ -39,8 +39,10 @@ const CORE_TRAITS: [&str; 17] = ["Clone", "Copy", "Default", "Debug", "Display",
 /// `#[device_fn] trait ...`: the trait and its replay.
 pub fn device_trait(t: syn::ItemTrait) -> TokenStream {
     let mut errors = Errors::new();
-    if !t.generics.params.is_empty() || t.generics.where_clause.is_some() {
-        errors.error(&t.generics, "`#[device_fn]` traits cannot be generic yet: each impl's methods are compiled to one PTX function each; write a trait without parameters");
+    for p in &t.generics.params {
+        if !matches!(p, syn::GenericParam::Type(_)) {
+            errors.error(p, "a generic `#[device_fn]` trait has type parameters only (`trait Scale<T>`): write a const parameter's values as types, or one trait per value");
+        }
     }
     if !errors.is_empty() {
         let e = errors.to_compile_errors();
@@ -51,7 +53,12 @@ pub fn device_trait(t: syn::ItemTrait) -> TokenStream {
     let ident = &t.ident;
     let vis = &t.vis;
     let d = Punct::new('$', Spacing::Alone);
-    let info = crate::link::info::write(&crate::link::info::Info::Trait(ident.to_string()));
+    let info = if t.generics.params.is_empty() {
+        crate::link::info::Info::Trait(ident.to_string())
+    } else {
+        crate::link::info::Info::GenericTrait(crate::link::info::GenericFnInfo { name: ident.to_string(), item: tokens.clone() })
+    };
+    let info = crate::link::info::write(&info);
     quote! {
         #t
         #[doc(hidden)]
@@ -81,8 +88,11 @@ pub fn user_trait_impl(path: &syn::Path, imp: &syn::ItemImpl, args: &TokenStream
         return None;
     }
     if !last.arguments.is_empty() {
-        errors.error(&last.arguments, "`#[device_fn]` impls of generic traits are not supported yet: implement a trait without parameters");
-        return None;
+        let prim = matches!(&*imp.self_ty, syn::Type::Path(p) if p.path.get_ident().is_some_and(|i| ptx_abi::Scalar::from_rust_name(&i.to_string()).is_some()));
+        if prim || !imp.generics.params.is_empty() {
+            errors.error(&last.arguments, "a generic device trait is implemented for a non-generic `DeviceRepr` type (`impl Scale<f32> for Vec3`); for a primitive or a generic type, use a trait without parameters");
+            return None;
+        }
     }
     if origin == Origin::Defaults {
         return None;
@@ -93,11 +103,12 @@ pub fn user_trait_impl(path: &syn::Path, imp: &syn::ItemImpl, args: &TokenStream
     });
     let self_ty = &imp.self_ty;
     // A generic impl's parameters, as a function's (`fn __generics<T: Num>() where .. {}`).
-    let generics = (!imp.generics.params.is_empty()).then(|| {
-        let (g, w) = (&imp.generics, &imp.generics.where_clause);
-        quote!({ fn __generics #g () #w {} })
-    });
-    Some(quote!(#path! { @ptx_defaults {#args} {#self_ty} { #(#written)* } #generics }))
+    let (g, w) = (&imp.generics, &imp.generics.where_clause);
+    let generics = quote!({ fn __generics #g () #w {} });
+    let bare = super::generic_trait::bare(path);
+    // The impl's associated types, which the defaults' `Self::Out` names.
+    let types = imp.items.iter().filter(|i| matches!(i, syn::ImplItem::Type(_)));
+    Some(quote!(#bare! { @ptx_defaults {#args} {#self_ty} { #(#written)* } #generics {#path} { #(#types)* } }))
 }
 
 /// `ptx_runtime::__private::trait_defaults! { {TRAIT} {args} {T} {written methods} }`: the
@@ -141,8 +152,23 @@ pub fn defaults(input: TokenStream) -> TokenStream {
         return TokenStream::new();
     }
     let ident = &tr.ident;
-    let mut imp: syn::ItemImpl = syn::parse_quote!(impl #ident for #self_ty { #(#items)* });
-    if let Some(g) = next().and_then(|g| syn::parse2::<syn::ItemFn>(g).ok()) {
+    let generics = next().and_then(|g| syn::parse2::<syn::ItemFn>(g).ok());
+    // The trait's path as the impl wrote it, with its arguments (`Scale<f32>`), which replace
+    // the trait's parameters in its default bodies.
+    let trait_path: syn::Path = next().and_then(|p| syn::parse2(p).ok()).unwrap_or_else(|| syn::parse_quote!(#ident));
+    let mut items = items;
+    if !tr.generics.params.is_empty() {
+        let mut e = Errors::new();
+        let args = super::generic_trait::trait_args(&trait_path, &mut e);
+        let types = tr.generics.type_params().map(|p| p.ident.to_string()).zip(args).collect();
+        let mut subst = crate::front::generic::Subst::new(types, Default::default());
+        for i in &mut items {
+            syn::visit_mut::VisitMut::visit_impl_item_mut(&mut subst, i);
+        }
+    }
+    let types: Vec<syn::ImplItem> = next().and_then(|g| syn::parse2::<syn::ItemImpl>(quote!(impl X { #g })).ok()).map(|i| i.items).unwrap_or_default();
+    let mut imp: syn::ItemImpl = syn::parse_quote!(impl #trait_path for #self_ty { #(#types)* #(#items)* });
+    if let Some(g) = generics {
         imp.generics = g.sig.generics;
     }
     super::method::impl_methods(args, imp, Origin::Defaults)

@@ -100,7 +100,7 @@ impl<'a> Checker<'a> {
                 return self.prim_trait_call(s, None, &last, &args, span, name_span);
             }
             // `Halve::halve(x)`, `Shape::area(&c)`: through a `#[device_fn]` trait.
-            if let Some(Info::Trait(_)) = self.env.get(&ty_path) {
+            if let Some(Info::Trait(_) | Info::GenericTrait(_)) = self.env.get(&ty_path) {
                 return self.trait_path_call(&ty_path, &last, &args, span, name_span);
             }
             let named = Ty::Named(Rc::new(NamedRef { key: crate::link::key(&ty_path), path: ty_path }));

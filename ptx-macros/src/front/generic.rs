@@ -131,6 +131,7 @@ impl Checker<'_> {
                         prim_bounds.push(syn::parse_quote!(#tp: #b));
                     }
                 }
+                super::assoc_type::QualifyAssoc::of(&item.sig.generics).visit_item_fn_mut(&mut inst);
                 let mut through = through;
                 through.visit_item_fn_mut(&mut inst);
                 subst.visit_item_fn_mut(&mut inst);
@@ -554,8 +555,22 @@ impl ThroughCalleeBody<'_> {
 
 impl VisitMut for ThroughCalleeBody<'_> {
     fn visit_type_path_mut(&mut self, tp: &mut syn::TypePath) {
-        if tp.qself.is_none() {
-            self.rewrite(&mut tp.path, true);
+        match &tp.qself {
+            None => self.rewrite(&mut tp.path, true),
+            // `<S as Measure>::Out`: the trait's path.
+            Some(q) if q.position > 0 => {
+                let pos = q.position;
+                let mut tr = syn::Path { leading_colon: tp.path.leading_colon, segments: tp.path.segments.iter().take(pos).cloned().collect() };
+                let before = tr.segments.len();
+                self.rewrite(&mut tr, true);
+                let added = tr.segments.len() - before;
+                tr.segments.extend(tp.path.segments.iter().skip(pos).cloned());
+                tp.path = tr;
+                if let Some(q) = &mut tp.qself {
+                    q.position += added;
+                }
+            }
+            Some(_) => {}
         }
         syn::visit_mut::visit_type_path_mut(self, tp);
     }

@@ -112,6 +112,7 @@ impl<'a> Checker<'a> {
         }
         match self.shallow(&recv.ty) {
             Ty::Scalar(s) if self.has_prim_trait(s) => self.prim_trait_call(s, Some(recv), name, args, span, name_span),
+            Ty::Scalar(s) if super::prim_method::is_user_candidate(s, name) => self.prim_method_syntax(recv, s, name, args, span, name_span),
             Ty::Scalar(s) if s.is_float() && !matches!(s, Scalar::F16 | Scalar::BF16) => self.float_method(recv, s, name, args, span, name_span),
             Ty::Scalar(s @ (Scalar::F16 | Scalar::BF16)) => self.half_method(recv, s, name, args, span, name_span),
             Ty::Scalar(Scalar::Bool) => self.error(name_span, format!("`bool::{name}` is not supported in device code")),

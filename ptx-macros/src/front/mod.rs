@@ -14,6 +14,7 @@
 
 pub mod api;
 pub mod asm;
+pub mod assoc_type;
 pub mod atomic;
 pub mod call;
 pub mod compare;
@@ -29,6 +30,7 @@ pub mod expr;
 pub mod from_user;
 pub mod generic;
 pub mod generic_method;
+pub mod generic_trait;
 pub mod generic_type;
 pub mod half2;
 pub mod hir;
@@ -47,6 +49,7 @@ pub mod method;
 pub mod panic;
 pub mod pat;
 pub mod pretty;
+pub mod prim_method;
 pub mod printf;
 pub mod resolve;
 pub mod round;

@@ -123,6 +123,9 @@ impl<'a> Checker<'a> {
     }
 
     fn resolve_path_type(&mut self, p: &syn::TypePath, pos: Position, in_pointer: bool) -> Ty {
+        if let Some(t) = self.assoc_type_path(p) {
+            return t;
+        }
         if p.qself.is_some() {
             self.errors.error(p, "qualified paths (`<T as Trait>::X`) are not supported in device code; name the type directly");
             return Ty::Error;
@@ -263,7 +266,7 @@ impl<'a> Checker<'a> {
                 self.errors.at(span, format!("`{name}` is generic: write its arguments (`{name}<f32>`)"));
                 Ty::Error
             }
-            Some(Info::Trait(name)) => {
+            Some(Info::Trait(name) | Info::GenericTrait(crate::link::info::GenericFnInfo { name, .. })) => {
                 self.errors.at(span, format!("`{name}` is a trait: call its methods on a value (`v.method(..)`), through the trait (`{name}::method(v, ..)`) or through the implementing type (`Circle::method(v, ..)`)"));
                 Ty::Error
             }

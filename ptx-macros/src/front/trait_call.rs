@@ -47,6 +47,9 @@ impl Checker<'_> {
                     }
                     return self.error_expr(span);
                 };
+                if self.generic_trait_of(&def, name, name_span).is_some() {
+                    return self.user_method(recv, None, name, rest, span, name_span);
+                }
                 match self.method_info(&def, name, name_span) {
                     Some(info) if info.recv == Recv::Mut => self.error(name_span, format!("call `&mut self` methods with method syntax (`v.{name}(..)`): the receiver is written back to its place")),
                     _ => self.user_method(recv, None, name, rest, span, name_span),

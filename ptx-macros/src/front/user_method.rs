@@ -76,6 +76,9 @@ impl<'a> Checker<'a> {
             }
             return self.error_expr(span);
         };
+        if let Some(g) = self.generic_trait_of(&def, name, name_span) {
+            return self.generic_trait_call(def, &g, Some(recv), recv_syn, name, args, span, name_span);
+        }
         if let Some(g) = self.own_generic_method(&def, name, name_span) {
             return self.generic_method_call(def, &g, written, Some(recv), recv_syn, args, span, name_span);
         }
@@ -144,6 +147,9 @@ impl<'a> Checker<'a> {
             return self.user_from(def, args, span, name_span);
         }
         let written = self.method_generics.take();
+        if let Some(g) = self.generic_trait_of(&def, name, name_span) {
+            return self.generic_trait_call(def, &g, None, None, name, args, span, name_span);
+        }
         if let Some(g) = self.own_generic_method(&def, name, name_span) {
             return self.generic_method_call(def, &g, written, None, None, args, span, name_span);
         }

@@ -41,6 +41,11 @@ pub enum Info {
     /// A `#[device_fn] trait`, by name: its functions are called through it
     /// (`Halve::halve(x)`, see `front::trait_call`).
     Trait(String),
+    /// A generic `#[device_fn] trait Scale<T>`: its item, whose method signatures say how a
+    /// call's arguments pick the impl (see `front::generic_trait`).
+    GenericTrait(GenericFnInfo),
+    /// An associated type of a user trait's impl, as written (see `expand::assoc_types`).
+    AssocType(TokenStream),
     /// A `ptx-runtime` name device code cannot use as a type (`texture::Boundary`, a constant
     /// at each call): the rule and what to write instead, reported where the type is named.
     Refused(String),
@@ -258,6 +263,12 @@ pub fn write(info: &Info) -> TokenStream {
             let item = &g.item;
             quote!(@generic_fn #name { #item })
         }
+        Info::AssocType(t) => quote!(@assoc_type [#t]),
+        Info::GenericTrait(g) => {
+            let name = format_ident!("{}", g.name);
+            let item = &g.item;
+            quote!(@generic_trait #name { #item })
+        }
         Info::Refused(msg) => {
             let msg = proc_macro2::Literal::string(msg);
             quote!(@refused #msg)
@@ -374,6 +385,12 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                 let name = ident(it.next()?)?;
                 let item = group(it.next()?, Delimiter::Brace)?;
                 Some(Info::GenericFn(GenericFnInfo { name, item }))
+            }
+            "assoc_type" => Some(Info::AssocType(group(it.next()?, Delimiter::Bracket)?)),
+            "generic_trait" => {
+                let name = ident(it.next()?)?;
+                let item = group(it.next()?, Delimiter::Brace)?;
+                Some(Info::GenericTrait(GenericFnInfo { name, item }))
             }
             "refused" => match it.next()? {
                 TokenTree::Literal(l) => Some(Info::Refused(syn::parse_str::<syn::LitStr>(&l.to_string()).ok()?.value())),

@@ -1,0 +1,124 @@
+//! Calls of a generic user trait's methods: `v.scale(2.0)` with `impl Scale<f32> for Vec3`
+//! and `impl Scale<Vec3> for Vec3`, directly or in an instance of `fn f<V: Scale<f32>>`.
+//!
+//! The method's plain name next to the type (`geo::Vec3__scale__needs_device_fn_impl_in_scope`)
+//! is the trait's replay, which carries the trait (see `expand::generic_trait`). Its
+//! parameters are bound from the call's arguments against the method's signature in the trait,
+//! as rustc binds them (`bind_call`); the arguments' keys then name the impl's method
+//! (`Vec3__scale__f32__…`). An unsuffixed literal bound to a parameter names the impl its kind
+//! fits (`Vec3__scale__float__…`), whose signature then types the literal.
+
+use super::hir::{Expr, ExprKind};
+use super::ty::{StructDef, Ty};
+use super::Checker;
+use crate::expand::generic_trait::{method_key, type_key};
+use crate::link::info::{GenericFnInfo, Info};
+use proc_macro2::Span;
+use std::rc::Rc;
+
+impl Checker<'_> {
+    /// The generic trait `def`'s method `name` belongs to, when its plain name is the trait's.
+    pub(super) fn generic_trait_of(&self, def: &StructDef, name: &str, span: Span) -> Option<GenericFnInfo> {
+        match self.env.get(&super::user_method::method_path(def, name, span)) {
+            Some(Info::GenericTrait(g)) => Some(g.clone()),
+            _ => None,
+        }
+    }
+
+    /// `recv.name(args)` (`recv` given) or `Type::name(args)` of the generic trait `g`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn generic_trait_call(&mut self, def: Rc<StructDef>, g: &GenericFnInfo, recv: Option<Expr>, recv_syn: Option<&syn::Expr>, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
+        let Ok(tr) = syn::parse2::<syn::ItemTrait>(g.item.clone()) else {
+            return self.error(span, format!("internal: the replay of the trait `{}` does not parse", g.name));
+        };
+        let Some(sig) = tr.items.iter().find_map(|i| match i {
+            syn::TraitItem::Fn(f) if f.sig.ident == name => Some(f.sig.clone()),
+            _ => None,
+        }) else {
+            return self.error(name_span, format!("`{name}` is not a method of the trait `{}`", g.name));
+        };
+        let has_recv = matches!(sig.inputs.first(), Some(syn::FnArg::Receiver(_)));
+        let (recv, args) = match (recv, has_recv) {
+            (Some(_), false) => return self.error(name_span, format!("`{name}` is an associated function of `{}`, not a method: call it as `{}::{name}(..)`", g.name, def.name)),
+            (Some(r), true) => (Some(r), args),
+            (None, false) => (None, args),
+            (None, true) => match args.split_first() {
+                Some((first, rest)) => (Some(self.expr(first)), rest),
+                None => return self.error(name_span, format!("`{name}` takes the receiver as its first argument")),
+            },
+        };
+        let xs: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+        let inputs: Vec<&syn::Type> = sig
+            .inputs
+            .iter()
+            .filter_map(|a| match a {
+                syn::FnArg::Typed(pt) => Some(&*pt.ty),
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
+        if inputs.len() != xs.len() {
+            return self.error(name_span, format!("`{name}` takes {} argument(s) but {} were given", inputs.len(), xs.len()));
+        }
+        // A parameter only unsuffixed literals bind: the literal's kind.
+        let mut literal: Vec<(String, &'static str)> = Vec::new();
+        for p in tr.generics.type_params() {
+            let pname = p.ident.to_string();
+            let mut kind = None;
+            let mut concrete = false;
+            for (pt, x) in inputs.iter().zip(&xs) {
+                if !matches!(pt, syn::Type::Path(tp) if tp.qself.is_none() && tp.path.is_ident(&pname)) {
+                    continue;
+                }
+                match self.shallow(&x.ty) {
+                    Ty::Var(v) => match self.infer.kind_of(v) {
+                        super::infer::VarKind::Float => kind = kind.or(Some("float")),
+                        super::infer::VarKind::Int => kind = kind.or(Some("int")),
+                        super::infer::VarKind::General => {}
+                    },
+                    _ => concrete = true,
+                }
+            }
+            if let (Some(k), false) = (kind, concrete) {
+                literal.push((pname, k));
+            }
+        }
+        let bound = match self.bind_call(&tr.generics, None, &inputs, &xs, name, span) {
+            Ok(b) => b,
+            Err(e) => return e,
+        };
+        let self_name = def.base_name().to_owned();
+        let keys: Vec<String> = tr
+            .generics
+            .type_params()
+            .map(|p| {
+                let pname = p.ident.to_string();
+                match literal.iter().find(|(n, _)| *n == pname) {
+                    Some((_, k)) => (*k).to_owned(),
+                    None => bound.subst.type_of(&pname).map(|t| type_key(t, &self_name)).unwrap_or_default(),
+                }
+            })
+            .collect();
+        let key = method_key(name, &keys);
+        let Some(info) = self.method_info(&def, &key, name_span) else {
+            return self.error_expr(span);
+        };
+        let mut out = Vec::new();
+        for (x, t) in xs.into_iter().zip(&info.params) {
+            let pt = self.method_type(t, &def);
+            let x = self.auto_deref_value(x);
+            self.expect(x.span, &pt, &x.ty);
+            out.push(x);
+        }
+        match recv {
+            Some(r) => self.finish_method(def, info, r, recv_syn, Some(out), span),
+            None => {
+                let ret = match &info.ret {
+                    Some(t) => self.method_type(t, &def),
+                    None => Ty::Unit,
+                };
+                let callee = Rc::new(super::user_method::method_callee(&def, &info, ret.clone()));
+                Expr { kind: ExprKind::Call { callee, args: out }, ty: ret, span }
+            }
+        }
+    }
+}
