@@ -143,6 +143,9 @@ impl<'a> Checker<'a> {
         if name == "from" {
             return self.user_from(def, args, span, name_span);
         }
+        if name == "try_from" {
+            return self.user_conversion(def, args, true, span, name_span);
+        }
         let written = self.method_generics.take();
         if let Some(g) = self.own_generic_method(&def, name, name_span) {
             return self.generic_method_call(def, &g, written, None, None, args, span, name_span);
