@@ -26,6 +26,7 @@ mod body_option_ref;
 mod body_iter_peek;
 mod body_try_from;
 mod body_enum_use;
+mod body_enum_type;
 mod body_generics;
 mod body_local_refs;
 mod body_generic_types;

@@ -29,11 +29,11 @@ pub fn unit(item: &syn::ItemFn, checked: &Checked, lowered: &Lowered, kind: FnKi
         let t = checked.infer.resolve(t);
         match &t {
             Ty::Named(n) => match (checked.structs.get(&n.key), checked.enums.get(&n.key)) {
-                (Some(d), _) => Ty::Struct(d.clone()),
+                (Some(d), _) => Ty::Struct(d.clone()).lowered(),
                 (None, Some(s)) => Ty::Scalar(*s),
                 _ => t,
             },
-            _ => t,
+            _ => t.lowered(),
         }
     };
     let body = &checked.body;

@@ -152,8 +152,8 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
     };
     // For a trait impl: its entry in OPS and the right operand's part of the key.
     let mut op = None;
-    // `impl From<X> for T`: the key and the parameter's code (see `from_impl`).
-    let mut from: Option<(String, String)> = None;
+    // `impl From<X> for T`, `impl TryFrom<X> for T` (see `from_impl`).
+    let mut from: Option<super::from_impl::Conversion> = None;
     let mut scalar_lhs = None;
     // For an impl of a user trait (`#[device_fn] trait`): the invocation of the trait's replay
     // that compiles the default methods this impl leaves out.
@@ -166,9 +166,13 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
         }
         let last = path.segments.last();
         let name = last.map(|s| s.ident.to_string()).unwrap_or_default();
-        let is_from = name == "From";
+        let is_from = name == "From" || name == "TryFrom";
         if is_from {
-            from = super::from_impl::from_key(last, &ty_name, &mut errors);
+            from = super::from_impl::conversion(&name, last, &ty_name, &mut errors);
+            if from.is_none() && errors.is_empty() {
+                // Between primitives: rustc's orphan rule refuses the impl; nothing to add.
+                return imp.to_token_stream();
+            }
         }
         match OPS.iter().find(|(t, _, _)| *t == name).filter(|_| !is_from) {
             Some(entry) => {
@@ -216,17 +220,21 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
     // A user trait for a primitive: its functions hang on a hidden struct next to the impl
     // (`__ptx_Float_for_f32`), found through the trait's path (see `front::traits`).
     let prim = match (&op, &imp.trait_) {
-        (None, Some((_, path, _))) if Scalar::from_rust_name(&ty_name).is_some() => path.segments.last().map(|s| super::trait_def::prim_anchor(&s.ident.to_string(), &ty_name)),
+        (None, Some((_, path, _))) if from.is_none() && Scalar::from_rust_name(&ty_name).is_some() => path.segments.last().map(|s| super::trait_def::prim_anchor(&s.ident.to_string(), &ty_name)),
         _ => None,
     };
     let anchor = match &prim {
         Some(p) => syn::parse_quote!(#p),
-        None => scalar_lhs.clone().unwrap_or_else(|| self_ty.clone()),
+        None => scalar_lhs.clone().or_else(|| from.as_ref().and_then(|c| c.anchor.clone())).unwrap_or_else(|| self_ty.clone()),
     };
     let anchor_name = type_name(&anchor);
     // `type Output = T;`: what `Self::Output` means in the impl's signatures.
     let output = imp.items.iter().find_map(|i| match i {
         syn::ImplItem::Type(t) if t.ident == "Output" => Some(t.ty.clone()),
+        _ => None,
+    });
+    let error_ty = imp.items.iter().find_map(|i| match i {
+        syn::ImplItem::Type(t) if t.ident == "Error" && from.is_some() => Some(t.ty.clone()),
         _ => None,
     });
     let mut out = TokenStream::new();
@@ -266,9 +274,9 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
                 (key, ((*code).to_owned(), true, params))
             }
             None => match &from {
-                Some((key, params)) if name == "from" => (key.clone(), ("from".to_owned(), false, params.clone())),
-                Some(_) => {
-                    errors.error(&f.sig.ident, "`From` has one method, `from`");
+                Some(c) if name == c.method => (c.key.clone(), (c.symbol.0.clone(), false, c.symbol.1.clone())),
+                Some(c) => {
+                    errors.error(&f.sig.ident, format!("this conversion trait has one method, `{}`", c.method));
                     continue;
                 }
                 None => match &gtrait {
@@ -282,6 +290,9 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
             OutputToType(out).visit_impl_item_fn_mut(&mut method);
         }
         super::assoc_types::AssocToType(&assoc).visit_impl_item_fn_mut(&mut method);
+        if let Some(e) = &error_ty {
+            super::from_impl::ErrorToType(e).visit_impl_item_fn_mut(&mut method);
+        }
         SelfToType(&self_ty).visit_impl_item_fn_mut(&mut method);
         let reshaped = match name.as_str() {
             "index" if op.is_some() => super::index_ops::index_by_value(&mut method, &mut errors),
@@ -331,6 +342,7 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
         let (sym_name, operator, params) = symbol;
         let konst = matches!(recv, Recv::Value | Recv::Ref);
         let class = match &prim {
+            None if from.as_ref().is_some_and(|c| c.anchor.is_some()) => anchor_name.clone(),
             // `krate::m::Float_f32::zero`: the trait for the primitive, as a class.
             Some(_) => format!("{}_{ty_name}", imp.trait_.as_ref().and_then(|t| t.1.segments.last()).map(|s| s.ident.to_string()).unwrap_or_default()),
             None if scalar_lhs.is_some() => String::new(),

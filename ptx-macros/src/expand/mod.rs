@@ -19,7 +19,7 @@ mod cpp_header;
 mod cpp_template;
 mod extern_cpp;
 mod from_impl;
-pub use from_impl::key as from_impl_key;
+pub use from_impl::{into_key, key as from_impl_key, try_key as try_from_key};
 mod generic;
 mod generic_kernel;
 pub mod generic_trait;
@@ -391,7 +391,7 @@ fn abi_agreement(body: &Body, checked: &front::Checked, types: &SigTypes) -> Vec
     let mut out = Vec::new();
     for (i, local) in body.params.iter().enumerate() {
         let Some(id) = local else { continue };
-        let ty = checked.infer.resolve(&body.locals[*id].ty);
+        let ty = checked.infer.resolve(&body.locals[*id].ty).lowered();
         let ours = match &ty {
             Ty::Scalar(s) => {
                 let s = quote::format_ident!("{}", format!("{s:?}"));

@@ -107,7 +107,8 @@ impl Checker<'_> {
     fn parts(&mut self, x: &Expr, span: Span) -> Option<Vec<Expr>> {
         let ty = self.describe(&x.ty, span);
         match ty {
-            Ty::Struct(def) => Some(
+            // A C-like enum is one part: its discriminant.
+            Ty::Struct(def) if def.c_enum_repr().is_none() => Some(
                 def.fields
                     .iter()
                     .enumerate()
@@ -176,7 +177,8 @@ impl Checker<'_> {
         let ok = match &t {
             Ty::Scalar(s) => !matches!(s, ptx_abi::Scalar::F16 | ptx_abi::Scalar::BF16),
             Ty::Ptr { .. } | Ty::Error => true,
-            _ => false,
+            // A C-like enum: its discriminant.
+            t => t.c_enum().is_some(),
         };
         if !ok {
             let shown = self.infer.resolve(&t);

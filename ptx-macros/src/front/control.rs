@@ -115,7 +115,8 @@ impl<'a> Checker<'a> {
             if i.diverge.is_some() {
                 return self.let_else(l, i);
             }
-            init = Some(self.expr(&i.expr));
+            let typed_into = annotated.as_ref().and_then(|t| self.into_let(&i.expr, t));
+            init = Some(typed_into.unwrap_or_else(|| self.expr(&i.expr)));
         }
         let ty = annotated.unwrap_or_else(|| self.var(VarKind::General));
         if let Some(x) = &init {
@@ -380,7 +381,7 @@ impl<'a> Checker<'a> {
         let ok = match &st {
             Ty::Var(v) => self.infer.kind_of(*v) != VarKind::Float,
             Ty::Error => true,
-            t => t.is_integer() || t.is_bool(),
+            t => t.is_integer() || t.is_bool() || t.c_enum().is_some(),
         };
         if !ok {
             return self.error(scrut.span, format!("`match` in device code is on integers and `bool`, not `{}`; compare with `if` instead", self.infer.resolve(&st)));

@@ -30,9 +30,23 @@ impl<'a> Checker<'a> {
         self.conversion(recv, to, span)
     }
 
+    /// `let v: T = x.into();`: the conversion with its target known (`None` for another
+    /// initializer).
+    pub fn into_let(&mut self, init: &syn::Expr, to: &Ty) -> Option<Expr> {
+        let syn::Expr::MethodCall(m) = super::expr::strip(init) else { return None };
+        if m.method != "into" || !m.args.is_empty() || m.turbofish.is_some() {
+            return None;
+        }
+        let recv = self.expr(&m.receiver);
+        let recv = self.auto_deref_value(recv);
+        Some(self.conversion(recv, to.clone(), syn::spanned::Spanned::span(init)))
+    }
+
     fn conversion(&mut self, x: Expr, to: Ty, span: Span) -> Expr {
         match self.shallow(&x.ty) {
             Ty::Scalar(_) | Ty::Var(_) | Ty::Error => Expr { kind: ExprKind::Cast(Box::new(x)), ty: to, span },
+            // A `DeviceRepr` value through its `#[device_fn] impl From` (see `from_user`).
+            Ty::Struct(_) | Ty::Named(_) => self.user_into(x, to, span),
             t => {
                 let t = self.infer.resolve(&t);
                 self.error(span, format!("`From`/`Into` in device code convert between numeric types, not from `{t}`; build the value directly"))

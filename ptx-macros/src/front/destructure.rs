@@ -69,7 +69,7 @@ impl Matched {
 
 /// Whether a `match` on a value of this type is compiled here rather than as a scalar `match`.
 pub fn has_parts(ty: &Ty) -> bool {
-    matches!(ty, Ty::Tuple(_) | Ty::Struct(_) | Ty::Sum { .. })
+    matches!(ty, Ty::Tuple(_) | Ty::Struct(_) | Ty::Sum { .. }) && ty.c_enum().is_none()
 }
 
 impl<'a> Checker<'a> {
@@ -126,8 +126,10 @@ impl<'a> Checker<'a> {
 
     /// Adds what `pat` asks of `part` to `got`.
     pub fn pattern(&mut self, pat: &syn::Pat, part: &Part, got: &mut Matched) {
+        let bare = matches!(pat, syn::Pat::Ident(pi) if pi.subpat.is_none() && pi.by_ref.is_none() && pi.mutability.is_none() && super::use_variants::looks_like_variant(&pi.ident));
         let ty = match pat {
             syn::Pat::Struct(_) | syn::Pat::TupleStruct(_) | syn::Pat::Tuple(_) | syn::Pat::Path(_) => self.describe(&part.ty(), pat.span()),
+            _ if bare => self.describe(&part.ty(), pat.span()),
             _ => self.shallow(&part.ty()),
         };
         if let Ty::Error = ty {
@@ -141,6 +143,13 @@ impl<'a> Checker<'a> {
             syn::Pat::Ident(pi) if pi.ident == "None" && pi.subpat.is_none() && matches!(ty, Ty::Sum { .. }) => {
                 let Ty::Sum { kind, args } = &ty else { return };
                 self.variant_pattern_of(pat, "None", *kind, args, &[], part, got);
+            }
+            // A variant named alone (`Add`, `Empty`) on a value of its enum (see `enums`).
+            syn::Pat::Ident(_) if bare && ty.c_enum().is_some() => self.scalar_test(pat, part, got),
+            syn::Pat::Ident(pi) if bare && super::enum_data::enum_def(&ty).is_some() => {
+                let Some(def) = super::enum_data::enum_def(&ty) else { return };
+                let path = syn::Pat::Path(syn::ExprPath { attrs: Vec::new(), qself: None, path: pi.ident.clone().into() });
+                self.data_variant_pattern(&path, &def.clone(), part, got);
             }
             syn::Pat::Ident(pi) if !super::enums::names_a_constant(pi) => {
                 if pi.by_ref.is_some() {

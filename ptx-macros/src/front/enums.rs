@@ -1,15 +1,18 @@
 //! C-like `DeviceRepr` enums (`#[repr(u32)] enum Op { Add, Mul }`, see `expand::derive_enum`).
 //!
-//! On the device an enum value is its discriminant, in the register of its `repr` integer: the
-//! body compiler types it as that integer (rustc has already checked that the body does not mix
-//! it with other integers), so `==` (derived `PartialEq`), `as` casts, parameters, buffers and
-//! struct fields need nothing of their own. A variant path (`Op::Add`) is the variant's value,
-//! in an expression or as a `match` pattern; the enum's replay says the values. A `match` with
-//! no `_` arm ends in a trap, so a discriminant no variant has (bytes written by other code)
-//! stops the kernel instead of taking an arm.
+//! The body compiler types a value of such an enum as the enum ([`StructKind::CLike`]: a
+//! struct whose one field is the discriminant in the `repr` integer), so its methods, `From`
+//! impls and variants are found through its type, as a struct's are; the lowering sees the
+//! integer ([`Ty::lowered`]), so parameters, buffers, struct fields, `==` (derived
+//! `PartialEq`), `<` (derived `PartialOrd`) and `as` casts are the integer's. A variant path
+//! (`Op::Add`) is the variant's value, in an expression or as a `match` pattern, and so is a
+//! bare variant name as a pattern on a value of the enum (`Add =>`: Rust reads it as the
+//! variant, `bindings_with_variant_name` being an error, wherever a `use` brings it in); the
+//! enum's replay says the values. A `match` with no `_` arm ends in a trap, so a discriminant
+//! no variant has (bytes written by other code) stops the kernel instead of taking an arm.
 
 use super::hir::{Expr, ExprKind, Pat};
-use super::ty::Ty;
+use super::ty::{Field, StructDef, StructKind, Ty};
 use super::Checker;
 use crate::link::info::{EnumInfo, Info};
 use proc_macro2::TokenStream;
@@ -34,7 +37,7 @@ pub fn names_a_constant(pi: &syn::PatIdent) -> bool {
 
 /// What a path of the form `Type::Variant` turned out to be.
 pub enum Variant {
-    /// The variant's value and the enum's integer type.
+    /// The variant's value and the enum's type.
     Value(i128, Ty),
     /// The enum's description is being fetched (or an error was reported): check again later.
     Pending,
@@ -74,8 +77,9 @@ impl<'a> Checker<'a> {
                 _ => Variant::Pending,
             });
         }
+        let ty = self.enum_type(&owner_path, &info);
         match info.variants.iter().find(|(v, _)| *v == variant) {
-            Some((_, x)) => Some(Variant::Value(*x, Ty::Scalar(info.repr))),
+            Some((_, x)) => Some(Variant::Value(*x, ty)),
             // rustc reports the unknown variant; an error type keeps the device compiler quiet.
             None => Some(Variant::Pending),
         }
@@ -159,23 +163,66 @@ impl<'a> Checker<'a> {
         vec![Pat::Const(path.to_token_stream())]
     }
 
-    /// The type of a described enum: its integer, with a check that rustc's layout of it is
-    /// that integer's (the derive asserts it; a type of the same name that is no such enum
-    /// fails here).
+    /// The type of a described enum: a C-like enum's [`StructKind::CLike`] description, with a
+    /// check that rustc's layout of it is its integer's (the derive asserts it; a type of the
+    /// same name that is no such enum fails here).
     pub fn enum_type(&mut self, path: &TokenStream, info: &EnumInfo) -> Ty {
         if let Some(data) = &info.data {
             return self.data_enum_type(path, info, data);
         }
+        let key = crate::link::key(path);
+        if let Some(def) = self.structs.get(&key) {
+            return Ty::Struct(def.clone());
+        }
         if let Ok(t) = syn::parse2::<syn::Type>(path.clone()) {
             let t = crate::syntax::rewrite::for_inner_module(&t);
-            self.enums.insert(crate::link::key(path), info.repr);
-        let (size, align) = (info.repr.size(), info.repr.align());
+            self.enums.insert(key.clone(), info.repr);
+            let (size, align) = (info.repr.size(), info.repr.align());
             self.checks.push(quote::quote! {
                 const _: () = ::ptx_runtime::__private::assert_layout(
                     <#t as ::ptx_runtime::DeviceRepr>::LAYOUT, #size, #align,
                 );
             });
         }
-        Ty::Scalar(info.repr)
+        let def = std::rc::Rc::new(StructDef {
+            name: info.name.clone(),
+            path: path.clone(),
+            kind: StructKind::CLike,
+            fields: vec![Field { name: " tag".into(), ty: Ty::Scalar(info.repr), offset: 0 }],
+            layout: ptx_abi::Layout::scalar(info.repr),
+            generic: None,
+            tags: info.variants.iter().map(|(_, x)| *x).collect(),
+        });
+        self.structs.insert(key, def.clone());
+        Ty::Struct(def)
+    }
+
+    /// The variants of the C-like enum `def` (names and discriminants), from its replay.
+    pub fn c_enum_variants(&self, def: &StructDef) -> Vec<(String, i128)> {
+        match self.env.get(&def.path) {
+            Some(Info::Enum(e)) => e.variants.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// A single `UpperCamelCase` name as a pattern on a value of the C-like enum `ty`: the
+    /// variant of that name (Rust reads the name so wherever a `use` brings the variant in, and
+    /// refuses a binding named as a variant of the scrutinee's type). `None` when `ty` is no
+    /// C-like enum; a name that is none of its variants is an error naming them, since Rust
+    /// would read it as a binding that matches everything.
+    pub fn bare_variant_pattern(&mut self, ident: &syn::Ident, ty: &Ty) -> Option<Vec<Pat>> {
+        let ty = self.shallow(ty);
+        let Ty::Struct(def) = &ty else { return None };
+        def.c_enum_repr()?;
+        let variants = self.c_enum_variants(def);
+        let name = ident.to_string();
+        match variants.iter().find(|(v, _)| *v == name) {
+            Some((_, x)) => Some(vec![Pat::Int(*x)]),
+            None => {
+                let list: Vec<String> = variants.iter().map(|(v, _)| format!("`{v}`")).collect();
+                self.errors.at(ident.span(), format!("`{name}` is not a variant of `{}` (its variants: {}): Rust would read it as a binding that matches every value; write one of the variants (`{}::{}`), or a binding in `snake_case`", def.name, list.join(", "), def.name, variants.first().map_or("A", |(v, _)| v.as_str())));
+                Some(vec![])
+            }
+        }
     }
 }

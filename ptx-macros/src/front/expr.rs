@@ -130,8 +130,8 @@ impl<'a> Checker<'a> {
                 // parameter returned as it is); any other use needs its description.
                 if matches!(ty, Ty::Named(_)) && !self.opaque_ok {
                     ty = self.describe(&ty, span);
-                    // An enum is its integer from now on (see `enums`).
-                    if let Ty::Scalar(_) = ty {
+                    // A C-like enum is described from now on (see `enums`).
+                    if ty.c_enum().is_some() {
                         self.set_local_type(id, ty.clone());
                     }
                 }
@@ -264,9 +264,12 @@ impl<'a> Checker<'a> {
         }
         if op.is_comparison() && matches!(self.peel_refs(&lhs.ty), Ty::Struct(_) | Ty::Named(_)) {
             let peeled = self.peel_refs(&lhs.ty);
-            if let Ty::Struct(_) = self.describe(&peeled, lhs.span) {
-                // `#[derive(PartialEq, PartialOrd)]`: field by field (see `compare`).
-                return self.struct_compare(op, lhs, &b.right, span, b.op.span());
+            // A C-like enum compares its discriminants (`operand_types`).
+            if let Ty::Struct(d) = self.describe(&peeled, lhs.span) {
+                if d.c_enum_repr().is_none() {
+                    // `#[derive(PartialEq, PartialOrd)]`: field by field (see `compare`).
+                    return self.struct_compare(op, lhs, &b.right, span, b.op.span());
+                }
             }
         }
         if let (Some(t), Ty::Struct(_) | Ty::Named(_)) = (super::user_method::op_trait(op, compound), self.peel_refs(&lhs.ty)) {
@@ -324,6 +327,8 @@ impl<'a> Checker<'a> {
             (Ty::Scalar(s), BinOp::And | BinOp::Or | BinOp::Xor) => s.is_integral(),
             (Ty::Scalar(s), _) => *s != Scalar::Bool,
             (Ty::Ptr { .. }, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) => true,
+            // Derived `PartialEq` / `PartialOrd` of a C-like enum: its discriminants.
+            (t, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) if t.c_enum().is_some() => true,
             // `f16x2` / `bf16x2` lane-wise (`lower::half2`).
             (Ty::Vector { elem: Scalar::F16 | Scalar::BF16, lanes: 2 }, BinOp::Add | BinOp::Sub | BinOp::Mul) => true,
             _ => false,
@@ -456,6 +461,8 @@ impl<'a> Checker<'a> {
                 true
             }
             (Ty::Ptr { .. }, Ty::Scalar(Scalar::U64 | Scalar::I64)) => true,
+            // A C-like enum's discriminant, converted as Rust converts its integer.
+            (f, t) if f.c_enum().is_some() => t.is_integer(),
             (Ty::Scalar(Scalar::U64 | Scalar::I64), Ty::Ptr { .. }) => true,
             (Ty::Slice { .. }, Ty::Ptr { .. }) => false,
             _ => false,

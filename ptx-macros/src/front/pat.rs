@@ -136,10 +136,13 @@ impl<'a> Checker<'a> {
     pub fn match_pattern(&mut self, pat: &syn::Pat, ty: &Ty) -> (Vec<Pat>, Option<LocalId>) {
         match pat {
             syn::Pat::Ident(pi) if super::enums::names_a_constant(pi) => (self.alternatives(pat, ty), None),
-            syn::Pat::Ident(pi) if pi.subpat.is_none() && super::use_variants::looks_like_variant(&pi.ident) => {
-                self.errors.at(pi.ident.span(), super::use_variants::UNQUALIFIED);
-                (vec![Pat::Wild], None)
-            }
+            syn::Pat::Ident(pi) if pi.subpat.is_none() && super::use_variants::looks_like_variant(&pi.ident) => match self.bare_variant_pattern(&pi.ident, ty) {
+                Some(pats) => (pats, None),
+                None => {
+                    self.errors.at(pi.ident.span(), super::use_variants::UNQUALIFIED);
+                    (vec![Pat::Wild], None)
+                }
+            },
             syn::Pat::Ident(pi) if pi.by_ref.is_none() => {
                 let name = pi.ident.to_string();
                 let id = self.declare(&name, ty.clone(), pi.mutability.is_some(), pi.ident.span());
@@ -162,6 +165,13 @@ impl<'a> Checker<'a> {
                 let path = syn::PatPath { attrs: vec![], qself: None, path: pi.ident.clone().into() };
                 self.const_pattern(&path)
             }
+            syn::Pat::Ident(pi) if pi.subpat.is_none() && super::use_variants::looks_like_variant(&pi.ident) => match self.bare_variant_pattern(&pi.ident, ty) {
+                Some(pats) => pats,
+                None => {
+                    self.errors.at(pi.ident.span(), super::use_variants::UNQUALIFIED);
+                    vec![Pat::Wild]
+                }
+            },
             syn::Pat::Lit(l) => match self.pattern_value(&syn::Expr::Lit(l.clone()), ty) {
                 Some(PatValue::Int(v)) => vec![Pat::Int(v)],
                 Some(PatValue::Bool(b)) => vec![Pat::Bool(b)],

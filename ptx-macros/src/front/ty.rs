@@ -140,6 +140,12 @@ pub enum StructKind {
     /// field `1 + k` the struct of variant `k`'s fields at their offsets in the enum. Variant
     /// `k`'s fields hold a value only when the tag is `k`.
     Enum,
+    /// A C-like enum (`#[repr(u8)] enum Op { Add, Mul }`, see `front::enums`): field 0, its only
+    /// one, is the discriminant in the `repr` integer, and `tags` holds each variant's. The
+    /// type says which enum a value is (its methods, `From` impls, variants in patterns); its
+    /// ABI, register and bytes are the integer's, which is all the lowering sees
+    /// ([`Ty::lowered`]).
+    CLike,
 }
 
 /// A `#[derive(DeviceRepr)]` type, from its replay (see `link::info`).
@@ -219,6 +225,14 @@ impl StructDef {
     pub fn field(&self, name: &str) -> Option<usize> {
         self.fields.iter().position(|f| f.name == name)
     }
+
+    /// A C-like enum's `repr` integer.
+    pub fn c_enum_repr(&self) -> Option<Scalar> {
+        match (self.kind, self.fields.first()) {
+            (StructKind::CLike, Some(f)) => f.ty.scalar(),
+            _ => None,
+        }
+    }
 }
 
 impl Ty {
@@ -226,6 +240,22 @@ impl Ty {
         match self {
             Ty::Scalar(s) => Some(*s),
             _ => None,
+        }
+    }
+
+    /// The `repr` integer of a C-like enum type.
+    pub fn c_enum(&self) -> Option<Scalar> {
+        match self {
+            Ty::Struct(d) => d.c_enum_repr(),
+            _ => None,
+        }
+    }
+
+    /// The type as the lowering sees it at the top: a C-like enum is its integer.
+    pub fn lowered(self) -> Ty {
+        match self.c_enum() {
+            Some(s) => Ty::Scalar(s),
+            None => self,
         }
     }
 

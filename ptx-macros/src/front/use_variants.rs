@@ -6,8 +6,10 @@
 //! (`matches!(op, A | B)`), as rustc resolves them. A glob (`use Enum::*`) imports names the
 //! macro cannot list without the enum's definition: names in `UpperCamelCase` used as a value, a
 //! call, or a pattern (other than `Some`, `None`, `Ok`, `Err` and names imported by a list) are
-//! taken as its variants, as Rust's naming conventions say. A `use` at module level is not
-//! visible to the macro: write it in the body, or the variant with its type.
+//! taken as its variants, as Rust's naming conventions say, except a single name as a pattern:
+//! that is found through the type of the value matched (`enums::bare_variant_pattern`), as is
+//! a variant a `use` at module level imports, which the macro cannot see. As a value, such a
+//! variant is an outside constant rustc evaluates where the function is.
 
 use crate::report::Errors;
 use proc_macro2::{TokenStream, TokenTree};
@@ -15,10 +17,11 @@ use syn::visit_mut::VisitMut;
 
 const PRELUDE: [&str; 4] = ["Some", "None", "Ok", "Err"];
 
-/// A pattern that is a single `UpperCamelCase` name the body does not import: Rust reads it
-/// as the variant a module-level `use` imports (invisible to the macro), or as a new binding
-/// (against the naming rules, which rustc warns about). The macro cannot tell, so it is an error.
-pub const UNQUALIFIED: &str = "a single `UpperCamelCase` name as a pattern is a variant imported by a `use` the device compiler cannot see (a `use` outside the function), or a binding against Rust's naming rules: write the variant with its type (`Op::Add`), or put the `use` inside the body (`use Op::*;`, `use Op::{Add, Sub};`); name a binding in `snake_case`";
+/// A pattern that is a single `UpperCamelCase` name on a value that is no enum: Rust reads it
+/// as a variant a `use` imports, or as a new binding (against the naming rules, which rustc
+/// warns about). A variant is found through the scrutinee's type (`enums`), so here it is an
+/// error.
+pub const UNQUALIFIED: &str = "a single `UpperCamelCase` name as a pattern is an enum's variant, which the device compiler finds through the type of the value matched, and that value is no enum here: write the variant with its type (`Op::Add`), and name a binding in `snake_case`";
 
 /// Whether `ident` as a whole pattern looks like a variant (see `UNQUALIFIED`).
 pub fn looks_like_variant(ident: &syn::Ident) -> bool {
@@ -153,21 +156,21 @@ impl Rewrite<'_> {
 
     /// A macro's tokens (`matches!(op, Add | Sub)`): an imported name that is not part of a
     /// path (after `::`, `.` or `<`, or before `::`, `!` or `<`) is written as its path.
-    fn tokens(&self, ts: TokenStream) -> TokenStream {
+    fn tokens(&self, ts: TokenStream, glob_ok: bool) -> TokenStream {
         let tts: Vec<TokenTree> = ts.into_iter().collect();
         let punct = |t: Option<&TokenTree>, cs: &[char]| matches!(t, Some(TokenTree::Punct(p)) if cs.contains(&p.as_char()));
         let mut out = Vec::new();
         for (k, tt) in tts.iter().enumerate() {
             match tt {
                 TokenTree::Group(g) => {
-                    let mut ng = proc_macro2::Group::new(g.delimiter(), self.tokens(g.stream()));
+                    let mut ng = proc_macro2::Group::new(g.delimiter(), self.tokens(g.stream(), glob_ok));
                     ng.set_span(g.span());
                     out.push(TokenTree::Group(ng));
                 }
                 TokenTree::Ident(i) => {
                     let before = k.checked_sub(1).and_then(|b| tts.get(b));
                     let in_path = punct(before, &[':', '.', '<']) || punct(tts.get(k + 1), &[':', '!', '<']);
-                    match self.resolve(&i.to_string(), true).filter(|_| !in_path) {
+                    match self.resolve(&i.to_string(), glob_ok).filter(|_| !in_path) {
                         Some(mut p) => {
                             if let Some(last) = p.segments.last_mut() {
                                 last.ident.set_span(i.span());
@@ -198,8 +201,11 @@ impl VisitMut for Rewrite<'_> {
 
     fn visit_pat_mut(&mut self, p: &mut syn::Pat) {
         if let syn::Pat::Ident(pi) = p {
+            // A name a glob imports stays as written: as a pattern it is a variant of the
+            // scrutinee's enum, found by its type (`enums::bare_variant_pattern`), which also
+            // refuses a name that is none of them (Rust would read a binding).
             if pi.by_ref.is_none() && pi.mutability.is_none() && pi.subpat.is_none() {
-                if let Some(mut path) = self.resolve(&pi.ident.to_string(), true) {
+                if let Some(mut path) = self.resolve(&pi.ident.to_string(), false) {
                     if let Some(last) = path.segments.last_mut() {
                         last.ident.set_span(pi.ident.span());
                     }
@@ -226,6 +232,21 @@ impl VisitMut for Rewrite<'_> {
     }
 
     fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
-        m.tokens = self.tokens(std::mem::take(&mut m.tokens));
+        let ts = std::mem::take(&mut m.tokens);
+        if !m.path.is_ident("matches") {
+            m.tokens = self.tokens(ts, true);
+            return;
+        }
+        // `matches!(value, pattern)`: the pattern's names a glob imports stay as written, as
+        // in a `match` (see `visit_pat_mut`).
+        let tts: Vec<TokenTree> = ts.into_iter().collect();
+        let comma = tts.iter().position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','));
+        let (value, rest) = tts.split_at(comma.unwrap_or(tts.len()));
+        let guard = rest.iter().position(|t| matches!(t, TokenTree::Ident(i) if i == "if"));
+        let (pattern, guard) = rest.split_at(guard.unwrap_or(rest.len()));
+        let mut out = self.tokens(value.iter().cloned().collect(), true);
+        out.extend(self.tokens(pattern.iter().cloned().collect(), false));
+        out.extend(self.tokens(guard.iter().cloned().collect(), true));
+        m.tokens = out;
     }
 }

@@ -146,6 +146,9 @@ impl<'a> Checker<'a> {
         if name == "from" {
             return self.user_from(def, args, span, name_span);
         }
+        if name == "try_from" {
+            return self.user_conversion(def, args, true, span, name_span);
+        }
         let written = self.method_generics.take();
         if let Some(g) = self.generic_trait_of(&def, name, name_span) {
             return self.generic_trait_call(def, &g, None, None, name, args, span, name_span);

@@ -203,7 +203,7 @@ pub fn write(info: &Info) -> TokenStream {
                 StructKind::Tuple => "tuple",
                 StructKind::Union => "union",
                 // Never written as a struct: an enum's replay is `@enum`.
-                StructKind::Enum => "enum",
+                StructKind::Enum | StructKind::CLike => "enum",
             });
             let align = proc_macro2::Literal::usize_unsuffixed(s.align);
             let fields = s.fields.iter().map(|(n, t)| {

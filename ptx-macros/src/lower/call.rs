@@ -86,6 +86,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
 
     /// Stores a value into a `.param` (an argument or the return value), by §2.3.
     fn store_param(&mut self, base: &Arg, ty: &Ty, v: &Val, span: Span) {
+        // A C-like enum nested in another type is its integer (`Ty::lowered`).
+        let ty = &ty.clone().lowered();
         match ty {
             Ty::Unit => {}
             Ty::Scalar(s) => {
@@ -155,6 +157,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
 
     /// `.param` declaration of an argument or return value of type `ty` named `name`.
     fn param_decl(&self, ty: &Ty, name: &str) -> Option<String> {
+        // A C-like enum nested in another type is its integer (`Ty::lowered`).
+        let ty = &ty.clone().lowered();
         Some(match ty {
             Ty::Scalar(s) if s.size() <= 4 => format!(".param .b32 {name}"),
             Ty::Scalar(_) | Ty::Ptr { .. } | Ty::Handle(_) => format!(".param .b64 {name}"),

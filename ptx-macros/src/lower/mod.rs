@@ -271,13 +271,13 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         let t = self.cx.infer.resolve(t);
         match &t {
             Ty::Named(n) => match (self.cx.structs.get(&n.key), self.cx.enums.get(&n.key)) {
-                (Some(d), _) => Ty::Struct(d.clone()),
+                (Some(d), _) => Ty::Struct(d.clone()).lowered(),
                 (None, Some(s)) => Ty::Scalar(*s),
                 (None, None) => t,
             },
             Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|e| self.ty(e)).collect()),
             Ty::Sum { kind, args } => self.ty(&crate::front::ty::sum_repr(*kind, args)),
-            _ => t,
+            _ => t.lowered(),
         }
     }
 

@@ -341,6 +341,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
 
     /// Fresh registers for a value of type `ty` (a mutable local's storage).
     pub fn fresh(&mut self, ty: &Ty, space_hint: Option<&Val>) -> Val {
+        // A C-like enum nested in another type is its integer (`Ty::lowered`).
+        let ty = &ty.clone().lowered();
         match self.ty(ty) {
             Ty::Scalar(s) => Val::S(Arg::Reg(self.reg(class_of(s)))),
             Ty::Handle(_) => Val::S(Arg::Reg(self.reg(RegClass::B64))),
@@ -394,6 +396,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 
     pub fn load(&mut self, addr: &Arg, space: Space, offset: i64, ty: &Ty, span: Span) -> Val {
+        // A C-like enum nested in another type is its integer (`Ty::lowered`).
+        let ty = &ty.clone().lowered();
         let m = self.access(space, true);
         let ld = |ty: Type| Opcode::Ld(Mem { ty, ..m });
         let mem = |o: i64| Arg::mem(addr.clone(), offset + o);
@@ -444,6 +448,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 
     pub fn store(&mut self, addr: &Arg, space: Space, offset: i64, ty: &Ty, v: &Val, span: Span) {
+        // A C-like enum nested in another type is its integer (`Ty::lowered`).
+        let ty = &ty.clone().lowered();
         let m = self.access(space, false);
         let st = |ty: Type| Opcode::St(Mem { ty, ..m });
         let mem = |o: i64| Arg::mem(addr.clone(), offset + o);

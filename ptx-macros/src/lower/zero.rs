@@ -8,6 +8,8 @@ use ptx_abi::Scalar;
 
 impl<'a, 'e> Lowerer<'a, 'e> {
     pub fn zero(&mut self, ty: &Ty) -> Val {
+        // A C-like enum nested in another type is its integer (`Ty::lowered`).
+        let ty = &ty.clone().lowered();
         match ty {
             Ty::Scalar(s @ (Scalar::F32 | Scalar::F64)) => self.float_imm(*s, 0.0, 0.0),
             Ty::Scalar(_) | Ty::Handle(_) => Val::S(Arg::imm(0)),

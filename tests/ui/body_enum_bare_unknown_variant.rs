@@ -7,6 +7,8 @@ pub enum Op {
     Mul,
 }
 
+// The variants imported outside the function are found through the scrutinee's type; a name
+// that is none of them would be a binding matching everything in Rust.
 use Op::*;
 
 #[kernel]
@@ -14,6 +16,10 @@ pub fn k(op: Op, out: &mut [u32]) {
     out[0] = match op {
         Add => 1,
         Mul => 2,
+    };
+    out[1] = match op {
+        Add => 1,
+        Div => 2,
     };
 }
 
