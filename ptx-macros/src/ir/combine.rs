@@ -94,7 +94,7 @@ pub fn run(func: &mut Func) {
         let mut insts = Vec::new();
         let mut map: HashMap<Reg, Arg> = HashMap::new();
         let mut fail = q;
-        let mut reports = vec![(q, stub)];
+        let mut reports = vec![(q, first_test(func, first, q, &def_site), stub)];
         for (b, setp, computation, its_stub) in &later {
             for inst in computation {
                 let mut new = inst.clone();
@@ -112,8 +112,8 @@ pub fn run(func: &mut Func) {
                 remap(&mut args[1..], &map);
                 args[0] = Arg::Reg(p);
             }
-            insts.push(new);
-            reports.push((p, *its_stub));
+            insts.push(new.clone());
+            reports.push((p, Some(new.clone()), *its_stub));
             let o = fresh(func, RegClass::Pred);
             insts.push(Inst::op(Opcode::arith(Arith::Or, Type::Pred), 1, vec![Arg::Reg(o), Arg::Reg(fail), Arg::Reg(p)]).at(setp.loc));
             fail = o;
@@ -123,7 +123,7 @@ pub fn run(func: &mut Func) {
             }
         }
         func.blocks[first].insts.extend(insts);
-        let target = if reports.iter().all(|&(_, s)| same_failure(func, stub, s)) { stub } else { dispatch(func, &reports) };
+        let target = if reports.iter().all(|&(_, _, s)| same_failure(func, stub, s)) { stub } else { dispatch(func, &reports) };
         if let Term::Branch { pred, if_true, .. } = &mut func.blocks[first].term {
             *pred = fail;
             *if_true = BlockId(target as u32);
@@ -176,18 +176,42 @@ fn computation(func: &Func, a: &Arg, written_after: &[bool], def_site: &HashMap<
 
 /// Checks on several lines combined: the failure reported is the first, in the source's order,
 /// whose own comparison fails, as in Rust. A chain of blocks, one branch per check, the last
-/// jumping to its report; returns the first block.
-fn dispatch(func: &mut Func, reports: &[(Reg, usize)]) -> usize {
+/// jumping to its report; returns the first block. Each comparison is made again there where
+/// its operands allow (so that its predicate need not stay live on the hot path).
+fn dispatch(func: &mut Func, reports: &[(Reg, Option<Inst>, usize)]) -> usize {
     let start = func.blocks.len();
-    for (k, &(p, report)) in reports.iter().enumerate() {
+    for (k, (p, setp, report)) in reports.iter().enumerate() {
+        let mut insts = Vec::new();
         let term = if k + 1 == reports.len() {
-            Term::Jump(BlockId(report as u32))
+            Term::Jump(BlockId(*report as u32))
         } else {
-            Term::Branch { pred: p, negate: false, if_true: BlockId(report as u32), if_false: BlockId((start + k + 1) as u32) }
+            let mut pred = *p;
+            if let Some(mut again) = setp.clone() {
+                if let InstKind::Op { args, .. } = &mut again.kind {
+                    pred = fresh(func, RegClass::Pred);
+                    args[0] = Arg::Reg(pred);
+                    insts.push(again);
+                }
+            }
+            Term::Branch { pred, negate: false, if_true: BlockId(*report as u32), if_false: BlockId((start + k + 1) as u32) }
         };
-        func.blocks.push(Block { insts: Vec::new(), term, term_loc: None });
+        func.blocks.push(Block { insts, term, term_loc: None });
     }
     start
+}
+
+/// The first check's comparison, to be made again after its block: where no later instruction
+/// of the block writes its operands.
+fn first_test(func: &Func, first: usize, q: Reg, def_site: &HashMap<Reg, (usize, usize)>) -> Option<Inst> {
+    let &(b, i) = def_site.get(&q)?;
+    if b != first {
+        return None;
+    }
+    let setp = func.blocks[b].insts[i].clone();
+    let InstKind::Op { args, .. } = &setp.kind else { return None };
+    let operands: Vec<Reg> = args[1..].iter().filter_map(|a| if let Arg::Reg(r) = a { Some(*r) } else { None }).collect();
+    let rewritten = func.blocks[first].insts[i + 1..].iter().any(|l| l.defs().iter().any(|d| operands.contains(d)));
+    (!rewritten).then_some(setp)
 }
 
 fn remap(args: &mut [Arg], map: &HashMap<Reg, Arg>) {
