@@ -1,7 +1,8 @@
 //! Bounds checks in a row on one line combined into one branch (`ptx-macros/src/ir/combine.rs`):
 //! the PTX branches to a failure once where it did per index (ptxas accepts it), results are
 //! the host's, and any one index out of bounds stops the kernel with its line. A check whose
-//! index is loaded in between, and checks on another line, stay where they were.
+//! index is loaded in between stays where it was. Checks on different lines combine too, and
+//! report the first that fails in the source's order, as Rust does.
 
 use crate::body_exec::cpu_stream;
 use crate::tools::assemble;
@@ -16,12 +17,30 @@ pub fn cross(input: &[f32], output: &mut [f32], w: usize) {
 }
 
 /// `x[idx[i]]`: the second index is loaded after the first check, so it is checked there; the
-/// check on the next line is another failure and stays too.
+/// check on the next line (`i`, known there) joins it.
 #[kernel]
 pub fn gather(x: &[u32], idx: &[u32], out: &mut [u32]) {
     let i = thread_idx_x() as usize;
     let v = x[idx[i] as usize];
     out[i] = v;
+}
+
+/// Softmax's loop body: a load checked on one line, a store on the next.
+#[kernel]
+pub fn two_lines(x: &[f32], y: &mut [f32]) {
+    let j = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    let e = x[j] * 2.0;
+    y[j] = e + 1.0;
+}
+
+/// Three lines, the middle one's check not a bounds check (`/` by a zero divisor): it is not
+/// combined, so neither is the next line's check with the first.
+#[kernel]
+pub fn with_division(x: &[u32], d: u32, y: &mut [u32]) {
+    let j = thread_idx_x() as usize;
+    let v = x[j];
+    let q = v / d;
+    y[j] = q;
 }
 
 /// The failure branches: `@%p bra` to a label that sets a line (`mov.u32 ..., <line>`; the
@@ -76,9 +95,10 @@ fn checks_in_a_row_on_one_line_branch_once() {
 }
 
 #[test]
-fn a_check_of_a_loaded_index_and_one_on_another_line_stay() {
+fn a_check_of_a_loaded_index_stays() {
     assert!(assemble("gather", gather::PTX));
-    assert_eq!(failure_branches(gather::PTX), 3, "{}", gather::PTX);
+    // `idx[i]`'s, and `x[..]`'s joined by `out[i]`'s: two.
+    assert_eq!(failure_branches(gather::PTX), 2, "{}", gather::PTX);
     let stream = cpu_stream();
     let x: Vec<u32> = (0..10u32).map(|k| 100 + k).collect();
     let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
@@ -90,4 +110,52 @@ fn a_check_of_a_loaded_index_and_one_on_another_line_stay() {
     expect_bounds_failure(gather::launch(&stream, LaunchConfig::new(1, 8), &xb, &bad, &mut ob), "let v = x[idx[i] as usize];");
     let mut small = DeviceBuffer::<u32>::zeroed(&stream, 7).unwrap();
     expect_bounds_failure(gather::launch(&stream, LaunchConfig::new(1, 8), &xb, &ib, &mut small), "out[i] = v;");
+}
+
+/// The lines of the kernel's body between the first `ld.global` and the first `st.global`.
+fn between_load_and_store(ptx: &str) -> Vec<&str> {
+    let lines: Vec<&str> = ptx.lines().map(str::trim).collect();
+    let ld = lines.iter().position(|l| l.starts_with("ld.global")).expect("a load");
+    let st = lines.iter().position(|l| l.starts_with("st.global")).expect("a store");
+    lines[ld..st].to_vec()
+}
+
+#[test]
+fn checks_on_two_lines_branch_once_and_report_the_first_failure() {
+    assert!(assemble("two_lines", two_lines::PTX));
+    let ptx = two_lines::PTX;
+    assert!(!between_load_and_store(ptx).iter().any(|l| l.starts_with('@') && l.contains("bra")), "the store's check is made with the load's:\n{ptx}");
+    let stream = cpu_stream();
+    let x: Vec<f32> = (0..64).map(|k| k as f32 * 0.5).collect();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut yb = DeviceBuffer::<f32>::zeroed(&stream, 64).unwrap();
+    two_lines::launch(&stream, LaunchConfig::new(1, 64), &xb, &mut yb).unwrap();
+    assert_eq!(yb.to_vec().unwrap(), x.iter().map(|v| v * 2.0 + 1.0).collect::<Vec<_>>());
+    let (load, store) = ("let e = x[j] * 2.0;", "y[j] = e + 1.0;");
+    let short_x = DeviceBuffer::from_slice(&stream, &x[..63]).unwrap();
+    let mut short_y = DeviceBuffer::<f32>::zeroed(&stream, 63).unwrap();
+    expect_bounds_failure(two_lines::launch(&stream, LaunchConfig::new(1, 64), &short_x, &mut yb), load);
+    expect_bounds_failure(two_lines::launch(&stream, LaunchConfig::new(1, 64), &xb, &mut short_y), store);
+    // Both out of bounds: Rust fails at the load, the first.
+    expect_bounds_failure(two_lines::launch(&stream, LaunchConfig::new(1, 64), &short_x, &mut short_y), load);
+}
+
+#[test]
+fn a_check_of_another_kind_between_two_lines_keeps_them_apart() {
+    assert!(assemble("with_division", with_division::PTX));
+    let ptx = with_division::PTX;
+    assert!(between_load_and_store(ptx).iter().filter(|l| l.starts_with('@') && l.contains("bra")).count() >= 2, "{ptx}");
+    let stream = cpu_stream();
+    let x: Vec<u32> = (0..32).map(|k| k * 7).collect();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut yb = DeviceBuffer::<u32>::zeroed(&stream, 32).unwrap();
+    with_division::launch(&stream, LaunchConfig::new(1, 32), &xb, 3, &mut yb).unwrap();
+    assert_eq!(yb.to_vec().unwrap(), x.iter().map(|v| v / 3).collect::<Vec<_>>());
+    // A zero divisor and a short `y`: Rust panics at the division, before the store's check.
+    let mut short_y = DeviceBuffer::<u32>::zeroed(&stream, 31).unwrap();
+    match with_division::launch(&stream, LaunchConfig::new(1, 32), &xb, 0, &mut short_y) {
+        Err(Error::Assert { line, .. }) => assert_eq!(line, line_of("let q = v / d;")),
+        other => panic!("expected the division's failure, got {other:?}"),
+    }
+    expect_bounds_failure(with_division::launch(&stream, LaunchConfig::new(1, 32), &xb, 3, &mut short_y), "y[j] = q;");
 }

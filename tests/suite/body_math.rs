@@ -494,6 +494,7 @@ fn special_values_follow_c() {
 
 // ---- the same functions on the device ----
 
+// `exp` and `exp2` by name: `v.exp()` is nvcc's inline `expf` (`body_cuda_math.rs`).
 #[kernel]
 pub fn math_f32(x: &[f32], out: &mut [f32]) {
     let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
@@ -503,7 +504,7 @@ pub fn math_f32(x: &[f32], out: &mut [f32]) {
     let v = x[i];
     let w = x[(i + 1) % x.len()];
     let r = [
-        v.exp(), v.exp2(), v.exp_m1(), v.ln(), v.log2(), v.log10(), v.ln_1p(), v.sin(), v.cos(), v.tan(),
+        exp_f32(v), exp2_f32(v), v.exp_m1(), v.ln(), v.log2(), v.log10(), v.ln_1p(), v.sin(), v.cos(), v.tan(),
         v.atan(), v.atan2(w), v.asin(), v.acos(), v.sinh(), v.cosh(), v.tanh(), v.powf(w), v.powi(-3), v.hypot(w), v % w,
     ];
     for k in 0..21 {

@@ -40,6 +40,8 @@ pub enum Intrinsic {
     /// An approximate float function (`fast::sin` ...): one `.approx` instruction or a short
     /// sequence of them.
     Fast(FastOp),
+    /// `f32::exp` ... as nvcc emits CUDA's `expf` ... inline (`lower::cuda_math`).
+    CudaMath(CudaOp),
     /// Pointer methods.
     Ptr(PtrOp),
     /// `len()` of a slice, array or shared array.
@@ -203,6 +205,27 @@ pub enum FastOp {
     Div,
     Tanh,
     Powf,
+}
+
+/// The `f32` methods lowered inline as nvcc lowers CUDA's single-precision function of the
+/// same name (`lower::cuda_math`), within CUDA's documented error bound.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CudaOp {
+    /// `expf`: 2 ulp.
+    Exp,
+    /// `exp2f`: 2 ulp.
+    Exp2,
+}
+
+impl CudaOp {
+    /// The `f32` method this stands for.
+    pub fn of_method(name: &str) -> Option<CudaOp> {
+        match name {
+            "exp" => Some(CudaOp::Exp),
+            "exp2" => Some(CudaOp::Exp2),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

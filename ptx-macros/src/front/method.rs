@@ -250,6 +250,10 @@ impl<'a> Checker<'a> {
     }
     fn float_method(&mut self, recv: Expr, s: Scalar, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
         let t = Ty::Scalar(s);
+        if let (Scalar::F32, Some(op)) = (s, super::intrinsic::CudaOp::of_method(name)) {
+            let rest = self.args_of(args, &[], name_span);
+            return self.intrinsic(Intrinsic::CudaMath(op), recv, rest, t, span);
+        }
         if let Some(&(_, n)) = MATH_FNS.iter().find(|(m, _)| *m == name) {
             return self.math_call(recv, s, name, n, args, span, name_span);
         }

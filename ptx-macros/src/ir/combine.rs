@@ -12,10 +12,16 @@
 //! the reason hoisting is (docs/performance.md, "Hoisted bounds checks"): a failed check ends
 //! the launch, and the failure reported is the same; no access happens unchecked, since each
 //! index is checked before the first access of the run.
+//!
+//! Checks on different lines (softmax's `x[base + j]`, then `y[base + j] = e`) combine too,
+//! where every failure branch of the run is one of the checks combined: the one branch goes to
+//! a chain that tests the checks again in the source's order and reports the first that fails,
+//! the report Rust would make (each earlier check passed, and nothing between them changes a
+//! later index).
 
 use super::dom::Cfg;
 use super::hoist::{failure, same_failure, single_defs};
-use super::{Arg, Arith, Cmp, Func, Inst, InstKind, Opcode, Reg, RegClass, Term, Type};
+use super::{Arg, Arith, Block, BlockId, Cmp, Func, Inst, InstKind, Opcode, Reg, RegClass, Term, Type};
 use std::collections::HashMap;
 
 pub fn run(func: &mut Func) {
@@ -29,7 +35,10 @@ pub fn run(func: &mut Func) {
         let Some((q, stub, mut cont)) = bounds_check(func, first, &def_site) else { continue };
         // Registers written after the first check, in the run so far.
         let mut written_after: Vec<bool> = vec![false; func.regs.len()];
-        let mut later: Vec<(usize, Inst, Vec<Inst>)> = Vec::new();
+        let mut later: Vec<(usize, Inst, Vec<Inst>, usize)> = Vec::new();
+        // A failure branch left in place (not a bounds check), and a check with another report:
+        // the two cannot share a run, or the report could be the later one's.
+        let (mut kept, mut other) = (false, false);
         let mut prev = first;
         loop {
             let b = cont;
@@ -43,10 +52,14 @@ pub fn run(func: &mut Func) {
             let next = match block.term {
                 Term::Jump(t) => Some((None, t.0 as usize)),
                 Term::Branch { negate: false, if_true, if_false, .. } if failure(func, if_true.0 as usize) => {
-                    if !same_failure(func, stub, if_true.0 as usize) {
+                    let check = bounds_check(func, b, &def_site);
+                    let same = same_failure(func, stub, if_true.0 as usize);
+                    if check.is_none() && (!same || other) || check.is_some() && !same && kept {
                         break;
                     }
-                    Some((bounds_check(func, b, &def_site), if_false.0 as usize))
+                    kept |= check.is_none();
+                    other |= !same;
+                    Some((check, if_false.0 as usize))
                 }
                 _ => None,
             };
@@ -54,7 +67,7 @@ pub fn run(func: &mut Func) {
             for r in block.insts.iter().flat_map(|i| i.defs()) {
                 written_after[r.0 as usize] = true;
             }
-            if let Some((p, _, _)) = check {
+            if let Some((p, its_stub, _)) = check {
                 let setp = def_site.get(&p).map(|&(db, di)| func.blocks[db].insts[di].clone());
                 let computed = setp.as_ref().and_then(|s| {
                     let InstKind::Op { args, .. } = &s.kind else { return None };
@@ -65,7 +78,7 @@ pub fn run(func: &mut Func) {
                     Some(out)
                 });
                 match (setp, computed) {
-                    (Some(s), Some(c)) => later.push((b, s, c)),
+                    (Some(s), Some(c)) => later.push((b, s, c, its_stub)),
                     // A check that cannot move ends the run before it.
                     _ => break,
                 }
@@ -81,7 +94,8 @@ pub fn run(func: &mut Func) {
         let mut insts = Vec::new();
         let mut map: HashMap<Reg, Arg> = HashMap::new();
         let mut fail = q;
-        for (b, setp, computation) in &later {
+        let mut reports = vec![(q, first_test(func, first, q, &def_site), stub)];
+        for (b, setp, computation, its_stub) in &later {
             for inst in computation {
                 let mut new = inst.clone();
                 let InstKind::Op { args, .. } = &mut new.kind else { continue };
@@ -98,7 +112,8 @@ pub fn run(func: &mut Func) {
                 remap(&mut args[1..], &map);
                 args[0] = Arg::Reg(p);
             }
-            insts.push(new);
+            insts.push(new.clone());
+            reports.push((p, Some(new.clone()), *its_stub));
             let o = fresh(func, RegClass::Pred);
             insts.push(Inst::op(Opcode::arith(Arith::Or, Type::Pred), 1, vec![Arg::Reg(o), Arg::Reg(fail), Arg::Reg(p)]).at(setp.loc));
             fail = o;
@@ -108,8 +123,10 @@ pub fn run(func: &mut Func) {
             }
         }
         func.blocks[first].insts.extend(insts);
-        if let Term::Branch { pred, .. } = &mut func.blocks[first].term {
+        let target = if reports.iter().all(|&(_, _, s)| same_failure(func, stub, s)) { stub } else { dispatch(func, &reports) };
+        if let Term::Branch { pred, if_true, .. } = &mut func.blocks[first].term {
             *pred = fail;
+            *if_true = BlockId(target as u32);
         }
     }
 }
@@ -155,6 +172,46 @@ fn computation(func: &Func, a: &Arg, written_after: &[bool], def_site: &HashMap<
         }
         _ => None,
     }
+}
+
+/// Checks on several lines combined: the failure reported is the first, in the source's order,
+/// whose own comparison fails, as in Rust. A chain of blocks, one branch per check, the last
+/// jumping to its report; returns the first block. Each comparison is made again there where
+/// its operands allow (so that its predicate need not stay live on the hot path).
+fn dispatch(func: &mut Func, reports: &[(Reg, Option<Inst>, usize)]) -> usize {
+    let start = func.blocks.len();
+    for (k, (p, setp, report)) in reports.iter().enumerate() {
+        let mut insts = Vec::new();
+        let term = if k + 1 == reports.len() {
+            Term::Jump(BlockId(*report as u32))
+        } else {
+            let mut pred = *p;
+            if let Some(mut again) = setp.clone() {
+                if let InstKind::Op { args, .. } = &mut again.kind {
+                    pred = fresh(func, RegClass::Pred);
+                    args[0] = Arg::Reg(pred);
+                    insts.push(again);
+                }
+            }
+            Term::Branch { pred, negate: false, if_true: BlockId(*report as u32), if_false: BlockId((start + k + 1) as u32) }
+        };
+        func.blocks.push(Block { insts, term, term_loc: None });
+    }
+    start
+}
+
+/// The first check's comparison, to be made again after its block: where no later instruction
+/// of the block writes its operands.
+fn first_test(func: &Func, first: usize, q: Reg, def_site: &HashMap<Reg, (usize, usize)>) -> Option<Inst> {
+    let &(b, i) = def_site.get(&q)?;
+    if b != first {
+        return None;
+    }
+    let setp = func.blocks[b].insts[i].clone();
+    let InstKind::Op { args, .. } = &setp.kind else { return None };
+    let operands: Vec<Reg> = args[1..].iter().filter_map(|a| if let Arg::Reg(r) = a { Some(*r) } else { None }).collect();
+    let rewritten = func.blocks[first].insts[i + 1..].iter().any(|l| l.defs().iter().any(|d| operands.contains(d)));
+    (!rewritten).then_some(setp)
 }
 
 fn remap(args: &mut [Arg], map: &HashMap<Reg, Arg>) {

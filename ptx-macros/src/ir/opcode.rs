@@ -142,6 +142,8 @@ pub enum Mode {
     Wide,
     Sat,
     Approx,
+    /// `.approx.ftz`: subnormal operands and results flushed to zero (CUDA's `expf`).
+    ApproxFtz,
     Full,
 }
 

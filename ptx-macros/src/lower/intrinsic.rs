@@ -132,6 +132,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 self.float_op(*op, s, &vals)
             }
             Intrinsic::Fast(op) => self.fast(*op, &vals),
+            Intrinsic::CudaMath(op) => self.cuda_math(*op, &vals),
             Intrinsic::Half2(op) => {
                 let Some(s) = self.half2_of(&tys[0]) else { return Val::Unit };
                 self.half2_op(*op, s, &vals)

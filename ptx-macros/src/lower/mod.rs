@@ -23,6 +23,7 @@ mod control;
 pub mod debug;
 mod expr;
 mod half;
+mod cuda_math;
 mod half_fma;
 mod half2;
 mod half2_math;

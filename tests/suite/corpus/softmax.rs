@@ -1,5 +1,5 @@
 //! Row softmax: one block per row; the row maximum and the sum of exponentials are reduced in
-//! shared memory. `exp` is the accurate device function (`device::math::exp_f32`); the host
+//! shared memory. `exp` is nvcc's inline `expf` (2 ulp; see docs/body-compiler.md); the host
 //! run of the body uses `std`'s `exp`, so device and host agree within the documented ulp
 //! bound rather than bit for bit.
 
@@ -99,7 +99,7 @@ pub fn check_device(stream: &Stream) -> Result<()> {
     let x = DeviceBuffer::from_slice(stream, &input())?;
     let mut y = DeviceBuffer::<f32>::zeroed(stream, ROWS * COLS)?;
     softmax::launch(stream, LaunchConfig::new(ROWS as u32, 128), &x, &mut y, COLS as u32)?;
-    // exp_f32 is within 2 ulp of the exact result (see docs/body-compiler.md); the host's
+    // The device's exp is within 2 ulp of the exact result (see docs/body-compiler.md); the host's
     // `exp` is within 1: a few ulp of relative difference after the normalisation.
     assert_close("softmax on the device", &y.to_vec()?, &on_host(), 4e-7);
     Ok(())

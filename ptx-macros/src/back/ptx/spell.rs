@@ -203,6 +203,7 @@ fn mode(m: Mode) -> &'static str {
         Mode::Wide => ".wide",
         Mode::Sat => ".sat",
         Mode::Approx => ".approx",
+        Mode::ApproxFtz => ".approx.ftz",
         Mode::Full => ".full",
     }
 }

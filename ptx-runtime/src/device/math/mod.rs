@@ -1,6 +1,9 @@
 //! Accurate float functions, written in Rust and compiled for the device by `#[device_fn]`,
-//! so the device runs the same algorithm the host runs here: `x.exp()` in a kernel calls
-//! [`exp_f32`], and calling `exp_f32` yourself gives bit-identical results on host and device.
+//! so the device runs the same algorithm the host runs here: `x.sin()` in a kernel calls
+//! [`sin_f32`], and calling `sin_f32` yourself gives bit-identical results on host and device.
+//! `x.exp()` and `x.exp2()` on `f32` are the exception: they compile inline to the instructions
+//! nvcc emits for CUDA's `expf` / `exp2f` (2 ulp; docs/body-compiler.md, "f32 exp and exp2 as
+//! nvcc emits them"); [`exp_f32`] and [`exp2_f32`] here (1 ulp) are called by name.
 //!
 //! The `f32` functions compute in `f32` (and integers) only, at the device's `f32` rate, within
 //! CUDA's documented bounds; [`precise`] has each of them evaluated in `f64` and rounded once
@@ -16,7 +19,7 @@
 //!
 //! | function | `f32` (vs exact) | CUDA | `f64` (vs `std`) | how |
 //! |----------|------------------|------|------------------|-----|
-//! | `exp`, `exp2` | ≤ 1 ulp | 2 | ≤ 1 ulp | range reduction, Taylor polynomial (see [`exp`]) |
+//! | `exp_f32`, `exp2_f32` (by name) | ≤ 1 ulp | 2 | ≤ 1 ulp | range reduction, Taylor polynomial (see [`exp`]) |
 //! | `exp_m1` | ≤ 1 ulp | 1 | ≤ 2 ulp | polynomial near 0, `2^k·p + (2^k − 1)` beyond |
 //! | `ln`, `log2`, `log10` | ≤ 1 ulp | 1, 1, 2 | ≤ 1 ulp | `atanh` series in double-float / double-double (see [`log_f32`], [`log`]) |
 //! | `ln_1p` | ≤ 1 ulp | 1 | ≤ 2 ulp | the same, with the rounding of `1 + x` |
