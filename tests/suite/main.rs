@@ -60,6 +60,7 @@ mod body_traits;
 mod body_tuples;
 mod body_values;
 mod corpus;
+mod corpus_twins;
 mod cpu_atomics;
 mod cpu_cg;
 mod cpu_rust_locations;
