@@ -13,6 +13,7 @@ mod body_corpus;
 mod body_exec;
 mod body_mma;
 mod body_wmma;
+mod body_force_inline;
 mod body_fmad;
 mod body_defer;
 mod body_hoist;
