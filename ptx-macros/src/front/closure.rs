@@ -348,6 +348,9 @@ impl<'a> Checker<'a> {
         if let Some((_, outer)) = self.natural.inlining.iter().find(|(k, _)| *k == key) {
             // Reported at the call in the body being compiled.
             let at = self.natural.inlining.first().map(|(_, s)| *s).unwrap_or(*outer);
+            if super::force_inline::is_forced_inline(&item.attrs) {
+                return Some(self.error(at, format!("`{}` is `#[inline(always)]` and calls itself, which cannot be inlined: remove `#[inline(always)]` (a call of its own `.func`), or write the recursion as a loop", info.name)));
+            }
             return Some(self.error(at, format!("`{}` calls itself with a closure, which cannot be inlined: pass the values the closure computes, or write the recursion as a loop", info.name)));
         }
         self.natural.inlining.push((key, span));
