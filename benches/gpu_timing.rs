@@ -20,7 +20,10 @@
 //!   Arguments are encoded before the start event so that host work is not timed.
 //! - Bandwidth is the kernel's compulsory traffic (each input read once, each output written
 //!   once) over the median time; the copy moves the same number of bytes (reads half, writes
-//!   half) with `cuMemcpyDtoDAsync`. matmul and nbody are compute-bound and report GFLOP/s.
+//!   half) with `cuMemcpyDtoDAsync`. matmul and nbody are compute-bound and report GFLOP/s;
+//!   tensor_gemm (f16 in, f32 accumulated on the tensor cores) reports TFLOP/s, and a line under
+//!   the tables gives them as a share of the GPU's dense f16 tensor peak where the device's
+//!   name is one of [`dense_f16_peak`]'s.
 //!
 //! Slices are passed as the ABI lays them out for each build: ours take one `{ u64 address,
 //! u64 length }` parameter, the twins a pointer and a length.
@@ -56,6 +59,8 @@ enum Work {
     Bytes(u64),
     /// Floating-point operations.
     Flops(u64),
+    /// Floating-point operations on the tensor cores (reported in TFLOP/s).
+    TensorFlops(u64),
 }
 
 /// One kernel's launch: input buffers (every buffer is `f32`s; a `Particle` is 7 of them),
@@ -81,7 +86,7 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    use corpus::{dot, matmul, nbody, saxpy, softmax, stencil, transpose};
+    use corpus::{dot, matmul, nbody, saxpy, softmax, stencil, tensor_gemm, transpose};
     vec![
         Case { name: "saxpy", twin: "saxpy", ours: &saxpy::saxpy::KERNEL, setup: saxpy_setup },
         Case { name: "dot", twin: "dot", ours: &dot::dot::KERNEL, setup: dot_setup },
@@ -90,6 +95,7 @@ fn cases() -> Vec<Case> {
         Case { name: "transpose", twin: "transpose", ours: &transpose::transpose::KERNEL, setup: transpose_setup },
         Case { name: "softmax", twin: "softmax", ours: &softmax::softmax::KERNEL, setup: softmax_setup },
         Case { name: "nbody_step", twin: "nbody", ours: &nbody::nbody_step::KERNEL, setup: nbody_setup },
+        Case { name: "tensor_gemm", twin: "tensor_gemm", ours: &tensor_gemm::tensor_gemm::KERNEL, setup: tensor_gemm_setup },
     ]
 }
 
@@ -197,6 +203,45 @@ fn nbody_setup(small: bool) -> Setup {
         // customary count.
         work: Work::Flops(20 * (n as u64).pow(2)),
         tolerance: 0.0,
+    }
+}
+
+fn tensor_gemm_setup(small: bool) -> Setup {
+    use corpus::tensor_gemm::{inputs, SHARED_BYTES, T, THREADS};
+    let n: usize = if small { 64 } else { 4096 };
+    // Each f16 matrix as the kernel reads it, 8 halves a 16-byte unit: here two halves an f32
+    // (the buffers are `f32`s), low half first.
+    let pairs = |m: Vec<ptx_runtime::half::f16>| m.chunks(2).map(|h| f32::from_bits(h[0].to_bits() as u32 | (h[1].to_bits() as u32) << 16)).collect::<Vec<f32>>();
+    let (a, b) = inputs(n, 11);
+    let units = (n * n / 8) as u64;
+    let g = (n / T) as u32;
+    Setup {
+        size: format!("{n} × {n} × {n}"),
+        buffers: vec![pairs(a), pairs(b), vec![0.0; n * n]],
+        params: vec![Param::Slice(0, units), Param::Slice(1, units), Param::Slice(2, (n * n) as u64), Param::U32(n as u32)],
+        config: LaunchConfig::new((g, g, 1), THREADS).with_shared_bytes(SHARED_BYTES),
+        outputs: vec![2],
+        work: Work::TensorFlops(2 * (n as u64).pow(3)),
+        // The same mma.sync instructions on the same operands in the same order.
+        tolerance: 0.0,
+    }
+}
+
+/// The dense (no sparsity) f16 tensor-core peak with f32 accumulation, in TFLOP/s, of the GPUs
+/// the benchmark is run on, by the CUDA device name, with its source: NVIDIA's H100 datasheet
+/// and Hopper architecture whitepaper give "FP16 Tensor Core 1,979 TFLOPS" with sparsity for
+/// H100 SXM (989.4 dense: 132 SMs × 4 tensor cores × 1024 FLOP per clock × 1.83 GHz), 1,513
+/// (756.5 dense) for H100 PCIe; the H200 datasheet 1,979 (989.4 dense) for H200 SXM.
+fn dense_f16_peak(device: &str) -> Option<(f64, &'static str)> {
+    let d = device.to_ascii_uppercase();
+    if d.contains("H200") {
+        Some((989.4, "H200 SXM, NVIDIA H200 datasheet"))
+    } else if d.contains("H100") && d.contains("PCIE") {
+        Some((756.5, "H100 PCIe, NVIDIA H100 datasheet"))
+    } else if d.contains("H100") {
+        Some((989.4, "H100 SXM, NVIDIA H100 datasheet"))
+    } else {
+        None
     }
 }
 
@@ -400,19 +445,23 @@ fn run() -> Res<()> {
     const HEADER: &str = "| kernel | size | ours ms | nvcc ms | ours / nvcc | ours | nvcc | copy | ours / copy | outputs |\n|---|---|---|---|---|---|---|---|---|---|\n";
     let mut tables = VARIANTS.map(|_| String::from(HEADER));
     let mut failed = false;
+    // Tensor-core rates against the device's peak: one line per kernel and nvcc build.
+    let mut peaks = String::new();
+    let peak = if small { None } else { dense_f16_peak(&device.name()) };
     for case in cases() {
         let setup = (case.setup)(small);
         let (ours_out, ours_ms) = measure(&stream, case.ours, Abi::Ours, &setup, runs).map_err(|e| format!("{} (ours): {e}", case.name))?;
         let rate = |ms: f64| match setup.work {
             Work::Bytes(b) => format!("{:.2} GB/s", b as f64 / ms / 1e6),
             Work::Flops(f) => format!("{:.2} GFLOP/s", f as f64 / ms / 1e6),
+            Work::TensorFlops(f) => format!("{:.2} TFLOP/s", f as f64 / ms / 1e9),
         };
         let (copy, of_copy) = match setup.work {
             Work::Bytes(b) => {
                 let c = copy_ms(&stream, b, runs)?;
                 (rate(c), format!("{:.0}%", 100.0 * c / ours_ms))
             }
-            Work::Flops(_) => ("–".into(), "–".into()),
+            Work::Flops(_) | Work::TensorFlops(_) => ("–".into(), "–".into()),
         };
         for (variant, table) in VARIANTS.into_iter().zip(tables.iter_mut()) {
             let mut theirs = None;
@@ -433,6 +482,11 @@ fn run() -> Res<()> {
                     }
                 }
             }
+            if let (Work::TensorFlops(f), Some((p, source))) = (&setup.work, peak) {
+                let share = |ms: f64| 100.0 * (*f as f64 / ms / 1e9) / p;
+                let theirs_share = theirs.as_ref().map_or("–".to_owned(), |(_, ms)| format!("{:.1}%", share(*ms)));
+                let _ = writeln!(peaks, "- {} ({}): ours {:.1}%, nvcc's {} build {theirs_share} of the dense f16 tensor peak, {p} TFLOP/s ({source}).", case.name, setup.size, share(ours_ms), variant.0);
+            }
             let (nvcc_ms, ratio, nvcc_rate, agree) = match &theirs {
                 Some((out, ms)) => {
                     let agree = agreement(&ours_out, out, setup.tolerance);
@@ -445,7 +499,10 @@ fn run() -> Res<()> {
         }
         eprintln!("gpu_timing: {} done", case.name);
     }
-    let tables: String = VARIANTS.iter().zip(&tables).map(|((_, _, title), t)| format!("{title}:\n\n{t}\n")).collect();
+    let mut tables: String = VARIANTS.iter().zip(&tables).map(|((_, _, title), t)| format!("{title}:\n\n{t}\n")).collect();
+    if !peaks.is_empty() {
+        tables += &format!("Tensor cores:\n\n{peaks}\n");
+    }
     let report = format!(
         "Device: {}. Median of {runs} launches after {} warm-up launches; {}. Ours keep their bounds checks.\n\n{tables}",
         device.name(),

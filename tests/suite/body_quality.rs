@@ -1,4 +1,4 @@
-//! PTX quality, measured against nvcc: for seven corpus kernels and their CUDA C twins in
+//! PTX quality, measured against nvcc: for twelve corpus kernels and their CUDA C twins in
 //! `benches/cuda/` (the same algorithm, Rust's bounds checks written as `assert`s, compiled
 //! with `nvcc -O3 -fmad=false`, the float semantics Rust's `*` and `+` have), ptxas's register
 //! count and the SASS instruction count of ours and theirs, for sm_80 and sm_90.
@@ -76,6 +76,7 @@ fn corpus_kernels_are_as_lean_as_nvccs() {
         ("shared_histogram", "shared_histogram.cu", shared_histogram::shared_histogram::PTX),
         ("conv1d", "conv1d.cu", conv1d::conv1d::PTX),
         ("layernorm", "layernorm.cu", layernorm::layernorm::PTX),
+        ("tensor_gemm", "tensor_gemm.cu", tensor_gemm::tensor_gemm::PTX),
     ];
     let mut table = String::from("kernel            arch    regs ours/nvcc   SASS ours/nvcc\n");
     let mut worse = Vec::new();

@@ -205,14 +205,16 @@ fn ops(expr: &[u8]) -> Vec<Op> {
     out
 }
 
-/// `ptxas -g` of `ptx` for sm_75, into a scratch cubin.
+/// `ptxas -g` of `ptx` for sm_75 (or its own target where that is newer), into a scratch
+/// cubin.
 fn cubin(name: &str, ptx: &str) -> Option<std::path::PathBuf> {
     let ptxas = tool("PTXAS", "ptxas", name)?;
     let dir = scratch_dir("dwarf-reader");
     let src = dir.join("m.ptx");
     let out = dir.join("m.cubin");
     std::fs::write(&src, ptx).unwrap();
-    let r = Command::new(ptxas).args(["-g", "-arch=sm_75"]).arg(&src).arg("-o").arg(&out).output().expect("run ptxas");
+    let arch = format!("-arch=sm_{}", crate::tools::target_sm(ptx).max(75));
+    let r = Command::new(ptxas).args(["-g", &arch]).arg(&src).arg("-o").arg(&out).output().expect("run ptxas");
     assert!(r.status.success(), "ptxas -g rejected {name}: {}\n{ptx}", String::from_utf8_lossy(&r.stderr));
     Some(out)
 }

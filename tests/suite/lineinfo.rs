@@ -45,8 +45,9 @@ struct Sass {
     at: Option<(String, u32)>,
 }
 
-/// Assembles `ptx` for sm_75 (with `-lineinfo` when asked) and disassembles the cubin (with
-/// line annotations when `lines`). `None` where ptxas or nvdisasm is missing (announced).
+/// Assembles `ptx` for sm_75, or its own target where that is newer (the tensor-core GEMM's
+/// sm_80), with `-lineinfo` when asked, and disassembles the cubin (with line annotations
+/// when `lines`). `None` where ptxas or nvdisasm is missing (announced).
 fn disassemble(name: &str, ptx: &str, lineinfo: bool, lines: bool) -> Option<String> {
     let ptxas = tool("PTXAS", "ptxas", name)?;
     let nvdisasm = tool("NVDISASM", "nvdisasm", name)?;
@@ -55,7 +56,7 @@ fn disassemble(name: &str, ptx: &str, lineinfo: bool, lines: bool) -> Option<Str
     let cubin = dir.join("m.cubin");
     std::fs::write(&file, ptx).unwrap();
     let mut cmd = Command::new(ptxas);
-    cmd.arg("-arch=sm_75").arg(&file).arg("-o").arg(&cubin);
+    cmd.arg(format!("-arch=sm_{}", crate::tools::target_sm(ptx).max(75))).arg(&file).arg("-o").arg(&cubin);
     if lineinfo {
         cmd.arg("-lineinfo");
     }

@@ -26,7 +26,8 @@ pub fn dump(root: &Path, crate_dir: &Path, out: &Path) -> Result<(), String> {
     for e in std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))? {
         let path = e.map_err(|e| e.to_string())?.path();
         let Some(name) = path.file_name() else { continue };
-        let text = read(&path)?.replace("#[kernel]", "#[kernel(fmad)]").replace("#[device_fn]", "#[device_fn(fmad)]");
+        // `#[kernel(sm = 80)]` keeps its arguments: `#[kernel(fmad, sm = 80)]`.
+        let text = read(&path)?.replace("#[kernel(", "#[kernel(fmad, ").replace("#[kernel]", "#[kernel(fmad)]").replace("#[device_fn]", "#[device_fn(fmad)]");
         std::fs::write(corpus.join(name), text).map_err(|e| e.to_string())?;
     }
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or(root.join("target"), std::path::PathBuf::from);

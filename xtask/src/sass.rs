@@ -181,13 +181,26 @@ pub fn with_callees(instrs: &[Instr], l: Loop) -> Vec<Instr> {
 /// Bytes of global and shared memory that the instructions read or write once each (the local
 /// memory of spills is left out): the work one trip through a loop does, whatever its unrolling
 /// or vector width.
+/// An asynchronous copy (`LDGSTS`, `cp.async`) reads global and writes shared memory: both
+/// count. A matrix load from shared memory (`LDSM`, `ldmatrix`) moves 4 bytes per thread and
+/// matrix.
 pub fn memory_bytes(instrs: &[Instr]) -> u32 {
-    instrs.iter().map(|i| access_bytes(opcode(&i.text), &["LDG", "STG", "LDS", "STS", "LD", "ST"])).sum()
+    instrs.iter().map(|i| access_bytes(opcode(&i.text), &["LDG", "STG", "LDS", "STS", "LD", "ST"]) + 2 * access_bytes(opcode(&i.text), &["LDGSTS"]) + matrix_bytes(opcode(&i.text))).sum()
 }
 
 /// Bytes of global (and generic) memory the instructions read or write once each.
 pub fn global_bytes(instrs: &[Instr]) -> u32 {
-    instrs.iter().map(|i| access_bytes(opcode(&i.text), &["LDG", "STG", "LD", "ST"])).sum()
+    instrs.iter().map(|i| access_bytes(opcode(&i.text), &["LDG", "STG", "LD", "ST", "LDGSTS"])).sum()
+}
+
+/// `LDSM.16.M88.4` (`ldmatrix.x4`; `.MT88` with `.trans`) and `STSM` (`stmatrix`): 4 bytes per
+/// thread for each of the 1, 2 or 4 matrices.
+fn matrix_bytes(op: &str) -> u32 {
+    let mut parts = op.split('.');
+    if !matches!(parts.next(), Some("LDSM" | "STSM")) {
+        return 0;
+    }
+    4 * parts.last().and_then(|n| n.parse::<u32>().ok()).filter(|n| matches!(n, 1 | 2 | 4)).unwrap_or(1)
 }
 
 fn access_bytes(op: &str, counted: &[&str]) -> u32 {
@@ -325,5 +338,13 @@ ptxas info    : Used 18 registers, used 0 barriers
         assert_eq!(memory_bytes(instrs), 16 + 4 + 1);
         assert_eq!(global_bytes(instrs), 16 + 1);
         assert_eq!(hot_inner_loop(&f[1].1), None);
+    }
+
+    #[test]
+    fn async_copies_and_matrix_loads_count_their_bytes() {
+        let ins = |text: &str| Instr { addr: 0, text: text.to_owned() };
+        let code = [ins("LDGSTS.E.BYPASS.128 [R31], desc[UR40][R16.64]"), ins("LDSM.16.M88.4 R8, [R8]"), ins("LDSM.16.MT88.2 R4, [R4]"), ins("STSM.16.M88 [R2], R4")];
+        assert_eq!(memory_bytes(&code), 2 * 16 + 16 + 8 + 4);
+        assert_eq!(global_bytes(&code), 16);
     }
 }

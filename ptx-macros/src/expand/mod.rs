@@ -148,7 +148,7 @@ fn first_round(kind: FnKind, args: TokenStream, item_tokens: TokenStream) -> Tok
             return quote!(#item #e);
         }
     }
-    if kind == FnKind::Device && front::generic::is_generic(&item.sig) {
+    if kind == FnKind::Device && (front::generic::is_generic(&item.sig) || front::force_inline::is_forced_inline(&item.attrs)) {
         return generic::definition(item_tokens, item);
     }
     if kind == FnKind::Kernel && (front::generic::is_generic(&item.sig) || generic_kernel::declares_instances(&args)) {

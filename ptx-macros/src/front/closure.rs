@@ -277,21 +277,23 @@ impl<'a> Checker<'a> {
     /// checked among its own names only, its paths named through the callee's path. `None`: no
     /// closure argument (an ordinary instance, `generic`).
     pub fn generic_closure_call(&mut self, info: &crate::link::info::GenericFnInfo, fetch_path: &TokenStream, args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>, span: Span) -> Option<Expr> {
-        if !args.iter().any(|a| self.is_closure_arg(a).is_some()) {
+        let Ok(item) = syn::parse2::<syn::ItemFn>(info.item.clone()) else { return Some(self.error(span, format!("internal: the replay of `{}` does not parse", info.name))) };
+        // `#[inline(always)]` (`front::force_inline`): inlined whatever its arguments.
+        if !super::force_inline::is_forced_inline(&item.attrs) && !args.iter().any(|a| self.is_closure_arg(a).is_some()) {
             return None;
         }
-        let Ok(item) = syn::parse2::<syn::ItemFn>(info.item.clone()) else { return Some(self.error(span, format!("internal: the replay of `{}` does not parse", info.name))) };
         let Ok(callee) = syn::parse2::<syn::Path>(fetch_path.clone()) else { return Some(self.error_expr(span)) };
         let inputs: Vec<&syn::PatType> = item.sig.inputs.iter().filter_map(|a| if let syn::FnArg::Typed(pt) = a { Some(pt) } else { None }).collect();
         if inputs.len() != args.len() {
             return Some(self.error(span, format!("`{}` takes {} arguments but {} were given", info.name, inputs.len(), args.len())));
         }
+        let why = if super::force_inline::is_forced_inline(&item.attrs) { "is `#[inline(always)]`" } else { "is called with a closure" };
         // The body is checked without the types of its parameters: it may not name them.
         let tparams: Vec<String> = item.sig.generics.type_params().map(|t| t.ident.to_string()).collect();
         let mut named = TypeNames(Vec::new());
         syn::visit::Visit::visit_block(&mut named, &item.block);
         if let Some(t) = named.0.iter().find(|n| tparams.contains(n)) {
-            return Some(self.error(span, format!("`{}` is called with a closure, so it is inlined here, and its body names its type parameter `{t}`, which an inlined body is checked without: leave the type to inference there (`let acc = init;`, not `let acc: {t} = init;`)", info.name)));
+            return Some(self.error(span, format!("`{}` {why}, so it is inlined here, and its body names its type parameter `{t}`, which an inlined body is checked without: leave the type to inference there (`let acc = init;`, not `let acc: {t} = init;`)", info.name)));
         }
         let mut known: HashSet<String> = self.mentioned.clone();
         known.extend(tparams.iter().cloned());
@@ -312,7 +314,7 @@ impl<'a> Checker<'a> {
         for (i, (pt, a)) in inputs.iter().zip(args).enumerate() {
             let syn::Pat::Ident(pi) = &*pt.pat else {
                 self.pop_scope();
-                return Some(self.error(pt.pat.span(), format!("`{}` is inlined here (it takes a closure): its parameters must be plain names", info.name)));
+                return Some(self.error(pt.pat.span(), format!("`{}` {why}, so it is inlined here: its parameters must be plain names", info.name)));
             };
             let name = pi.ident.to_string();
             let id = match self.is_closure_arg(a) {
@@ -346,6 +348,9 @@ impl<'a> Checker<'a> {
         if let Some((_, outer)) = self.natural.inlining.iter().find(|(k, _)| *k == key) {
             // Reported at the call in the body being compiled.
             let at = self.natural.inlining.first().map(|(_, s)| *s).unwrap_or(*outer);
+            if super::force_inline::is_forced_inline(&item.attrs) {
+                return Some(self.error(at, format!("`{}` is `#[inline(always)]` and calls itself, which cannot be inlined: remove `#[inline(always)]` (a call of its own `.func`), or write the recursion as a loop", info.name)));
+            }
             return Some(self.error(at, format!("`{}` calls itself with a closure, which cannot be inlined: pass the values the closure computes, or write the recursion as a loop", info.name)));
         }
         self.natural.inlining.push((key, span));

@@ -553,6 +553,21 @@ impl ThroughCalleeBody<'_> {
     }
 }
 
+impl ThroughCalleeBody<'_> {
+    /// The type arguments written in a path's segments (`FragmentA::<M16N8K16, f16>::zero`).
+    fn path_type_args(&mut self, path: &mut syn::Path) {
+        for seg in &mut path.segments {
+            if let syn::PathArguments::AngleBracketed(ab) = &mut seg.arguments {
+                for a in &mut ab.args {
+                    if let syn::GenericArgument::Type(t) = a {
+                        self.visit_type_mut(t);
+                    }
+                }
+            }
+        }
+    }
+}
+
 impl VisitMut for ThroughCalleeBody<'_> {
     fn visit_type_path_mut(&mut self, tp: &mut syn::TypePath) {
         match &tp.qself {
@@ -579,6 +594,7 @@ impl VisitMut for ThroughCalleeBody<'_> {
         if let syn::Expr::Path(p) = &mut *c.func {
             if p.qself.is_none() {
                 self.rewrite(&mut p.path, true);
+                self.path_type_args(&mut p.path);
             }
             for a in &mut c.args {
                 self.visit_expr_mut(a);
@@ -604,6 +620,7 @@ impl VisitMut for ThroughCalleeBody<'_> {
         if p.qself.is_none() {
             let constant = p.path.get_ident().is_some_and(|i| i.to_string().starts_with(|c: char| c.is_ascii_uppercase()));
             self.rewrite(&mut p.path, constant);
+            self.path_type_args(&mut p.path);
         }
     }
 

@@ -27,6 +27,7 @@ pub mod enum_data;
 #[cfg(test)]
 mod deferred_tests;
 pub mod expr;
+pub mod force_inline;
 pub mod from_user;
 pub mod generic;
 pub mod generic_method;

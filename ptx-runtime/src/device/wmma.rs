@@ -17,8 +17,8 @@
 //! [`mma`](super::mma)'s fragments, so they compile for kernels like user code (sm_80: write
 //! `#[kernel(sm = 80)]`) and run on the host with the same code.
 
-use super::lane_id;
-use super::mma::{ldmatrix_x4, ldmatrix_x4_trans, mma_sync as mma};
+// The bodies name the device API by full paths: they are inlined into their callers
+// (`#[inline(always)]`), which may be in other crates, and resolve their names from there.
 // The fragment types, as the signatures name them (public: callers' bodies name them through
 // this module).
 pub use super::mma::{FragmentA, FragmentB, FragmentC, M16N8K16};
@@ -31,8 +31,9 @@ use ptx_runtime::device_fn;
 /// # Safety
 /// `p` points at the tile's first element; its 16 rows of 16 are readable.
 #[device_fn]
+#[inline(always)]
 pub unsafe fn load_matrix_a(p: *const f16, ldm: usize) -> FragmentA<M16N8K16, f16> {
-    let lane = lane_id();
+    let lane = ptx_runtime::device::lane_id();
     let mut r = [0u32; 4];
     for i in 0..8 {
         let (row, col) = FragmentA::<M16N8K16, f16>::position(lane, i);
@@ -47,8 +48,9 @@ pub unsafe fn load_matrix_a(p: *const f16, ldm: usize) -> FragmentA<M16N8K16, f1
 /// # Safety
 /// As for [`load_matrix_a`].
 #[device_fn]
+#[inline(always)]
 pub unsafe fn load_matrix_b(p: *const f16, ldm: usize) -> [FragmentB<M16N8K16, f16>; 2] {
-    let lane = lane_id();
+    let lane = ptx_runtime::device::lane_id();
     let mut lo = [0u32; 2];
     let mut hi = [0u32; 2];
     for i in 0..4 {
@@ -67,9 +69,10 @@ pub unsafe fn load_matrix_b(p: *const f16, ldm: usize) -> [FragmentB<M16N8K16, f
 /// # Safety
 /// `p` is shared memory; otherwise as for [`load_matrix_a`].
 #[device_fn]
+#[inline(always)]
 pub unsafe fn load_matrix_a_shared(p: *const f16, ldm: usize) -> FragmentA<M16N8K16, f16> {
-    let l = lane_id() as usize;
-    FragmentA::<M16N8K16, f16>::from_regs(unsafe { ldmatrix_x4(p.add((l % 16) * ldm + 8 * (l / 16))) })
+    let l = ptx_runtime::device::lane_id() as usize;
+    FragmentA::<M16N8K16, f16>::from_regs(unsafe { ptx_runtime::device::mma::ldmatrix_x4(p.add((l % 16) * ldm + 8 * (l / 16))) })
 }
 
 /// [`load_matrix_b`] from shared memory with one `ldmatrix.x4.trans`.
@@ -77,14 +80,16 @@ pub unsafe fn load_matrix_a_shared(p: *const f16, ldm: usize) -> FragmentA<M16N8
 /// # Safety
 /// As for [`load_matrix_a_shared`].
 #[device_fn]
+#[inline(always)]
 pub unsafe fn load_matrix_b_shared(p: *const f16, ldm: usize) -> [FragmentB<M16N8K16, f16>; 2] {
-    let l = lane_id() as usize;
-    let r = unsafe { ldmatrix_x4_trans(p.add((l % 16) * ldm + 8 * (l / 16))) };
+    let l = ptx_runtime::device::lane_id() as usize;
+    let r = unsafe { ptx_runtime::device::mma::ldmatrix_x4_trans(p.add((l % 16) * ldm + 8 * (l / 16))) };
     [FragmentB::<M16N8K16, f16>::from_regs([r[0], r[1]]), FragmentB::<M16N8K16, f16>::from_regs([r[2], r[3]])]
 }
 
 /// An accumulator with every element `v` (`wmma::fill_fragment`).
 #[device_fn]
+#[inline(always)]
 pub fn fill_fragment(v: f32) -> [FragmentC<f32>; 2] {
     [FragmentC::<f32>::from_regs([v, v, v, v]), FragmentC::<f32>::from_regs([v, v, v, v])]
 }
@@ -94,8 +99,9 @@ pub fn fill_fragment(v: f32) -> [FragmentC<f32>; 2] {
 /// # Safety
 /// `p` points at the tile's first element; its 16 rows of 16 are readable.
 #[device_fn]
+#[inline(always)]
 pub unsafe fn load_matrix_c(p: *const f32, ldm: usize) -> [FragmentC<f32>; 2] {
-    let lane = lane_id();
+    let lane = ptx_runtime::device::lane_id();
     let mut lo = [0.0f32; 4];
     let mut hi = [0.0f32; 4];
     for i in 0..4 {
@@ -108,8 +114,9 @@ pub unsafe fn load_matrix_c(p: *const f32, ldm: usize) -> [FragmentC<f32>; 2] {
 
 /// `d = a·b + c` for the 16 × 16 × 16 tile: two `mma.sync.m16n8k16` (`wmma::mma_sync`).
 #[device_fn(sm = 80)]
+#[inline(always)]
 pub fn mma_sync(a: FragmentA<M16N8K16, f16>, b: [FragmentB<M16N8K16, f16>; 2], c: [FragmentC<f32>; 2]) -> [FragmentC<f32>; 2] {
-    [mma(a, b[0], c[0]), mma(a, b[1], c[1])]
+    [ptx_runtime::device::mma::mma_sync(a, b[0], c[0]), ptx_runtime::device::mma::mma_sync(a, b[1], c[1])]
 }
 
 /// Stores the accumulator tile row-major (`wmma::store_matrix_sync(p, d, ldm, mem_row_major)`).
@@ -117,8 +124,9 @@ pub fn mma_sync(a: FragmentA<M16N8K16, f16>, b: [FragmentB<M16N8K16, f16>; 2], c
 /// # Safety
 /// `p` points at the tile's first element; its 16 rows of 16 are writable.
 #[device_fn]
+#[inline(always)]
 pub unsafe fn store_matrix_sync(p: *mut f32, d: [FragmentC<f32>; 2], ldm: usize) {
-    let lane = lane_id();
+    let lane = ptx_runtime::device::lane_id();
     let (lo, hi) = (d[0].regs, d[1].regs);
     for i in 0..4 {
         let (row, col) = FragmentC::<f32>::position(lane, i);

@@ -41,6 +41,7 @@ pub mod softmax_iter;
 pub mod spheres;
 pub mod stencil;
 pub mod struct_fn;
+pub mod tensor_gemm;
 pub mod transpose;
 pub mod vadd;
 pub mod vec4;
@@ -69,7 +70,7 @@ macro_rules! cases {
 cases!(
     vadd, saxpy, dot, matmul, stencil, scan, histogram, transpose, nbody, bitonic, warp_reduce, mandelbrot,
     softmax, recursion, struct_fn, dyn_reduce, vec4, classify, hash, inline_ptx, shared_histogram, conv1d,
-    layernorm, spheres, interp, layernorm_iter, softmax_iter, runs, window_filter,
+    layernorm, spheres, interp, layernorm_iter, softmax_iter, runs, window_filter, tensor_gemm,
 );
 
 /// A launch dimension from the host runner's spelling.
@@ -104,6 +105,14 @@ impl Rng {
     pub fn f32s(&mut self, n: usize, lo: f32, hi: f32) -> Vec<f32> {
         (0..n).map(|_| self.f32(lo, hi)).collect()
     }
+}
+
+/// A CUDA C twin of `benches/cuda/` as one source, its `#include "common.cuh"` replaced by
+/// the header's text (for compilers run on a copy in a scratch directory).
+pub fn twin_source(file: &str) -> String {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/cuda");
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("benches/cuda/{f}: {e}"));
+    read(file).replace("#include \"common.cuh\"", &read("common.cuh"))
 }
 
 /// Bitwise equality of float results (NaNs included), with the first difference in the panic.
