@@ -9,8 +9,8 @@
 //! type, and compiles the instance in the caller's round, named as nvcc names the member
 //! template's instance (`krate::geo::Vec3::get<2ul>() const` is `_ZNK5krate3geo4Vec33getILm2EEE`).
 
-use super::hir::{Expr, ExprKind};
-use super::ty::{StructDef, Ty};
+use super::hir::Expr;
+use super::ty::StructDef;
 use super::Checker;
 use crate::link::info::{GenericMethodInfo, Info, Recv};
 use proc_macro2::Span;
@@ -64,23 +64,6 @@ impl Checker<'_> {
             Err(e) => return e,
         };
         let Some(info) = self.instantiate_method(&def, g, Some(&bound), name_span) else { return self.error_expr(span) };
-        let mut out = Vec::new();
-        for (x, t) in xs.into_iter().zip(&info.params) {
-            let pt = self.method_type(t, &def);
-            let x = self.auto_deref_value(x);
-            self.expect(x.span, &pt, &x.ty);
-            out.push(x);
-        }
-        match recv {
-            Some(r) => self.finish_method(def, info, r, recv_syn, Some(out), span),
-            None => {
-                let ret = match &info.ret {
-                    Some(t) => self.method_type(t, &def),
-                    None => Ty::Unit,
-                };
-                let callee = Rc::new(super::user_method::method_callee(&def, &info, ret.clone()));
-                Expr { kind: ExprKind::Call { callee, args: out }, ty: ret, span }
-            }
-        }
+        self.finish_resolved_call(def, info, recv, recv_syn, xs, span)
     }
 }

@@ -8,7 +8,7 @@
 //! (`Vec3__scale__f32__…`). An unsuffixed literal bound to a parameter names the impl its kind
 //! fits (`Vec3__scale__float__…`), whose signature then types the literal.
 
-use super::hir::{Expr, ExprKind};
+use super::hir::Expr;
 use super::ty::{StructDef, Ty};
 use super::Checker;
 use crate::expand::generic_trait::{method_key, type_key};
@@ -102,23 +102,6 @@ impl Checker<'_> {
         let Some(info) = self.method_info(&def, &key, name_span) else {
             return self.error_expr(span);
         };
-        let mut out = Vec::new();
-        for (x, t) in xs.into_iter().zip(&info.params) {
-            let pt = self.method_type(t, &def);
-            let x = self.auto_deref_value(x);
-            self.expect(x.span, &pt, &x.ty);
-            out.push(x);
-        }
-        match recv {
-            Some(r) => self.finish_method(def, info, r, recv_syn, Some(out), span),
-            None => {
-                let ret = match &info.ret {
-                    Some(t) => self.method_type(t, &def),
-                    None => Ty::Unit,
-                };
-                let callee = Rc::new(super::user_method::method_callee(&def, &info, ret.clone()));
-                Expr { kind: ExprKind::Call { callee, args: out }, ty: ret, span }
-            }
-        }
+        self.finish_resolved_call(def, info, recv, recv_syn, xs, span)
     }
 }

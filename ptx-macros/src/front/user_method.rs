@@ -112,6 +112,30 @@ impl<'a> Checker<'a> {
     }
 
     /// The call, with a `&mut self` method's result stored back into the receiver's place.
+    /// A call whose method is resolved (`info`, an instance of a generic method or the impl a
+    /// generic trait's arguments chose): the arguments checked against its parameters, then
+    /// method syntax (`recv` given) or a path call (`Type::name(..)`).
+    pub(super) fn finish_resolved_call(&mut self, def: Rc<StructDef>, info: MethodInfo, recv: Option<Expr>, recv_syn: Option<&syn::Expr>, xs: Vec<Expr>, span: Span) -> Expr {
+        let mut out = Vec::new();
+        for (x, t) in xs.into_iter().zip(&info.params) {
+            let pt = self.method_type(t, &def);
+            let x = self.auto_deref_value(x);
+            self.expect(x.span, &pt, &x.ty);
+            out.push(x);
+        }
+        match recv {
+            Some(r) => self.finish_method(def, info, r, recv_syn, Some(out), span),
+            None => {
+                let ret = match &info.ret {
+                    Some(t) => self.method_type(t, &def),
+                    None => Ty::Unit,
+                };
+                let callee = Rc::new(super::user_method::method_callee(&def, &info, ret.clone()));
+                Expr { kind: ExprKind::Call { callee, args: out }, ty: ret, span }
+            }
+        }
+    }
+
     pub(super) fn finish_method(&mut self, def: Rc<StructDef>, info: MethodInfo, recv: Expr, recv_syn: Option<&syn::Expr>, args: Option<Vec<Expr>>, span: Span) -> Expr {
         let Some(args) = args else { return self.error_expr(span) };
         let recv = self.auto_deref_value(recv);
