@@ -15,7 +15,7 @@ mod k {
     /// A loop, an early `return`, a pointer parameter (global memory at the call).
     #[device_fn]
     #[inline(always)]
-    pub fn capped_sum(p: *const f32, n: usize, cap: f32) -> f32 {
+    pub(crate) fn capped_sum(p: *const f32, n: usize, cap: f32) -> f32 {
         let mut s = 0.0;
         for i in 0..n {
             s += unsafe { p.add(i).read() };

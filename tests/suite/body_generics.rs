@@ -34,7 +34,7 @@ pub mod algo {
     }
 
     #[device_fn]
-    pub fn lerp<T>(a: T, b: T, t: T) -> T
+    pub(crate) fn lerp<T>(a: T, b: T, t: T) -> T
     where
         T: Copy + Add<Output = T> + Sub<Output = T> + Mul<Output = T>,
     {

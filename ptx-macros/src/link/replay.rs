@@ -12,7 +12,7 @@
 //! tokens, its position and a per-compilation counter.
 
 use super::info::{self, Info};
-use proc_macro2::{Ident, Punct, Spacing, Span, TokenStream, TokenTree};
+use proc_macro2::{Ident, Punct, Spacing, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -52,39 +52,39 @@ pub fn emit(prefix: &str, ident: &Ident, vis: &syn::Visibility, item_tokens: &To
 }
 
 /// A path starting with `crate` names the defining crate: in a macro body that is `$crate`.
+/// Only a path's first segment is rewritten (`crate` followed by `::`, not after `::`); the
+/// `crate` of a visibility (`pub(crate)`, `pub(in crate::m)`) stays, since `$crate` is no
+/// visibility.
 pub(crate) fn dollar_crate(tokens: TokenStream) -> TokenStream {
-    let mut out = Vec::new();
-    let mut prev_is_path_sep = false;
-    let mut prev_joint_colon = false;
-    for tt in tokens {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(tokens.len());
+    for (i, tt) in tokens.iter().enumerate() {
         match tt {
-            TokenTree::Ident(i) if i == "crate" && !prev_is_path_sep => {
+            TokenTree::Ident(id) if id == "crate" && starts_path(&tokens, i) => {
                 out.push(TokenTree::Punct(Punct::new('$', Spacing::Alone)));
-                out.push(TokenTree::Ident(Ident::new("crate", i.span())));
-                prev_is_path_sep = false;
-                prev_joint_colon = false;
+                out.push(TokenTree::Ident(Ident::new("crate", id.span())));
             }
             TokenTree::Group(g) => {
                 let mut ng = proc_macro2::Group::new(g.delimiter(), dollar_crate(g.stream()));
                 ng.set_span(g.span());
                 out.push(TokenTree::Group(ng));
-                prev_is_path_sep = false;
-                prev_joint_colon = false;
             }
-            TokenTree::Punct(p) if p.as_char() == ':' => {
-                prev_is_path_sep = prev_joint_colon;
-                prev_joint_colon = p.spacing() == Spacing::Joint;
-                out.push(TokenTree::Punct(p));
-            }
-            other => {
-                prev_is_path_sep = false;
-                prev_joint_colon = false;
-                out.push(other);
-            }
+            other => out.push(other.clone()),
         }
     }
-    let _ = Span::call_site();
     out.into_iter().collect()
+}
+
+/// Whether the `crate` at `i` begins a path: `::` follows, no `::` precedes, and it is not
+/// the path of `pub(in crate::m)`.
+fn starts_path(tokens: &[TokenTree], i: usize) -> bool {
+    let colon = |j: usize, joint: bool| {
+        matches!(tokens.get(j), Some(TokenTree::Punct(p)) if p.as_char() == ':' && (p.spacing() == Spacing::Joint) == joint)
+    };
+    let path_sep_after = colon(i + 1, true) && colon(i + 2, false);
+    let path_sep_before = i >= 2 && colon(i - 2, true) && colon(i - 1, false);
+    let after_in = i >= 1 && matches!(&tokens[i - 1], TokenTree::Ident(p) if p == "in");
+    path_sep_after && !path_sep_before && !after_in
 }
 
 #[cfg(test)]
@@ -96,5 +96,7 @@ mod tests {
         assert_eq!(dollar_crate(quote!([crate::a::B])).to_string(), "[$ crate :: a :: B]");
         assert_eq!(dollar_crate(quote!([*const crate::B])).to_string(), "[* const $ crate :: B]");
         assert_eq!(dollar_crate(quote!([other::crate_x])).to_string(), "[other :: crate_x]");
+        assert_eq!(dollar_crate(quote!(pub(crate) fn f(x: crate::T) {})).to_string(), "pub (crate) fn f (x : $ crate :: T) { }");
+        assert_eq!(dollar_crate(quote!(pub(in crate::m) fn f() {})).to_string(), "pub (in crate :: m) fn f () { }");
     }
 }
