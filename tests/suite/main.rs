@@ -112,6 +112,7 @@ mod runtime_texture;
 mod runtime_texture_reads;
 mod runtime_texture_vec;
 mod runtime_texture_mip;
+mod texture_fixture;
 mod sys_assert;
 mod sys_atomics;
 mod sys_heap;

@@ -4,6 +4,7 @@
 //! from the memory and the read mode, combinations CUDA refuses are `Err`s before anything is
 //! made, and an object passed to a kernel must belong to the launch's device.
 
+use crate::texture_fixture::{all, assemble_each, read_back};
 use ptx_runtime::half::f16;
 use ptx_runtime::texture::*;
 use ptx_runtime::{Device, DeviceBuffer, Error, LaunchConfig};
@@ -32,6 +33,7 @@ mod k {
     }
 }
 
+/// The CPU backend: these tests are about the objects, not what a device reads.
 fn stream() -> ptx_runtime::Stream {
     Device::cpu().stream()
 }
@@ -91,10 +93,9 @@ fn pitched_rows_are_pitch_apart() {
     assert_eq!(p.to_vec().unwrap(), data);
     let wide = PitchedBuffer::<f32>::new(&s, 200, 2).unwrap();
     assert_eq!(wide.pitch(), 1024, "800 bytes round up to two alignments");
-    let mut out = DeviceBuffer::<f32>::zeroed(&s, w * h).unwrap();
     let base = p.device_address() as *const f32;
-    unsafe { k::unpitch::launch(&s, LaunchConfig::for_num_elems((w * h) as u32), base, (p.pitch() / 4) as u32, w as u32, &mut out) }.unwrap();
-    assert_eq!(out.to_vec().unwrap(), data);
+    let got = read_back(&s, w * h, |out| unsafe { k::unpitch::launch(&s, all(w * h), base, (p.pitch() / 4) as u32, w as u32, out) });
+    assert_eq!(got, data);
 }
 
 /// Textures over a linear buffer, a pitched buffer and every array shape: the handle types are
@@ -204,6 +205,5 @@ fn objects_stay_on_their_device() {
 
 #[test]
 fn the_kernels_assemble() {
-    crate::tools::assemble("rt_tex_unpitch", k::unpitch::PTX);
-    crate::tools::assemble("rt_tex_takes_handles", k::takes_handles::PTX);
+    assemble_each(&[("rt_tex_unpitch", k::unpitch::PTX), ("rt_tex_takes_handles", k::takes_handles::PTX)]);
 }

@@ -6,9 +6,9 @@
 //! points at on each face (the directions made here with the inverse of the programming guide's
 //! table), in a layered cube map too, and a mipmapped one's levels. All kernels go through ptxas.
 
-use crate::tools::assemble;
+use crate::texture_fixture::{all, assemble_each, read_back, stream};
 use ptx_runtime::texture::*;
-use ptx_runtime::{Device, DeviceBuffer, LaunchConfig};
+use ptx_runtime::DeviceBuffer;
 
 mod k {
     use ptx_runtime::device::*;
@@ -62,25 +62,15 @@ mod k {
     }
 }
 
-fn stream() -> ptx_runtime::Stream {
-    Device::select().unwrap_or_else(|_| Device::cpu()).stream()
-}
-
-fn all(n: usize) -> LaunchConfig {
-    LaunchConfig::for_num_elems(n as u32)
-}
-
 #[test]
 fn the_kernels_assemble() {
-    for (name, ptx) in [
+    assemble_each(&[
         ("rt_mip_read_lod", k::read_lod::PTX),
         ("rt_mip_read_grad", k::read_grad::PTX),
         ("rt_mip_read_cube", k::read_cube::PTX),
         ("rt_mip_read_cube_plain", k::read_cube_plain::PTX),
         ("rt_mip_read_cube_layered", k::read_cube_layered::PTX),
-    ] {
-        assemble(name, ptx);
-    }
+    ]);
 }
 
 /// Level `l` of an `8 × 4` pyramid: texel `i` holds `100 l + i`.
@@ -119,9 +109,7 @@ fn levels_halve_upload_and_read_back() {
 
 /// Reads every texel of level `l`'s grid through `tex2d_lod(.., lod)`.
 fn read_level(s: &ptx_runtime::Stream, t: &TextureObject<'_, Texture2d<f32>>, (w, h): (usize, usize), lod: f32) -> Vec<f32> {
-    let mut out = DeviceBuffer::<f32>::zeroed(s, w * h).unwrap();
-    k::read_lod::launch(s, all(w * h), t, &mut out, w as u32, h as u32, lod).unwrap();
-    out.to_vec().unwrap()
+    read_back(s, w * h, |out| k::read_lod::launch(s, all(w * h), t, out, w as u32, h as u32, lod))
 }
 
 #[test]
@@ -167,9 +155,7 @@ fn linear_between_levels_and_gradients() {
     let point = TextureDesc::new().normalized_coords(true).mipmapped(&s, &m).unwrap();
     let gs: Vec<f32> = (0..5).map(|k| (1u32 << k) as f32 / 16.0).collect();
     let g = DeviceBuffer::from_slice(&s, &gs).unwrap();
-    let mut out = DeviceBuffer::<f32>::zeroed(&s, gs.len()).unwrap();
-    k::read_grad::launch(&s, all(gs.len()), &point, &g, &mut out).unwrap();
-    assert_eq!(out.to_vec().unwrap(), [10.0, 20.0, 30.0, 40.0, 50.0]);
+    assert_eq!(read_back(&s, gs.len(), |out| k::read_grad::launch(&s, all(gs.len()), &point, &g, out)), [10.0, 20.0, 30.0, 40.0, 50.0]);
 }
 
 /// The direction to the centre of texel `(i, j)` of face `f` of a cube map `w` wide: the
@@ -211,18 +197,16 @@ fn cube_maps_read_the_texel_each_direction_points_at() {
     let t = TextureDesc::new().normalized_coords(true).array(&s, &cube).unwrap();
     let (d, idx) = every_texel(w);
     let dirs = DeviceBuffer::from_slice(&s, &d).unwrap();
-    let mut out = DeviceBuffer::<f32>::zeroed(&s, idx.len()).unwrap();
-    k::read_cube_plain::launch(&s, all(idx.len()), &t, &dirs, &mut out).unwrap();
+    let n = idx.len();
     let want: Vec<f32> = idx.iter().map(|&i| faces[i]).collect();
-    assert_eq!(out.to_vec().unwrap(), want, "a cube map");
+    assert_eq!(read_back(&s, n, |out| k::read_cube_plain::launch(&s, all(n), &t, &dirs, out)), want, "a cube map");
 
     // A layered one: cube 1 of 2 (its faces hold 1000 more).
     let stack: Vec<f32> = (0..2).flat_map(|c| faces.iter().map(move |v| v + 1000.0 * c as f32)).collect();
     let layered = ArrayCubemapLayered::from_slice(&s, (w, 2), &stack).unwrap();
     let tl = TextureDesc::new().normalized_coords(true).array(&s, &layered).unwrap();
-    k::read_cube_layered::launch(&s, all(idx.len()), &tl, &dirs, &mut out, 1).unwrap();
     let want1: Vec<f32> = want.iter().map(|v| v + 1000.0).collect();
-    assert_eq!(out.to_vec().unwrap(), want1, "cube 1 of a layered cube map");
+    assert_eq!(read_back(&s, n, |out| k::read_cube_layered::launch(&s, all(n), &tl, &dirs, out, 1)), want1, "cube 1 of a layered cube map");
 
     // A mipmapped cube map: level 1 (2 × 2 faces) read at its texel centres.
     let mut mc = MipmappedArray::<f32, Cubemap>::with_all_levels(&s, w).unwrap();
@@ -235,9 +219,7 @@ fn cube_maps_read_the_texel_each_direction_points_at() {
     let tm = TextureDesc::new().normalized_coords(true).mipmapped(&s, &mc).unwrap();
     let (d1, idx1) = every_texel(2);
     let dirs1 = DeviceBuffer::from_slice(&s, &d1).unwrap();
-    let mut out1 = DeviceBuffer::<f32>::zeroed(&s, idx1.len()).unwrap();
-    k::read_cube::launch(&s, all(idx1.len()), &tm, &dirs1, &mut out1, 1.0).unwrap();
-    assert_eq!(out1.to_vec().unwrap(), idx1.iter().map(|&i| small[i]).collect::<Vec<_>>(), "level 1 of a mipmapped cube map");
-    k::read_cube::launch(&s, all(idx1.len()), &tm, &dirs1, &mut out1, 2.0).unwrap();
-    assert_eq!(out1.to_vec().unwrap(), vec![7.0; idx1.len()], "level 2");
+    let cube_level = |lod: f32| read_back(&s, idx1.len(), |out| k::read_cube::launch(&s, all(idx1.len()), &tm, &dirs1, out, lod));
+    assert_eq!(cube_level(1.0), idx1.iter().map(|&i| small[i]).collect::<Vec<_>>(), "level 1 of a mipmapped cube map");
+    assert_eq!(cube_level(2.0), vec![7.0; idx1.len()], "level 2");
 }

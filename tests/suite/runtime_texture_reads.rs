@@ -4,7 +4,8 @@
 //! a texture over the same array read back, and a dropped object is no longer live. All the
 //! kernels go through ptxas.
 
-use crate::tools::assemble;
+use crate::texture_fixture::k::{fetch1d, read2d};
+use crate::texture_fixture::{all, assemble_each, read_back, stream};
 use ptx_runtime::texture::*;
 use ptx_runtime::{Device, DeviceBuffer, LaunchConfig};
 
@@ -12,31 +13,6 @@ mod k {
     use ptx_runtime::device::*;
     use ptx_runtime::kernel;
     use ptx_runtime::texture::*;
-
-    /// One thread per texel of a `w × h` image: the texel at its centre, unnormalized.
-    #[kernel]
-    pub fn read2d(t: Texture2d<f32>, out: &mut [f32], w: u32) {
-        let i = block_idx_x() * block_dim_x() + thread_idx_x();
-        if (i as usize) < out.len() {
-            out[i as usize] = tex2d(t, (i % w) as f32 + 0.5, (i / w) as f32 + 0.5);
-        }
-    }
-
-    #[kernel]
-    pub fn read2d_u(t: Texture2d<u32>, out: &mut [u32], w: u32) {
-        let i = block_idx_x() * block_dim_x() + thread_idx_x();
-        if (i as usize) < out.len() {
-            out[i as usize] = tex2d(t, (i % w) as f32 + 0.5, (i / w) as f32 + 0.5);
-        }
-    }
-
-    #[kernel]
-    pub fn fetch1d(t: Texture1d<i32>, out: &mut [i32]) {
-        let i = block_idx_x() * block_dim_x() + thread_idx_x();
-        if (i as usize) < out.len() {
-            out[i as usize] = tex1d_fetch(t, i as i32);
-        }
-    }
 
     #[kernel]
     pub fn read3d(t: Texture3d<f32>, out: &mut [f32], w: u32, h: u32) {
@@ -66,28 +42,9 @@ mod k {
     }
 }
 
-/// The GPU where there is one (`PTX_DEVICE` chooses), else the CPU backend: the same reads
-/// must give the same texels on both.
-fn stream() -> ptx_runtime::Stream {
-    Device::select().unwrap_or_else(|_| Device::cpu()).stream()
-}
-
-fn all(n: usize) -> LaunchConfig {
-    LaunchConfig::for_num_elems(n as u32)
-}
-
 #[test]
 fn the_kernels_assemble() {
-    for (name, ptx) in [
-        ("rt_tex_read2d", k::read2d::PTX),
-        ("rt_tex_read2d_u", k::read2d_u::PTX),
-        ("rt_tex_fetch1d", k::fetch1d::PTX),
-        ("rt_tex_read3d", k::read3d::PTX),
-        ("rt_tex_read_layers", k::read_layers::PTX),
-        ("rt_tex_fill", k::fill::PTX),
-    ] {
-        assemble(name, ptx);
-    }
+    assemble_each(&[("rt_tex_read3d", k::read3d::PTX), ("rt_tex_read_layers", k::read_layers::PTX), ("rt_tex_fill", k::fill::PTX)]);
 }
 
 #[test]
@@ -95,37 +52,29 @@ fn point_reads_return_the_texels() {
     let s = stream();
     let (w, h) = (7usize, 5usize);
     let data: Vec<f32> = (0..w * h).map(|i| i as f32 * 0.75 - 3.0).collect();
-    let mut out = DeviceBuffer::<f32>::zeroed(&s, w * h).unwrap();
+    let read = |t: &TextureObject<'_, Texture2d<f32>>| read_back(&s, w * h, |out| read2d::launch::<f32>(&s, all(w * h), t, out, w as u32));
 
     let array = Array2d::from_slice(&s, (w, h), &data).unwrap();
-    let t = TextureDesc::new().array(&s, &array).unwrap();
-    k::read2d::launch(&s, all(w * h), &t, &mut out, w as u32).unwrap();
-    assert_eq!(out.to_vec().unwrap(), data, "2-D array");
+    assert_eq!(read(&TextureDesc::new().array(&s, &array).unwrap()), data, "2-D array");
 
     let pitched = PitchedBuffer::from_slice(&s, w, h, &data).unwrap();
-    let t = TextureDesc::new().pitched(&s, &pitched).unwrap();
-    k::read2d::launch(&s, all(w * h), &t, &mut out, w as u32).unwrap();
-    assert_eq!(out.to_vec().unwrap(), data, "pitched buffer");
+    assert_eq!(read(&TextureDesc::new().pitched(&s, &pitched).unwrap()), data, "pitched buffer");
 
     let ints: Vec<i32> = (0..40).map(|i| i * 1_000_003 - 7).collect();
     let lin = DeviceBuffer::from_slice(&s, &ints).unwrap();
     let t = TextureDesc::new().linear(&s, &lin).unwrap();
-    let mut iout = DeviceBuffer::<i32>::zeroed(&s, ints.len()).unwrap();
-    k::fetch1d::launch(&s, all(ints.len()), &t, &mut iout).unwrap();
-    assert_eq!(iout.to_vec().unwrap(), ints, "linear buffer");
+    assert_eq!(read_back(&s, ints.len(), |out| fetch1d::launch::<i32>(&s, all(ints.len()), &t, out)), ints, "linear buffer");
 
     let (d, layers) = (3usize, 2usize);
     let vol: Vec<f32> = (0..w * h * d).map(|i| i as f32 / 8.0).collect();
     let a3 = Array3d::from_slice(&s, (w, h, d), &vol).unwrap();
-    let mut out3 = DeviceBuffer::<f32>::zeroed(&s, vol.len()).unwrap();
-    k::read3d::launch(&s, all(vol.len()), &TextureDesc::new().array(&s, &a3).unwrap(), &mut out3, w as u32, h as u32).unwrap();
-    assert_eq!(out3.to_vec().unwrap(), vol, "3-D array");
+    let t3 = TextureDesc::new().array(&s, &a3).unwrap();
+    assert_eq!(read_back(&s, vol.len(), |out| k::read3d::launch(&s, all(vol.len()), &t3, out, w as u32, h as u32)), vol, "3-D array");
 
     let stack: Vec<f32> = (0..w * h * layers).map(|i| -(i as f32)).collect();
     let l2 = Array2dLayered::from_slice(&s, (w, h, layers), &stack).unwrap();
-    let mut outl = DeviceBuffer::<f32>::zeroed(&s, stack.len()).unwrap();
-    k::read_layers::launch(&s, all(stack.len()), &TextureDesc::new().array(&s, &l2).unwrap(), &mut outl, w as u32, h as u32).unwrap();
-    assert_eq!(outl.to_vec().unwrap(), stack, "layered 2-D array");
+    let tl = TextureDesc::new().array(&s, &l2).unwrap();
+    assert_eq!(read_back(&s, stack.len(), |out| k::read_layers::launch(&s, all(stack.len()), &tl, out, w as u32, h as u32)), stack, "layered 2-D array");
 }
 
 /// `u8` texels read as integers are the values, read as normalized floats `v / 255`
@@ -136,12 +85,11 @@ fn bytes_read_as_integers_and_as_normalized_floats() {
     let (w, h) = (16usize, 16usize);
     let bytes: Vec<u8> = (0..=255).collect();
     let a = Array2d::from_slice(&s, (w, h), &bytes).unwrap();
-    let mut out = DeviceBuffer::<u32>::zeroed(&s, 256).unwrap();
-    k::read2d_u::launch(&s, all(256), &TextureDesc::new().array(&s, &a).unwrap(), &mut out, w as u32).unwrap();
-    assert_eq!(out.to_vec().unwrap(), (0..256).collect::<Vec<u32>>());
-    let mut f = DeviceBuffer::<f32>::zeroed(&s, 256).unwrap();
-    k::read2d::launch(&s, all(256), &TextureDesc::new().normalized_float().array(&s, &a).unwrap(), &mut f, w as u32).unwrap();
-    let got = f.to_vec().unwrap();
+    let t = TextureDesc::new().array(&s, &a).unwrap();
+    let ints = read_back(&s, 256, |out| read2d::launch::<u32>(&s, all(256), &t, out, w as u32));
+    assert_eq!(ints, (0..256).collect::<Vec<u32>>());
+    let t = TextureDesc::new().normalized_float().array(&s, &a).unwrap();
+    let got = read_back(&s, 256, |out| read2d::launch::<f32>(&s, all(256), &t, out, w as u32));
     for (v, g) in got.iter().enumerate() {
         assert_eq!(*g, v as f32 / 255.0, "texel {v}");
     }
@@ -159,9 +107,7 @@ fn surface_writes_are_read_back() {
     let want: Vec<u32> = (0..w * h).map(|i| (i % w * 100 + i / w) as u32).collect();
     assert_eq!(a.to_vec().unwrap(), want);
     let t = TextureDesc::new().array(&s, &a).unwrap();
-    let mut out = DeviceBuffer::<u32>::zeroed(&s, w * h).unwrap();
-    k::read2d_u::launch(&s, all(w * h), &t, &mut out, w as u32).unwrap();
-    assert_eq!(out.to_vec().unwrap(), want);
+    assert_eq!(read_back(&s, w * h, |out| read2d::launch::<u32>(&s, all(w * h), &t, out, w as u32)), want);
 }
 
 /// Dropping an object destroys it: its handle, kept past the drop, no longer reads anything.
@@ -172,10 +118,9 @@ fn a_dropped_texture_is_gone() {
     let a = Array2d::from_slice(&s, (2, 2), &[1.0f32, 2.0, 3.0, 4.0]).unwrap();
     let t = TextureDesc::new().array(&s, &a).unwrap();
     let stale = t.handle();
-    let mut out = DeviceBuffer::<f32>::zeroed(&s, 4).unwrap();
-    k::read2d::launch(&s, all(4), stale, &mut out, 2).unwrap();
-    assert_eq!(out.to_vec().unwrap(), [1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(read_back(&s, 4, |out| read2d::launch::<f32>(&s, all(4), stale, out, 2)), [1.0, 2.0, 3.0, 4.0]);
     drop(t);
-    let e = k::read2d::launch(&s, all(4), stale, &mut out, 2).unwrap_err();
+    let mut out = DeviceBuffer::<f32>::zeroed(&s, 4).unwrap();
+    let e = read2d::launch::<f32>(&s, all(4), stale, &mut out, 2).unwrap_err();
     assert!(e.to_string().contains("handle") || e.to_string().contains("texture"), "{e}");
 }

@@ -7,25 +7,17 @@
 //! `tex2d_layered_gather` returns the PTX ISA's four texels of the right layer. All the kernels
 //! go through ptxas.
 
-use crate::tools::assemble;
+use crate::texture_fixture::k::{fetch1d, read2d};
+use crate::texture_fixture::{all, assemble_each, read_back, stream};
 use ptx_runtime::texture::*;
 use ptx_runtime::vector::{f32x2, f32x4, i16x2, i32x2, u16x2, u8x4};
-use ptx_runtime::{Device, DeviceBuffer, LaunchConfig};
+use ptx_runtime::{DeviceBuffer, LaunchConfig};
 
 mod k {
     use ptx_runtime::device::*;
     use ptx_runtime::kernel;
     use ptx_runtime::texture::*;
-    use ptx_runtime::vector::{f32x2, f32x4, i32x2, u16x2, u8x4};
-
-    /// One thread per texel of a `w × h` image: the texel at its centre, unnormalized.
-    #[kernel]
-    pub fn read4(t: Texture2d<f32x4>, out: &mut [f32x4], w: u32) {
-        let i = block_idx_x() * block_dim_x() + thread_idx_x();
-        if (i as usize) < out.len() {
-            out[i as usize] = tex2d(t, (i % w) as f32 + 0.5, (i / w) as f32 + 0.5);
-        }
-    }
+    use ptx_runtime::vector::{f32x4, u16x2, u8x4};
 
     /// Texel `i` and the point halfway to texel `i + 1` of the same row (bilinear).
     #[kernel]
@@ -33,22 +25,6 @@ mod k {
         let i = block_idx_x() * block_dim_x() + thread_idx_x();
         if (i as usize) < out.len() {
             out[i as usize] = tex2d(t, (i % w) as f32 + 1.0, (i / w) as f32 + 0.5);
-        }
-    }
-
-    #[kernel]
-    pub fn read2i(t: Texture2d<i32x2>, out: &mut [i32x2], w: u32) {
-        let i = block_idx_x() * block_dim_x() + thread_idx_x();
-        if (i as usize) < out.len() {
-            out[i as usize] = tex2d(t, (i % w) as f32 + 0.5, (i / w) as f32 + 0.5);
-        }
-    }
-
-    #[kernel]
-    pub fn fetch2(t: Texture1d<f32x2>, out: &mut [f32x2]) {
-        let i = block_idx_x() * block_dim_x() + thread_idx_x();
-        if (i as usize) < out.len() {
-            out[i as usize] = tex1d_fetch(t, i as i32);
         }
     }
 
@@ -91,29 +67,15 @@ mod k {
     }
 }
 
-/// The GPU where there is one (`PTX_DEVICE` chooses), else the CPU backend.
-fn stream() -> ptx_runtime::Stream {
-    Device::select().unwrap_or_else(|_| Device::cpu()).stream()
-}
-
-fn all(n: usize) -> LaunchConfig {
-    LaunchConfig::for_num_elems(n as u32)
-}
-
 #[test]
 fn the_kernels_assemble() {
-    for (name, ptx) in [
-        ("rt_vec_read4", k::read4::PTX),
+    assemble_each(&[
         ("rt_vec_read4_mid", k::read4_mid::PTX),
-        ("rt_vec_read2i", k::read2i::PTX),
-        ("rt_vec_fetch2", k::fetch2::PTX),
         ("rt_vec_rgba", k::rgba::PTX),
         ("rt_vec_fill_layers", k::fill_layers::PTX),
         ("rt_vec_shift_layers", k::shift_layers::PTX),
         ("rt_vec_gather_layer", k::gather_layer::PTX),
-    ] {
-        assemble(name, ptx);
-    }
+    ]);
 }
 
 /// Every channel of `float4`, `short2` and `float2` texels, bit for bit, from a CUDA array, a
@@ -123,27 +85,23 @@ fn point_reads_return_every_channel() {
     let s = stream();
     let (w, h) = (7usize, 5usize);
     let data: Vec<f32x4> = (0..w * h).map(|i| f32x4::new(i as f32, -(i as f32) * 0.5, i as f32 / 7.0, 1e6 + i as f32)).collect();
-    let mut out = DeviceBuffer::<f32x4>::zeroed(&s, w * h).unwrap();
+    let read4 = |t: &TextureObject<'_, Texture2d<f32x4>>| read_back(&s, w * h, |out| read2d::launch::<f32x4>(&s, all(w * h), t, out, w as u32));
     let array = Array2d::from_slice(&s, (w, h), &data).unwrap();
     assert_eq!(array.to_vec().unwrap(), data, "round trip");
-    k::read4::launch(&s, all(w * h), &TextureDesc::new().array(&s, &array).unwrap(), &mut out, w as u32).unwrap();
-    assert_eq!(out.to_vec().unwrap(), data, "float4 array");
+    assert_eq!(read4(&TextureDesc::new().array(&s, &array).unwrap()), data, "float4 array");
     let pitched = PitchedBuffer::from_slice(&s, w, h, &data).unwrap();
-    k::read4::launch(&s, all(w * h), &TextureDesc::new().pitched(&s, &pitched).unwrap(), &mut out, w as u32).unwrap();
-    assert_eq!(out.to_vec().unwrap(), data, "float4 pitched buffer");
+    assert_eq!(read4(&TextureDesc::new().pitched(&s, &pitched).unwrap()), data, "float4 pitched buffer");
 
     let shorts: Vec<i16x2> = (0..w * h).map(|i| i16x2::new((i as i32 * 900 - 15_000) as i16, -(i as i16))).collect();
     let a = Array2d::from_slice(&s, (w, h), &shorts).unwrap();
-    let mut iout = DeviceBuffer::<i32x2>::zeroed(&s, w * h).unwrap();
-    k::read2i::launch(&s, all(w * h), &TextureDesc::new().array(&s, &a).unwrap(), &mut iout, w as u32).unwrap();
+    let t = TextureDesc::new().array(&s, &a).unwrap();
     let want: Vec<i32x2> = shorts.iter().map(|v| i32x2::new(v.x as i32, v.y as i32)).collect();
-    assert_eq!(iout.to_vec().unwrap(), want, "short2 array, sign-extended");
+    assert_eq!(read_back(&s, w * h, |out| read2d::launch::<i32x2>(&s, all(w * h), &t, out, w as u32)), want, "short2 array, sign-extended");
 
     let pairs: Vec<f32x2> = (0..33).map(|i| f32x2::new(i as f32 * 3.0, 0.25 - i as f32)).collect();
     let lin = DeviceBuffer::from_slice(&s, &pairs).unwrap();
-    let mut pout = DeviceBuffer::<f32x2>::zeroed(&s, pairs.len()).unwrap();
-    k::fetch2::launch(&s, all(pairs.len()), &TextureDesc::new().linear(&s, &lin).unwrap(), &mut pout).unwrap();
-    assert_eq!(pout.to_vec().unwrap(), pairs, "float2 linear buffer");
+    let t = TextureDesc::new().linear(&s, &lin).unwrap();
+    assert_eq!(read_back(&s, pairs.len(), |out| fetch1d::launch::<f32x2>(&s, all(pairs.len()), &t, out)), pairs, "float2 linear buffer");
 }
 
 /// `uchar4` read as normalized floats: `v / 255` per channel at texel centres, and halfway
@@ -155,15 +113,12 @@ fn uchar4_reads_as_normalized_float4() {
     let px: Vec<u8x4> = (0..w * h).map(|i| u8x4::new(i as u8 * 8, 255 - i as u8 * 3, (i * i) as u8, 128)).collect();
     let a = Array2d::from_slice(&s, (w, h), &px).unwrap();
     let norm = |v: u8| v as f32 / 255.0;
-    let mut out = DeviceBuffer::<f32x4>::zeroed(&s, w * h).unwrap();
     let point = TextureDesc::new().normalized_float().array(&s, &a).unwrap();
-    k::read4::launch(&s, all(w * h), &point, &mut out, w as u32).unwrap();
     let want: Vec<f32x4> = px.iter().map(|p| f32x4::new(norm(p.x), norm(p.y), norm(p.z), norm(p.w))).collect();
-    assert_eq!(out.to_vec().unwrap(), want);
+    assert_eq!(read_back(&s, w * h, |out| read2d::launch::<f32x4>(&s, all(w * h), &point, out, w as u32)), want);
 
     let linear = TextureDesc::new().filter(FilterMode::Linear).normalized_float().array(&s, &a).unwrap();
-    k::read4_mid::launch(&s, all(w * h), &linear, &mut out, w as u32).unwrap();
-    let got = out.to_vec().unwrap();
+    let got = read_back(&s, w * h, |out| k::read4_mid::launch(&s, all(w * h), &linear, out, w as u32));
     for i in 0..w * h {
         let (p, q) = (px[i], px[if i % w + 1 < w { i + 1 } else { i }]);
         let mean = |a: u8, b: u8| (norm(a) as f64 + norm(b) as f64) / 2.0;
@@ -224,11 +179,9 @@ fn layered_gather_reads_the_footprint_of_its_layer() {
     let data: Vec<f32> = (0..w * h * layers).map(|i| i as f32 * 1.25 - 9.0).collect();
     let a = Array2dLayered::from_slice(&s, (w, h, layers), &data).unwrap();
     let t = TextureDesc::new().array(&s, &a).unwrap();
-    let mut out = DeviceBuffer::<f32x4>::zeroed(&s, data.len()).unwrap();
     let at = |x: i64, y: i64, l: usize| data[l * w * h + y.clamp(0, h as i64 - 1) as usize * w + x.clamp(0, w as i64 - 1) as usize];
     for dx in [0.75f32, 0.25] {
-        k::gather_layer::launch(&s, all(data.len()), &t, &mut out, w as u32, h as u32, dx).unwrap();
-        let got = out.to_vec().unwrap();
+        let got = read_back(&s, data.len(), |out| k::gather_layer::launch(&s, all(data.len()), &t, out, w as u32, h as u32, dx));
         for (n, g) in got.iter().enumerate() {
             let (x, y, l) = (n % w, n / w % h, n / (w * h));
             // i = floor(x + dx - 0.5), j = floor(y + 0.75 - 0.5) = y.

@@ -80,6 +80,42 @@ pub(crate) trait MipmappedImpl: Send + Sync {
     fn as_any(&self) -> &dyn Any;
 }
 
+/// A mipmapped array as both backends hold it: the backend's allocation `owner`, which frees
+/// the levels when dropped, and the levels, arrays over its parts that free nothing. The
+/// backends differ only in the owner (and the array type); the accessors are these.
+pub(crate) struct MipmappedLevels<O, A> {
+    /// Declared first, so the levels go before the allocation they point into.
+    pub levels: Vec<A>,
+    pub owner: O,
+}
+
+/// A backend's mipmapped allocation: what [`MipmappedLevels`] needs of it.
+pub(crate) trait MipmapOwner: Send + Sync + 'static {
+    fn device(&self) -> DeviceId;
+}
+
+impl<O: MipmapOwner, A: ArrayImpl + 'static> MipmappedImpl for MipmappedLevels<O, A> {
+    fn device(&self) -> DeviceId {
+        self.owner.device()
+    }
+
+    fn levels(&self) -> u32 {
+        self.levels.len() as u32
+    }
+
+    fn level(&self, level: u32) -> &dyn ArrayImpl {
+        &self.levels[level as usize]
+    }
+
+    fn level_mut(&mut self, level: u32) -> &mut dyn ArrayImpl {
+        &mut self.levels[level as usize]
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
 /// A texture or surface object: destroyed when dropped.
 pub(crate) trait ObjectImpl: Send + Sync {
     fn device(&self) -> DeviceId;

@@ -9,7 +9,7 @@
 
 use super::memory::CudaMemory;
 use super::{driver_error, CudaDevice};
-use crate::backend::texture::{ArrayDesc, ArrayImpl, MipmappedImpl, ObjectImpl, TexResource};
+use crate::backend::texture::{ArrayDesc, ArrayImpl, MipmapOwner, MipmappedImpl, MipmappedLevels, ObjectImpl, TexResource};
 use crate::backend::{DeviceId, DeviceImpl, MemoryImpl};
 use crate::error::{Error, Result};
 use cudarc::driver::{sys, CudaContext, CudaStream, DevicePtr};
@@ -81,17 +81,18 @@ pub(super) fn alloc_array(device: &CudaDevice, stream: &Arc<CudaStream>, desc: &
     Ok(Box::new(CudaArray { device: device.id(), stream: stream.clone(), desc: *desc, array, owned: true }))
 }
 
-/// A mipmapped array and its levels (arrays the driver owns: freed with it).
-pub(super) struct CudaMipmapped {
+/// A mipmapped array's driver handle; its levels are arrays the driver owns, freed with it.
+pub(super) struct CudaMipmapHandle {
     device: DeviceId,
     stream: Arc<CudaStream>,
     handle: sys::CUmipmappedArray,
-    levels: Vec<CudaArray>,
 }
 
 // SAFETY: a CUmipmappedArray is a driver handle usable from any thread with its context current.
-unsafe impl Send for CudaMipmapped {}
-unsafe impl Sync for CudaMipmapped {}
+unsafe impl Send for CudaMipmapHandle {}
+unsafe impl Sync for CudaMipmapHandle {}
+
+pub(super) type CudaMipmapped = MipmappedLevels<CudaMipmapHandle, CudaArray>;
 
 pub(super) fn alloc_mipmapped(device: &CudaDevice, stream: &Arc<CudaStream>, desc: &ArrayDesc, levels: u32) -> Result<Box<dyn MipmappedImpl>> {
     let cu = array3d(desc)?;
@@ -99,7 +100,8 @@ pub(super) fn alloc_mipmapped(device: &CudaDevice, stream: &Arc<CudaStream>, des
     let mut handle: sys::CUmipmappedArray = std::ptr::null_mut();
     // SAFETY: `cu` is a complete descriptor; the handle is written on success.
     unsafe { sys::cuMipmappedArrayCreate(&mut handle, &cu, levels) }.result().map_err(|e| driver_error("cuMipmappedArrayCreate", e))?;
-    let mut m = CudaMipmapped { device: device.id(), stream: stream.clone(), handle, levels: Vec::new() };
+    let owner = CudaMipmapHandle { device: device.id(), stream: stream.clone(), handle };
+    let mut m = CudaMipmapped { levels: Vec::new(), owner };
     for l in 0..levels {
         let mut array: sys::CUarray = std::ptr::null_mut();
         // SAFETY: a live mipmapped array of `levels` levels; the level's handle is written on
@@ -111,29 +113,13 @@ pub(super) fn alloc_mipmapped(device: &CudaDevice, stream: &Arc<CudaStream>, des
     Ok(Box::new(m))
 }
 
-impl MipmappedImpl for CudaMipmapped {
+impl MipmapOwner for CudaMipmapHandle {
     fn device(&self) -> DeviceId {
         self.device
     }
-
-    fn levels(&self) -> u32 {
-        self.levels.len() as u32
-    }
-
-    fn level(&self, level: u32) -> &dyn ArrayImpl {
-        &self.levels[level as usize]
-    }
-
-    fn level_mut(&mut self, level: u32) -> &mut dyn ArrayImpl {
-        &mut self.levels[level as usize]
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
 }
 
-impl Drop for CudaMipmapped {
+impl Drop for CudaMipmapHandle {
     fn drop(&mut self) {
         let ctx = self.stream.context();
         if ctx.bind_to_thread().is_ok() {
@@ -272,7 +258,7 @@ fn resource_desc(resource: &TexResource<'_>, stream: &Arc<CudaStream>) -> Result
         TexResource::Mipmapped(m) => {
             let m = m.as_any().downcast_ref::<CudaMipmapped>().ok_or_else(other_device)?;
             r.resType = sys::CUresourcetype::CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
-            r.res.mipmap = sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_2 { hMipmappedArray: m.handle };
+            r.res.mipmap = sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_2 { hMipmappedArray: m.owner.handle };
         }
     }
     Ok(r)

@@ -40,238 +40,89 @@ fn host(name: &str) -> ! {
     panic!("`{name}` reads texture or surface memory, which only exists on a device: launch the kernel on the CUDA or CPU backend instead of calling its body on the host")
 }
 
-/// `tex1Dfetch<T>(t, i)`: element `i` of a texture over linear memory, no filtering.
-#[device_api]
-pub fn tex1d_fetch<T: Texel>(t: Texture1d<T>, i: i32) -> T {
-    let _ = (t, i);
-    host("tex1d_fetch")
+/// The table below: each entry a public device API function (the body compiler lowers a call
+/// by its name) whose host definition stops with [`host`]'s message.
+macro_rules! device_only {
+    ($($(#[$doc:meta])* pub fn $name:ident<T: $bound:ident>($($arg:ident: $ty:ty),*) $(-> $ret:ty)?;)*) => {$(
+        $(#[$doc])*
+        #[device_api]
+        pub fn $name<T: $bound>($($arg: $ty),*) $(-> $ret)? {
+            let _ = ($($arg,)*);
+            host(stringify!($name))
+        }
+    )*};
 }
 
-/// `tex1D<T>(t, x)`.
-#[device_api]
-pub fn tex1d<T: Texel>(t: Texture1d<T>, x: f32) -> T {
-    let _ = (t, x);
-    host("tex1d")
-}
-
-/// `tex2D<T>(t, x, y)`.
-#[device_api]
-pub fn tex2d<T: Texel>(t: Texture2d<T>, x: f32, y: f32) -> T {
-    let _ = (t, x, y);
-    host("tex2d")
-}
-
-/// `tex3D<T>(t, x, y, z)`.
-#[device_api]
-pub fn tex3d<T: Texel>(t: Texture3d<T>, x: f32, y: f32, z: f32) -> T {
-    let _ = (t, x, y, z);
-    host("tex3d")
-}
-
-/// `tex1DLayered<T>(t, x, layer)`.
-#[device_api]
-pub fn tex1d_layered<T: Texel>(t: Texture1dLayered<T>, x: f32, layer: i32) -> T {
-    let _ = (t, x, layer);
-    host("tex1d_layered")
-}
-
-/// `tex2DLayered<T>(t, x, y, layer)`.
-#[device_api]
-pub fn tex2d_layered<T: Texel>(t: Texture2dLayered<T>, x: f32, y: f32, layer: i32) -> T {
-    let _ = (t, x, y, layer);
-    host("tex2d_layered")
-}
-
-/// `tex1DLod<T>(t, x, level)`.
-#[device_api]
-pub fn tex1d_lod<T: Texel>(t: Texture1d<T>, x: f32, level: f32) -> T {
-    let _ = (t, x, level);
-    host("tex1d_lod")
-}
-
-/// `tex2DLod<T>(t, x, y, level)`.
-#[device_api]
-pub fn tex2d_lod<T: Texel>(t: Texture2d<T>, x: f32, y: f32, level: f32) -> T {
-    let _ = (t, x, y, level);
-    host("tex2d_lod")
-}
-
-/// `tex3DLod<T>(t, x, y, z, level)`.
-#[device_api]
-pub fn tex3d_lod<T: Texel>(t: Texture3d<T>, x: f32, y: f32, z: f32, level: f32) -> T {
-    let _ = (t, x, y, z, level);
-    host("tex3d_lod")
-}
-
-/// `tex2DGrad<T>(t, x, y, dx, dy)`: the level from the coordinates' derivatives.
-#[device_api]
-pub fn tex2d_grad<T: Texel>(t: Texture2d<T>, x: f32, y: f32, dx: crate::vector::f32x2, dy: crate::vector::f32x2) -> T {
-    let _ = (t, x, y, dx, dy);
-    host("tex2d_grad")
-}
-
-/// `tex1DGrad<T>(t, x, dx, dy)`: the level from the coordinate's derivatives.
-#[device_api]
-pub fn tex1d_grad<T: Texel>(t: Texture1d<T>, x: f32, dx: f32, dy: f32) -> T {
-    let _ = (t, x, dx, dy);
-    host("tex1d_grad")
-}
-
-/// `tex3DGrad<T>(t, x, y, z, dx, dy)`: the gradients' `w` lanes are not read.
-#[device_api]
-pub fn tex3d_grad<T: Texel>(t: Texture3d<T>, x: f32, y: f32, z: f32, dx: f32x4, dy: f32x4) -> T {
-    let _ = (t, x, y, z, dx, dy);
-    host("tex3d_grad")
-}
-
-/// `tex1DLayeredLod<T>(t, x, layer, level)`.
-#[device_api]
-pub fn tex1d_layered_lod<T: Texel>(t: Texture1dLayered<T>, x: f32, layer: i32, level: f32) -> T {
-    let _ = (t, x, layer, level);
-    host("tex1d_layered_lod")
-}
-
-/// `tex2DLayeredLod<T>(t, x, y, layer, level)`.
-#[device_api]
-pub fn tex2d_layered_lod<T: Texel>(t: Texture2dLayered<T>, x: f32, y: f32, layer: i32, level: f32) -> T {
-    let _ = (t, x, y, layer, level);
-    host("tex2d_layered_lod")
-}
-
-/// `tex1DLayeredGrad<T>(t, x, layer, dx, dy)`.
-#[device_api]
-pub fn tex1d_layered_grad<T: Texel>(t: Texture1dLayered<T>, x: f32, layer: i32, dx: f32, dy: f32) -> T {
-    let _ = (t, x, layer, dx, dy);
-    host("tex1d_layered_grad")
-}
-
-/// `tex2DLayeredGrad<T>(t, x, y, layer, dx, dy)`.
-#[device_api]
-pub fn tex2d_layered_grad<T: Texel>(t: Texture2dLayered<T>, x: f32, y: f32, layer: i32, dx: f32x2, dy: f32x2) -> T {
-    let _ = (t, x, y, layer, dx, dy);
-    host("tex2d_layered_grad")
-}
-
-/// `texCubemap<T>(t, x, y, z)`: the face the direction `(x, y, z)` points at, sampled where
-/// it meets it (the CUDA programming guide's cubemap table; docs/textures.md).
-#[device_api]
-pub fn tex_cubemap<T: Texel>(t: TextureCubemap<T>, x: f32, y: f32, z: f32) -> T {
-    let _ = (t, x, y, z);
-    host("tex_cubemap")
-}
-
-/// `texCubemapLod<T>(t, x, y, z, level)`.
-#[device_api]
-pub fn tex_cubemap_lod<T: Texel>(t: TextureCubemap<T>, x: f32, y: f32, z: f32, level: f32) -> T {
-    let _ = (t, x, y, z, level);
-    host("tex_cubemap_lod")
-}
-
-/// `texCubemapGrad<T>(t, x, y, z, dx, dy)`: the gradients of the direction (`w` not read).
-#[device_api]
-pub fn tex_cubemap_grad<T: Texel>(t: TextureCubemap<T>, x: f32, y: f32, z: f32, dx: f32x4, dy: f32x4) -> T {
-    let _ = (t, x, y, z, dx, dy);
-    host("tex_cubemap_grad")
-}
-
-/// `texCubemapLayered<T>(t, x, y, z, layer)`: cube `layer` of a layered cube map.
-#[device_api]
-pub fn tex_cubemap_layered<T: Texel>(t: TextureCubemapLayered<T>, x: f32, y: f32, z: f32, layer: i32) -> T {
-    let _ = (t, x, y, z, layer);
-    host("tex_cubemap_layered")
-}
-
-/// `texCubemapLayeredLod<T>(t, x, y, z, layer, level)`.
-#[device_api]
-pub fn tex_cubemap_layered_lod<T: Texel>(t: TextureCubemapLayered<T>, x: f32, y: f32, z: f32, layer: i32, level: f32) -> T {
-    let _ = (t, x, y, z, layer, level);
-    host("tex_cubemap_layered_lod")
-}
-
-/// `tex2Dgather<T4>(t, x, y, comp)`: component `comp` (a literal 0..=3: r, g, b, a) of the
-/// four texels bilinear filtering at `(x, y)` would read, in the order `tld4` gives them.
-#[device_api]
-pub fn tex2d_gather<T: Texel>(t: Texture2d<T>, x: f32, y: f32, comp: u32) -> T::V4 {
-    let _ = (t, x, y, comp);
-    host("tex2d_gather")
-}
-
-/// `surf1Dread<T>(s, x_bytes, mode)`.
-#[device_api]
-pub fn surf1d_read<T: SurfaceElem>(s: Surface1d<T>, x_bytes: i32, boundary: Boundary) -> T {
-    let _ = (s, x_bytes, boundary);
-    host("surf1d_read")
-}
-
-/// `surf2Dread<T>(s, x_bytes, y, mode)`.
-#[device_api]
-pub fn surf2d_read<T: SurfaceElem>(s: Surface2d<T>, x_bytes: i32, y: i32, boundary: Boundary) -> T {
-    let _ = (s, x_bytes, y, boundary);
-    host("surf2d_read")
-}
-
-/// `surf3Dread<T>(s, x_bytes, y, z, mode)`.
-#[device_api]
-pub fn surf3d_read<T: SurfaceElem>(s: Surface3d<T>, x_bytes: i32, y: i32, z: i32, boundary: Boundary) -> T {
-    let _ = (s, x_bytes, y, z, boundary);
-    host("surf3d_read")
-}
-
-/// `surf1Dwrite(v, s, x_bytes, mode)`.
-#[device_api]
-pub fn surf1d_write<T: SurfaceElem>(v: T, s: Surface1d<T>, x_bytes: i32, boundary: Boundary) {
-    let _ = (v, s, x_bytes, boundary);
-    host("surf1d_write")
-}
-
-/// `surf2Dwrite(v, s, x_bytes, y, mode)`.
-#[device_api]
-pub fn surf2d_write<T: SurfaceElem>(v: T, s: Surface2d<T>, x_bytes: i32, y: i32, boundary: Boundary) {
-    let _ = (v, s, x_bytes, y, boundary);
-    host("surf2d_write")
-}
-
-/// `surf3Dwrite(v, s, x_bytes, y, z, mode)`.
-#[device_api]
-pub fn surf3d_write<T: SurfaceElem>(v: T, s: Surface3d<T>, x_bytes: i32, y: i32, z: i32, boundary: Boundary) {
-    let _ = (v, s, x_bytes, y, z, boundary);
-    host("surf3d_write")
-}
-
-/// `tld4.comp.a2d`: component `comp` (a literal 0..=3) of the four texels bilinear filtering at
-/// `(x, y)` of layer `layer` would read. The PTX ISA has this form; CUDA C has no
-/// `tex2DLayered` gather, so the lowering follows the ISA (the layer first, the coordinate
-/// vector padded to four lanes as `tex.a2d`'s).
-#[device_api]
-pub fn tex2d_layered_gather<T: Texel>(t: Texture2dLayered<T>, x: f32, y: f32, layer: i32, comp: u32) -> T::V4 {
-    let _ = (t, x, y, layer, comp);
-    host("tex2d_layered_gather")
-}
-
-/// `surf1DLayeredread<T>(s, x_bytes, layer, mode)`.
-#[device_api]
-pub fn surf1d_layered_read<T: SurfaceElem>(s: Surface1dLayered<T>, x_bytes: i32, layer: i32, boundary: Boundary) -> T {
-    let _ = (s, x_bytes, layer, boundary);
-    host("surf1d_layered_read")
-}
-
-/// `surf2DLayeredread<T>(s, x_bytes, y, layer, mode)`.
-#[device_api]
-pub fn surf2d_layered_read<T: SurfaceElem>(s: Surface2dLayered<T>, x_bytes: i32, y: i32, layer: i32, boundary: Boundary) -> T {
-    let _ = (s, x_bytes, y, layer, boundary);
-    host("surf2d_layered_read")
-}
-
-/// `surf1DLayeredwrite(v, s, x_bytes, layer, mode)`.
-#[device_api]
-pub fn surf1d_layered_write<T: SurfaceElem>(v: T, s: Surface1dLayered<T>, x_bytes: i32, layer: i32, boundary: Boundary) {
-    let _ = (v, s, x_bytes, layer, boundary);
-    host("surf1d_layered_write")
-}
-
-/// `surf2DLayeredwrite(v, s, x_bytes, y, layer, mode)`.
-#[device_api]
-pub fn surf2d_layered_write<T: SurfaceElem>(v: T, s: Surface2dLayered<T>, x_bytes: i32, y: i32, layer: i32, boundary: Boundary) {
-    let _ = (v, s, x_bytes, y, layer, boundary);
-    host("surf2d_layered_write")
+device_only! {
+    /// `tex1Dfetch<T>(t, i)`: element `i` of a texture over linear memory, no filtering.
+    pub fn tex1d_fetch<T: Texel>(t: Texture1d<T>, i: i32) -> T;
+    /// `tex1D<T>(t, x)`.
+    pub fn tex1d<T: Texel>(t: Texture1d<T>, x: f32) -> T;
+    /// `tex2D<T>(t, x, y)`.
+    pub fn tex2d<T: Texel>(t: Texture2d<T>, x: f32, y: f32) -> T;
+    /// `tex3D<T>(t, x, y, z)`.
+    pub fn tex3d<T: Texel>(t: Texture3d<T>, x: f32, y: f32, z: f32) -> T;
+    /// `tex1DLayered<T>(t, x, layer)`.
+    pub fn tex1d_layered<T: Texel>(t: Texture1dLayered<T>, x: f32, layer: i32) -> T;
+    /// `tex2DLayered<T>(t, x, y, layer)`.
+    pub fn tex2d_layered<T: Texel>(t: Texture2dLayered<T>, x: f32, y: f32, layer: i32) -> T;
+    /// `tex1DLod<T>(t, x, level)`.
+    pub fn tex1d_lod<T: Texel>(t: Texture1d<T>, x: f32, level: f32) -> T;
+    /// `tex2DLod<T>(t, x, y, level)`.
+    pub fn tex2d_lod<T: Texel>(t: Texture2d<T>, x: f32, y: f32, level: f32) -> T;
+    /// `tex3DLod<T>(t, x, y, z, level)`.
+    pub fn tex3d_lod<T: Texel>(t: Texture3d<T>, x: f32, y: f32, z: f32, level: f32) -> T;
+    /// `tex2DGrad<T>(t, x, y, dx, dy)`: the level from the coordinates' derivatives.
+    pub fn tex2d_grad<T: Texel>(t: Texture2d<T>, x: f32, y: f32, dx: f32x2, dy: f32x2) -> T;
+    /// `tex1DGrad<T>(t, x, dx, dy)`: the level from the coordinate's derivatives.
+    pub fn tex1d_grad<T: Texel>(t: Texture1d<T>, x: f32, dx: f32, dy: f32) -> T;
+    /// `tex3DGrad<T>(t, x, y, z, dx, dy)`: the gradients' `w` lanes are not read.
+    pub fn tex3d_grad<T: Texel>(t: Texture3d<T>, x: f32, y: f32, z: f32, dx: f32x4, dy: f32x4) -> T;
+    /// `tex1DLayeredLod<T>(t, x, layer, level)`.
+    pub fn tex1d_layered_lod<T: Texel>(t: Texture1dLayered<T>, x: f32, layer: i32, level: f32) -> T;
+    /// `tex2DLayeredLod<T>(t, x, y, layer, level)`.
+    pub fn tex2d_layered_lod<T: Texel>(t: Texture2dLayered<T>, x: f32, y: f32, layer: i32, level: f32) -> T;
+    /// `tex1DLayeredGrad<T>(t, x, layer, dx, dy)`.
+    pub fn tex1d_layered_grad<T: Texel>(t: Texture1dLayered<T>, x: f32, layer: i32, dx: f32, dy: f32) -> T;
+    /// `tex2DLayeredGrad<T>(t, x, y, layer, dx, dy)`.
+    pub fn tex2d_layered_grad<T: Texel>(t: Texture2dLayered<T>, x: f32, y: f32, layer: i32, dx: f32x2, dy: f32x2) -> T;
+    /// `texCubemap<T>(t, x, y, z)`: the face the direction `(x, y, z)` points at, sampled where
+    /// it meets it (the CUDA programming guide's cubemap table; docs/textures.md).
+    pub fn tex_cubemap<T: Texel>(t: TextureCubemap<T>, x: f32, y: f32, z: f32) -> T;
+    /// `texCubemapLod<T>(t, x, y, z, level)`.
+    pub fn tex_cubemap_lod<T: Texel>(t: TextureCubemap<T>, x: f32, y: f32, z: f32, level: f32) -> T;
+    /// `texCubemapGrad<T>(t, x, y, z, dx, dy)`: the gradients of the direction (`w` not read).
+    pub fn tex_cubemap_grad<T: Texel>(t: TextureCubemap<T>, x: f32, y: f32, z: f32, dx: f32x4, dy: f32x4) -> T;
+    /// `texCubemapLayered<T>(t, x, y, z, layer)`: cube `layer` of a layered cube map.
+    pub fn tex_cubemap_layered<T: Texel>(t: TextureCubemapLayered<T>, x: f32, y: f32, z: f32, layer: i32) -> T;
+    /// `texCubemapLayeredLod<T>(t, x, y, z, layer, level)`.
+    pub fn tex_cubemap_layered_lod<T: Texel>(t: TextureCubemapLayered<T>, x: f32, y: f32, z: f32, layer: i32, level: f32) -> T;
+    /// `tex2Dgather<T4>(t, x, y, comp)`: component `comp` (a literal 0..=3: r, g, b, a) of the
+    /// four texels bilinear filtering at `(x, y)` would read, in the order `tld4` gives them.
+    pub fn tex2d_gather<T: Texel>(t: Texture2d<T>, x: f32, y: f32, comp: u32) -> T::V4;
+    /// `surf1Dread<T>(s, x_bytes, mode)`.
+    pub fn surf1d_read<T: SurfaceElem>(s: Surface1d<T>, x_bytes: i32, boundary: Boundary) -> T;
+    /// `surf2Dread<T>(s, x_bytes, y, mode)`.
+    pub fn surf2d_read<T: SurfaceElem>(s: Surface2d<T>, x_bytes: i32, y: i32, boundary: Boundary) -> T;
+    /// `surf3Dread<T>(s, x_bytes, y, z, mode)`.
+    pub fn surf3d_read<T: SurfaceElem>(s: Surface3d<T>, x_bytes: i32, y: i32, z: i32, boundary: Boundary) -> T;
+    /// `surf1Dwrite(v, s, x_bytes, mode)`.
+    pub fn surf1d_write<T: SurfaceElem>(v: T, s: Surface1d<T>, x_bytes: i32, boundary: Boundary);
+    /// `surf2Dwrite(v, s, x_bytes, y, mode)`.
+    pub fn surf2d_write<T: SurfaceElem>(v: T, s: Surface2d<T>, x_bytes: i32, y: i32, boundary: Boundary);
+    /// `surf3Dwrite(v, s, x_bytes, y, z, mode)`.
+    pub fn surf3d_write<T: SurfaceElem>(v: T, s: Surface3d<T>, x_bytes: i32, y: i32, z: i32, boundary: Boundary);
+    /// `tld4.comp.a2d`: component `comp` (a literal 0..=3) of the four texels bilinear filtering at
+    /// `(x, y)` of layer `layer` would read. The PTX ISA has this form; CUDA C has no
+    /// `tex2DLayered` gather, so the lowering follows the ISA (the layer first, the coordinate
+    /// vector padded to four lanes as `tex.a2d`'s).
+    pub fn tex2d_layered_gather<T: Texel>(t: Texture2dLayered<T>, x: f32, y: f32, layer: i32, comp: u32) -> T::V4;
+    /// `surf1DLayeredread<T>(s, x_bytes, layer, mode)`.
+    pub fn surf1d_layered_read<T: SurfaceElem>(s: Surface1dLayered<T>, x_bytes: i32, layer: i32, boundary: Boundary) -> T;
+    /// `surf2DLayeredread<T>(s, x_bytes, y, layer, mode)`.
+    pub fn surf2d_layered_read<T: SurfaceElem>(s: Surface2dLayered<T>, x_bytes: i32, y: i32, layer: i32, boundary: Boundary) -> T;
+    /// `surf1DLayeredwrite(v, s, x_bytes, layer, mode)`.
+    pub fn surf1d_layered_write<T: SurfaceElem>(v: T, s: Surface1dLayered<T>, x_bytes: i32, layer: i32, boundary: Boundary);
+    /// `surf2DLayeredwrite(v, s, x_bytes, y, layer, mode)`.
+    pub fn surf2d_layered_write<T: SurfaceElem>(v: T, s: Surface2dLayered<T>, x_bytes: i32, y: i32, layer: i32, boundary: Boundary);
 }

@@ -3,7 +3,7 @@
 //! `ptx_cpu::texture` documents), an object an entry of the device's object table.
 
 use super::{CpuBackend, CpuMemory};
-use crate::backend::texture::{ArrayDesc, ArrayImpl, MipmappedImpl, ObjectImpl, TexResource};
+use crate::backend::texture::{ArrayDesc, ArrayImpl, MipmapOwner, MipmappedImpl, MipmappedLevels, ObjectImpl, TexResource};
 use crate::backend::{DeviceId, MemoryImpl};
 use crate::error::{Error, Result};
 use ptx_cpu::texture::{Array, Mipmapped, Resource, Sampler, Surface, Texture};
@@ -31,18 +31,20 @@ pub(super) fn alloc_array(backend: &Arc<CpuBackend>, desc: &ArrayDesc) -> Result
     Ok(Box::new(CpuArray { backend: backend.clone(), desc: *desc, addr, owned: true }))
 }
 
-/// A mipmapped array: one allocation holding the levels one after another
-/// (`ptx_cpu::texture::Mipmapped`), each level a (not owning) `CpuArray` over its part.
-pub(super) struct CpuMipmapped {
+/// A mipmapped array's one allocation, holding the levels one after another
+/// (`ptx_cpu::texture::Mipmapped`); the levels are (not owning) `CpuArray`s over its parts.
+pub(super) struct CpuMipmapAlloc {
     backend: Arc<CpuBackend>,
     desc: ArrayDesc,
     addr: u64,
-    levels: Vec<CpuArray>,
 }
+
+pub(super) type CpuMipmapped = MipmappedLevels<CpuMipmapAlloc, CpuArray>;
 
 impl CpuMipmapped {
     fn mipmapped(&self) -> Mipmapped {
-        Mipmapped { addr: self.addr, format: self.desc.format, geometry: self.desc.geometry, levels: self.levels.len() as u32 }
+        let o = &self.owner;
+        Mipmapped { addr: o.addr, format: o.desc.format, geometry: o.desc.geometry, levels: self.levels.len() as u32 }
     }
 }
 
@@ -58,32 +60,17 @@ pub(super) fn alloc_mipmapped(backend: &Arc<CpuBackend>, desc: &ArrayDesc, level
             CpuArray { backend: backend.clone(), desc: ArrayDesc { geometry: a.geometry, ..*desc }, addr: a.addr, owned: false }
         })
         .collect();
-    Ok(Box::new(CpuMipmapped { backend: backend.clone(), desc: *desc, addr, levels }))
+    let owner = CpuMipmapAlloc { backend: backend.clone(), desc: *desc, addr };
+    Ok(Box::new(CpuMipmapped { levels, owner }))
 }
 
-impl MipmappedImpl for CpuMipmapped {
+impl MipmapOwner for CpuMipmapAlloc {
     fn device(&self) -> DeviceId {
         self.backend.device_id()
     }
-
-    fn levels(&self) -> u32 {
-        self.levels.len() as u32
-    }
-
-    fn level(&self, level: u32) -> &dyn ArrayImpl {
-        &self.levels[level as usize]
-    }
-
-    fn level_mut(&mut self, level: u32) -> &mut dyn ArrayImpl {
-        &mut self.levels[level as usize]
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
 }
 
-impl Drop for CpuMipmapped {
+impl Drop for CpuMipmapAlloc {
     fn drop(&mut self) {
         let _ = self.backend.device.free(self.addr);
     }
@@ -144,7 +131,7 @@ pub(super) fn create_texture(backend: &Arc<CpuBackend>, resource: TexResource<'_
         TexResource::Pitch2d { mem, format, width, height, pitch } => Resource::Pitch2d { addr: address(backend, mem)?, format, width, height, pitch },
         TexResource::Array(a) => Resource::Array(cpu_array(backend, a)?.array()),
         TexResource::Mipmapped(m) => match m.as_any().downcast_ref::<CpuMipmapped>() {
-            Some(m) if Arc::ptr_eq(&m.backend, backend) => Resource::Mipmapped(m.mipmapped()),
+            Some(m) if Arc::ptr_eq(&m.owner.backend, backend) => Resource::Mipmapped(m.mipmapped()),
             _ => return Err(other_device()),
         },
     };
@@ -221,7 +208,7 @@ mod tests {
         let th = t.handle().raw();
         drop(t);
         assert!(backend.device.destroy_texture(th).is_err(), "the texture was destroyed on drop");
-        let addr = m.inner.as_any().downcast_ref::<super::CpuMipmapped>().unwrap().addr;
+        let addr = m.inner.as_any().downcast_ref::<super::CpuMipmapped>().unwrap().owner.addr;
         drop(m);
         assert!(backend.device.free(addr).is_err(), "the allocation was freed on drop");
     }

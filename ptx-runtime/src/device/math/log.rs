@@ -6,6 +6,7 @@
 //! The result is kept as a double-double (`log_dd`, which `powf` uses too) and rounded once;
 //! the `f32` logarithms are in `log_f32`.
 
+use super::atanh_series::atanh_series;
 use ptx_runtime::{device_fn, DeviceRepr};
 
 const SQRT2_F64: f64 = core::f64::consts::SQRT_2;
@@ -28,6 +29,19 @@ pub(crate) struct DoubleF64 {
     pub lo: f64,
 }
 
+atanh_series! {
+    /// `ln(1 + f)` for `1 + f` in [√½, √2], a double-double to about 2^-70 (the tail's
+    /// rounding, in double, is below that: `atanh_series`).
+    ln1p_series_f64(f64) -> DoubleF64,
+    third: (ONE_THIRD_HI, ONE_THIRD_LO),
+    fifth_lo: ONE_FIFTH_LO,
+    tail: [
+        0.034_482_758_620_689_655, 0.037_037_037_037_037_035, 0.04, 0.043_478_260_869_565_216, 0.047_619_047_619_047_616,
+        0.052_631_578_947_368_42, 0.058_823_529_411_764_705, 0.066_666_666_666_666_67, 0.076_923_076_923_076_93,
+        0.090_909_090_909_090_91, 0.111_111_111_111_111_1, 0.142_857_142_857_142_85
+    ]
+}
+
 /// `ln x` as a double-double, for finite `x > 0`.
 #[device_fn]
 pub(crate) fn log_dd(x: f64) -> DoubleF64 {
@@ -43,69 +57,50 @@ pub(crate) fn log_dd(x: f64) -> DoubleF64 {
         m *= 0.5;
         e += 1;
     }
-    // ln m = 2·atanh(s) = 2s·(1 + w), s = f / (2 + f), w = z/3 + z²/5 + …, z = s².
-    // s, z and w are double-doubles: `powf` multiplies ln x by up to ~10^3/|ln x|, so it
-    // needs ln x to about 2^-66 relative, which a double-precision series does not give.
-    let f = m - 1.0; // exact (Sterbenz)
-    let d_hi = 2.0 + f;
-    let d_lo = f - (d_hi - 2.0);
-    let s_hi = f / d_hi;
-    let s_lo = ((-s_hi).mul_add(d_hi, f) - s_hi * d_lo) / d_hi;
-    let z_hi = s_hi * s_hi;
-    let z_lo = s_hi.mul_add(s_hi, -z_hi) + 2.0 * s_hi * s_lo;
-    // z²·(1/7 + z/9 + …) in double: |z| ≤ 0.0295, so its rounding is below 2^-70 of ln m.
-    let mut r = z_hi.mul_add(0.034_482_758_620_689_655, 0.037_037_037_037_037_035);
-    r = z_hi.mul_add(r, 0.04);
-    r = z_hi.mul_add(r, 0.043_478_260_869_565_216);
-    r = z_hi.mul_add(r, 0.047_619_047_619_047_616);
-    r = z_hi.mul_add(r, 0.052_631_578_947_368_42);
-    r = z_hi.mul_add(r, 0.058_823_529_411_764_705);
-    r = z_hi.mul_add(r, 0.066_666_666_666_666_67);
-    r = z_hi.mul_add(r, 0.076_923_076_923_076_93);
-    r = z_hi.mul_add(r, 0.090_909_090_909_090_91);
-    r = z_hi.mul_add(r, 0.111_111_111_111_111_1);
-    r = z_hi.mul_add(r, 0.142_857_142_857_142_85);
-    // q5 = 1/5 + z·r, q3 = 1/3 + z·q5, w = z·q3, each a double-double (u is z times the last).
-    let u_hi = z_hi * r;
-    let u_lo = z_hi.mul_add(r, -u_hi) + z_lo * r;
-    let q5_hi = 0.2 + u_hi;
-    let q5_lo = ((0.2 - q5_hi) + u_hi) + (u_lo + ONE_FIFTH_LO);
-    let u_hi = z_hi * q5_hi;
-    let u_lo = z_hi.mul_add(q5_hi, -u_hi) + (z_hi * q5_lo + z_lo * q5_hi);
-    let q3_hi = ONE_THIRD_HI + u_hi;
-    let q3_lo = ((ONE_THIRD_HI - q3_hi) + u_hi) + (u_lo + ONE_THIRD_LO);
-    let w_hi = z_hi * q3_hi;
-    let w_lo = z_hi.mul_add(q3_hi, -w_hi) + (z_hi * q3_lo + z_lo * q3_hi);
-    // s·w, then s + s·w (|s| ≥ |s·w|), doubled exactly.
-    let p_hi = s_hi * w_hi;
-    let p_lo = s_hi.mul_add(w_hi, -p_hi) + (s_hi * w_lo + s_lo * w_hi);
-    let a = s_hi + p_hi;
-    let a_err = (s_hi - a) + p_hi;
-    let lm_lo = 2.0 * (a_err + (s_lo + p_lo));
-    let lm_hi = 2.0 * a;
+    // ln m = 2·atanh(s) with s, z and w double-doubles: `powf` multiplies ln x by up to
+    // ~10^3/|ln x|, so it needs ln x to about 2^-66 relative, which a double-precision series
+    // does not give.
+    let lm = ln1p_series_f64(m - 1.0); // m − 1 exact (Sterbenz)
     // e·ln 2 as a double-double, then the sum.
     let ef = e as f64;
     let t_hi = ef * LN2_HI_F64;
     let t_lo = ef.mul_add(LN2_HI_F64, -t_hi) + ef * LN2_LO_F64;
-    let hi = t_hi + lm_hi;
+    let hi = t_hi + lm.hi;
     let bv = hi - t_hi;
-    let err = (t_hi - (hi - bv)) + (lm_hi - bv);
-    let lo = err + t_lo + lm_lo;
+    let err = (t_hi - (hi - bv)) + (lm.hi - bv);
+    let lo = err + t_lo + lm.lo;
     let h = hi + lo;
     DoubleF64 { hi: h, lo: lo - (h - hi) }
 }
 
-/// `ln x` (`f64::ln`).
+/// The special values shared by the logarithms: NaN below 0, −∞ at 0, +∞ at +∞.
 #[device_fn]
-pub fn ln_f64(x: f64) -> f64 {
+#[inline(always)]
+fn log_special_f64(x: f64) -> f64 {
     if x.is_nan() || x < 0.0 {
         return f64::NAN;
     }
     if x == 0.0 {
         return f64::NEG_INFINITY;
     }
-    if x.is_infinite() {
-        return x;
+    x
+}
+
+/// `ln x` times the double-double `c_hi + c_lo`, rounded once, for finite `x > 0`.
+#[device_fn]
+#[inline(always)]
+fn log_times_f64(x: f64, c_hi: f64, c_lo: f64) -> f64 {
+    let l = log_dd(x);
+    let hi = l.hi * c_hi;
+    let lo = l.hi.mul_add(c_hi, -hi) + l.hi.mul_add(c_lo, l.lo * c_hi);
+    hi + lo
+}
+
+/// `ln x` (`f64::ln`).
+#[device_fn]
+pub fn ln_f64(x: f64) -> f64 {
+    if x.is_nan() || x <= 0.0 || x.is_infinite() {
+        return log_special_f64(x);
     }
     let l = log_dd(x);
     l.hi + l.lo
@@ -114,37 +109,19 @@ pub fn ln_f64(x: f64) -> f64 {
 /// `log₂ x` (`f64::log2`); exact for powers of two.
 #[device_fn]
 pub fn log2_f64(x: f64) -> f64 {
-    if x.is_nan() || x < 0.0 {
-        return f64::NAN;
+    if x.is_nan() || x <= 0.0 || x.is_infinite() {
+        return log_special_f64(x);
     }
-    if x == 0.0 {
-        return f64::NEG_INFINITY;
-    }
-    if x.is_infinite() {
-        return x;
-    }
-    let l = log_dd(x);
-    let hi = l.hi * LOG2_E_HI;
-    let lo = l.hi.mul_add(LOG2_E_HI, -hi) + l.hi.mul_add(LOG2_E_LO, l.lo * LOG2_E_HI);
-    hi + lo
+    log_times_f64(x, LOG2_E_HI, LOG2_E_LO)
 }
 
 /// `log₁₀ x` (`f64::log10`).
 #[device_fn]
 pub fn log10_f64(x: f64) -> f64 {
-    if x.is_nan() || x < 0.0 {
-        return f64::NAN;
+    if x.is_nan() || x <= 0.0 || x.is_infinite() {
+        return log_special_f64(x);
     }
-    if x == 0.0 {
-        return f64::NEG_INFINITY;
-    }
-    if x.is_infinite() {
-        return x;
-    }
-    let l = log_dd(x);
-    let hi = l.hi * LOG10_E_HI;
-    let lo = l.hi.mul_add(LOG10_E_HI, -hi) + l.hi.mul_add(LOG10_E_LO, l.lo * LOG10_E_HI);
-    hi + lo
+    log_times_f64(x, LOG10_E_HI, LOG10_E_LO)
 }
 
 /// `ln(1 + x)` (`f64::ln_1p`), accurate near 0.

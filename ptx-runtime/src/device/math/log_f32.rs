@@ -6,6 +6,7 @@
 //! the logarithm by up to ~150/|log₂ x| and needs it to about 2^-32. The logarithms then
 //! combine `e` (exact) with the double-float `ln(1 + f)` and round once.
 
+use super::atanh_series::atanh_series;
 use super::exp::{LN2_HI_F32, LN2_LO_F32};
 use ptx_runtime::{device_fn, DeviceRepr};
 
@@ -38,41 +39,21 @@ pub(crate) struct LogF32 {
     pub lo: f32,
 }
 
-/// `ln(1 + f)` for `1 + f` in [√½, √2] (`f` exact), as a double-float.
+atanh_series! {
+    /// `ln(1 + f)` for `1 + f` in [√½, √2], a double-float to about 2^-44 (the tail's
+    /// rounding, in single precision, is below 2^-40 of it: `atanh_series`).
+    ln1p_series_f32(f32) -> DoubleF32,
+    third: (ONE_THIRD_HI, ONE_THIRD_LO),
+    fifth_lo: ONE_FIFTH_LO,
+    tail: [0.058_823_53, 0.066_666_67, 0.076_923_08, 0.090_909_09, 0.111_111_11, 0.142_857_15]
+}
+
+/// `ln(1 + f)` for `1 + f` in [√½, √2] (`f` exact), as a normalized double-float.
 #[device_fn]
 pub(crate) fn ln1p_reduced(f: f32) -> DoubleF32 {
-    let d_hi = 2.0 + f;
-    let d_lo = f - (d_hi - 2.0);
-    let s_hi = f / d_hi;
-    let s_lo = ((-s_hi).mul_add(d_hi, f) - s_hi * d_lo) / d_hi;
-    let z_hi = s_hi * s_hi;
-    let z_lo = s_hi.mul_add(s_hi, -z_hi) + 2.0 * s_hi * s_lo;
-    // z²·(1/7 + z/9 + …) in single precision: |z| ≤ 0.0295, so its rounding is below 2^-40.
-    let mut r = z_hi.mul_add(0.058_823_53, 0.066_666_67);
-    r = z_hi.mul_add(r, 0.076_923_08);
-    r = z_hi.mul_add(r, 0.090_909_09);
-    r = z_hi.mul_add(r, 0.111_111_11);
-    r = z_hi.mul_add(r, 0.142_857_15);
-    // q5 = 1/5 + z·r, q3 = 1/3 + z·q5, w = z·q3 as double-floats (u is z times the last).
-    let u_hi = z_hi * r;
-    let u_lo = z_hi.mul_add(r, -u_hi) + z_lo * r;
-    let q5_hi = 0.2 + u_hi;
-    let q5_lo = ((0.2 - q5_hi) + u_hi) + (u_lo + ONE_FIFTH_LO);
-    let u_hi = z_hi * q5_hi;
-    let u_lo = z_hi.mul_add(q5_hi, -u_hi) + (z_hi * q5_lo + z_lo * q5_hi);
-    let q3_hi = ONE_THIRD_HI + u_hi;
-    let q3_lo = ((ONE_THIRD_HI - q3_hi) + u_hi) + (u_lo + ONE_THIRD_LO);
-    let w_hi = z_hi * q3_hi;
-    let w_lo = z_hi.mul_add(q3_hi, -w_hi) + (z_hi * q3_lo + z_lo * q3_hi);
-    // s + s·w (|s| ≥ |s·w|), doubled exactly.
-    let p_hi = s_hi * w_hi;
-    let p_lo = s_hi.mul_add(w_hi, -p_hi) + (s_hi * w_lo + s_lo * w_hi);
-    let a = s_hi + p_hi;
-    let a_err = (s_hi - a) + p_hi;
-    let lo = 2.0 * (a_err + (s_lo + p_lo));
-    let hi = 2.0 * a;
-    let h = hi + lo;
-    DoubleF32 { hi: h, lo: lo - (h - hi) }
+    let l = ln1p_series_f32(f);
+    let h = l.hi + l.lo;
+    DoubleF32 { hi: h, lo: l.lo - (h - l.hi) }
 }
 
 /// `x = 2^e · (1 + f)` for finite `x > 0`, with `ln(1 + f)`.

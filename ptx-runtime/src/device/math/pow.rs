@@ -56,170 +56,187 @@ pub(crate) fn is_odd_integer_f32(y: f32) -> bool {
     y.is_finite() && y == y.trunc() && (y * 0.5) != (y * 0.5).trunc()
 }
 
-/// `x^y` (`f64::powf`).
-#[device_fn]
-pub fn powf_f64(x: f64, y: f64) -> f64 {
-    if y == 0.0 || x == 1.0 {
-        return 1.0;
-    }
-    if x.is_nan() || y.is_nan() {
-        return x + y;
-    }
-    let odd = is_odd_integer(y);
-    if x == 0.0 {
-        let mag = if y < 0.0 { f64::INFINITY } else { 0.0 };
-        return if odd { mag.copysign(x) } else { mag };
-    }
-    if y.is_infinite() {
-        let ax = x.abs();
-        if ax == 1.0 {
-            return 1.0;
+/// `$name(x, y)`: `x^y` with C's `pow` special cases (NaN, ±0, ±∞, `x = 1`, `y = 0`, a
+/// negative `x` with a non-integer `y`) taken first and `$core(|x|, y)` computing the rest,
+/// negated for a negative `x` with an odd integer `y`. One shape for `powf_f64` (here) and
+/// `powf_f32` (`pow_f32`); `$core` is an `#[inline(always)]` function of the invoking module.
+macro_rules! powf_with_c_cases {
+    ($(#[$doc:meta])* $name:ident($F:ident), odd: $odd:ident, core: $core:ident) => {
+        $(#[$doc])*
+        #[device_fn]
+        pub fn $name(x: $F, y: $F) -> $F {
+            if y == 0.0 || x == 1.0 {
+                return 1.0;
+            }
+            if x.is_nan() || y.is_nan() {
+                return x + y;
+            }
+            let odd = $odd(y);
+            if x == 0.0 {
+                let mag = if y < 0.0 { $F::INFINITY } else { 0.0 };
+                return if odd { mag.copysign(x) } else { mag };
+            }
+            if y.is_infinite() {
+                let ax = x.abs();
+                if ax == 1.0 {
+                    return 1.0;
+                }
+                return if (ax > 1.0) == (y > 0.0) { $F::INFINITY } else { 0.0 };
+            }
+            if x.is_infinite() {
+                let mag = if y < 0.0 { 0.0 } else { $F::INFINITY };
+                return if x < 0.0 && odd { -mag } else { mag };
+            }
+            if x < 0.0 && y != y.trunc() {
+                return $F::NAN;
+            }
+            let v = $core(x.abs(), y);
+            if x < 0.0 && odd {
+                -v
+            } else {
+                v
+            }
         }
-        return if (ax > 1.0) == (y > 0.0) { f64::INFINITY } else { 0.0 };
-    }
-    if x.is_infinite() {
-        let mag = if y < 0.0 { 0.0 } else { f64::INFINITY };
-        return if x < 0.0 && odd { -mag } else { mag };
-    }
-    if x < 0.0 && y != y.trunc() {
-        return f64::NAN;
-    }
-    let l = log_dd(x.abs());
+    };
+}
+
+pub(crate) use powf_with_c_cases;
+
+/// `exp(y · ln ax)` for finite `ax > 0` and `y`, with `ln ax` and the product as
+/// double-doubles.
+#[device_fn]
+#[inline(always)]
+fn powf_core_f64(ax: f64, y: f64) -> f64 {
+    let l = log_dd(ax);
     let p_hi = y * l.hi;
     let p_lo = y.mul_add(l.hi, -p_hi) + y * l.lo;
-    let v = exp_dd(p_hi, p_lo);
-    if x < 0.0 && odd {
-        -v
-    } else {
-        v
-    }
+    exp_dd(p_hi, p_lo)
 }
 
-/// `x^n` (`f32::powi`): compiler-rt's `__powisf2`.
-#[device_fn]
-pub fn powi_f32(x: f32, n: i32) -> f32 {
-    let recip = n < 0;
-    let mut a = x;
-    let mut b = n;
-    let mut r = 1.0f32;
-    loop {
-        if b & 1 != 0 {
-            r *= a;
-        }
-        b /= 2;
-        if b == 0 {
-            break;
-        }
-        a *= a;
-    }
-    if recip {
-        1.0 / r
-    } else {
-        r
-    }
+powf_with_c_cases! {
+    /// `x^y` (`f64::powf`).
+    powf_f64(f64), odd: is_odd_integer, core: powf_core_f64
 }
 
-/// `x^n` (`f64::powi`): compiler-rt's `__powidf2`.
-#[device_fn]
-pub fn powi_f64(x: f64, n: i32) -> f64 {
-    let recip = n < 0;
-    let mut a = x;
-    let mut b = n;
-    let mut r = 1.0f64;
-    loop {
-        if b & 1 != 0 {
-            r *= a;
+/// `$name(x, n)`: `x^n` by compiler-rt's square-and-multiply, for `$F`.
+macro_rules! powi {
+    ($(#[$doc:meta])* $name:ident($F:ident)) => {
+        $(#[$doc])*
+        #[device_fn]
+        pub fn $name(x: $F, n: i32) -> $F {
+            let recip = n < 0;
+            let mut a = x;
+            let mut b = n;
+            let mut r: $F = 1.0;
+            loop {
+                if b & 1 != 0 {
+                    r *= a;
+                }
+                b /= 2;
+                if b == 0 {
+                    break;
+                }
+                a *= a;
+            }
+            if recip {
+                1.0 / r
+            } else {
+                r
+            }
         }
-        b /= 2;
-        if b == 0 {
-            break;
-        }
-        a *= a;
-    }
-    if recip {
-        1.0 / r
-    } else {
-        r
-    }
+    };
 }
 
-/// `√(x² + y²)` (`f64::hypot`) without overflow or underflow on the way.
-#[device_fn]
-pub fn hypot_f64(x: f64, y: f64) -> f64 {
-    let (ax, ay) = (x.abs(), y.abs());
-    if ax.is_infinite() || ay.is_infinite() {
-        return f64::INFINITY;
-    }
-    if ax.is_nan() || ay.is_nan() {
-        return ax + ay;
-    }
-    let a = ax.max(ay);
-    let b = ax.min(ay);
-    if b == 0.0 {
-        return a;
-    }
-    // Scale by 2^-e so the larger is near 1: exact, and b·s at worst underflows when b ≪ a.
-    // 2^-1023 is not a normal number, so the top binade scales by 2^-1022 (into 2..4).
-    let e = ((a.to_bits() >> 52) as i64) - 1023;
-    let e = e.clamp(-1000, 1022);
-    let s = f64::from_bits(((1023 - e) as u64) << 52);
-    let t = f64::from_bits(((1023 + e) as u64) << 52);
-    let (sa, sb) = (a * s, b * s);
-    sa.mul_add(sa, sb * sb).sqrt() * t
+powi! {
+    /// `x^n` (`f32::powi`): compiler-rt's `__powisf2`.
+    powi_f32(f32)
 }
 
-/// `x % y` for `f64`: the exact remainder with the sign of `x` (C's `fmod`).
-#[device_fn]
-pub fn fmod_f64(x: f64, y: f64) -> f64 {
-    if y == 0.0 || x.is_nan() || y.is_nan() || x.is_infinite() {
-        return f64::NAN;
-    }
-    let ax = x.abs();
-    let ay = y.abs();
-    if ax < ay || y.is_infinite() {
-        return x;
-    }
-    let mut t = ay;
-    while t <= ax - t {
-        t += t;
-    }
-    let mut r = ax;
-    loop {
-        if r >= t {
-            r -= t;
-        }
-        if t == ay {
-            break;
-        }
-        t *= 0.5;
-    }
-    r.copysign(x)
+powi! {
+    /// `x^n` (`f64::powi`): compiler-rt's `__powidf2`.
+    powi_f64(f64)
 }
 
-/// `x % y` for `f32` (C's `fmodf`), exact.
-#[device_fn]
-pub fn fmod_f32(x: f32, y: f32) -> f32 {
-    if y == 0.0 || x.is_nan() || y.is_nan() || x.is_infinite() {
-        return f32::NAN;
-    }
-    let ax = x.abs();
-    let ay = y.abs();
-    if ax < ay || y.is_infinite() {
-        return x;
-    }
-    let mut t = ay;
-    while t <= ax - t {
-        t += t;
-    }
-    let mut r = ax;
-    loop {
-        if r >= t {
-            r -= t;
+/// `$name(x, y)`: `√(x² + y²)` without overflow or underflow on the way, for `$F` (bits
+/// `$U`, exponent field from bit `$mant`, bias `$bias`, its signed type `$I`).
+///
+/// Scales by `2^-e` so the larger is near 1: exact, and `b·s` at worst underflows when `b ≪ a`.
+/// `2^-bias` is not a normal number, so the top binade scales by `2^(1 - bias)` (into 2..4):
+/// `e` is clamped to `$clamp`.
+macro_rules! hypot {
+    ($(#[$doc:meta])* $name:ident($F:ident), bits: $U:ident, exponent: $I:ident, mant: $mant:tt, bias: $bias:tt, clamp: $clamp:tt) => {
+        $(#[$doc])*
+        #[device_fn]
+        pub fn $name(x: $F, y: $F) -> $F {
+            let ax = x.abs();
+            let ay = y.abs();
+            if ax.is_infinite() || ay.is_infinite() {
+                return $F::INFINITY;
+            }
+            if ax.is_nan() || ay.is_nan() {
+                return ax + ay;
+            }
+            let a = ax.max(ay);
+            let b = ax.min(ay);
+            if b == 0.0 {
+                return a;
+            }
+            let e = ((a.to_bits() >> $mant) as $I - $bias).clamp $clamp;
+            let s = $F::from_bits((($bias - e) as $U) << $mant);
+            let t = $F::from_bits((($bias + e) as $U) << $mant);
+            let sa = a * s;
+            let sb = b * s;
+            sa.mul_add(sa, sb * sb).sqrt() * t
         }
-        if t == ay {
-            break;
+    };
+}
+
+pub(crate) use hypot;
+
+hypot! {
+    /// `√(x² + y²)` (`f64::hypot`) without overflow or underflow on the way.
+    hypot_f64(f64), bits: u64, exponent: i64, mant: 52, bias: 1023, clamp: (-1000, 1022)
+}
+
+/// `$name(x, y)`: `x % y`, the exact remainder with the sign of `x` (C's `fmod`), for `$F`.
+macro_rules! fmod {
+    ($(#[$doc:meta])* $name:ident($F:ident)) => {
+        $(#[$doc])*
+        #[device_fn]
+        pub fn $name(x: $F, y: $F) -> $F {
+            if y == 0.0 || x.is_nan() || y.is_nan() || x.is_infinite() {
+                return $F::NAN;
+            }
+            let ax = x.abs();
+            let ay = y.abs();
+            if ax < ay || y.is_infinite() {
+                return x;
+            }
+            let mut t = ay;
+            while t <= ax - t {
+                t += t;
+            }
+            let mut r = ax;
+            loop {
+                if r >= t {
+                    r -= t;
+                }
+                if t == ay {
+                    break;
+                }
+                t *= 0.5;
+            }
+            r.copysign(x)
         }
-        t *= 0.5;
-    }
-    r.copysign(x)
+    };
+}
+
+fmod! {
+    /// `x % y` for `f64`: the exact remainder with the sign of `x` (C's `fmod`).
+    fmod_f64(f64)
+}
+
+fmod! {
+    /// `x % y` for `f32` (C's `fmodf`), exact.
+    fmod_f32(f32)
 }

@@ -8,7 +8,7 @@
 
 use super::exp::{expm1_tail_f32, scale_f32};
 use super::log_f32::{log_parts, times};
-use super::pow::is_odd_integer_f32;
+use super::pow::{hypot, is_odd_integer_f32, powf_with_c_cases};
 use ptx_runtime::device_fn;
 
 const LOG2_E_HI: f32 = core::f32::consts::LOG2_E;
@@ -41,75 +41,31 @@ pub(crate) fn exp2_df(hi: f32, lo: f32) -> f32 {
     scale_f32(p, n as i32)
 }
 
-/// `x^y` (`f32::powf`).
+/// `2^(y · log₂ ax)` for finite `ax > 0` and `y`, with `log₂ ax` and the product as
+/// double-floats.
 #[device_fn]
-pub fn powf_f32(x: f32, y: f32) -> f32 {
-    if y == 0.0 || x == 1.0 {
-        return 1.0;
-    }
-    if x.is_nan() || y.is_nan() {
-        return x + y;
-    }
-    let odd = is_odd_integer_f32(y);
-    if x == 0.0 {
-        let mag = if y < 0.0 { f32::INFINITY } else { 0.0 };
-        return if odd { mag.copysign(x) } else { mag };
-    }
-    if y.is_infinite() {
-        let ax = x.abs();
-        if ax == 1.0 {
-            return 1.0;
-        }
-        return if (ax > 1.0) == (y > 0.0) { f32::INFINITY } else { 0.0 };
-    }
-    if x.is_infinite() {
-        let mag = if y < 0.0 { 0.0 } else { f32::INFINITY };
-        return if x < 0.0 && odd { -mag } else { mag };
-    }
-    if x < 0.0 && y != y.trunc() {
-        return f32::NAN;
-    }
-    // log₂|x| = e + ln(1 + f)·log₂ e, a double-float (e is exact and dominates when e ≠ 0).
-    let l = log_parts(x.abs());
+#[inline(always)]
+fn powf_core_f32(ax: f32, y: f32) -> f32 {
+    // log₂ ax = e + ln(1 + f)·log₂ e, a double-float (e is exact and dominates when e ≠ 0).
+    let l = log_parts(ax);
     let m = times(l, LOG2_E_HI, LOG2_E_LO);
     let s = l.e + m.hi;
     let b = s - l.e;
     let l_lo = ((l.e - (s - b)) + (m.hi - b)) + m.lo;
     let l_hi = s + l_lo;
     let l_lo = l_lo - (l_hi - s);
-    // t = y·log₂|x| as a double-float.
+    // t = y·log₂ ax as a double-float.
     let t_hi = y * l_hi;
     let t_lo = y.mul_add(l_hi, -t_hi) + y * l_lo;
-    let v = exp2_df(t_hi, t_lo);
-    if x < 0.0 && odd {
-        -v
-    } else {
-        v
-    }
+    exp2_df(t_hi, t_lo)
 }
 
-/// `√(x² + y²)` (`f32::hypot`) without overflow or underflow on the way.
-#[device_fn]
-pub fn hypot_f32(x: f32, y: f32) -> f32 {
-    let ax = x.abs();
-    let ay = y.abs();
-    if ax.is_infinite() || ay.is_infinite() {
-        return f32::INFINITY;
-    }
-    if ax.is_nan() || ay.is_nan() {
-        return ax + ay;
-    }
-    let a = ax.max(ay);
-    let b = ax.min(ay);
-    if b == 0.0 {
-        return a;
-    }
-    // Scale by 2^-e so the larger is near 1: exact, and b·s at worst underflows when b ≪ a.
-    // 2^-127 is not a normal number, so the top binade scales by 2^-126 (into 2..4).
-    let e = ((a.to_bits() >> 23) as i32 - 127).clamp(-100, 126);
-    let s = f32::from_bits(((127 - e) as u32) << 23);
-    let t = f32::from_bits(((127 + e) as u32) << 23);
-    let sa = a * s;
-    let sb = b * s;
-    sa.mul_add(sa, sb * sb).sqrt() * t
+powf_with_c_cases! {
+    /// `x^y` (`f32::powf`).
+    powf_f32(f32), odd: is_odd_integer_f32, core: powf_core_f32
+}
+
+hypot! {
+    /// `√(x² + y²)` (`f32::hypot`) without overflow or underflow on the way.
+    hypot_f32(f32), bits: u32, exponent: i32, mant: 23, bias: 127, clamp: (-100, 126)
 }
