@@ -39,6 +39,14 @@ impl Layout {
         Layout { size: elem.size * n, align: elem.align }
     }
 
+    /// [`Layout::array`], or `None` when the size passes [`MAX_SIZE`].
+    pub const fn checked_array(elem: Layout, n: usize) -> Option<Layout> {
+        match elem.size.checked_mul(n) {
+            Some(size) if size <= MAX_SIZE => Some(Layout { size, align: elem.align }),
+            _ => None,
+        }
+    }
+
     /// A native vector of `lanes` elements of `elem` (§1.2). Panics (a compile error in const
     /// context) for a lane count PTX has no vector type for.
     pub const fn vector(elem: Scalar, lanes: usize) -> Layout {
@@ -47,6 +55,10 @@ impl Layout {
         round_up(Layout { size: elem.size() * lanes, align })
     }
 }
+
+/// Rust's limit on the size of a type, `isize::MAX` bytes (rustc: "too big for the target
+/// architecture"); a layout past it is an error, not an overflow.
+pub const MAX_SIZE: usize = isize::MAX as usize;
 
 /// §1.2: vectors of 1, 2, 3 or 4 elements exist for scalars of at most four bytes, and of 1 or 2
 /// elements for larger ones.
@@ -115,6 +127,16 @@ impl StructLayout {
         }
     }
 
+    /// [`StructLayout::field`], or `None` when the struct passes [`MAX_SIZE`] bytes.
+    pub const fn checked_field(self, f: Layout) -> Option<StructLayout> {
+        if self.end > MAX_SIZE || f.size > MAX_SIZE || f.align > MAX_SIZE {
+            return None;
+        }
+        // Both below 2^63: neither the rounding nor the sum overflows.
+        let s = self.field(f);
+        if s.end > MAX_SIZE { None } else { Some(s) }
+    }
+
     /// The struct's layout, with tail padding.
     pub const fn finish(self) -> Layout {
         round_up(Layout { size: self.end, align: self.align })
@@ -165,6 +187,16 @@ pub const fn union_layout(fields: &[Layout], min_align: usize) -> Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_past_rusts_limit_are_none() {
+        assert_eq!(Layout::checked_array(Layout::new(8, 8), 3), Some(Layout::new(24, 8)));
+        assert_eq!(Layout::checked_array(Layout::new(8, 8), 0xF0F0_F0F0_1234_5678), None);
+        assert_eq!(Layout::checked_array(Layout::new(1, 1), MAX_SIZE + 1), None);
+        let big = Layout::new(MAX_SIZE - 4, 4);
+        assert!(StructLayout::new(0).checked_field(big).is_some());
+        assert!(StructLayout::new(0).checked_field(big).unwrap().checked_field(Layout::new(8, 8)).is_none());
+    }
 
     #[test]
     fn struct_with_internal_and_tail_padding() {

@@ -292,7 +292,9 @@ impl<'a> Checker<'a> {
         for (name, tokens) in &info.fields {
             let ty = self.resolve_tokens(tokens);
             let Some(l) = ty.layout() else {
-                if !matches!(ty, Ty::Error) {
+                if ty.exceeds_max_size() {
+                    self.errors.at(span, format!("field `{name}` of `{}` has type `{ty}`, larger than `isize::MAX` bytes, the most a Rust type may be; make it smaller", info.name));
+                } else if !matches!(ty, Ty::Error) {
                     self.errors.at(span, format!("field `{name}` of `{}` has type `{ty}`, which has no device layout", info.name));
                 }
                 complete = false;
@@ -303,7 +305,11 @@ impl<'a> Checker<'a> {
                 union.align = union.align.max(l.align);
                 0
             } else {
-                layout = layout.field(l);
+                let Some(next) = layout.checked_field(l) else {
+                    self.errors.at(span, format!("`{}` is larger than `isize::MAX` bytes, the most a Rust type may be; make field `{name}` smaller", info.name));
+                    return None;
+                };
+                layout = next;
                 layout.last_offset as u64
             };
             fields.push(Field { name: name.clone(), ty, offset });

@@ -283,13 +283,25 @@ impl Ty {
         Ty::Scalar(Scalar::Bool)
     }
 
+    /// An array whose size passes Rust's limit (`ptx_abi::layout::MAX_SIZE`), so it has no
+    /// layout although its element has one.
+    pub fn exceeds_max_size(&self) -> bool {
+        match self {
+            Ty::Array { elem, len: Len::Known(n) } => match elem.layout() {
+                Some(l) => usize::try_from(*n).ok().and_then(|n| Layout::checked_array(l, n)).is_none(),
+                None => elem.exceeds_max_size(),
+            },
+            _ => false,
+        }
+    }
+
     /// Size and alignment in device memory, when the macro knows them.
     pub fn layout(&self) -> Option<Layout> {
         Some(match self {
             Ty::Scalar(s) => Layout::scalar(*s),
             Ty::Ptr { .. } | Ty::Handle(_) => Layout::POINTER,
             Ty::Slice { .. } => Layout::SLICE,
-            Ty::Array { elem, len } => Layout::array(elem.layout()?, len.known()? as usize),
+            Ty::Array { elem, len } => Layout::checked_array(elem.layout()?, usize::try_from(len.known()?).ok()?)?,
             Ty::Struct(def) => def.layout,
             Ty::Vector { elem, lanes } => {
                 let l = *lanes as usize;
@@ -302,7 +314,7 @@ impl Ty {
             Ty::Tuple(ts) => {
                 let mut s = ptx_abi::layout::StructLayout::new(0);
                 for t in ts {
-                    s = s.field(member_layout(t)?);
+                    s = s.checked_field(member_layout(t)?)?;
                 }
                 s.finish()
             }

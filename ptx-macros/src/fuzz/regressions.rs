@@ -53,4 +53,10 @@ pub const FOUND: &[&str] = &[
     "impl TryFrom<Op> for u8 { type Error = (); fn try_from(v: Op) -> Result<u8, ()> { Ok(0) } }",
     "impl From<Op> for u32 { fn from(op: Op) -> Self { match op { Add => 1, Div => 2 } } }",
     "fn k(op: Op, out: &mut [u32]) { use Op::*; out[0] = match op { Add => 1, Div => 2 }; let c: u32 = op.into(); }",
+    // A generic struct instantiated with an array length whose size in bytes overflows
+    // (`Ring<f64, 0xF0F0_F0F0_1234_5678>`): a panic in `Layout::array`. Now an error that the
+    // type passes `isize::MAX` bytes.
+    "#[kernel] pub fn tiles(rs: &[Ring<f64, 0xF0F0_F0F0_1234_5678>], newest: &mut [f64]) { newest[0] = rs[0].newest(); }",
+    "#[device_fn] fn f(r: Ring<f64, 0xF0F0_F0F0_1234_5678>) -> f64 { r.newest() }",
+    "#[kernel] pub fn k(out: &mut [f64]) { let t: (f64, [f64; 0x1000_0000_0000_0000]); out[0] = 1.0; }",
 ];
