@@ -98,15 +98,7 @@ impl Checker<'_> {
         let Ok(item) = syn::parse2::<syn::ItemFn>(info.item.clone()) else {
             return self.error(span, format!("internal: the replay of `{}` does not parse", info.name));
         };
-        let inputs: Vec<&syn::Type> = item
-            .sig
-            .inputs
-            .iter()
-            .filter_map(|a| match a {
-                syn::FnArg::Typed(pt) => Some(&*pt.ty),
-                syn::FnArg::Receiver(_) => None,
-            })
-            .collect();
+        let (_, inputs) = super::receiver::split_receiver(&item.sig);
         let Bound { params, mut subst, targs, shown } = match self.bind_call(&item.sig.generics, path.segments.last().map(|s| &s.arguments), &inputs, &xs, &info.name, span) {
             Ok(b) => b,
             Err(e) => return e,
@@ -150,17 +142,8 @@ impl Checker<'_> {
         };
         // The call, checked against the instance's signature.
         let mut out = Vec::new();
-        let pts: Vec<syn::Type> = instance
-            .item
-            .sig
-            .inputs
-            .iter()
-            .filter_map(|a| match a {
-                syn::FnArg::Typed(pt) => Some((*pt.ty).clone()),
-                syn::FnArg::Receiver(_) => None,
-            })
-            .collect();
-        for (pt, x) in pts.iter().zip(xs) {
+        let (_, pts) = super::receiver::split_receiver(&instance.item.sig);
+        for (pt, x) in pts.into_iter().zip(xs) {
             let t = self.resolve_type(pt, Position::Signature);
             let t = self.describe(&t, x.span);
             self.expect(x.span, &t, &x.ty);

@@ -37,25 +37,12 @@ impl Checker<'_> {
         }) else {
             return self.error(name_span, format!("`{name}` is not a method of the trait `{}`", g.name));
         };
-        let has_recv = matches!(sig.inputs.first(), Some(syn::FnArg::Receiver(_)));
-        let (recv, args) = match (recv, has_recv) {
-            (Some(_), false) => return self.error(name_span, format!("`{name}` is an associated function of `{}`, not a method: call it as `{}::{name}(..)`", g.name, def.name)),
-            (Some(r), true) => (Some(r), args),
-            (None, false) => (None, args),
-            (None, true) => match args.split_first() {
-                Some((first, rest)) => (Some(self.expr(first)), rest),
-                None => return self.error(name_span, format!("`{name}` takes the receiver as its first argument")),
-            },
+        let (recv_kind, inputs) = super::receiver::split_receiver(&sig);
+        let (recv, args) = match self.split_call(recv, recv_kind, args, &g.name, &def.name, name, name_span) {
+            Ok(split) => split,
+            Err(e) => return e,
         };
         let xs: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
-        let inputs: Vec<&syn::Type> = sig
-            .inputs
-            .iter()
-            .filter_map(|a| match a {
-                syn::FnArg::Typed(pt) => Some(&*pt.ty),
-                syn::FnArg::Receiver(_) => None,
-            })
-            .collect();
         if inputs.len() != xs.len() {
             return self.error(name_span, format!("`{name}` takes {} argument(s) but {} were given", inputs.len(), xs.len()));
         }

@@ -52,6 +52,7 @@ pub mod pat;
 pub mod pretty;
 pub mod prim_method;
 pub mod printf;
+pub mod receiver;
 pub mod resolve;
 pub mod round;
 pub mod trait_call;
