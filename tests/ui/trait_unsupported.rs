@@ -26,19 +26,6 @@ impl Pick<f32> for V {
     }
 }
 
-// A generic device trait is implemented for `DeviceRepr` types, not primitives.
-#[device_fn]
-pub trait Scale<T> {
-    fn scale(self, by: T) -> Self;
-}
-
-#[device_fn]
-impl Scale<f32> for f32 {
-    fn scale(self, by: f32) -> f32 {
-        self * by
-    }
-}
-
 #[device_fn]
 impl Default for V {
     fn default() -> V {

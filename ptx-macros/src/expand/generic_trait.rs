@@ -105,8 +105,7 @@ pub fn template_args(args: &[syn::Type], self_ty: &syn::Type, errors: &mut Error
 /// The plain name of a method of a generic trait's impl, `Vec3__scale__needs_device_fn_impl_in_scope`,
 /// made the trait's replay through a glob of a hidden module (see the module's docs).
 /// `salt`: the method's key, which tells two impls' modules apart.
-pub fn dispatch_alias(trait_path: &syn::Path, ty_name: &str, method: &str, salt: &str, span: Span) -> TokenStream {
-    let alias = super::method::replay_name(ty_name, method, span);
+pub fn dispatch_alias(trait_path: &syn::Path, alias: proc_macro2::Ident, method: &str, salt: &str, span: Span) -> TokenStream {
     // A path relative to the impl's module is one level up from the hidden module.
     let mut path = trait_path.clone();
     let first = path.segments.first().map(|s| s.ident.to_string()).unwrap_or_default();
@@ -143,22 +142,35 @@ pub fn literal_kind(key: &str) -> Option<&'static str> {
 }
 
 /// A call whose argument is an unsuffixed literal (`v.scale(2.0)`) does not know the
-/// primitive yet; rustc takes it from the one impl a literal of its kind fits. Each impl with
+/// primitive yet; rustc takes it from the one impl a literal of its kind fits, and where
+/// several fit, from the impl at the literal's fallback type (`f64`, `i32`). Each impl with
 /// primitive arguments names its method once more with those keys made the literal's kind
-/// (`Vec3__scale__float__needs_device_fn_impl_in_scope`), a glob like the plain name: two
-/// impls a literal fits (`Scale<f32>` and `Scale<f64>`) make that name ambiguous, which rustc
-/// reports at the call.
-pub fn literal_aliases(keys: &[String], ty_name: &str, method: &str, export: &proc_macro2::Ident, span: Span) -> TokenStream {
+/// (`Vec3__scale__float__needs_device_fn_impl_in_scope`; `named` makes the name of a key,
+/// `export` is the impl's own): through a glob, so that one impl of a kind is found and two
+/// make the name ambiguous (rustc's error at the call), except where every replaced argument
+/// is its kind's fallback type: that impl's name is an explicit `use`, which shadows the globs
+/// of the other impls, as rustc's fallback picks it.
+pub fn literal_aliases(keys: &[String], named: &dyn Fn(&str) -> proc_macro2::Ident, method: &str, export: &proc_macro2::Ident, span: Span) -> TokenStream {
     let prims: Vec<usize> = (0..keys.len()).filter(|&i| literal_kind(&keys[i]).is_some()).collect();
     let mut out = TokenStream::new();
     for mask in 1u32..(1 << prims.len().min(4)) {
         let mut k = keys.to_vec();
+        let mut fallback = true;
         for (bit, &i) in prims.iter().enumerate().take(4) {
             if mask & (1 << bit) != 0 {
                 k[i] = literal_kind(&keys[i]).unwrap_or_default().to_owned();
+                fallback &= is_fallback(&keys[i]);
             }
         }
-        let alias = super::method::replay_name(ty_name, &method_key(method, &k), span);
+        let alias = named(&method_key(method, &k));
+        if fallback {
+            out.extend(quote! {
+                #[doc(hidden)]
+                #[allow(unused_imports)]
+                pub use #export as #alias;
+            });
+            continue;
+        }
         let mut h = std::collections::hash_map::DefaultHasher::new();
         std::hash::Hash::hash(&(alias.to_string(), export.to_string(), span.start().line, span.start().column), &mut h);
         let module = format_ident!("__ptx_literal_{}_{:x}", method.trim_start_matches("r#"), std::hash::Hasher::finish(&h));
@@ -174,6 +186,11 @@ pub fn literal_aliases(keys: &[String], ty_name: &str, method: &str, export: &pr
         });
     }
     out
+}
+
+/// Whether a primitive is the type rustc gives an unsuffixed literal nothing else constrains.
+fn is_fallback(key: &str) -> bool {
+    key == "f64" || key == "i32"
 }
 
 #[cfg(test)]

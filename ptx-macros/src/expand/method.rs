@@ -220,7 +220,11 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
     // A user trait for a primitive: its functions hang on a hidden struct next to the impl
     // (`__ptx_Float_for_f32`), found through the trait's path (see `front::traits`).
     let prim = match (&op, &imp.trait_) {
-        (None, Some((_, path, _))) if from.is_none() && Scalar::from_rust_name(&ty_name).is_some() => path.segments.last().map(|s| super::trait_def::prim_anchor(&s.ident.to_string(), &ty_name)),
+        (None, Some((_, path, _))) if from.is_none() && Scalar::from_rust_name(&ty_name).is_some() => path.segments.last().map(|s| {
+            // A generic trait's impls for one primitive (`Scale<f32>`, `Scale<u32>`) each have their own.
+            let keys = gtrait.as_ref().map(|(_, k, _)| format!("_{}", k.join("_"))).unwrap_or_default();
+            super::trait_def::prim_anchor(&format!("{}{keys}", s.ident), &ty_name)
+        }),
         _ => None,
     };
     let anchor = match &prim {
@@ -335,7 +339,7 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
             // Method syntax on the primitive (`x.halve()`, see `front::prim_method`): one more
             // name made of the primitive's and the method's, the replay in the macro namespace
             // and the hidden struct in the type namespace.
-            let alias = replay_name(&ty_name, &key, f.sig.ident.span());
+            let alias = crate::front::prim_method::alias(&ty_name, &key, f.sig.ident.span());
             out.extend(crate::link::replay::emit("method", &alias, &vis, &method.to_token_stream(), &info));
             out.extend(quote!(#[doc(hidden)] #[allow(non_camel_case_types)] pub type #alias = #p;));
         }
@@ -350,9 +354,15 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
         };
         let sym_const = symbol_const_name(&key);
         if let Some((trait_path, _, margs)) = &gtrait {
-            out.extend(super::generic_trait::dispatch_alias(trait_path, &anchor_name, &name, &key, f.sig.ident.span()));
+            // A primitive's names are those method syntax on it fetches (`front::prim_method`).
+            let span = f.sig.ident.span();
+            let named = |key: &str| match &prim {
+                Some(_) => crate::front::prim_method::alias(&ty_name, key, span),
+                None => replay_name(&anchor_name, key, span),
+            };
+            out.extend(super::generic_trait::dispatch_alias(trait_path, named(&name), &name, &key, span));
             if let Some((_, keys, _)) = &gtrait {
-                out.extend(super::generic_trait::literal_aliases(keys, &anchor_name, &name, &export, f.sig.ident.span()));
+                out.extend(super::generic_trait::literal_aliases(keys, &named, &name, &named(&key), span));
             }
             symbols.push(quote! {
                 #[doc(hidden)]

@@ -87,13 +87,6 @@ pub fn user_trait_impl(path: &syn::Path, imp: &syn::ItemImpl, args: &TokenStream
         errors.error(path, format!("`{name}` has no device code: `#[device_fn]` implements user traits (`#[device_fn] trait`), the `core::ops` operator traits and inherent methods; remove `#[device_fn]` from this impl"));
         return None;
     }
-    if !last.arguments.is_empty() {
-        let prim = matches!(&*imp.self_ty, syn::Type::Path(p) if p.path.get_ident().is_some_and(|i| ptx_abi::Scalar::from_rust_name(&i.to_string()).is_some()));
-        if prim || !imp.generics.params.is_empty() {
-            errors.error(&last.arguments, "a generic device trait is implemented for a non-generic `DeviceRepr` type (`impl Scale<f32> for Vec3`); for a primitive or a generic type, use a trait without parameters");
-            return None;
-        }
-    }
     if origin == Origin::Defaults {
         return None;
     }

@@ -111,6 +111,10 @@ impl Checker<'_> {
                 let mut known: HashSet<String> = self.mentioned.clone();
                 known.extend(params.iter().map(|p| p.name().to_owned()));
                 let mut inst = item.clone();
+                // The body's type aliases first: their names are not paths through the callee.
+                if let Some(b) = super::local_alias::resolve_aliases(&inst.block, self.errors) {
+                    *inst.block = b;
+                }
                 let through = ThroughCalleeBody { callee: &callee, known: &known };
                 // User-trait bounds on parameters that become primitives: kept as
                 // `where f32: path::Float` for the front end (see `traits`).
@@ -505,7 +509,12 @@ impl VisitMut for Subst {
         syn::visit_mut::visit_path_mut(self, path);
     }
 
-    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    fn visit_item_mut(&mut self, i: &mut syn::Item) {
+        // A type alias in the body (`type P = Pair<T>;`, see `local_alias`) names the parameters.
+        if let syn::Item::Type(t) = i {
+            self.visit_type_mut(&mut t.ty);
+        }
+    }
 }
 
 /// The callee's relative paths named through the callee (`geo::horner::helper`, its
@@ -607,7 +616,11 @@ impl VisitMut for ThroughCalleeBody<'_> {
         }
     }
 
-    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    fn visit_item_mut(&mut self, i: &mut syn::Item) {
+        if let syn::Item::Type(t) = i {
+            self.visit_type_mut(&mut t.ty);
+        }
+    }
 }
 
 /// Whether `item` is a generic function (type or const parameters; lifetimes alone are not).

@@ -46,13 +46,29 @@ impl Checker<'_> {
         if inputs.len() != xs.len() {
             return self.error(name_span, format!("`{name}` takes {} argument(s) but {} were given", inputs.len(), xs.len()));
         }
+        let key = match self.trait_key(&tr.generics, &inputs, &xs, def.base_name(), name, span) {
+            Ok(k) => k,
+            Err(e) => return e,
+        };
+        let Some(info) = self.method_info(&def, &key, name_span) else {
+            return self.error_expr(span);
+        };
+        self.finish_resolved_call(def, info, recv, recv_syn, xs, span)
+    }
+
+    /// The key of the impl of a generic trait (parameters `generics`) whose method `name`
+    /// (parameter types `inputs`) a call with the arguments `xs` reaches: the method and the
+    /// trait's arguments bound from the call (`scale__f32`), a parameter that only unsuffixed
+    /// literals bind by the literal's kind (`scale__float`). `self_name`: what `Self` is.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn trait_key(&mut self, generics: &syn::Generics, inputs: &[&syn::Type], xs: &[Expr], self_name: &str, name: &str, span: Span) -> Result<String, Expr> {
         // A parameter only unsuffixed literals bind: the literal's kind.
         let mut literal: Vec<(String, &'static str)> = Vec::new();
-        for p in tr.generics.type_params() {
+        for p in generics.type_params() {
             let pname = p.ident.to_string();
             let mut kind = None;
             let mut concrete = false;
-            for (pt, x) in inputs.iter().zip(&xs) {
+            for (pt, x) in inputs.iter().zip(xs) {
                 if !matches!(pt, syn::Type::Path(tp) if tp.qself.is_none() && tp.path.is_ident(&pname)) {
                     continue;
                 }
@@ -69,26 +85,17 @@ impl Checker<'_> {
                 literal.push((pname, k));
             }
         }
-        let bound = match self.bind_call(&tr.generics, None, &inputs, &xs, name, span) {
-            Ok(b) => b,
-            Err(e) => return e,
-        };
-        let self_name = def.base_name().to_owned();
-        let keys: Vec<String> = tr
-            .generics
+        let bound = self.bind_call(generics, None, inputs, xs, name, span)?;
+        let keys: Vec<String> = generics
             .type_params()
             .map(|p| {
                 let pname = p.ident.to_string();
                 match literal.iter().find(|(n, _)| *n == pname) {
                     Some((_, k)) => (*k).to_owned(),
-                    None => bound.subst.type_of(&pname).map(|t| type_key(t, &self_name)).unwrap_or_default(),
+                    None => bound.subst.type_of(&pname).map(|t| type_key(t, self_name)).unwrap_or_default(),
                 }
             })
             .collect();
-        let key = method_key(name, &keys);
-        let Some(info) = self.method_info(&def, &key, name_span) else {
-            return self.error_expr(span);
-        };
-        self.finish_resolved_call(def, info, recv, recv_syn, xs, span)
+        Ok(method_key(name, &keys))
     }
 }
