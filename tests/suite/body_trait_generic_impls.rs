@@ -2,7 +2,8 @@
 //! a primitive at several arguments (`impl Scale<f32> for f32`, `impl Scale<u32> for f32`) and
 //! for a generic type (`impl<T> Scale<T> for Pair<T>`); an unsuffixed literal argument picks the
 //! impl as rustc does, the one its kind fits or, where several fit, the one at the literal's
-//! fallback type (`f64`, `i32`); and `Self::Out` inside a generic type's impl. Run on the host
+//! fallback type (`f64`, `i32`); `Self::Out` inside a generic type's impl; and const parameters
+//! on traits (`trait Dims<const N: usize>`). Run on the host
 //! and on the CPU backend and compared bit for bit (the host build is the oracle for which
 //! impl each call reaches: each impl computes something different); the module through
 //! ptxas; the symbols through `c++filt`.
@@ -125,7 +126,69 @@ pub mod num {
     }
 }
 
+/// Const parameters on traits: bound from an array argument's length, or the one impl there is
+/// when only the return type mentions the parameter.
+pub mod dims {
+    use ptx_runtime::{device_fn, DeviceRepr};
+
+    #[derive(DeviceRepr, Clone, Copy, Debug, PartialEq)]
+    #[repr(C)]
+    pub struct V3 {
+        pub x: f32,
+        pub y: f32,
+        pub z: f32,
+    }
+
+    #[device_fn]
+    pub trait Dims<const N: usize>: Copy {
+        fn dims(&self) -> [f32; N];
+        // A default using the parameter as a value.
+        fn total(&self) -> f32 {
+            let d = self.dims();
+            let mut s = 0.0;
+            for i in 0..N {
+                s += d[i] * (i + 1) as f32;
+            }
+            s
+        }
+    }
+
+    #[device_fn]
+    impl Dims<3> for V3 {
+        fn dims(&self) -> [f32; 3] {
+            [self.x, self.y, self.z]
+        }
+    }
+
+    #[device_fn]
+    impl Dims<2> for f32 {
+        fn dims(&self) -> [f32; 2] {
+            [*self, *self * 2.0]
+        }
+    }
+
+    #[device_fn]
+    pub trait Pad<const N: usize>: Copy {
+        fn pad(self, a: [f32; N]) -> f32;
+    }
+
+    #[device_fn]
+    impl Pad<2> for V3 {
+        fn pad(self, a: [f32; 2]) -> f32 {
+            self.x * a[0] + a[1]
+        }
+    }
+
+    #[device_fn]
+    impl Pad<3> for V3 {
+        fn pad(self, a: [f32; 3]) -> f32 {
+            self.y * a[2] - a[0]
+        }
+    }
+}
+
 pub mod user {
+    use super::dims::*;
     use super::num::*;
     use ptx_runtime::device::*;
     use ptx_runtime::kernel;
@@ -142,7 +205,9 @@ pub mod user {
         let v = V2 { x, y: x + 1.0 }.scale(3.0).scale(0.5f32);
         let p = ps[i].scale(2.0).scale_twice(0.5);
         let q = qs[i].scale(3);
-        out[i] = a + b + v.x + v.y + p.a + p.b + p.first() + p.both() + p.first_twice();
+        let w = V3 { x, y: 2.0 - x, z: 0.5 };
+        let c = w.dims()[1] + w.total() + x.dims()[1] + x.total() + w.pad([1.5, 2.0]) + w.pad([x, 1.0, 3.0]);
+        out[i] = a + b + v.x + v.y + p.a + p.b + p.first() + p.both() + p.first_twice() + c;
         outn[i] = n.scale(5) + n.scale_twice(2u32) + q.first() + q.both() + q.first_twice();
     }
 }
@@ -177,6 +242,7 @@ fn generic_traits_for_primitives_and_generic_types_run_as_on_the_host() {
     // specialized at the trait's argument; the generic type's, a member of the instance.
     let ptx = user::scales::PTX;
     let m = "suite::body_trait_generic_impls::num";
+    let d = "suite::body_trait_generic_impls::dims";
     let shown: Vec<String> = ptx
         .lines()
         .filter_map(|l| l.trim().strip_prefix(".func ").or_else(|| l.trim().strip_prefix(".visible .func ")))
@@ -196,6 +262,12 @@ fn generic_traits_for_primitives_and_generic_types_run_as_on_the_host() {
             format!("{m}::Pair<float>::scale const"),
             format!("{m}::Pair<float>::first_twice const"),
             format!("{m}::Pair<unsigned int>::both const"),
+            format!("{d}::V3::dims<3ul> const"),
+            format!("{d}::V3::total<3ul> const"),
+            format!("{d}::V3::pad<2ul> const"),
+            format!("{d}::V3::pad<3ul> const"),
+            format!("{d}::Dims_f32::dims<2ul> const"),
+            format!("{d}::Dims_f32::total<2ul> const"),
         ] {
             assert!(shown.contains(&want), "{want} not among {shown:#?}");
         }

@@ -8,10 +8,23 @@ pub struct V {
     pub x: f32,
 }
 
-// A generic device trait has type parameters only.
+// A device trait's const parameters are integers or `bool`.
 #[device_fn]
-pub trait Convert<const N: usize> {
+pub trait Convert<const N: char> {
     fn convert(&self) -> f32;
+}
+
+// A const argument at an impl is a literal.
+#[device_fn]
+pub trait Dims<const N: usize> {
+    fn dims(&self) -> [f32; N];
+}
+
+#[device_fn]
+impl Dims<{ 1 + 2 }> for V {
+    fn dims(&self) -> [f32; 3] {
+        [self.x; 3]
+    }
 }
 
 // An impl of a trait that is not `#[device_fn]`.

@@ -160,6 +160,9 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
     let mut defaults = TokenStream::new();
     // For a generic trait's impl: the trait's path, its arguments' keys and template arguments.
     let mut gtrait: Option<(syn::Path, Vec<String>, Vec<TokenStream>)> = None;
+    // An impl of a trait with const parameters (`impl Dims<3> for Vec3`): its methods are
+    // compiled by the trait's replay with the rest (see `trait_def::user_trait_impl`).
+    let mut delegated = false;
     if let Some((bang, path, _)) = &imp.trait_ {
         if let Some(b) = bang {
             errors.error(b, "negative impls have no device code; remove `#[device_fn]`");
@@ -202,8 +205,11 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
                 // named by the trait's arguments (see `generic_trait`).
                 let targs = super::generic_trait::trait_args(path, &mut errors);
                 if !targs.is_empty() {
-                    let keys: Vec<String> = targs.iter().map(|t| super::generic_trait::type_key(t, &ty_name)).collect();
-                    let margs = super::generic_trait::template_args(&targs, &imp.self_ty, &mut errors);
+                    let keys: Vec<String> = targs.iter().map(|t| super::generic_trait::arg_key(t, &ty_name)).collect();
+                    // A const argument's type is the trait's: the trait's round compiles the
+                    // methods (`delegated`), with the argument suffixed.
+                    delegated = origin == super::trait_def::Origin::Written && super::generic_trait::has_const_arg(path);
+                    let margs = if delegated { Vec::new() } else { super::generic_trait::template_args(&targs, &imp.self_ty, &mut errors) };
                     gtrait = Some((super::generic_trait::bare(path), keys, margs));
                 }
             }
@@ -250,6 +256,9 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
     let mut symbols = Vec::new();
     for item in &imp.items {
         let syn::ImplItem::Fn(f) = item else { continue };
+        if delegated {
+            continue;
+        }
         let name = f.sig.ident.to_string();
         if crate::front::generic::is_generic(&f.sig) && op.is_none() {
             if gtrait.is_some() {

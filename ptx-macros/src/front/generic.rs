@@ -437,6 +437,11 @@ impl Subst {
         self.types.get(name)
     }
 
+    /// The value a const parameter is bound to.
+    pub(super) fn const_of(&self, name: &str) -> Option<i128> {
+        self.consts.get(name).map(|(v, _)| *v)
+    }
+
     fn literal(&self, name: &str, typed: bool) -> Option<syn::Expr> {
         let (v, code) = *self.consts.get(name)?;
         let suffix = match code {

@@ -11,7 +11,7 @@
 use super::hir::Expr;
 use super::ty::{StructDef, Ty};
 use super::Checker;
-use crate::expand::generic_trait::{method_key, type_key};
+use crate::expand::generic_trait::{const_key, method_key, type_key, OPEN};
 use crate::link::info::{GenericFnInfo, Info};
 use proc_macro2::Span;
 use std::rc::Rc;
@@ -85,17 +85,46 @@ impl Checker<'_> {
                 literal.push((pname, k));
             }
         }
-        let bound = self.bind_call(generics, None, inputs, xs, name, span)?;
+        // A parameter no input mentions is left open: the one impl there is (`OPEN`).
+        let mentioned = |p: &str| inputs.iter().any(|t| mentions(&quote::ToTokens::to_token_stream(t), p));
+        let mut reduced = generics.clone();
+        reduced.params = generics.params.iter().filter(|p| !matches!(p, syn::GenericParam::Lifetime(_))).filter(|p| mentioned(&param_name(p))).cloned().collect();
+        let bound = self.bind_call(&reduced, None, inputs, xs, name, span)?;
         let keys: Vec<String> = generics
-            .type_params()
+            .params
+            .iter()
+            .filter(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
             .map(|p| {
-                let pname = p.ident.to_string();
-                match literal.iter().find(|(n, _)| *n == pname) {
-                    Some((_, k)) => (*k).to_owned(),
-                    None => bound.subst.type_of(&pname).map(|t| type_key(t, self_name)).unwrap_or_default(),
+                let pname = param_name(p);
+                if !mentioned(&pname) {
+                    return OPEN.to_owned();
+                }
+                if let Some((_, k)) = literal.iter().find(|(n, _)| *n == pname) {
+                    return (*k).to_owned();
+                }
+                match p {
+                    syn::GenericParam::Const(_) => bound.subst.const_of(&pname).map(const_key).unwrap_or_default(),
+                    _ => bound.subst.type_of(&pname).map(|t| type_key(t, self_name)).unwrap_or_default(),
                 }
             })
             .collect();
         Ok(method_key(name, &keys))
     }
+}
+
+fn param_name(p: &syn::GenericParam) -> String {
+    match p {
+        syn::GenericParam::Type(t) => t.ident.to_string(),
+        syn::GenericParam::Const(c) => c.ident.to_string(),
+        syn::GenericParam::Lifetime(l) => l.lifetime.ident.to_string(),
+    }
+}
+
+/// Whether `tokens` name the identifier `name`.
+fn mentions(tokens: &proc_macro2::TokenStream, name: &str) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == name,
+        proc_macro2::TokenTree::Group(g) => mentions(&g.stream(), name),
+        _ => false,
+    })
 }
