@@ -1,6 +1,6 @@
 //! Type aliases inside a body (`type Tile = [f32; 4];`), written out by the front end where
 //! the block names them: as a type, a struct literal's and a pattern's type, a path's first
-//! segment (`P::new`), with type parameters (`type Row<T> = [T; 2];`), hidden by an inner
+//! segment (`P::new`), with type and const parameters (`type Row<T> = [T; 2];`), hidden by an inner
 //! block's alias of the same name, and in a generic device function's body. Run on the host and
 //! on the CPU backend and compared bit for bit; the module through ptxas.
 
@@ -52,6 +52,7 @@ pub mod k {
         let mut t: Tile = [0.0; 4];
         type P = geo::Pair<f32>;
         type Row<T> = [T; 2];
+        type Lane<T, const N: usize> = [T; N];
         for j in 0..4 {
             t[j] = xs[(i * 4 + j) % xs.len()];
         }
@@ -59,13 +60,14 @@ pub mod k {
         let q: P = P::new(t[1], t[2]);
         let P { a, b } = q;
         let r: Row<u32> = [i as u32, 3];
+        let l: Lane<f32, 3> = [t[2], 0.5, t[1]];
         let s = {
             type Tile = Row<f32>;
             let h: Tile = [p.a, q.b];
             h[0] * 2.0 + h[1]
         };
         let tt: [Tile; 2] = [t, t];
-        out[i] = s + p.sum() + a - b + (r[0] * r[1]) as f32 + tt[1][2] + geo::pair_sum(t[0], 1.5) + geo::pair_sum(2u32, r[0]) as f32;
+        out[i] = l[0] * l[1] - l[2] + s + p.sum() + a - b + (r[0] * r[1]) as f32 + tt[1][2] + geo::pair_sum(t[0], 1.5) + geo::pair_sum(2u32, r[0]) as f32;
     }
 }
 

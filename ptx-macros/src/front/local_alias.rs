@@ -7,18 +7,26 @@
 //! as the type of a struct literal or pattern (`P { a, b }`), and as the first segment of a path
 //! (`P::new(..)`, `P::ZERO`). An alias is visible in its whole block, before its definition too,
 //! as an item is in Rust; an inner block's alias of the same name hides the outer one. A generic
-//! alias's parameters are replaced by the arguments written (`Row<u8>`); the tokens of macros
-//! other than the device API's are not rewritten (write the type there).
+//! alias's parameters are replaced by the arguments written (`Row<u8>`; a const parameter's an
+//! integer literal, `Lane<f32, 3>`); the tokens of macros are not rewritten (write the type
+//! there).
 
 use crate::report::Errors;
 use std::collections::HashMap;
 use syn::visit_mut::VisitMut;
 
-/// One alias: its type parameters and its type.
+/// One alias: its parameters and its type.
 #[derive(Clone)]
 struct Alias {
-    params: Vec<String>,
+    params: Vec<Param>,
     ty: syn::Type,
+}
+
+/// A parameter of an alias: a type, or a const with its type's Itanium code.
+#[derive(Clone)]
+enum Param {
+    Type(String),
+    Const(String, &'static str),
 }
 
 /// The body with its type aliases written out, or `None` when it has none.
@@ -44,6 +52,13 @@ fn has_alias(block: &syn::Block) -> bool {
     f.0
 }
 
+/// The Itanium code of an integer or `bool` type (`usize`: `m`).
+fn const_code(t: &syn::Type) -> Option<&'static str> {
+    let syn::Type::Path(tp) = t else { return None };
+    let s = ptx_abi::Scalar::from_rust_name(&tp.path.get_ident()?.to_string())?;
+    (s.is_integral() || s == ptx_abi::Scalar::Bool).then(|| crate::expand::method::scalar_code(s))
+}
+
 struct Expand<'e> {
     scopes: Vec<HashMap<String, Alias>>,
     errors: &'e mut Errors,
@@ -57,26 +72,39 @@ impl Expand<'_> {
     /// The type `name<args>` stands for, its parameters replaced by `args`.
     fn instance(&mut self, seg: &syn::PathSegment) -> Option<syn::Type> {
         let alias = self.lookup(&seg.ident.to_string())?.clone();
-        let args: Vec<syn::Type> = match &seg.arguments {
+        let args: Vec<syn::GenericArgument> = match &seg.arguments {
             syn::PathArguments::None => Vec::new(),
-            syn::PathArguments::AngleBracketed(ab) => ab
-                .args
-                .iter()
-                .filter_map(|a| match a {
-                    syn::GenericArgument::Type(t) => Some(t.clone()),
-                    _ => None,
-                })
-                .collect(),
+            syn::PathArguments::AngleBracketed(ab) => ab.args.iter().filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_))).cloned().collect(),
             syn::PathArguments::Parenthesized(_) => return None,
         };
         if args.len() != alias.params.len() {
-            self.errors.error(seg, format!("the type alias `{}` takes {} type argument(s) but {} were given", seg.ident, alias.params.len(), args.len()));
+            self.errors.error(seg, format!("the type alias `{}` takes {} generic argument(s) but {} were given", seg.ident, alias.params.len(), args.len()));
             return None;
         }
         let mut ty = alias.ty;
         if !args.is_empty() {
-            let types = alias.params.into_iter().zip(args).collect();
-            crate::front::generic::Subst::new(types, HashMap::new()).visit_type_mut(&mut ty);
+            let (mut types, mut consts) = (HashMap::new(), HashMap::new());
+            for (p, a) in alias.params.into_iter().zip(args) {
+                match (p, a) {
+                    (Param::Type(n), syn::GenericArgument::Type(t)) => {
+                        types.insert(n, t);
+                    }
+                    (Param::Const(n, code), a) => match crate::front::generic::const_value(&a) {
+                        Some(v) => {
+                            consts.insert(n, (v, code));
+                        }
+                        None => {
+                            self.errors.error(&a, format!("the const argument `{n}` of the type alias `{}` is an integer literal here (`{}<4>`)", seg.ident, seg.ident));
+                            return None;
+                        }
+                    },
+                    (Param::Type(n), a) => {
+                        self.errors.error(&a, format!("`{n}` is a type parameter of the type alias `{}`", seg.ident));
+                        return None;
+                    }
+                }
+            }
+            crate::front::generic::Subst::new(types, consts).visit_type_mut(&mut ty);
         }
         // Its own paths are aliases of this scope too (`type Pair2 = [Tile; 2];`).
         self.visit_type_mut(&mut ty);
@@ -123,9 +151,12 @@ impl VisitMut for Expand<'_> {
                     let mut params = Vec::new();
                     for p in &t.generics.params {
                         match p {
-                            syn::GenericParam::Type(tp) => params.push(tp.ident.to_string()),
+                            syn::GenericParam::Type(tp) => params.push(Param::Type(tp.ident.to_string())),
                             syn::GenericParam::Lifetime(_) => {}
-                            syn::GenericParam::Const(c) => self.errors.error(c, "a type alias inside a device function body has type parameters only: write the const argument where the alias is used"),
+                            syn::GenericParam::Const(c) => match const_code(&c.ty) {
+                                Some(code) => params.push(Param::Const(c.ident.to_string(), code)),
+                                None => self.errors.error(&c.ty, "a const parameter of a type alias in device code is an integer or `bool`"),
+                            },
                         }
                     }
                     scope.insert(t.ident.to_string(), Alias { params, ty: *t.ty });
@@ -197,6 +228,8 @@ mod tests {
             type Two = [Tile; 2];
             type P = geo::Pair<f32>;
             type Row<T> = [T; 4];
+            type Lane<T, const N: usize> = [T; N];
+            let l: Lane<f32, 3> = [0.0; 3];
             let p = P::new(1.0, 2.0);
             let q = P { a: 1.0, b: 2.0 };
             let r: Row<u8> = [0; 4];
@@ -210,5 +243,6 @@ mod tests {
         assert!(out.contains("geo :: Pair :: < f32 > { a"), "{out}");
         assert!(out.contains("let r : [u8 ; 4]"), "{out}");
         assert!(out.contains("let z : u32"), "{out}");
+        assert!(out.contains("let l : [f32 ; 3]"), "{out}");
     }
 }
