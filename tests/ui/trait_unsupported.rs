@@ -8,10 +8,23 @@ pub struct V {
     pub x: f32,
 }
 
-// A generic device trait has type parameters only.
+// A device trait's const parameters are integers or `bool`.
 #[device_fn]
-pub trait Convert<const N: usize> {
+pub trait Convert<const N: char> {
     fn convert(&self) -> f32;
+}
+
+// A const argument at an impl is a literal.
+#[device_fn]
+pub trait Dims<const N: usize> {
+    fn dims(&self) -> [f32; N];
+}
+
+#[device_fn]
+impl Dims<{ 1 + 2 }> for V {
+    fn dims(&self) -> [f32; 3] {
+        [self.x; 3]
+    }
 }
 
 // An impl of a trait that is not `#[device_fn]`.
@@ -23,19 +36,6 @@ pub trait Pick<T> {
 impl Pick<f32> for V {
     fn pick(&self) -> f32 {
         self.x
-    }
-}
-
-// A generic device trait is implemented for `DeviceRepr` types, not primitives.
-#[device_fn]
-pub trait Scale<T> {
-    fn scale(self, by: T) -> Self;
-}
-
-#[device_fn]
-impl Scale<f32> for f32 {
-    fn scale(self, by: f32) -> f32 {
-        self * by
     }
 }
 

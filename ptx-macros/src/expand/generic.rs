@@ -127,6 +127,7 @@ pub fn generic_impl(args: TokenStream, imp: syn::ItemImpl, origin: super::trait_
         syn::ImplItem::Type(t) if t.ident == "Output" => Some(t.ty.clone()),
         _ => None,
     });
+    let assoc = super::assoc_types::of(&imp);
     let mut out = TokenStream::new();
     if errors.is_empty() {
         let (gparams, where_clause) = (&imp.generics, &imp.generics.where_clause);
@@ -149,6 +150,8 @@ pub fn generic_impl(args: TokenStream, imp: syn::ItemImpl, origin: super::trait_
             if let Some(o) = &output {
                 OutputToType(o).visit_impl_item_fn_mut(&mut method);
             }
+            // A user trait's `Self::Out` is the impl's `type Out = T;` (`T` substituted per instance).
+            super::assoc_types::AssocToType(&assoc).visit_impl_item_fn_mut(&mut method);
             let reshaped = match fname.as_str() {
                 "index" if op.is_some() => super::index_ops::index_by_value(&mut method, &mut errors),
                 "index_mut" if op.is_some() => super::index_ops::index_mut_as_setter(&mut method, &mut errors),

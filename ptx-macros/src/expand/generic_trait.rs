@@ -20,19 +20,67 @@ use proc_macro2::{Span, TokenStream};
 use ptx_abi::Scalar;
 use quote::{format_ident, quote, ToTokens};
 
-/// The type arguments a trait path is written with (`Scale<f32>`: `[f32]`); anything else in
-/// its brackets is an error.
-pub fn trait_args(path: &syn::Path, errors: &mut Errors) -> Vec<syn::Type> {
+/// An argument of a generic trait at an impl: a type (`Scale<f32>`) or a const (`Dims<3>`,
+/// its value and, when the literal is suffixed, its type's Itanium code).
+#[derive(Clone)]
+pub enum TraitArg {
+    Type(syn::Type),
+    Const(i128, Option<&'static str>),
+}
+
+/// The arguments a trait path is written with (`Scale<f32>`: `[f32]`, `Dims<3>`: `[3]`);
+/// anything else in its brackets is an error.
+pub fn trait_args(path: &syn::Path, errors: &mut Errors) -> Vec<TraitArg> {
     let mut out = Vec::new();
     if let Some(syn::PathArguments::AngleBracketed(ab)) = path.segments.last().map(|s| &s.arguments) {
         for a in &ab.args {
             match a {
-                syn::GenericArgument::Type(t) => out.push(t.clone()),
-                other => errors.error(other, "the arguments of a generic device trait are types (`impl Scale<f32> for Vec3`)"),
+                syn::GenericArgument::Type(t) => out.push(TraitArg::Type(t.clone())),
+                c @ syn::GenericArgument::Const(e) => match crate::front::generic::const_value(c) {
+                    Some(v) => out.push(TraitArg::Const(v, suffix_code(e))),
+                    None => errors.error(c, "the const argument of a generic device trait is an integer or `bool` literal (`impl Dims<3> for Vec3`)"),
+                },
+                other => errors.error(other, "the arguments of a generic device trait are types or integer literals (`impl Scale<f32> for Vec3`, `impl Dims<3> for Vec3`)"),
             }
         }
     }
     out
+}
+
+/// The Itanium code of a literal's suffix (`3usize`: `m`), or of `bool`.
+fn suffix_code(e: &syn::Expr) -> Option<&'static str> {
+    match e {
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => Scalar::from_rust_name(i.suffix()).map(super::method::scalar_code),
+        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(_), .. }) => Some("b"),
+        syn::Expr::Unary(u) => suffix_code(&u.expr),
+        syn::Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+            syn::Stmt::Expr(e, None) => suffix_code(e),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether a trait path has a const argument (`Dims<3>`).
+pub fn has_const_arg(path: &syn::Path) -> bool {
+    matches!(path.segments.last().map(|s| &s.arguments), Some(syn::PathArguments::AngleBracketed(ab)) if ab.args.iter().any(|a| matches!(a, syn::GenericArgument::Const(_))))
+}
+
+/// A const argument's part of a key: its value (`3`, `n3` for `-3`).
+pub fn const_key(v: i128) -> String {
+    if v < 0 {
+        format!("n{}", v.unsigned_abs())
+    } else {
+        v.to_string()
+    }
+}
+
+/// An argument's part of a key (see [`type_key`], [`const_key`]).
+pub fn arg_key(a: &TraitArg, self_name: &str) -> String {
+    match a {
+        TraitArg::Type(t) => type_key(t, self_name),
+        TraitArg::Const(v, _) => const_key(*v),
+    }
 }
 
 /// The trait's path without its arguments, as its replay is named (`Scale<f32>` is `Scale!`).
@@ -75,10 +123,20 @@ pub fn method_key(method: &str, keys: &[String]) -> String {
 
 /// The trait's arguments as the member template's arguments (`TemplateArg`s), written in the
 /// impl's module (the type's): a primitive's builtin code, a `DeviceRepr` struct by its path.
-pub fn template_args(args: &[syn::Type], self_ty: &syn::Type, errors: &mut Errors) -> Vec<TokenStream> {
+pub fn template_args(args: &[TraitArg], self_ty: &syn::Type, errors: &mut Errors) -> Vec<TokenStream> {
     let p = quote!(::ptx_runtime::__private);
     let mut out = Vec::new();
     for a in args {
+        let a = match a {
+            TraitArg::Type(t) => t,
+            // A const argument's type is the trait's parameter's, which the impl's round
+            // writes as the literal's suffix (`trait_def::defaults`); `m` (`usize`) otherwise.
+            TraitArg::Const(v, code) => {
+                let (code, value, negative) = (code.unwrap_or("m"), v.unsigned_abs() as u64, *v < 0);
+                out.push(quote!(#p::TemplateArg::Int { code: #code, value: #value, negative: #negative }));
+                continue;
+            }
+        };
         let syn::Type::Path(tp) = a else {
             errors.error(a, "the arguments of a generic device trait's impl are primitives or `DeviceRepr` structs");
             continue;
@@ -105,8 +163,7 @@ pub fn template_args(args: &[syn::Type], self_ty: &syn::Type, errors: &mut Error
 /// The plain name of a method of a generic trait's impl, `Vec3__scale__needs_device_fn_impl_in_scope`,
 /// made the trait's replay through a glob of a hidden module (see the module's docs).
 /// `salt`: the method's key, which tells two impls' modules apart.
-pub fn dispatch_alias(trait_path: &syn::Path, ty_name: &str, method: &str, salt: &str, span: Span) -> TokenStream {
-    let alias = super::method::replay_name(ty_name, method, span);
+pub fn dispatch_alias(trait_path: &syn::Path, alias: proc_macro2::Ident, method: &str, salt: &str, span: Span) -> TokenStream {
     // A path relative to the impl's module is one level up from the hidden module.
     let mut path = trait_path.clone();
     let first = path.segments.first().map(|s| s.ident.to_string()).unwrap_or_default();
@@ -143,22 +200,63 @@ pub fn literal_kind(key: &str) -> Option<&'static str> {
 }
 
 /// A call whose argument is an unsuffixed literal (`v.scale(2.0)`) does not know the
-/// primitive yet; rustc takes it from the one impl a literal of its kind fits. Each impl with
-/// primitive arguments names its method once more with those keys made the literal's kind
-/// (`Vec3__scale__float__needs_device_fn_impl_in_scope`), a glob like the plain name: two
-/// impls a literal fits (`Scale<f32>` and `Scale<f64>`) make that name ambiguous, which rustc
-/// reports at the call.
-pub fn literal_aliases(keys: &[String], ty_name: &str, method: &str, export: &proc_macro2::Ident, span: Span) -> TokenStream {
-    let prims: Vec<usize> = (0..keys.len()).filter(|&i| literal_kind(&keys[i]).is_some()).collect();
+/// primitive yet; rustc takes it from the one impl a literal of its kind fits, and where
+/// several fit, from the impl at the literal's fallback type (`f64`, `i32`). A call whose
+/// trait argument no parameter of the method mentions (`fn dims(&self) -> [f32; N]`) takes the
+/// one impl there is. So each impl names its method once more for every way a call can leave
+/// its arguments open: a primitive argument as the literal's kind (`scale__float`), any
+/// argument as `_` (`dims___`) (`named` makes the name of a key, `export` is the impl's own).
+/// Each is a glob, so that one impl is found and two make the name ambiguous (rustc's error at
+/// the call), except where every open argument is a literal kind and the impl's primitive is
+/// that kind's fallback type: that name is an explicit `use`, which shadows the globs of the
+/// other impls, as rustc's fallback picks it.
+pub fn literal_aliases(keys: &[String], named: &dyn Fn(&str) -> proc_macro2::Ident, method: &str, export: &proc_macro2::Ident, span: Span) -> TokenStream {
+    // Per argument (the first four), the keys a call may have besides the impl's own.
+    let options: Vec<Vec<String>> = keys
+        .iter()
+        .take(4)
+        .map(|k| {
+            let mut o = vec![k.clone()];
+            if let Some(kind) = literal_kind(k) {
+                o.push(kind.to_owned());
+            }
+            o.push(OPEN.to_owned());
+            o
+        })
+        .collect();
     let mut out = TokenStream::new();
-    for mask in 1u32..(1 << prims.len().min(4)) {
+    let mut choice = vec![0usize; options.len()];
+    loop {
+        // The next combination (odometer), the impl's own keys (all zeros) left out.
+        let mut i = 0;
+        while i < choice.len() {
+            choice[i] += 1;
+            if choice[i] < options[i].len() {
+                break;
+            }
+            choice[i] = 0;
+            i += 1;
+        }
+        if i == choice.len() {
+            break;
+        }
         let mut k = keys.to_vec();
-        for (bit, &i) in prims.iter().enumerate().take(4) {
-            if mask & (1 << bit) != 0 {
-                k[i] = literal_kind(&keys[i]).unwrap_or_default().to_owned();
+        let mut fallback = true;
+        for (j, &c) in choice.iter().enumerate() {
+            if c > 0 {
+                k[j] = options[j][c].clone();
+                fallback &= k[j] != OPEN && is_fallback(&keys[j]);
             }
         }
-        let alias = super::method::replay_name(ty_name, &method_key(method, &k), span);
+        let alias = named(&method_key(method, &k));
+        if fallback {
+            out.extend(quote! {
+                #[doc(hidden)]
+                #[allow(unused_imports)]
+                pub use #export as #alias;
+            });
+            continue;
+        }
         let mut h = std::collections::hash_map::DefaultHasher::new();
         std::hash::Hash::hash(&(alias.to_string(), export.to_string(), span.start().line, span.start().column), &mut h);
         let module = format_ident!("__ptx_literal_{}_{:x}", method.trim_start_matches("r#"), std::hash::Hasher::finish(&h));
@@ -174,6 +272,14 @@ pub fn literal_aliases(keys: &[String], ty_name: &str, method: &str, export: &pr
         });
     }
     out
+}
+
+/// The key of a trait argument a call leaves open (no parameter of the method mentions it).
+pub const OPEN: &str = "_";
+
+/// Whether a primitive is the type rustc gives an unsuffixed literal nothing else constrains.
+fn is_fallback(key: &str) -> bool {
+    key == "f64" || key == "i32"
 }
 
 #[cfg(test)]

@@ -160,6 +160,9 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
     let mut defaults = TokenStream::new();
     // For a generic trait's impl: the trait's path, its arguments' keys and template arguments.
     let mut gtrait: Option<(syn::Path, Vec<String>, Vec<TokenStream>)> = None;
+    // An impl of a trait with const parameters (`impl Dims<3> for Vec3`): its methods are
+    // compiled by the trait's replay with the rest (see `trait_def::user_trait_impl`).
+    let mut delegated = false;
     if let Some((bang, path, _)) = &imp.trait_ {
         if let Some(b) = bang {
             errors.error(b, "negative impls have no device code; remove `#[device_fn]`");
@@ -202,8 +205,11 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
                 // named by the trait's arguments (see `generic_trait`).
                 let targs = super::generic_trait::trait_args(path, &mut errors);
                 if !targs.is_empty() {
-                    let keys: Vec<String> = targs.iter().map(|t| super::generic_trait::type_key(t, &ty_name)).collect();
-                    let margs = super::generic_trait::template_args(&targs, &imp.self_ty, &mut errors);
+                    let keys: Vec<String> = targs.iter().map(|t| super::generic_trait::arg_key(t, &ty_name)).collect();
+                    // A const argument's type is the trait's: the trait's round compiles the
+                    // methods (`delegated`), with the argument suffixed.
+                    delegated = origin == super::trait_def::Origin::Written && super::generic_trait::has_const_arg(path);
+                    let margs = if delegated { Vec::new() } else { super::generic_trait::template_args(&targs, &imp.self_ty, &mut errors) };
                     gtrait = Some((super::generic_trait::bare(path), keys, margs));
                 }
             }
@@ -220,7 +226,11 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
     // A user trait for a primitive: its functions hang on a hidden struct next to the impl
     // (`__ptx_Float_for_f32`), found through the trait's path (see `front::traits`).
     let prim = match (&op, &imp.trait_) {
-        (None, Some((_, path, _))) if from.is_none() && Scalar::from_rust_name(&ty_name).is_some() => path.segments.last().map(|s| super::trait_def::prim_anchor(&s.ident.to_string(), &ty_name)),
+        (None, Some((_, path, _))) if from.is_none() && Scalar::from_rust_name(&ty_name).is_some() => path.segments.last().map(|s| {
+            // A generic trait's impls for one primitive (`Scale<f32>`, `Scale<u32>`) each have their own.
+            let keys = gtrait.as_ref().map(|(_, k, _)| format!("_{}", k.join("_"))).unwrap_or_default();
+            super::trait_def::prim_anchor(&format!("{}{keys}", s.ident), &ty_name)
+        }),
         _ => None,
     };
     let anchor = match &prim {
@@ -246,6 +256,9 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
     let mut symbols = Vec::new();
     for item in &imp.items {
         let syn::ImplItem::Fn(f) = item else { continue };
+        if delegated {
+            continue;
+        }
         let name = f.sig.ident.to_string();
         if crate::front::generic::is_generic(&f.sig) && op.is_none() {
             if gtrait.is_some() {
@@ -335,7 +348,7 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
             // Method syntax on the primitive (`x.halve()`, see `front::prim_method`): one more
             // name made of the primitive's and the method's, the replay in the macro namespace
             // and the hidden struct in the type namespace.
-            let alias = replay_name(&ty_name, &key, f.sig.ident.span());
+            let alias = crate::front::prim_method::alias(&ty_name, &key, f.sig.ident.span());
             out.extend(crate::link::replay::emit("method", &alias, &vis, &method.to_token_stream(), &info));
             out.extend(quote!(#[doc(hidden)] #[allow(non_camel_case_types)] pub type #alias = #p;));
         }
@@ -350,9 +363,15 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
         };
         let sym_const = symbol_const_name(&key);
         if let Some((trait_path, _, margs)) = &gtrait {
-            out.extend(super::generic_trait::dispatch_alias(trait_path, &anchor_name, &name, &key, f.sig.ident.span()));
+            // A primitive's names are those method syntax on it fetches (`front::prim_method`).
+            let span = f.sig.ident.span();
+            let named = |key: &str| match &prim {
+                Some(_) => crate::front::prim_method::alias(&ty_name, key, span),
+                None => replay_name(&anchor_name, key, span),
+            };
+            out.extend(super::generic_trait::dispatch_alias(trait_path, named(&name), &name, &key, span));
             if let Some((_, keys, _)) = &gtrait {
-                out.extend(super::generic_trait::literal_aliases(keys, &anchor_name, &name, &export, f.sig.ident.span()));
+                out.extend(super::generic_trait::literal_aliases(keys, &named, &name, &named(&key), span));
             }
             symbols.push(quote! {
                 #[doc(hidden)]

@@ -40,8 +40,11 @@ const CORE_TRAITS: [&str; 17] = ["Clone", "Copy", "Default", "Debug", "Display",
 pub fn device_trait(t: syn::ItemTrait) -> TokenStream {
     let mut errors = Errors::new();
     for p in &t.generics.params {
-        if !matches!(p, syn::GenericParam::Type(_)) {
-            errors.error(p, "a generic `#[device_fn]` trait has type parameters only (`trait Scale<T>`): write a const parameter's values as types, or one trait per value");
+        match p {
+            syn::GenericParam::Type(_) => {}
+            syn::GenericParam::Const(c) if const_code(&c.ty).is_some() => {}
+            syn::GenericParam::Const(c) => errors.error(&c.ty, "a const parameter of a `#[device_fn]` trait is an integer or `bool` (`trait Dims<const N: usize>`)"),
+            syn::GenericParam::Lifetime(l) => errors.error(l, "a `#[device_fn]` trait has no lifetime parameters: device code passes values"),
         }
     }
     if !errors.is_empty() {
@@ -87,13 +90,6 @@ pub fn user_trait_impl(path: &syn::Path, imp: &syn::ItemImpl, args: &TokenStream
         errors.error(path, format!("`{name}` has no device code: `#[device_fn]` implements user traits (`#[device_fn] trait`), the `core::ops` operator traits and inherent methods; remove `#[device_fn]` from this impl"));
         return None;
     }
-    if !last.arguments.is_empty() {
-        let prim = matches!(&*imp.self_ty, syn::Type::Path(p) if p.path.get_ident().is_some_and(|i| ptx_abi::Scalar::from_rust_name(&i.to_string()).is_some()));
-        if prim || !imp.generics.params.is_empty() {
-            errors.error(&last.arguments, "a generic device trait is implemented for a non-generic `DeviceRepr` type (`impl Scale<f32> for Vec3`); for a primitive or a generic type, use a trait without parameters");
-            return None;
-        }
-    }
     if origin == Origin::Defaults {
         return None;
     }
@@ -106,8 +102,11 @@ pub fn user_trait_impl(path: &syn::Path, imp: &syn::ItemImpl, args: &TokenStream
     let (g, w) = (&imp.generics, &imp.generics.where_clause);
     let generics = quote!({ fn __generics #g () #w {} });
     let bare = super::generic_trait::bare(path);
-    // The impl's associated types, which the defaults' `Self::Out` names.
-    let types = imp.items.iter().filter(|i| matches!(i, syn::ImplItem::Type(_)));
+    // The impl's associated types, which the defaults' `Self::Out` names; for a trait with const
+    // parameters also the impl's methods, which the trait's round compiles with the defaults
+    // (only it knows the const parameters' types, which their symbols spell).
+    let delegated = super::generic_trait::has_const_arg(path);
+    let types = imp.items.iter().filter(|i| matches!(i, syn::ImplItem::Type(_)) || (delegated && matches!(i, syn::ImplItem::Fn(_))));
     Some(quote!(#bare! { @ptx_defaults {#args} {#self_ty} { #(#written)* } #generics {#path} { #(#types)* } }))
 }
 
@@ -148,30 +147,70 @@ pub fn defaults(input: TokenStream) -> TokenStream {
             _ => None,
         })
         .collect();
-    if items.is_empty() {
-        return TokenStream::new();
-    }
     let ident = &tr.ident;
     let generics = next().and_then(|g| syn::parse2::<syn::ItemFn>(g).ok());
     // The trait's path as the impl wrote it, with its arguments (`Scale<f32>`), which replace
     // the trait's parameters in its default bodies.
     let trait_path: syn::Path = next().and_then(|p| syn::parse2(p).ok()).unwrap_or_else(|| syn::parse_quote!(#ident));
     let mut items = items;
+    let mut trait_path = trait_path;
     if !tr.generics.params.is_empty() {
         let mut e = Errors::new();
         let args = super::generic_trait::trait_args(&trait_path, &mut e);
-        let types = tr.generics.type_params().map(|p| p.ident.to_string()).zip(args).collect();
-        let mut subst = crate::front::generic::Subst::new(types, Default::default());
+        let (mut types, mut consts) = (std::collections::HashMap::new(), std::collections::HashMap::new());
+        let params = tr.generics.params.iter().filter(|p| !matches!(p, syn::GenericParam::Lifetime(_)));
+        for (p, a) in params.zip(&args) {
+            match (p, a) {
+                (syn::GenericParam::Type(t), super::generic_trait::TraitArg::Type(a)) => {
+                    types.insert(t.ident.to_string(), a.clone());
+                }
+                (syn::GenericParam::Const(c), super::generic_trait::TraitArg::Const(v, _)) => {
+                    if let Some(code) = const_code(&c.ty) {
+                        consts.insert(c.ident.to_string(), (*v, code));
+                    }
+                }
+                _ => {}
+            }
+        }
+        suffix_const_args(&mut trait_path, &tr.generics);
+        let mut subst = crate::front::generic::Subst::new(types, consts);
         for i in &mut items {
             syn::visit_mut::VisitMut::visit_impl_item_mut(&mut subst, i);
         }
     }
     let types: Vec<syn::ImplItem> = next().and_then(|g| syn::parse2::<syn::ItemImpl>(quote!(impl X { #g })).ok()).map(|i| i.items).unwrap_or_default();
+    if items.is_empty() && !types.iter().any(|i| matches!(i, syn::ImplItem::Fn(_))) {
+        return TokenStream::new();
+    }
     let mut imp: syn::ItemImpl = syn::parse_quote!(impl #trait_path for #self_ty { #(#types)* #(#items)* });
     if let Some(g) = generics {
         imp.generics = g.sig.generics;
     }
     super::method::impl_methods(args, imp, Origin::Defaults)
+}
+
+/// The Itanium code of a const parameter's type (`usize`: `m`), for the integers and `bool`.
+fn const_code(t: &syn::Type) -> Option<&'static str> {
+    let syn::Type::Path(tp) = t else { return None };
+    let s = ptx_abi::Scalar::from_rust_name(&tp.path.get_ident()?.to_string())?;
+    (s.is_integral() || s == ptx_abi::Scalar::Bool).then(|| super::method::scalar_code(s))
+}
+
+/// The const arguments of an impl's trait path written with the trait's parameter types as
+/// suffixes (`Dims<3>` with `const N: usize` is `Dims<3usize>`), so the symbol spells the type.
+fn suffix_const_args(path: &mut syn::Path, generics: &syn::Generics) {
+    let Some(syn::PathArguments::AngleBracketed(ab)) = path.segments.last_mut().map(|s| &mut s.arguments) else { return };
+    let params = generics.params.iter().filter(|p| !matches!(p, syn::GenericParam::Lifetime(_)));
+    for (p, a) in params.zip(ab.args.iter_mut()) {
+        let (syn::GenericParam::Const(c), syn::GenericArgument::Const(_)) = (p, &*a) else { continue };
+        let (Some(v), syn::Type::Path(tp)) = (crate::front::generic::const_value(a), &c.ty) else { continue };
+        let Some(ty) = tp.path.get_ident() else { continue };
+        if ty == "bool" {
+            continue;
+        }
+        let lit = syn::LitInt::new(&format!("{}{ty}", v.unsigned_abs()), proc_macro2::Span::call_site());
+        *a = if v < 0 { syn::parse_quote!({ -#lit }) } else { syn::GenericArgument::Const(syn::parse_quote!(#lit)) };
+    }
 }
 
 /// The hidden struct the functions of `impl Trait for prim` hang on, next to the impl.

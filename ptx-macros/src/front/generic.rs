@@ -98,15 +98,7 @@ impl Checker<'_> {
         let Ok(item) = syn::parse2::<syn::ItemFn>(info.item.clone()) else {
             return self.error(span, format!("internal: the replay of `{}` does not parse", info.name));
         };
-        let inputs: Vec<&syn::Type> = item
-            .sig
-            .inputs
-            .iter()
-            .filter_map(|a| match a {
-                syn::FnArg::Typed(pt) => Some(&*pt.ty),
-                syn::FnArg::Receiver(_) => None,
-            })
-            .collect();
+        let (_, inputs) = super::receiver::split_receiver(&item.sig);
         let Bound { params, mut subst, targs, shown } = match self.bind_call(&item.sig.generics, path.segments.last().map(|s| &s.arguments), &inputs, &xs, &info.name, span) {
             Ok(b) => b,
             Err(e) => return e,
@@ -119,6 +111,10 @@ impl Checker<'_> {
                 let mut known: HashSet<String> = self.mentioned.clone();
                 known.extend(params.iter().map(|p| p.name().to_owned()));
                 let mut inst = item.clone();
+                // The body's type aliases first: their names are not paths through the callee.
+                if let Some(b) = super::local_alias::resolve_aliases(&inst.block, self.errors) {
+                    *inst.block = b;
+                }
                 let through = ThroughCalleeBody { callee: &callee, known: &known };
                 // User-trait bounds on parameters that become primitives: kept as
                 // `where f32: path::Float` for the front end (see `traits`).
@@ -150,17 +146,8 @@ impl Checker<'_> {
         };
         // The call, checked against the instance's signature.
         let mut out = Vec::new();
-        let pts: Vec<syn::Type> = instance
-            .item
-            .sig
-            .inputs
-            .iter()
-            .filter_map(|a| match a {
-                syn::FnArg::Typed(pt) => Some((*pt.ty).clone()),
-                syn::FnArg::Receiver(_) => None,
-            })
-            .collect();
-        for (pt, x) in pts.iter().zip(xs) {
+        let (_, pts) = super::receiver::split_receiver(&instance.item.sig);
+        for (pt, x) in pts.into_iter().zip(xs) {
             let t = self.resolve_type(pt, Position::Signature);
             let t = self.describe(&t, x.span);
             self.expect(x.span, &t, &x.ty);
@@ -450,6 +437,11 @@ impl Subst {
         self.types.get(name)
     }
 
+    /// The value a const parameter is bound to.
+    pub(super) fn const_of(&self, name: &str) -> Option<i128> {
+        self.consts.get(name).map(|(v, _)| *v)
+    }
+
     fn literal(&self, name: &str, typed: bool) -> Option<syn::Expr> {
         let (v, code) = *self.consts.get(name)?;
         let suffix = match code {
@@ -522,7 +514,12 @@ impl VisitMut for Subst {
         syn::visit_mut::visit_path_mut(self, path);
     }
 
-    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    fn visit_item_mut(&mut self, i: &mut syn::Item) {
+        // A type alias in the body (`type P = Pair<T>;`, see `local_alias`) names the parameters.
+        if let syn::Item::Type(t) = i {
+            self.visit_type_mut(&mut t.ty);
+        }
+    }
 }
 
 /// The callee's relative paths named through the callee (`geo::horner::helper`, its
@@ -624,7 +621,11 @@ impl VisitMut for ThroughCalleeBody<'_> {
         }
     }
 
-    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    fn visit_item_mut(&mut self, i: &mut syn::Item) {
+        if let syn::Item::Type(t) = i {
+            self.visit_type_mut(&mut t.ty);
+        }
+    }
 }
 
 /// Whether `item` is a generic function (type or const parameters; lifetimes alone are not).

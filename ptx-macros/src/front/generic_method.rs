@@ -12,7 +12,7 @@
 use super::hir::Expr;
 use super::ty::StructDef;
 use super::Checker;
-use crate::link::info::{GenericMethodInfo, Info, Recv};
+use crate::link::info::{GenericMethodInfo, Info};
 use proc_macro2::Span;
 use std::rc::Rc;
 
@@ -38,26 +38,12 @@ impl Checker<'_> {
             return self.error(span, format!("internal: the replay of `{}::{}` does not parse", def.base_name(), g.name));
         };
         let name = &g.name;
-        let (recv, args) = match (recv, g.recv) {
-            (Some(_), Recv::Assoc) => return self.error(name_span, format!("`{name}` is an associated function of `{}`, not a method: call it as `{}::{name}(..)`", def.name, def.name)),
-            (Some(r), _) => (Some(r), args),
-            (None, Recv::Assoc) => (None, args),
-            (None, Recv::Mut) => return self.error(name_span, format!("call `&mut self` methods with method syntax (`v.{name}(..)`): the receiver is written back to its place")),
-            (None, _) => match args.split_first() {
-                Some((first, rest)) => (Some(self.expr(first)), rest),
-                None => return self.error(name_span, format!("`{name}` takes the receiver as its first argument")),
-            },
+        let (_, inputs) = super::receiver::split_receiver(&method.sig);
+        let (recv, args) = match self.split_call(recv, g.recv, args, &def.name, &def.name, name, name_span) {
+            Ok(split) => split,
+            Err(e) => return e,
         };
         let xs: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
-        let inputs: Vec<&syn::Type> = method
-            .sig
-            .inputs
-            .iter()
-            .filter_map(|a| match a {
-                syn::FnArg::Typed(pt) => Some(&*pt.ty),
-                syn::FnArg::Receiver(_) => None,
-            })
-            .collect();
         let written = written.map(syn::PathArguments::AngleBracketed);
         let bound = match self.bind_call(&method.sig.generics, written.as_ref(), &inputs, &xs, name, span) {
             Ok(b) => b,

@@ -11,7 +11,7 @@
 use super::hir::Expr;
 use super::ty::{StructDef, Ty};
 use super::Checker;
-use crate::expand::generic_trait::{method_key, type_key};
+use crate::expand::generic_trait::{const_key, method_key, type_key, OPEN};
 use crate::link::info::{GenericFnInfo, Info};
 use proc_macro2::Span;
 use std::rc::Rc;
@@ -37,35 +37,38 @@ impl Checker<'_> {
         }) else {
             return self.error(name_span, format!("`{name}` is not a method of the trait `{}`", g.name));
         };
-        let has_recv = matches!(sig.inputs.first(), Some(syn::FnArg::Receiver(_)));
-        let (recv, args) = match (recv, has_recv) {
-            (Some(_), false) => return self.error(name_span, format!("`{name}` is an associated function of `{}`, not a method: call it as `{}::{name}(..)`", g.name, def.name)),
-            (Some(r), true) => (Some(r), args),
-            (None, false) => (None, args),
-            (None, true) => match args.split_first() {
-                Some((first, rest)) => (Some(self.expr(first)), rest),
-                None => return self.error(name_span, format!("`{name}` takes the receiver as its first argument")),
-            },
+        let (recv_kind, inputs) = super::receiver::split_receiver(&sig);
+        let (recv, args) = match self.split_call(recv, recv_kind, args, &g.name, &def.name, name, name_span) {
+            Ok(split) => split,
+            Err(e) => return e,
         };
         let xs: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
-        let inputs: Vec<&syn::Type> = sig
-            .inputs
-            .iter()
-            .filter_map(|a| match a {
-                syn::FnArg::Typed(pt) => Some(&*pt.ty),
-                syn::FnArg::Receiver(_) => None,
-            })
-            .collect();
         if inputs.len() != xs.len() {
             return self.error(name_span, format!("`{name}` takes {} argument(s) but {} were given", inputs.len(), xs.len()));
         }
+        let key = match self.trait_key(&tr.generics, &inputs, &xs, def.base_name(), name, span) {
+            Ok(k) => k,
+            Err(e) => return e,
+        };
+        let Some(info) = self.method_info(&def, &key, name_span) else {
+            return self.error_expr(span);
+        };
+        self.finish_resolved_call(def, info, recv, recv_syn, xs, span)
+    }
+
+    /// The key of the impl of a generic trait (parameters `generics`) whose method `name`
+    /// (parameter types `inputs`) a call with the arguments `xs` reaches: the method and the
+    /// trait's arguments bound from the call (`scale__f32`), a parameter that only unsuffixed
+    /// literals bind by the literal's kind (`scale__float`). `self_name`: what `Self` is.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn trait_key(&mut self, generics: &syn::Generics, inputs: &[&syn::Type], xs: &[Expr], self_name: &str, name: &str, span: Span) -> Result<String, Expr> {
         // A parameter only unsuffixed literals bind: the literal's kind.
         let mut literal: Vec<(String, &'static str)> = Vec::new();
-        for p in tr.generics.type_params() {
+        for p in generics.type_params() {
             let pname = p.ident.to_string();
             let mut kind = None;
             let mut concrete = false;
-            for (pt, x) in inputs.iter().zip(&xs) {
+            for (pt, x) in inputs.iter().zip(xs) {
                 if !matches!(pt, syn::Type::Path(tp) if tp.qself.is_none() && tp.path.is_ident(&pname)) {
                     continue;
                 }
@@ -82,26 +85,46 @@ impl Checker<'_> {
                 literal.push((pname, k));
             }
         }
-        let bound = match self.bind_call(&tr.generics, None, &inputs, &xs, name, span) {
-            Ok(b) => b,
-            Err(e) => return e,
-        };
-        let self_name = def.base_name().to_owned();
-        let keys: Vec<String> = tr
-            .generics
-            .type_params()
+        // A parameter no input mentions is left open: the one impl there is (`OPEN`).
+        let mentioned = |p: &str| inputs.iter().any(|t| mentions(&quote::ToTokens::to_token_stream(t), p));
+        let mut reduced = generics.clone();
+        reduced.params = generics.params.iter().filter(|p| !matches!(p, syn::GenericParam::Lifetime(_))).filter(|p| mentioned(&param_name(p))).cloned().collect();
+        let bound = self.bind_call(&reduced, None, inputs, xs, name, span)?;
+        let keys: Vec<String> = generics
+            .params
+            .iter()
+            .filter(|p| !matches!(p, syn::GenericParam::Lifetime(_)))
             .map(|p| {
-                let pname = p.ident.to_string();
-                match literal.iter().find(|(n, _)| *n == pname) {
-                    Some((_, k)) => (*k).to_owned(),
-                    None => bound.subst.type_of(&pname).map(|t| type_key(t, &self_name)).unwrap_or_default(),
+                let pname = param_name(p);
+                if !mentioned(&pname) {
+                    return OPEN.to_owned();
+                }
+                if let Some((_, k)) = literal.iter().find(|(n, _)| *n == pname) {
+                    return (*k).to_owned();
+                }
+                match p {
+                    syn::GenericParam::Const(_) => bound.subst.const_of(&pname).map(const_key).unwrap_or_default(),
+                    _ => bound.subst.type_of(&pname).map(|t| type_key(t, self_name)).unwrap_or_default(),
                 }
             })
             .collect();
-        let key = method_key(name, &keys);
-        let Some(info) = self.method_info(&def, &key, name_span) else {
-            return self.error_expr(span);
-        };
-        self.finish_resolved_call(def, info, recv, recv_syn, xs, span)
+        Ok(method_key(name, &keys))
     }
+}
+
+fn param_name(p: &syn::GenericParam) -> String {
+    match p {
+        syn::GenericParam::Type(t) => t.ident.to_string(),
+        syn::GenericParam::Const(c) => c.ident.to_string(),
+        syn::GenericParam::Lifetime(l) => l.lifetime.ident.to_string(),
+    }
+}
+
+/// Whether `tokens` name the identifier `name`.
+fn mentions(tokens: &proc_macro2::TokenStream, name: &str) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == name,
+        proc_macro2::TokenTree::Group(g) => mentions(&g.stream(), name),
+        _ => false,
+    })
 }

@@ -361,6 +361,10 @@ impl Checker<'_> {
             }
             let concrete = turbofish(&def.path)?;
             let mut item = syn::ItemFn { attrs: method.attrs.clone(), vis: syn::Visibility::Inherited, sig: method.sig.clone(), block: Box::new(method.block.clone()) };
+            // The body's type aliases first: their names are not paths through the type's module.
+            if let Some(b) = super::local_alias::resolve_aliases(&item.block, self.errors) {
+                *item.block = b;
+            }
             // A generic method's own parameters, and user-trait bounds on those that become
             // primitives (kept as `where f32: path::Float`, see `traits`).
             let mut known: HashSet<String> = self.mentioned.clone();

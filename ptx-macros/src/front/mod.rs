@@ -38,6 +38,7 @@ pub mod hir;
 pub mod infer;
 pub mod intrinsic;
 pub mod local_addr;
+pub mod local_alias;
 pub mod iter;
 pub mod iter_chain;
 pub mod iter_cmp;
@@ -52,6 +53,7 @@ pub mod pat;
 pub mod pretty;
 pub mod prim_method;
 pub mod printf;
+pub mod receiver;
 pub mod resolve;
 pub mod round;
 pub mod trait_call;
@@ -154,6 +156,9 @@ pub fn check(
     // `use Enum::{A, B};` in the body: the variants written with their type (`use_variants`).
     let resolved = use_variants::resolve_uses(block, errors);
     let block = resolved.as_ref().unwrap_or(block);
+    // `type Tile = [f32; 16];` in the body: written out where it is named (`local_alias`).
+    let aliased = local_alias::resolve_aliases(block, errors);
+    let block = aliased.as_ref().unwrap_or(block);
     let mut c = Checker {
         errors,
         infer: Infer::default(),

@@ -4,8 +4,9 @@
 //!
 //! The call names no trait, and the macro does not see the `use` that brings one into scope.
 //! So the impl leaves, next to itself, one more name per method made of the primitive's and
-//! the method's, as a `DeviceRepr` type's methods do (`f32__halve__needs_device_fn_impl_in_scope`,
-//! see `expand::method`): in the macro namespace the method's replay, in the type namespace
+//! the method's, as a `DeviceRepr` type's methods do
+//! (`f32_has_no_built_in_method_halve__implement_a_device_fn_trait_for_f32_and_bring_its_module_into_scope`,
+//! [`alias`], see `expand::method`): in the macro namespace the method's replay, in the type namespace
 //! the hidden struct its node hangs on. The body fetches that name unqualified, which
 //! resolves in the impl's module, where its items are glob-imported (`use num::*`) or where
 //! the name itself is imported. Elsewhere rustc reports the name as missing at the call, with
@@ -15,8 +16,7 @@
 use super::hir::{Callee, Expr, ExprKind};
 use super::ty::Ty;
 use super::Checker;
-use crate::expand::method::replay_name;
-use crate::link::info::{Info, Recv};
+use crate::link::info::{GenericFnInfo, Info, MethodInfo, Recv};
 use proc_macro2::Span;
 use ptx_abi::Scalar;
 use quote::quote;
@@ -52,16 +52,36 @@ pub fn is_user_candidate(s: Scalar, name: &str) -> bool {
     !matches!(s, Scalar::F16 | Scalar::BF16 | Scalar::Bool) && !is_inherent(name)
 }
 
+/// The name that method syntax on the primitive `prim` fetches a user trait's method `method`
+/// by, and that the impl leaves next to itself (`expand::method`). It reads as the message
+/// rustc shows when no impl is in scope: ``cannot find macro
+/// `f32_has_no_built_in_method_frobnicate__implement_a_device_fn_trait_for_f32_and_bring_its_module_into_scope` ``.
+pub fn alias(prim: &str, method: &str, span: Span) -> proc_macro2::Ident {
+    let method = method.trim_start_matches("r#");
+    proc_macro2::Ident::new(&format!("{prim}_has_no_built_in_method_{method}__implement_a_device_fn_trait_for_{prim}_and_bring_its_module_into_scope"), span)
+}
+
 impl Checker<'_> {
     /// `recv.name(args)` with `recv` of primitive type `s`: the method of the `#[device_fn]`
-    /// impl of a user trait for `s` that the name `s__name__needs_device_fn_impl_in_scope`
+    /// impl of a user trait for `s` that its [`alias`]
     /// reaches here (fetched when not known yet).
     pub fn prim_method_syntax(&mut self, recv: Expr, s: Scalar, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
         let prim = format!("{s:?}").to_lowercase();
-        let alias = replay_name(&prim, name, name_span);
-        let path = quote!(#alias);
+        let alias = alias(&prim, name, name_span);
+        let mut path = quote!(#alias);
+        // A generic trait's method (`impl Scale<f32> for f32`): its arguments evaluated first,
+        // as they pick the impl.
+        let mut evaluated = None;
         let info = match self.env.get(&path).cloned() {
             Some(Info::Method(m)) => m,
+            Some(Info::GenericTrait(g)) => match self.prim_generic_trait(&g, &prim, name, args, span, name_span) {
+                Ok((m, p, xs)) => {
+                    path = p;
+                    evaluated = Some(xs);
+                    m
+                }
+                Err(e) => return e,
+            },
             Some(_) => return self.error(name_span, format!("`{alias}` is not the replay of a method of a `#[device_fn]` impl for `{prim}`")),
             None => {
                 self.needs.need(&path);
@@ -82,11 +102,14 @@ impl Checker<'_> {
         let recv = self.auto_deref_value(recv);
         self.expect(recv.span, &Ty::Scalar(s), &recv.ty);
         let mut all = vec![recv];
-        for (a, t) in args.iter().zip(&info.params) {
+        let xs: Vec<Expr> = match evaluated {
+            Some(xs) => xs,
+            None => args.iter().map(|a| self.expr(a)).collect(),
+        };
+        for (x, t) in xs.into_iter().zip(&info.params) {
             // The impl is in a module this body does not name: its signature's types are
             // primitives or paths the body resolves as written (`Self` is the primitive).
             let pt = self.prim_method_type(t);
-            let x = self.expr(a);
             let x = self.auto_deref_value(x);
             self.expect(x.span, &pt, &x.ty);
             all.push(x);
@@ -98,6 +121,37 @@ impl Checker<'_> {
         // The alias is also the hidden struct's name: `<alias>::__PTX_NODE__halve`.
         let callee = Rc::new(Callee { path, assoc: Some(info.name.clone()), ret: ret.clone() });
         Expr { kind: ExprKind::Call { callee, args: all }, ty: ret, span }
+    }
+
+    /// The impl of the generic trait `g` for the primitive `prim` that `x.name(args)` reaches:
+    /// its method, the path its node hangs on, and the arguments (see `generic_trait`).
+    #[allow(clippy::too_many_arguments)]
+    fn prim_generic_trait(&mut self, g: &GenericFnInfo, prim: &str, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Result<(MethodInfo, proc_macro2::TokenStream, Vec<Expr>), Expr> {
+        let Ok(tr) = syn::parse2::<syn::ItemTrait>(g.item.clone()) else {
+            return Err(self.error(span, format!("internal: the replay of the trait `{}` does not parse", g.name)));
+        };
+        let Some(sig) = tr.items.iter().find_map(|i| match i {
+            syn::TraitItem::Fn(f) if f.sig.ident == name => Some(f.sig.clone()),
+            _ => None,
+        }) else {
+            return Err(self.error(name_span, format!("`{name}` is not a method of the trait `{}`", g.name)));
+        };
+        let (_, inputs) = super::receiver::split_receiver(&sig);
+        let xs: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+        if inputs.len() != xs.len() {
+            return Err(self.error(name_span, format!("`{name}` takes {} argument(s) but {} were given", inputs.len(), xs.len())));
+        }
+        let key = self.trait_key(&tr.generics, &inputs, &xs, prim, name, span)?;
+        let keyed = alias(prim, &key, name_span);
+        let path = quote!(#keyed);
+        match self.env.get(&path).cloned() {
+            Some(Info::Method(m)) => Ok((m, path, xs)),
+            Some(_) => Err(self.error(name_span, format!("`{keyed}` is not the replay of a method of a `#[device_fn]` impl for `{prim}`"))),
+            None => {
+                self.needs.need(&path);
+                Err(self.error_expr(span))
+            }
+        }
     }
 
     fn prim_method_type(&mut self, tokens: &proc_macro2::TokenStream) -> Ty {
