@@ -59,7 +59,7 @@ fn value(a: &Arg) -> TokenStream {
 /// a piece is not a number).
 pub fn multiple_of_difference(a: &Arg, b: &Arg, m: u64) -> Result<bool, Arg> {
     if let (Arg::Imm(Imm::Int(x)), Arg::Imm(Imm::Int(y))) = (a, b) {
-        return Ok((*x as u64).wrapping_sub(*y as u64) % m == 0);
+        return Ok((*x as u64).wrapping_sub(*y as u64).is_multiple_of(m));
     }
     let (x, y) = (value(a), value(b));
     Err(Arg::Sym(Sym::Piece(quote!({

@@ -128,7 +128,7 @@ fn alignment(func: &Func, p: &Poly, known: &Known, pieces: &HashMap<String, (Arg
         for l in monomial {
             match l {
                 Leaf::Reg(r) => bits += known.aligned.get(r).copied().unwrap_or(0),
-                Leaf::Sym(name) if func.decls.iter().any(|t| t.contains(&format!(".shared .align")) && t.contains(&format!(" {name}["))) => {
+                Leaf::Sym(name) if func.decls.iter().any(|t| t.contains(".shared .align") && t.contains(&format!(" {name}["))) => {
                     bits += 4;
                     arrays.push(name.clone());
                 }
