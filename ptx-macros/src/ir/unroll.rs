@@ -156,8 +156,16 @@ fn unroll(func: &mut Func, header: usize, counter: Reg, ty: Type, end: &Arg) -> 
     if body.len() > MAX_INSTS || body.iter().any(|i| i.defs().contains(&counter)) {
         return false;
     }
-    // Registers written once in the loop are renamed in each copy; none may be read outside.
+    // Registers written once in the loop are renamed in each copy; none may be read outside,
+    // or in the loop before it is written (a value from the trip before).
     let temps: Vec<Reg> = body.iter().flat_map(|i| i.defs()).filter(|r| single.contains_key(r)).collect();
+    let mut written: Vec<Reg> = Vec::new();
+    for inst in body {
+        if inst.uses().iter().any(|r| temps.contains(r) && !written.contains(r)) {
+            return false;
+        }
+        written.extend(inst.defs());
+    }
     for (b, block) in func.blocks.iter().enumerate() {
         if l.contains(b) {
             continue;
