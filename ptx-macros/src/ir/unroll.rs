@@ -2,7 +2,8 @@
 //! four adjacent shared words at once: the tiled matmul's `ta[ty * TILE + k]` becomes one
 //! `ld.shared.v4.f32` per four steps, as nvcc's `LDS.128`. `TILE` is a module-level `const`:
 //! ptxas knows its value, the macro does not, so the unrolled loop is a second version of the
-//! loop, entered under a guard that ptxas folds, and the original stays for the other case.
+//! loop, entered under a guard that ptxas folds at once, and the original stays for the other
+//! case.
 //!
 //! ```text
 //! pre:   ... (the loop's zero-trip test)           pre:  ...
@@ -13,21 +14,22 @@
 //! ```
 //!
 //! `G` holds when `(end - start) % 4 == 0`, when the checks left in the loop are decided not to
-//! fail, and when the alignment the vector loads need holds (`TILE % 4 == 0`). Every part of `G`
-//! reads only constants (immediates, pieces, what is computed from them), so ptxas folds it and
-//! keeps one version; the pass applies only then, and only where a load was combined.
+//! fail, and when the alignment the vector loads need holds (`TILE % 4 == 0`). Each part of `G`
+//! is decided here (immediates), or a number rustc computes ([`super::folded`]), or a `setp` of
+//! immediates and pieces: ptxas folds those before it unrolls, and keeps one version. The pass
+//! applies only where a load was combined.
 //!
 //! When (see docs/performance.md, "Vector shared loads", for the argument):
 //! - the loop is a `for` loop over a range counting up by one (`Func::entry_facts` names its
 //!   counter at the header, `Func::for_loops` its latch), holding no other loop, entered from
-//!   one block; its start and end are constants to ptxas;
+//!   one block; its start and end are immediates or pieces (through moves and widenings);
 //! - its blocks form one chain from the header to the latch, whose only other exits are checks
-//!   that branch to a failure block on `x && q` (or `q`) with `q` written before the loop and a
-//!   constant to ptxas: `hoist` leaves the checks it moved before the loop that way, failing
+//!   that branch to a failure block on `x && q` (or `q`) with `q` written before the loop by a
+//!   `setp` of immediates and pieces: `hoist` leaves the checks it moved before the loop that way, failing
 //!   only where the test before the loop could not decide. Under `!q` they cannot fail, so `F`
 //!   leaves them out and is straight-line code;
 //! - no call, inline assembly or other text in it; at most [`MAX_INSTS`] instructions; the
-//!   registers it writes once are read nowhere outside it.
+//!   registers it writes once are read nowhere outside it, nor in it before their write.
 //!
 //! Exact whatever `end` is: the header is entered only with `start < end` (the entry fact), so
 //! under `G` the loop makes a positive multiple of 4 trips; `F` does them 4 at a time, reading
