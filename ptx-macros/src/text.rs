@@ -51,6 +51,24 @@ impl Text {
         self
     }
 
+    /// Replaces `from` by `to` in the literal text (not in pieces); whether it was there.
+    pub fn replace(&mut self, from: &str, to: &str) -> bool {
+        for p in &mut self.parts {
+            if let Part::Str(s) = p {
+                if s.contains(from) {
+                    *s = s.replacen(from, to, 1);
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether the literal text contains `s`.
+    pub fn contains(&self, s: &str) -> bool {
+        self.parts.iter().any(|p| matches!(p, Part::Str(t) if t.contains(s)))
+    }
+
     /// The parts as `Piece` expressions.
     pub fn pieces(&self) -> Vec<TokenStream> {
         self.parts

@@ -66,6 +66,7 @@ mod body_async_copy;
 mod body_bulk_store;
 mod body_traits;
 mod body_tuples;
+mod body_unroll;
 mod body_values;
 mod corpus;
 mod corpus_twins;

@@ -12,6 +12,9 @@
 //! - **Deferred checks** ([`super::defer`]): in a short `for` loop, a failed check skips the
 //!   rest of the trip and is reported when the loop ends, so that no branch to the failure
 //!   call separates the trips ptxas unrolls.
+//! - **Unrolled loops, vector shared loads** ([`super::unroll`], [`super::vectorize`]): a
+//!   short `for` loop whose body reads adjacent shared words on adjacent trips unrolled by 4,
+//!   under a guard ptxas folds, and each four such loads made one `ld.shared.v4`.
 //! - **32-bit indices** ([`super::narrow`]): a 64-bit index truncated to a 32-bit shared
 //!   address computed from its operands' low halves.
 //! - **Loop-invariant arithmetic** ([`super::licm`]): computed once before the loop (the
@@ -30,6 +33,7 @@ pub fn run(func: &mut Func) {
     super::hoist::run(func);
     super::combine::run(func);
     super::defer::run(func);
+    super::unroll::run(func);
     // The checks decided above leave comparisons nothing reads: gone before `narrow` counts
     // who reads a 64-bit index.
     remove_dead(func);

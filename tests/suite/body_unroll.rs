@@ -1,0 +1,229 @@
+//! Short `for` loops unrolled by 4 and their adjacent shared loads made one `ld.shared.v4`
+//! (`ptx-macros/src/ir/unroll.rs`, `vectorize.rs`): the unrolled loop is a second version,
+//! entered under a test of the trip count (and of the alignment the vector load needs) that
+//! rustc evaluates, so ptxas keeps one version. The results are the host's whatever the trip
+//! count (16, 15, 0, 1 and 7 trips of a module-level `const`, 16 and 15 of a literal), an index
+//! out of bounds still stops the kernel at its line, and ptxas accepts the PTX; the corpus
+//! matmul's row of the `A` tile is read as `LDS.128`.
+
+use crate::body_exec::cpu_stream;
+use crate::tools::{assemble, scratch_dir, tool};
+use ptx_runtime::device::*;
+use ptx_runtime::{kernel, DeviceBuffer, Error, LaunchConfig};
+use std::process::Command;
+
+pub const N16: usize = 16;
+pub const N15: usize = 15;
+pub const N0: usize = 0;
+pub const N1: usize = 1;
+pub const N7: usize = 7;
+
+// Each kernel: 16 threads load a row of 16 each into the tile, then each sums `n` elements of
+// row `t + off` (of `n`-element rows), weighted by their position, so that an element read
+// twice or in the wrong place shows.
+
+#[kernel]
+pub fn rows16(x: &[f32], out: &mut [f32], off: usize) {
+    let mut tile = unsafe { shared_array::<f32, 256>() };
+    let t = thread_idx_x() as usize;
+    for j in 0..16 {
+        tile[t * 16 + j] = x[t * 16 + j];
+    }
+    sync_threads();
+    let mut acc = 0.0f32;
+    for k in 0..N16 {
+        acc += tile[(t + off) * N16 + k] * (k as f32 + 1.0);
+    }
+    out[t] = acc;
+}
+
+#[kernel]
+pub fn rows15(x: &[f32], out: &mut [f32], off: usize) {
+    let mut tile = unsafe { shared_array::<f32, 256>() };
+    let t = thread_idx_x() as usize;
+    for j in 0..16 {
+        tile[t * 16 + j] = x[t * 16 + j];
+    }
+    sync_threads();
+    let mut acc = 0.0f32;
+    for k in 0..N15 {
+        acc += tile[(t + off) * N15 + k] * (k as f32 + 1.0);
+    }
+    out[t] = acc;
+}
+
+#[kernel]
+pub fn rows0(x: &[f32], out: &mut [f32], off: usize) {
+    let mut tile = unsafe { shared_array::<f32, 256>() };
+    let t = thread_idx_x() as usize;
+    for j in 0..16 {
+        tile[t * 16 + j] = x[t * 16 + j];
+    }
+    sync_threads();
+    let mut acc = 0.0f32;
+    for k in 0..N0 {
+        acc += tile[(t + off) * N0 + k] * (k as f32 + 1.0);
+    }
+    out[t] = acc;
+}
+
+#[kernel]
+pub fn rows1(x: &[f32], out: &mut [f32], off: usize) {
+    let mut tile = unsafe { shared_array::<f32, 256>() };
+    let t = thread_idx_x() as usize;
+    for j in 0..16 {
+        tile[t * 16 + j] = x[t * 16 + j];
+    }
+    sync_threads();
+    let mut acc = 0.0f32;
+    for k in 0..N1 {
+        acc += tile[(t + off) * N1 + k] * (k as f32 + 1.0);
+    }
+    out[t] = acc;
+}
+
+#[kernel]
+pub fn rows7(x: &[f32], out: &mut [f32], off: usize) {
+    let mut tile = unsafe { shared_array::<f32, 256>() };
+    let t = thread_idx_x() as usize;
+    for j in 0..16 {
+        tile[t * 16 + j] = x[t * 16 + j];
+    }
+    sync_threads();
+    let mut acc = 0.0f32;
+    for k in 0..N7 {
+        acc += tile[(t + off) * N7 + k] * (k as f32 + 1.0);
+    }
+    out[t] = acc;
+}
+
+/// The trip count a literal: known to the macro, no test left for ptxas.
+#[kernel]
+pub fn rows_literal(x: &[f32], out: &mut [f32], off: usize) {
+    let mut tile = unsafe { shared_array::<f32, 256>() };
+    let t = thread_idx_x() as usize;
+    for j in 0..16 {
+        tile[t * 16 + j] = x[t * 16 + j];
+    }
+    sync_threads();
+    let mut acc = 0.0f32;
+    for k in 0..16 {
+        acc += tile[(t + off) * 16 + k] * (k as f32 + 1.0);
+    }
+    out[t] = acc;
+}
+
+/// A literal trip count that is not a multiple of 4: left as it is.
+#[kernel]
+pub fn rows_literal15(x: &[f32], out: &mut [f32], off: usize) {
+    let mut tile = unsafe { shared_array::<f32, 256>() };
+    let t = thread_idx_x() as usize;
+    for j in 0..16 {
+        tile[t * 16 + j] = x[t * 16 + j];
+    }
+    sync_threads();
+    let mut acc = 0.0f32;
+    for k in 0..15 {
+        acc += tile[(t + off) * 15 + k] * (k as f32 + 1.0);
+    }
+    out[t] = acc;
+}
+
+type Rows = fn(&[f32], &mut [f32], usize);
+
+/// The host's results for 16 threads.
+fn on_host(f: Rows, x: &[f32], off: usize) -> Vec<f32> {
+    let mut want = vec![0.0f32; 16];
+    let o = host::Disjoint::new(&mut want);
+    // SAFETY: one element per thread.
+    host::run([1, 1, 1], [16, 1, 1], 0, || f(x, unsafe { o.get() }, off));
+    want
+}
+
+fn input() -> Vec<f32> {
+    (0..256).map(|k| ((k * 37) % 101) as f32 / 8.0 - 6.0).collect()
+}
+
+fn line_of(text: &str) -> u32 {
+    include_str!("body_unroll.rs").lines().position(|l| l.contains(text)).unwrap() as u32 + 1
+}
+
+#[test]
+fn unrolled_rows_are_the_hosts_for_every_trip_count() {
+    type Launch = fn(&ptx_runtime::Stream, LaunchConfig, &DeviceBuffer<f32>, &mut DeviceBuffer<f32>, usize) -> ptx_runtime::Result<()>;
+    let cases: [(&str, usize, &str, Launch, Rows); 7] = [
+        ("rows16", 16, rows16::PTX, |s, c, x, o, off| rows16::launch(s, c, x, o, off), rows16),
+        ("rows15", 15, rows15::PTX, |s, c, x, o, off| rows15::launch(s, c, x, o, off), rows15),
+        ("rows0", 0, rows0::PTX, |s, c, x, o, off| rows0::launch(s, c, x, o, off), rows0),
+        ("rows1", 1, rows1::PTX, |s, c, x, o, off| rows1::launch(s, c, x, o, off), rows1),
+        ("rows7", 7, rows7::PTX, |s, c, x, o, off| rows7::launch(s, c, x, o, off), rows7),
+        ("rows_literal", 16, rows_literal::PTX, |s, c, x, o, off| rows_literal::launch(s, c, x, o, off), rows_literal),
+        ("rows_literal15", 15, rows_literal15::PTX, |s, c, x, o, off| rows_literal15::launch(s, c, x, o, off), rows_literal15),
+    ];
+    let x = input();
+    let stream = cpu_stream();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    for (name, n, ptx, launch, host_fn) in cases {
+        assert!(assemble(name, ptx), "{name}");
+        // The unrolled version reads the row four words at a time (a literal 15 trips are
+        // not unrolled: the macro knows they do not divide by 4).
+        assert_eq!(ptx.contains("ld.shared.v4.f32"), name != "rows_literal15", "{name}: {ptx}");
+        if ptx.contains("ld.shared.v4.f32") {
+            assert!(ptx.contains(".shared .align 16 .b8"), "{name}: {ptx}");
+        }
+        // Rows 0..16, and 1..17 where they fit in the tile.
+        for off in [0usize, 1].into_iter().filter(|off| (15 + off) * n + n <= 256) {
+            let mut ob = DeviceBuffer::<f32>::zeroed(&stream, 16).unwrap();
+            launch(&stream, LaunchConfig::new(1, 16), &xb, &mut ob, off).unwrap();
+            assert_eq!(ob.to_vec().unwrap(), on_host(host_fn, &x, off), "{name}");
+        }
+    }
+}
+
+#[test]
+fn an_index_out_of_bounds_in_the_unrolled_loop_fails_at_its_line() {
+    let x = input();
+    let stream = cpu_stream();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut ob = DeviceBuffer::<f32>::zeroed(&stream, 16).unwrap();
+    // Row `t + 1` of the last thread is the 17th of a 16-row tile.
+    match rows16::launch(&stream, LaunchConfig::new(1, 16), &xb, &mut ob, 1) {
+        Err(Error::Assert { message, file, line, .. }) => {
+            assert_eq!(message, "index out of bounds");
+            assert!(file.ends_with("body_unroll.rs"), "{file}");
+            assert_eq!(line, line_of("acc += tile[(t + off) * N16 + k]"));
+        }
+        other => panic!("expected a failed bounds check, got {other:?}"),
+    }
+    // No trip: nothing read, nothing fails.
+    rows0::launch(&stream, LaunchConfig::new(1, 16), &xb, &mut ob, 1000).unwrap();
+    assert_eq!(ob.to_vec().unwrap(), vec![0.0; 16]);
+}
+
+/// The SASS instructions of a module assembled for `sm` (`None` without the tools).
+fn sass(name: &str, ptx: &str, sm: u32) -> Option<Vec<String>> {
+    let ptxas = tool("PTXAS", "ptxas", name)?;
+    let cuobjdump = tool("CUOBJDUMP", "cuobjdump", name)?;
+    let dir = scratch_dir("unroll");
+    let (src, bin) = (dir.join(format!("{name}.ptx")), dir.join(format!("{name}.cubin")));
+    std::fs::write(&src, ptx).expect("write");
+    let out = Command::new(&ptxas).args(["-O3", &format!("-arch=sm_{sm}")]).arg(&src).arg("-o").arg(&bin).output().expect("ptxas");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let listing = Command::new(&cuobjdump).arg("-sass").arg(&bin).output().expect("cuobjdump");
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(String::from_utf8_lossy(&listing.stdout).lines().filter_map(|l| l.trim_start().strip_prefix("/*")?.split_once("*/").map(|(_, i)| i.trim().to_owned())).filter(|i| !i.is_empty()).collect())
+}
+
+#[test]
+fn the_matmul_reads_a_row_of_its_a_tile_with_lds_128() {
+    let ptx = crate::corpus::matmul::matmul::PTX;
+    assert!(assemble("matmul", ptx));
+    assert!(ptx.contains("ld.shared.v4.f32"), "{ptx}");
+    for sm in [80, 90] {
+        let Some(sass) = sass("matmul", ptx, sm) else { return };
+        // 16 steps of `k`: four 16-byte loads of the `A` tile's row, 16 of the `B` tile's
+        // column; ptxas keeps one version of the loop, unrolled (no second set of loads).
+        assert_eq!(sass.iter().filter(|i| i.starts_with("LDS.128")).count(), 4, "sm_{sm}: {sass:#?}");
+        assert_eq!(sass.iter().filter(|i| i.starts_with("LDS ")).count(), 16, "sm_{sm}: {sass:#?}");
+    }
+}
