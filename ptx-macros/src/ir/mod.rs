@@ -15,8 +15,10 @@ pub mod contract;
 mod inst;
 pub mod loc;
 mod opcode;
+mod path_range;
 pub mod opt;
 mod range;
+mod subsume;
 
 pub use builder::Builder;
 pub use inst::*;
