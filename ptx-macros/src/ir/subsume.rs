@@ -10,7 +10,9 @@
 //! reaches (Rust bounds a slice by `isize::MAX` bytes). So a check A can leave the branch when
 //! another check B kept there has `o_A <= o_B` for every value (A reaches the length only if B
 //! does) and, unless `X + o_A` cannot go below zero, another C kept there has `o_C <= o_A`
-//! (A wraps only if C does). The report chain of a run on several lines still tests every
+//! (A wraps only if C does). `X - r` cannot go below zero where `X >= r` is proved: by the
+//! ranges, or because `X` is an exact `y * r + z` with `y >= 1` (the stencil's `i - w`, with
+//! `i = y * w + x` and `y != 0`). The report chain of a run on several lines still tests every
 //! check in the source's order, so the report is Rust's; on one line, it is the same report.
 
 use super::range::{Range, Ranges};
