@@ -36,8 +36,8 @@ pub fn run(func: &mut Func) {
         // Registers written after the first check, in the run so far.
         let mut written_after: Vec<bool> = vec![false; func.regs.len()];
         let mut later: Vec<(usize, Inst, Vec<Inst>, usize)> = Vec::new();
-        // A failure branch left in place (not a bounds check), and a check with another report:
-        // the two cannot share a run, or the report could be the later one's.
+        // Met so far: a failure branch left in place (not a bounds check), a check with another
+        // report. The two cannot share a run, or the report could be the later one's.
         let (mut kept, mut other) = (false, false);
         let mut prev = first;
         loop {
@@ -53,12 +53,12 @@ pub fn run(func: &mut Func) {
                 Term::Jump(t) => Some((None, t.0 as usize)),
                 Term::Branch { negate: false, if_true, if_false, .. } if failure(func, if_true.0 as usize) => {
                     let check = bounds_check(func, b, &def_site);
-                    let same = same_failure(func, stub, if_true.0 as usize);
-                    if check.is_none() && (!same || other) || check.is_some() && !same && kept {
+                    let kind = FailureBranch::of(check.is_some(), same_failure(func, stub, if_true.0 as usize));
+                    if kind.ends_run(kept, other) {
                         break;
                     }
-                    kept |= check.is_none();
-                    other |= !same;
+                    kept |= kind.is_kept();
+                    other |= kind.reports_other();
                     Some((check, if_false.0 as usize))
                 }
                 _ => None,
@@ -91,11 +91,20 @@ pub fn run(func: &mut Func) {
         }
         // Before the first check's branch: each later index computed again, its comparison,
         // all or-ed with the first.
+        // The checks that others of the run decide (`ir::subsume`) stay out of the branch.
+        let first_setp = def_site.get(&q).map(|&(db, di)| func.blocks[db].insts[di].clone());
+        let decided = match first_setp {
+            Some(s) => {
+                let setps: Vec<Inst> = std::iter::once(s).chain(later.iter().map(|l| l.1.clone())).collect();
+                super::subsume::decided(func, first, &setps, &def_site)
+            }
+            None => vec![false; later.len() + 1],
+        };
         let mut insts = Vec::new();
         let mut map: HashMap<Reg, Arg> = HashMap::new();
-        let mut fail = q;
+        let mut fail = (!decided[0]).then_some(q);
         let mut reports = vec![(q, first_test(func, first, q, &def_site), stub)];
-        for (b, setp, computation, its_stub) in &later {
+        for (k, (b, setp, computation, its_stub)) in later.iter().enumerate() {
             for inst in computation {
                 let mut new = inst.clone();
                 let InstKind::Op { args, .. } = &mut new.kind else { continue };
@@ -114,9 +123,15 @@ pub fn run(func: &mut Func) {
             }
             insts.push(new.clone());
             reports.push((p, Some(new.clone()), *its_stub));
-            let o = fresh(func, RegClass::Pred);
-            insts.push(Inst::op(Opcode::arith(Arith::Or, Type::Pred), 1, vec![Arg::Reg(o), Arg::Reg(fail), Arg::Reg(p)]).at(setp.loc));
-            fail = o;
+            fail = match fail {
+                _ if decided[k + 1] => fail,
+                None => Some(p),
+                Some(f) => {
+                    let o = fresh(func, RegClass::Pred);
+                    insts.push(Inst::op(Opcode::arith(Arith::Or, Type::Pred), 1, vec![Arg::Reg(o), Arg::Reg(f), Arg::Reg(p)]).at(setp.loc));
+                    Some(o)
+                }
+            };
             merged[*b] = true;
             if let Term::Branch { if_false, .. } = func.blocks[*b].term {
                 func.blocks[*b].term = Term::Jump(if_false);
@@ -125,9 +140,53 @@ pub fn run(func: &mut Func) {
         func.blocks[first].insts.extend(insts);
         let target = if reports.iter().all(|&(_, _, s)| same_failure(func, stub, s)) { stub } else { dispatch(func, &reports) };
         if let Term::Branch { pred, if_true, .. } = &mut func.blocks[first].term {
-            *pred = fail;
+            *pred = fail.unwrap_or(q);
             *if_true = BlockId(target as u32);
         }
+    }
+}
+
+/// A failure branch met in a run, after its first check.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum FailureBranch {
+    /// A bounds check reporting what the first check reports (the same line): combined.
+    Check,
+    /// A bounds check on another line: combined, its report chosen by the report chain.
+    CheckOtherLine,
+    /// Another failure (a division by zero) with the first check's report: left in place.
+    Kept,
+    /// Another failure with another report: the run ends before it.
+    KeptOtherLine,
+}
+
+impl FailureBranch {
+    fn of(bounds_check: bool, same_report: bool) -> FailureBranch {
+        match (bounds_check, same_report) {
+            (true, true) => FailureBranch::Check,
+            (true, false) => FailureBranch::CheckOtherLine,
+            (false, true) => FailureBranch::Kept,
+            (false, false) => FailureBranch::KeptOtherLine,
+        }
+    }
+
+    /// Whether the run ends before this branch, given what came before it in the run: a check
+    /// on another line after a kept branch, or a kept branch after a check on another line,
+    /// would be reported after it though it fails first (or the other way round).
+    fn ends_run(self, kept_before: bool, other_line_before: bool) -> bool {
+        match self {
+            FailureBranch::Check => false,
+            FailureBranch::CheckOtherLine => kept_before,
+            FailureBranch::Kept => other_line_before,
+            FailureBranch::KeptOtherLine => true,
+        }
+    }
+
+    fn is_kept(self) -> bool {
+        matches!(self, FailureBranch::Kept | FailureBranch::KeptOtherLine)
+    }
+
+    fn reports_other(self) -> bool {
+        matches!(self, FailureBranch::CheckOtherLine | FailureBranch::KeptOtherLine)
     }
 }
 

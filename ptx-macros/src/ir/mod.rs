@@ -17,8 +17,10 @@ pub mod contract;
 mod inst;
 pub mod loc;
 mod opcode;
+mod path_range;
 pub mod opt;
 mod range;
+mod subsume;
 mod unroll;
 mod vectorize;
 

@@ -29,13 +29,19 @@ pub struct Ranges(HashMap<Reg, Range>);
 
 impl Ranges {
     pub fn compute(func: &Func) -> Ranges {
+        Ranges::compute_from(func, HashMap::new())
+    }
+
+    /// The ranges with `seeds` taken as known first (narrower ranges that hold at some point of
+    /// the function, `ir::path_range`), and what follows from them.
+    pub fn compute_from(func: &Func, seeds: HashMap<Reg, Range>) -> Ranges {
         let mut defs: HashMap<Reg, usize> = HashMap::new();
         for i in func.blocks.iter().flat_map(|b| &b.insts) {
             for r in i.defs() {
                 *defs.entry(r).or_insert(0) += 1;
             }
         }
-        let mut ranges = Ranges::default();
+        let mut ranges = Ranges(seeds);
         // Blocks are not in dominance order: repeat until no register gains a range (each
         // gains one at most once).
         loop {
