@@ -100,7 +100,7 @@ use memory::{GlobalMemory, RegionKind};
 use program::{FuncKind, Program, Syscall};
 use std::collections::HashMap;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -676,7 +676,7 @@ impl CpuDevice {
             strict_barriers: settings.strict_barriers,
             workers: settings.workers,
             grid_id: self.launches.fetch_add(1, Ordering::Relaxed) + 1,
-            abort: AtomicBool::new(false),
+            failed: AtomicU64::new(u64::MAX),
             host_writes: &self.memory.host_writes,
             lines: &module.lines,
             sanitize: sanitizers,

@@ -186,3 +186,41 @@ fn bad_launches_are_errors() {
     let other = ptx_runtime::cpu::CpuDevice::new();
     assert!(cfg(other.launch(&k.module, "traps", [1, 1, 1], [1, 1, 1], 0, &[&out.ptr()]).map_err(Error::from)));
 }
+
+/// Every block fails; block 0 only after a long loop. The launch reports block 0 whatever the
+/// workers' timing: a failure stops the blocks after it, and those before it run on.
+const LATE_FIRST: &str = r#"
+.version 7.0
+.target sm_75
+.address_size 64
+
+.visible .entry late_first(.param .u64 p)
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [p];
+	mov.u32 %r1, %ctaid.x;
+	setp.ne.u32 %p1, %r1, 0;
+	@%p1 bra FAIL;
+	mov.u32 %r2, 0;
+LOOP:
+	add.u32 %r2, %r2, 1;
+	setp.lt.u32 %p2, %r2, 200000;
+	@%p2 bra LOOP;
+FAIL:
+	ld.global.u32 %r3, [%rd1];
+	st.global.u32 [%rd1], %r3;
+	ret;
+}
+"#;
+
+#[test]
+fn the_lowest_failing_block_is_reported() {
+    crate::tools::assemble("cpu_memcheck_late_first", LATE_FIRST);
+    let k = Harness::new(LATE_FIRST);
+    for _ in 0..3 {
+        let f = fault(k.launch("late_first", [4, 1, 1], [1, 1, 1], 0, &[arg(0u64)]));
+        assert_eq!((f.kind, f.block, f.thread), (FaultKind::OutOfBounds, [0, 0, 0], [0, 0, 0]), "{f}");
+    }
+}

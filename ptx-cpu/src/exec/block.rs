@@ -11,7 +11,6 @@ use crate::sanitize::race::RaceShadow;
 use crate::program::{BarKind, Op};
 use crate::error::{Error, Fault, FaultKind, Site};
 use std::cell::Cell;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// Warp-instructions a warp runs before the next warp's turn.
@@ -136,7 +135,7 @@ impl<'l> Block<'l> {
 
     /// One round: each runnable warp for a time slice (or until all its lanes wait), then
     /// barriers released and the watchdog and hang detector consulted. `Ok(true)` once the
-    /// block has finished (or the launch is being aborted).
+    /// block has finished (or a block before it has failed).
     pub fn round(&mut self, warps: &mut [Warp]) -> Result<bool, Error> {
         let nw = self.nwarps;
         let round = self.clock;
@@ -153,7 +152,7 @@ impl<'l> Block<'l> {
             }
             self.release_barriers(warps)?;
         }
-        if self.live == 0 || self.l.abort.load(Ordering::Relaxed) {
+        if self.live == 0 || self.l.stopped(self.l.index(self.ctaid)) {
             return Ok(true);
         }
         if let Some(d) = self.l.deadline {

@@ -38,7 +38,7 @@ pub fn run(l: &Launch) -> Outcome {
         'rounds: while !blocks.is_empty() {
             let mut i = 0;
             while i < blocks.len() {
-                if l.abort.load(Ordering::Relaxed) {
+                if l.any_failed() {
                     break 'rounds;
                 }
                 let r = match blocks[i].1.own_round() {

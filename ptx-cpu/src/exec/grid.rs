@@ -1,5 +1,5 @@
 //! Runs a launch: the grid's blocks shared out to worker threads (`std::thread::scope`), the
-//! first error stopping the rest, and `printf` output gathered in block order. `Results` and
+//! first failing block stopping those after it, and `printf` output gathered in block order. `Results` and
 //! `on_workers` serve the cooperative runner (`coop`) too.
 
 use super::block::Block;
@@ -18,11 +18,9 @@ pub fn run(l: &Launch) -> Outcome {
     let work = |worker: u32| {
         let mut block = Block::new(l, worker, &shared);
         loop {
-            if l.abort.load(Ordering::Relaxed) {
-                break;
-            }
+            // Blocks are handed out in order: those before a failed one have all started.
             let b = next.fetch_add(1, Ordering::Relaxed);
-            if b >= total {
+            if b >= total || l.stopped(b) {
                 break;
             }
             let r = block.run(l.ctaid(b));
@@ -62,14 +60,15 @@ pub struct Results {
 
 impl Results {
     /// Takes block `b`'s output and result once it has finished or failed; whether the
-    /// launch goes on (a failure aborts it, keeping the error of the lowest block).
+    /// launch goes on for this worker (a failure stops the blocks after it; the error kept is
+    /// the lowest failing block's).
     pub fn block_done(&self, l: &Launch, b: u64, block: &mut Block, r: Result<(), Error>) -> bool {
         let out = std::mem::take(&mut block.out);
         if !out.is_empty() {
             self.outputs.lock().unwrap_or_else(|e| e.into_inner()).push((b, out));
         }
         let Err(e) = r else { return true };
-        l.abort.store(true, Ordering::Relaxed);
+        l.failed.fetch_min(b, Ordering::Relaxed);
         let mut slot = self.error.lock().unwrap_or_else(|e| e.into_inner());
         if slot.as_ref().is_none_or(|(at, _)| b < *at) {
             *slot = Some((b, e));

@@ -8,7 +8,7 @@ use crate::memory::Table;
 use crate::program::Program;
 use crate::texture::ObjectTable;
 use crate::error::Error;
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -37,7 +37,10 @@ pub struct Launch<'a> {
     pub strict_barriers: bool,
     pub workers: u32,
     pub grid_id: u64,
-    pub abort: AtomicBool,
+    /// The lowest block that has failed (`u64::MAX`: none). Blocks after it stop; blocks
+    /// before it run on, so the error a launch reports is its lowest failing block's whatever
+    /// the workers' timing (a cooperative launch stops every block: they wait on each other).
+    pub failed: AtomicU64,
     /// Host writes to device memory so far (they may end a loop: see `hang`).
     pub host_writes: &'a AtomicU64,
     /// The module's line information, for the source locations of reports.
@@ -52,6 +55,22 @@ impl Launch<'_> {
     /// Blocks in the grid.
     pub fn blocks(&self) -> u64 {
         self.grid.iter().map(|&d| d as u64).product()
+    }
+
+    /// Block `ctaid`'s index (x fastest), the inverse of [`ctaid`](Self::ctaid).
+    pub fn index(&self, ctaid: [u32; 3]) -> u64 {
+        let [gx, gy, _] = self.grid;
+        ctaid[0] as u64 + gx as u64 * (ctaid[1] as u64 + gy as u64 * ctaid[2] as u64)
+    }
+
+    /// Whether block `b` stops: a block before it has failed.
+    pub fn stopped(&self, b: u64) -> bool {
+        b > self.failed.load(Ordering::Relaxed)
+    }
+
+    /// Whether any block has failed.
+    pub fn any_failed(&self) -> bool {
+        self.failed.load(Ordering::Relaxed) != u64::MAX
     }
 
     /// Block `b`'s coordinates (x fastest).
