@@ -44,12 +44,28 @@ impl<'a> Checker<'a> {
 
     fn conversion(&mut self, x: Expr, to: Ty, span: Span) -> Expr {
         match self.shallow(&x.ty) {
-            Ty::Scalar(_) | Ty::Var(_) | Ty::Error => Expr { kind: ExprKind::Cast(Box::new(x)), ty: to, span },
+            Ty::Scalar(_) | Ty::Var(_) | Ty::Error => {
+                self.pending_conversions.push((x.ty.clone(), to.clone(), span));
+                Expr { kind: ExprKind::Cast(Box::new(x)), ty: to, span }
+            }
             // A `DeviceRepr` value through its `#[device_fn] impl From` (see `from_user`).
             Ty::Struct(_) | Ty::Named(_) => self.user_into(x, to, span),
             t => {
                 let t = self.infer.resolve(&t);
                 self.error(span, format!("`From`/`Into` in device code convert between numeric types, not from `{t}`; build the value directly"))
+            }
+        }
+    }
+
+    /// A numeric conversion's target, once the types are final, is a number too
+    /// (`let (s, c) = x.into()` asks for a tuple, which no `From` of a number gives).
+    pub fn check_conversions(&mut self) {
+        for (from, to, span) in std::mem::take(&mut self.pending_conversions) {
+            match (self.infer.resolve(&from), self.infer.resolve(&to)) {
+                (_, Ty::Scalar(_) | Ty::Error) | (Ty::Error, _) => {}
+                (f, t) => {
+                    self.errors.at(span, format!("`From`/`Into` in device code convert between numeric types, not from `{f}` into `{t}`; build the value directly"));
+                }
             }
         }
     }

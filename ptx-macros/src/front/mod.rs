@@ -124,6 +124,9 @@ pub struct Checker<'a> {
     pub pending_printf: Vec<printf::Pending>,
     /// `assert_eq!`/`assert_ne!` operands (type, span, macro), checked once types are inferred.
     pub pending_compares: Vec<(Ty, Span, String)>,
+    /// Numeric conversions (`x.into()`) whose target the context fixes later: checked once the
+    /// types are final (see `conv`).
+    pub pending_conversions: Vec<(Ty, Ty, Span)>,
     /// Element types of atomics (type, span, operation, the types it takes), checked once
     /// types are inferred.
     pub pending_atomics: Vec<(Ty, Span, String, Vec<ptx_abi::Scalar>)>,
@@ -180,6 +183,7 @@ pub fn check(
         mentioned: mentioned_names(item_sig, block),
         pending_printf: Vec::new(),
         pending_compares: Vec::new(),
+        pending_conversions: Vec::new(),
         pending_atomics: Vec::new(),
         deferred_methods: Vec::new(),
         return_to: None,
@@ -268,6 +272,7 @@ pub fn check(
     if c.needs.is_empty() {
         c.check_printf_args();
         c.check_compares();
+        c.check_conversions();
         c.check_atomics();
     }
     // What is not known yet (until a fetch) has the error type, which no check reports on:

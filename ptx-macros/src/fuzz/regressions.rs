@@ -59,4 +59,7 @@ pub const FOUND: &[&str] = &[
     "#[kernel] pub fn tiles(rs: &[Ring<f64, 0xF0F0_F0F0_1234_5678>], newest: &mut [f64]) { newest[0] = rs[0].newest(); }",
     "#[device_fn] fn f(r: Ring<f64, 0xF0F0_F0F0_1234_5678>) -> f64 { r.newest() }",
     "#[kernel] pub fn k(out: &mut [f64]) { let t: (f64, [f64; 0x1000_0000_0000_0000]); out[0] = 1.0; }",
+    // `.into()` whose target the context makes a tuple: "internal: cast from `f32` to
+    // `(f32, f32)`". Now an error once the types are final.
+    "fn k (x : & [f32] , out : & [f32]) { let (s , c) = x [0] . into () ; out [0] = s + c }",
 ];
