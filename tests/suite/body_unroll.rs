@@ -37,65 +37,27 @@ pub fn rows16(x: &[f32], out: &mut [f32], off: usize) {
     out[t] = acc;
 }
 
-#[kernel]
-pub fn rows15(x: &[f32], out: &mut [f32], off: usize) {
-    let mut tile = unsafe { shared_array::<f32, 256>() };
-    let t = thread_idx_x() as usize;
-    for j in 0..16 {
-        tile[t * 16 + j] = x[t * 16 + j];
-    }
-    sync_threads();
-    let mut acc = 0.0f32;
-    for k in 0..N15 {
-        acc += tile[(t + off) * N15 + k] * (k as f32 + 1.0);
-    }
-    out[t] = acc;
+/// `rows16` with another module-level `const` as its trip count.
+macro_rules! rows_of {
+    ($($name:ident: $n:ident),*) => {$(
+        #[kernel]
+        pub fn $name(x: &[f32], out: &mut [f32], off: usize) {
+            let mut tile = unsafe { shared_array::<f32, 256>() };
+            let t = thread_idx_x() as usize;
+            for j in 0..16 {
+                tile[t * 16 + j] = x[t * 16 + j];
+            }
+            sync_threads();
+            let mut acc = 0.0f32;
+            for k in 0..$n {
+                acc += tile[(t + off) * $n + k] * (k as f32 + 1.0);
+            }
+            out[t] = acc;
+        }
+    )*};
 }
 
-#[kernel]
-pub fn rows0(x: &[f32], out: &mut [f32], off: usize) {
-    let mut tile = unsafe { shared_array::<f32, 256>() };
-    let t = thread_idx_x() as usize;
-    for j in 0..16 {
-        tile[t * 16 + j] = x[t * 16 + j];
-    }
-    sync_threads();
-    let mut acc = 0.0f32;
-    for k in 0..N0 {
-        acc += tile[(t + off) * N0 + k] * (k as f32 + 1.0);
-    }
-    out[t] = acc;
-}
-
-#[kernel]
-pub fn rows1(x: &[f32], out: &mut [f32], off: usize) {
-    let mut tile = unsafe { shared_array::<f32, 256>() };
-    let t = thread_idx_x() as usize;
-    for j in 0..16 {
-        tile[t * 16 + j] = x[t * 16 + j];
-    }
-    sync_threads();
-    let mut acc = 0.0f32;
-    for k in 0..N1 {
-        acc += tile[(t + off) * N1 + k] * (k as f32 + 1.0);
-    }
-    out[t] = acc;
-}
-
-#[kernel]
-pub fn rows7(x: &[f32], out: &mut [f32], off: usize) {
-    let mut tile = unsafe { shared_array::<f32, 256>() };
-    let t = thread_idx_x() as usize;
-    for j in 0..16 {
-        tile[t * 16 + j] = x[t * 16 + j];
-    }
-    sync_threads();
-    let mut acc = 0.0f32;
-    for k in 0..N7 {
-        acc += tile[(t + off) * N7 + k] * (k as f32 + 1.0);
-    }
-    out[t] = acc;
-}
+rows_of!(rows15: N15, rows0: N0, rows1: N1, rows7: N7);
 
 /// The trip count a literal: known to the macro, no test left for ptxas.
 #[kernel]
