@@ -130,8 +130,8 @@ pub(crate) fn rem_pio2_large(x: f64) -> Reduced {
     let ql = (bp / 32) as usize;
     let qo = bp % 32;
     let mut q = (((acc[ql] | (acc[ql + 1] << 32)) >> qo) & 3) as u32;
-    let mut frac_hi = bits64(acc, bp - 64);
-    let mut frac_lo = bits64(acc, bp - 128);
+    let mut frac_hi = limbs64(acc, bp - 64);
+    let mut frac_lo = limbs64(acc, bp - 128);
     // A fraction of a half or more counts from the next quadrant down: negate it (128 bits).
     let below = frac_hi >> 63 != 0;
     if below {
@@ -164,9 +164,10 @@ pub(crate) fn rem_pio2_large(x: f64) -> Reduced {
     }
 }
 
-/// The 64 bits of `acc` (32-bit limbs) from bit `at` up.
+/// The 64 bits of `acc` (32-bit limbs) from bit `at` up: for the f64 reduction's 11 limbs and
+/// the f32 reduction's 7.
 #[device_fn]
-pub(crate) fn bits64(acc: [u64; 11], at: u32) -> u64 {
+pub(crate) fn limbs64<const N: usize>(acc: [u64; N], at: u32) -> u64 {
     let l = (at / 32) as usize;
     let o = at % 32;
     if o == 0 {

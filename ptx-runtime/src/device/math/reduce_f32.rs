@@ -8,7 +8,7 @@
 //! limbs: the 24-bit significand times the 128 bits of `2/π` that matter for its exponent
 //! gives `x·2/π mod 4` with at least 95 bits of fraction, of which the top 64 become `r`.
 
-use super::reduce::two_over_pi_word;
+use super::reduce::{limbs64, two_over_pi_word};
 use ptx_runtime::{device_fn, DeviceRepr};
 
 pub(crate) const TWO_OVER_PI: f32 = core::f32::consts::FRAC_2_PI;
@@ -98,17 +98,5 @@ pub(crate) fn rem_pio2_f32_large(x: f32) -> ReducedF32 {
         ReducedF32 { q: (4 - q) & 3, hi: -h, lo: -l }
     } else {
         ReducedF32 { q, hi: h, lo: l }
-    }
-}
-
-/// The 64 bits of `acc` (32-bit limbs) from bit `at` up.
-#[device_fn]
-pub(crate) fn limbs64(acc: [u64; 7], at: u32) -> u64 {
-    let l = (at / 32) as usize;
-    let o = at % 32;
-    if o == 0 {
-        acc[l] | (acc[l + 1] << 32)
-    } else {
-        (acc[l] >> o) | (acc[l + 1] << (32 - o)) | (acc[l + 2] << (64 - o))
     }
 }
