@@ -210,23 +210,7 @@ const fn write_instance<'a>(path: &'a str, name: &'a str, args: &'a [TemplateArg
         // The template name, written before (another instance of it).
         substitution(k, sink);
     } else {
-        let mut known = n;
-        while known > 0 {
-            if let Some(k) = c.find(path, known, "") {
-                substitution(k, sink);
-                break;
-            }
-            known -= 1;
-        }
-        let mut i = known;
-        while i < n {
-            let (s, e) = segment(path, i);
-            source_name(path, s, e, sink);
-            c.push(path, i + 1, "");
-            i += 1;
-        }
-        source_name(name, 0, name.len(), sink);
-        c.push(path, n, name);
+        write_prefixed_name(path, n, name, c, sink);
     }
     write_args(args, c, sink);
     c.push_instance(path, name, args);
@@ -265,7 +249,14 @@ const fn write_struct<'a>(path: &'a str, name: &'a str, c: &mut Candidates<'a>, 
         return;
     }
     sink.byte(b'N');
-    // The longest module prefix already a candidate.
+    write_prefixed_name(path, n, name, c, sink);
+    sink.byte(b'E');
+}
+
+/// `path::name` inside an `N…E` nested name, where `path` has `n` segments: the longest module
+/// prefix already a candidate as its substitution, then the other segments and `name` as
+/// source names, each prefix added as a candidate as it is written.
+const fn write_prefixed_name<'a>(path: &'a str, n: usize, name: &'a str, c: &mut Candidates<'a>, sink: &mut Sink) {
     let mut known = n;
     while known > 0 {
         if let Some(k) = c.find(path, known, "") {
@@ -283,7 +274,6 @@ const fn write_struct<'a>(path: &'a str, name: &'a str, c: &mut Candidates<'a>, 
     }
     source_name(name, 0, name.len(), sink);
     c.push(path, n, name);
-    sink.byte(b'E');
 }
 
 /// `S_` for candidate 0, `S<k-1 in base 36>_` after.
