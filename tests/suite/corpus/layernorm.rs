@@ -30,28 +30,32 @@ pub fn layernorm(x: &[f32], gamma: &[f32], beta: &[f32], y: &mut [f32], rows: u3
 }
 
 pub const PTX: &[(&str, &str)] = &[("layernorm", layernorm::PTX)];
-const ROWS: usize = 100;
-const COLS: usize = 48;
+pub(super) const ROWS: usize = 100;
+pub(super) const COLS: usize = 48;
 
-fn inputs() -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+/// The kernels' signature: this one's and `layernorm_iter`'s.
+pub(super) type Layernorm = fn(&[f32], &[f32], &[f32], &mut [f32], u32, u32);
+
+pub(super) fn inputs() -> (Vec<f32>, Vec<f32>, Vec<f32>) {
     let mut r = Rng::new(41);
     (r.f32s(ROWS * COLS, -3.0, 3.0), r.f32s(COLS, 0.5, 1.5), r.f32s(COLS, -0.5, 0.5))
 }
 
-fn on_host() -> Vec<f32> {
+/// `kernel` run on the host over the inputs, two blocks of 64 threads.
+pub(super) fn on_host(kernel: Layernorm) -> Vec<f32> {
     let (x, g, b) = inputs();
     let mut y = vec![0.0; ROWS * COLS];
     let o = host::Disjoint::new(&mut y);
     // SAFETY: each thread writes its own row.
-    host::run([2, 1, 1], [64, 1, 1], 0, || layernorm(&x, &g, &b, unsafe { o.get() }, ROWS as u32, COLS as u32));
+    host::run([2, 1, 1], [64, 1, 1], 0, || kernel(&x, &g, &b, unsafe { o.get() }, ROWS as u32, COLS as u32));
     y
 }
 
-pub fn check_host() {
+/// Checks `y` against the inputs independently, in f64: every row has mean ≈ beta-weighted 0
+/// and unit variance before the affine step, so the f32 results agree to a few ulps of their
+/// size.
+pub(super) fn check_rows(y: &[f32]) {
     let (x, g, b) = inputs();
-    let y = on_host();
-    // Independently, in f64: every row has mean ≈ beta-weighted 0 and unit variance before the
-    // affine step, so the f32 results agree to a few ulps of their size.
     for r in 0..ROWS {
         let row = &x[r * COLS..(r + 1) * COLS];
         let mean = row.iter().map(|&v| v as f64).sum::<f64>() / COLS as f64;
@@ -64,6 +68,10 @@ pub fn check_host() {
     }
 }
 
+pub fn check_host() {
+    check_rows(&on_host(layernorm));
+}
+
 pub fn check_device(stream: &Stream) -> Result<()> {
     let (x, g, b) = inputs();
     let xb = DeviceBuffer::from_slice(stream, &x)?;
@@ -71,6 +79,6 @@ pub fn check_device(stream: &Stream) -> Result<()> {
     let bb = DeviceBuffer::from_slice(stream, &b)?;
     let mut yb = DeviceBuffer::<f32>::zeroed(stream, ROWS * COLS)?;
     layernorm::launch(stream, LaunchConfig::new(2, 64), &xb, &gb, &bb, &mut yb, ROWS as u32, COLS as u32)?;
-    assert_bits_eq("layernorm on the device", &yb.to_vec()?, &on_host());
+    assert_bits_eq("layernorm on the device", &yb.to_vec()?, &on_host(layernorm));
     Ok(())
 }
