@@ -51,6 +51,7 @@ pub mod method;
 pub mod panic;
 pub mod pat;
 pub mod pretty;
+pub mod prim_generic_trait;
 pub mod prim_method;
 pub mod printf;
 pub mod receiver;

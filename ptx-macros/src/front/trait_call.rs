@@ -12,7 +12,7 @@
 use super::hir::Expr;
 use super::ty::Ty;
 use super::{Checker, Position};
-use crate::link::info::Recv;
+use crate::link::info::{Info, Recv};
 use proc_macro2::{Span, TokenStream};
 use ptx_abi::Scalar;
 use syn::spanned::Spanned;
@@ -39,7 +39,11 @@ impl Checker<'_> {
         };
         let recv = self.expr(first);
         match self.peel_refs(&recv.ty) {
-            Ty::Scalar(s) => self.with_prim_trait(s, tp, |c| c.prim_trait_call(s, Some(recv), name, rest, span, name_span)),
+            // A generic trait (`Scale::scale(x, 2.0f32)`): the impl's names next to it.
+            Ty::Scalar(s) => match self.env.get(trait_path).cloned() {
+                Some(Info::GenericTrait(g)) => self.prim_generic_call(s, &g, super::prim_generic_trait::module_of(&tp), None, Some(recv), name, rest, span, name_span),
+                _ => self.with_prim_trait(s, tp, |c| c.prim_trait_call(s, Some(recv), name, rest, span, name_span)),
+            },
             t @ (Ty::Struct(_) | Ty::Named(_)) => {
                 let Some(def) = self.struct_of(&t, recv.span) else {
                     for a in rest {
@@ -82,6 +86,19 @@ impl Checker<'_> {
         let trait_path = syn::Path { leading_colon: path.leading_colon, segments: path.segments.iter().take(q.position).cloned().collect() };
         let ty = self.resolve_type(&q.ty, Position::Body);
         match self.describe(&ty, q.ty.span()) {
+            // `<f32 as Scale<f32>>::scale(x, 2.0)`: the written arguments name the impl.
+            Ty::Scalar(s) if super::prim_generic_trait::written_args(&trait_path).is_some() => {
+                let bare = crate::expand::generic_trait::bare(&trait_path);
+                match self.generic_trait_at(&quote::quote!(#bare)) {
+                    Ok(g) => self.prim_generic_call(s, &g, super::prim_generic_trait::module_of(&bare), super::prim_generic_trait::written_args(&trait_path).as_ref(), None, &name, &args, span, name_span),
+                    Err(_) => {
+                        for a in &args {
+                            self.expr(a);
+                        }
+                        self.error_expr(span)
+                    }
+                }
+            }
             Ty::Scalar(s) => self.with_prim_trait(s, trait_path, |c| c.prim_trait_call(s, None, &name, &args, span, name_span)),
             Ty::Struct(def) => self.assoc_call(def, &name, &args, span, name_span),
             Ty::Error => {
