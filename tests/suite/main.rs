@@ -41,6 +41,7 @@ mod body_const_generic_types;
 mod body_trait_calls;
 mod body_prim_methods;
 mod body_trait_generic;
+mod body_trait_generic_args;
 mod body_trait_generic_impls;
 mod body_trait_generic_prims;
 mod body_generic_kernels;

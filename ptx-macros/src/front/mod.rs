@@ -39,6 +39,7 @@ pub mod infer;
 pub mod intrinsic;
 pub mod local_addr;
 pub mod local_alias;
+pub mod macro_tokens;
 pub mod iter;
 pub mod iter_chain;
 pub mod iter_cmp;

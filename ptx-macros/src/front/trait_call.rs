@@ -17,9 +17,11 @@ use proc_macro2::{Span, TokenStream};
 use ptx_abi::Scalar;
 use syn::spanned::Spanned;
 
-/// The end of a "no method" error on a primitive: how to call a user trait's method.
+/// The end of a "no method" error on a primitive, whose name is one of the primitive's own
+/// (rustc picks those before a trait's, see `prim_method::is_inherent`): how to call a user
+/// trait's method of that name, and that other names take method syntax.
 pub fn prim_hint(name: &str, t: &str) -> String {
-    format!("a method of a `#[device_fn]` trait implemented for `{t}` is called through the trait in device code: `Trait::{name}(x, ..)` (or `<{t} as Trait>::{name}(..)`)")
+    format!("`{name}` is a name of `{t}`'s own methods, which rustc picks before a trait's: call a `#[device_fn]` trait's `{name}` through the trait, `Trait::{name}(x, ..)` or `<{t} as Trait>::{name}(..)` (a trait method with another name also takes method syntax, `x.method(..)`, where its impl's module is glob-imported)")
 }
 
 impl Checker<'_> {
