@@ -51,9 +51,10 @@ pub mod num {
         }
     }
 
+    // `f32`'s own methods stay built-ins beside the bound (`k.abs().sqrt()` with `T = f32`).
     #[device_fn]
-    pub fn twice<T: Scale<f32> + Copy>(v: T) -> T {
-        v.scale(2.0)
+    pub fn twice<T: Scale<f32> + Copy>(v: T, k: f32) -> T {
+        v.scale(2.0).scale(k.abs().sqrt())
     }
 
     #[device_fn]
@@ -81,7 +82,7 @@ pub mod user {
         let (x, n) = (xs[i], ns[i]);
         let a = Scale::scale(x, 2.0f32) + <f32 as Scale<f32>>::scale(x, 1.5) + super::num::Scale::scale(x, 0.5f64);
         let b = <f32 as Scale<u32>>::scale(x, 3) + Scale::scale_twice(x, 2u32) + <f32 as Scale<f64>>::scale_twice(x, 0.5);
-        let c = twice(x) + both(x) + by_path(x, 3) + Scale::scale(x, 2.0);
+        let c = twice(x, x) + both(x) + by_path(x, 3) + Scale::scale(x, 2.0);
         out[i] = a + b + c;
         outn[i] = Scale::scale(n, 5) + <u32 as Scale<u32>>::scale(n, 2) + by_path(n, 4);
     }

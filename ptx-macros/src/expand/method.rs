@@ -268,7 +268,7 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
         let name = f.sig.ident.to_string();
         if crate::front::generic::is_generic(&f.sig) && op.is_none() {
             if gtrait.is_some() {
-                errors.error(&f.sig.generics, "generic methods of a generic device trait are not supported yet: give the method concrete parameter types, or make its parameters the trait's");
+                errors.error(&f.sig.generics, "generic methods of a generic device trait are not supported yet: give the method concrete parameter types, or make its parameters the trait's (`trait Mix<T, U>` with `fn mix(&self, u: U)`)");
             } else if prim.is_some() {
                 errors.error(&f.sig.generics, "generic methods of a trait implemented for a primitive are not supported in device code: give the method concrete parameter types, or implement the trait for a `DeviceRepr` type");
             } else {

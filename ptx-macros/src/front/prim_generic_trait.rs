@@ -117,15 +117,33 @@ impl Checker<'_> {
     }
 
     /// The generic trait `bare` names (its replay, fetched when not known yet): `Err` when it
-    /// is not known yet (asked for) or not a generic trait.
-    pub(super) fn generic_trait_at(&mut self, bare: &TokenStream) -> Result<GenericFnInfo, bool> {
+    /// is not known yet (asked for) or not a generic trait (reported at `span`).
+    pub(super) fn generic_trait_at(&mut self, bare: &TokenStream, span: Span) -> Result<GenericFnInfo, ()> {
         match self.env.get(bare) {
             Some(Info::GenericTrait(g)) => Ok(g.clone()),
-            Some(_) => Err(false),
+            Some(_) => {
+                self.errors.at(span, format!("`{bare}` is not a generic `#[device_fn]` trait: write it without arguments"));
+                Err(())
+            }
             None => {
                 self.needs.need(bare);
-                Err(true)
+                Err(())
             }
+        }
+    }
+
+    /// Whether `x.name(..)` on the primitive `s` in a generic instance whose first user-trait
+    /// bound on `s` is a generic trait's is one of the primitive's own methods (`x.sqrt()`
+    /// beside `T: Scale<f32>`): the trait, once known, has no method of that name.
+    pub fn builtin_beside_generic_bound(&self, s: Scalar, name: &str) -> bool {
+        let Some((_, first)) = self.prim_bounds.iter().find(|(t, _)| *t == s) else { return false };
+        if written_args(first).is_none() || !super::prim_method::is_inherent(name) {
+            return false;
+        }
+        let bare = crate::expand::generic_trait::bare(first);
+        match self.env.get(&quote!(#bare)) {
+            Some(Info::GenericTrait(g)) => syn::parse2::<syn::ItemTrait>(g.item.clone()).is_ok_and(|t| !t.items.iter().any(|i| matches!(i, syn::TraitItem::Fn(f) if f.sig.ident == name))),
+            _ => false,
         }
     }
 
@@ -146,7 +164,7 @@ impl Checker<'_> {
         let bare_key = key_of(&first);
         // The bounds of this trait on `s`: one fixes the arguments, several leave them to the call.
         let same: Vec<syn::Path> = self.prim_bounds.iter().filter(|(t, p)| *t == s && key_of(p) == bare_key).map(|(_, p)| p.clone()).collect();
-        let g = match self.generic_trait_at(&quote!(#bare)) {
+        let g = match self.generic_trait_at(&quote!(#bare), name_span) {
             Ok(g) => g,
             Err(_) => {
                 for a in args {

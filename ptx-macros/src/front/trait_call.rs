@@ -89,9 +89,9 @@ impl Checker<'_> {
         let ty = self.resolve_type(&q.ty, Position::Body);
         match self.describe(&ty, q.ty.span()) {
             // `<f32 as Scale<f32>>::scale(x, 2.0)`: the written arguments name the impl.
-            Ty::Scalar(s) if super::prim_generic_trait::written_args(&trait_path).is_some() => {
+            Ty::Scalar(s) if super::prim_generic_trait::written_args(&trait_path).is_some() && super::traits::is_user_trait(&trait_path) => {
                 let bare = crate::expand::generic_trait::bare(&trait_path);
-                match self.generic_trait_at(&quote::quote!(#bare)) {
+                match self.generic_trait_at(&quote::quote!(#bare), name_span) {
                     Ok(g) => self.prim_generic_call(s, &g, super::prim_generic_trait::module_of(&bare), super::prim_generic_trait::written_args(&trait_path).as_ref(), None, &name, &args, span, name_span),
                     Err(_) => {
                         for a in &args {
