@@ -5,9 +5,11 @@
 //! and compared bit for bit; the module through ptxas; the operators' symbols equal to nvcc's
 //! for the members of the C++ class template instance (checked with nvcc and `c++filt`).
 
+use crate::host_vs_cpu::{bits, run_both};
 use crate::tools::{assemble, nvcc_ptx};
-use ptx_runtime::device::*;
-use ptx_runtime::{DeviceBuffer, LaunchConfig};
+
+bits!(cplx::Pair<f32> { a, b });
+bits!(cplx::Pair<u32> { a, b });
 
 pub mod cplx {
     use core::ops::{Add, AddAssign, Index, Mul, Neg, Sub};
@@ -125,24 +127,7 @@ fn generic_trait_impls_run_as_on_the_host() {
     let n = 32;
     let ps: Vec<Pair<f32>> = (0..n).map(|i| Pair { a: i as f32 * 0.25, b: 1.0 - i as f32 / 3.0 }).collect();
     let qs: Vec<Pair<u32>> = (0..n as u32).map(|i| Pair { a: i * 7 + 1, b: 1000 - i }).collect();
-    let (mut out, mut outq, mut outs) = (vec![Pair { a: 0.0f32, b: 0.0 }; n], vec![Pair { a: 0u32, b: 0 }; n], vec![0.0f32; n]);
-    {
-        let (o, oq, os) = (host::Disjoint::new(&mut out), host::Disjoint::new(&mut outq), host::Disjoint::new(&mut outs));
-        // SAFETY: one element per thread.
-        host::run([1, 1, 1], [n as u32, 1, 1], 0, || user::pair_ops(&ps, &qs, unsafe { o.get() }, unsafe { oq.get() }, unsafe { os.get() }));
-    }
-    let stream = crate::body_exec::cpu_stream();
-    let (pb, qb) = (DeviceBuffer::from_slice(&stream, &ps).unwrap(), DeviceBuffer::from_slice(&stream, &qs).unwrap());
-    let mut ob = DeviceBuffer::from_slice(&stream, &vec![Pair { a: 0.0f32, b: 0.0 }; n]).unwrap();
-    let mut obq = DeviceBuffer::from_slice(&stream, &vec![Pair { a: 0u32, b: 0 }; n]).unwrap();
-    let mut obs = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
-    user::pair_ops::launch(&stream, LaunchConfig::new(1, n as u32), &pb, &qb, &mut ob, &mut obq, &mut obs).unwrap();
-    let (d, dq, ds) = (ob.to_vec().unwrap(), obq.to_vec().unwrap(), obs.to_vec().unwrap());
-    for i in 0..n {
-        assert_eq!((out[i].a.to_bits(), out[i].b.to_bits()), (d[i].a.to_bits(), d[i].b.to_bits()), "thread {i}: host {:?}, device {:?}", out[i], d[i]);
-        assert_eq!(outq[i], dq[i], "thread {i}");
-        assert_eq!(outs[i].to_bits(), ds[i].to_bits(), "thread {i}: host {}, device {}", outs[i], ds[i]);
-    }
+    run_both!(user::pair_ops, n, [ps, qs], [out: Pair<f32> = Pair { a: 0.0, b: 0.0 }, outq: Pair<u32> = Pair { a: 0, b: 0 }, outs: f32 = 0.0]);
 }
 
 /// The operators of `Pair<float>` and `Pair<unsigned>` as nvcc names them: the class template

@@ -6,9 +6,8 @@
 //! same C++ template and demangled by `c++filt` where present); run on the host and on the CPU
 //! backend and compared bit for bit; every module through ptxas.
 
+use crate::host_vs_cpu::run_both;
 use crate::tools::{assemble, nvcc_ptx};
-use ptx_runtime::device::*;
-use ptx_runtime::{DeviceBuffer, LaunchConfig};
 
 pub mod algo {
     use crate::body_traits::shapes::Shape;
@@ -128,23 +127,7 @@ fn generic_functions_run_as_on_the_host() {
     let rs: Vec<Rect> = (0..n).map(|i| Rect { w: i as f32, h: 0.5 }).collect();
     let xs: Vec<f32> = (0..n).map(|i| i as f32 * 0.125 - 1.0).collect();
     let ds: Vec<f64> = (0..n).map(|i| i as f64 / 3.0).collect();
-    let (mut out, mut out64) = (vec![0.0f32; n], vec![0.0f64; n]);
-    {
-        let (o, o64) = (host::Disjoint::new(&mut out), host::Disjoint::new(&mut out64));
-        // SAFETY: one element per thread.
-        host::run([1, 1, 1], [n as u32, 1, 1], 0, || user::generics(&cs, &rs, &xs, &ds, unsafe { o.get() }, unsafe { o64.get() }));
-    }
-    let stream = crate::body_exec::cpu_stream();
-    let (cb, rb) = (DeviceBuffer::from_slice(&stream, &cs).unwrap(), DeviceBuffer::from_slice(&stream, &rs).unwrap());
-    let (xb, db) = (DeviceBuffer::from_slice(&stream, &xs).unwrap(), DeviceBuffer::from_slice(&stream, &ds).unwrap());
-    let mut ob = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
-    let mut ob64 = DeviceBuffer::<f64>::zeroed(&stream, n).unwrap();
-    user::generics::launch(&stream, LaunchConfig::new(1, n as u32), &cb, &rb, &xb, &db, &mut ob, &mut ob64).unwrap();
-    let (d, d64) = (ob.to_vec().unwrap(), ob64.to_vec().unwrap());
-    for i in 0..n {
-        assert_eq!(out[i].to_bits(), d[i].to_bits(), "thread {i}: host {}, device {}", out[i], d[i]);
-        assert_eq!(out64[i].to_bits(), d64[i].to_bits(), "thread {i}: host {}, device {}", out64[i], d64[i]);
-    }
+    run_both!(user::generics, n, [cs, rs, xs, ds], [out: f32 = 0.0, out64: f64 = 0.0]);
 }
 
 /// The template symbols of the instantiations the kernel reaches, each defined once.

@@ -1,12 +1,15 @@
 //! Type aliases inside a body (`type Tile = [f32; 4];`), written out by the front end where
 //! the block names them: as a type, a struct literal's and a pattern's type, a path's first
 //! segment (`P::new`), with type and const parameters (`type Row<T> = [T; 2];`), hidden by an inner
-//! block's alias of the same name, and in a generic device function's body. Run on the host and
+//! block's alias of the same name, in a generic device function's body, and inside the body's
+//! macros (`assert!`, `debug_assert!`, `assert_eq!`, `assert_ne!`, `matches!`; a failing
+//! `assert!` reports the condition as written, as the host's panic does). Run on the host and
 //! on the CPU backend and compared bit for bit; the module through ptxas.
 
+use crate::host_vs_cpu::run_both;
 use crate::tools::assemble;
 use ptx_runtime::device::*;
-use ptx_runtime::{DeviceBuffer, LaunchConfig};
+use ptx_runtime::{DeviceBuffer, Error, LaunchConfig};
 
 pub mod geo {
     use core::ops::Add;
@@ -69,6 +72,25 @@ pub mod k {
         let tt: [Tile; 2] = [t, t];
         out[i] = l[0] * l[1] - l[2] + s + p.sum() + a - b + (r[0] * r[1]) as f32 + tt[1][2] + geo::pair_sum(t[0], 1.5) + geo::pair_sum(2u32, r[0]) as f32;
     }
+
+    pub const N: u32 = 32;
+
+    // Aliases inside the body's macros: the assertions', `matches!`'s value, pattern and guard.
+    #[kernel]
+    pub fn in_macros(xs: &[f32], lim: &[u32], out: &mut [f32]) {
+        type Idx = u32;
+        type P = geo::Pair<f32>;
+        let i = thread_idx_x() as Idx;
+        assert!(xs.len() == N as usize && out.len() as Idx == N);
+        assert!(i < lim[0] as Idx);
+        debug_assert!(i as Idx <= 1023, "a block has at most 1024 threads");
+        assert_eq!(xs.len() as Idx, N as Idx);
+        assert_ne!(i as Idx, N as Idx);
+        let p = P::new(xs[i as usize], 2.0);
+        let small = matches!(i as Idx, 0..=7);
+        let positive = matches!(p, P { a, .. } if a > 0.0 as f32);
+        out[i as usize] = p.sum() + if small { 1.0 } else { 0.0 } + if positive { 10.0 } else { 0.0 };
+    }
 }
 
 #[test]
@@ -90,4 +112,37 @@ fn type_aliases_in_a_body_run_as_on_the_host() {
     for i in 0..n {
         assert_eq!(out[i].to_bits(), d[i].to_bits(), "thread {i}: host {}, device {}", out[i], d[i]);
     }
+}
+
+#[test]
+fn type_aliases_inside_macros_run_as_on_the_host() {
+    assemble("local_alias_macros", k::in_macros::PTX);
+    let n = k::N as usize;
+    let xs: Vec<f32> = (0..n).map(|i| i as f32 * 0.5 - 3.0).collect();
+    let lim = vec![n as u32];
+    run_both!(k::in_macros, n, [xs, lim], [out: f32 = 0.0]);
+}
+
+#[test]
+fn a_failing_assert_names_the_alias_as_written() {
+    let n = k::N as usize;
+    let xs: Vec<f32> = vec![1.0; n];
+    let lim = [4u32];
+    let stream = crate::body_exec::cpu_stream();
+    let (xb, lb) = (DeviceBuffer::from_slice(&stream, &xs).unwrap(), DeviceBuffer::from_slice(&stream, &lim).unwrap());
+    let mut ob = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
+    let message = match k::in_macros::launch(&stream, LaunchConfig::new(1, n as u32), &xb, &lb, &mut ob) {
+        Err(Error::Assert { message, .. }) => message,
+        other => panic!("expected Error::Assert, got {other:?}"),
+    };
+    assert_eq!(message, "assertion failed: i < lim[0] as Idx");
+    // The host panics with the same message (thread 0 of a direct call, with a limit of 0).
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut out = vec![0.0f32; n];
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| k::in_macros(&xs, &[0], &mut out)));
+    std::panic::set_hook(prev);
+    let e = r.expect_err("the body panics on the host");
+    let host = e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).expect("a text payload");
+    assert_eq!(host, message);
 }

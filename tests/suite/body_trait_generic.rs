@@ -6,9 +6,10 @@
 //! module through ptxas; each impl's function has its own symbol, nvcc's member template
 //! specialization, checked with `c++filt`.
 
+use crate::host_vs_cpu::{bits, demangle, has_cxxfilt, run_both};
 use crate::tools::assemble;
-use ptx_runtime::device::*;
-use ptx_runtime::{DeviceBuffer, LaunchConfig};
+
+bits!(geo::Vec3 { x, y, z });
 
 pub mod geo {
     use ptx_runtime::{device_fn, DeviceRepr};
@@ -178,22 +179,7 @@ fn generic_traits_run_as_on_the_host() {
     assemble("trait_generic", user::generic_traits::PTX);
     let n = 32;
     let vs: Vec<Vec3> = (0..n).map(|i| Vec3 { x: i as f32 * 0.5 - 4.0, y: 1.0 + i as f32 * 0.125, z: -(i as f32) * 0.375 }).collect();
-    let mut out = vec![Vec3 { x: 0.0, y: 0.0, z: 0.0 }; n];
-    {
-        let o = host::Disjoint::new(&mut out);
-        // SAFETY: one element per thread.
-        host::run([1, 1, 1], [n as u32, 1, 1], 0, || user::generic_traits(&vs, unsafe { o.get() }));
-    }
-    let stream = crate::body_exec::cpu_stream();
-    let vb = DeviceBuffer::from_slice(&stream, &vs).unwrap();
-    let mut ob = DeviceBuffer::<Vec3>::zeroed(&stream, n).unwrap();
-    user::generic_traits::launch(&stream, LaunchConfig::new(1, n as u32), &vb, &mut ob).unwrap();
-    let d = ob.to_vec().unwrap();
-    for i in 0..n {
-        for (h, g) in [(out[i].x, d[i].x), (out[i].y, d[i].y), (out[i].z, d[i].z)] {
-            assert_eq!(h.to_bits(), g.to_bits(), "thread {i}: host {:?}, device {:?}", out[i], d[i]);
-        }
-    }
+    run_both!(user::generic_traits, n, [vs], [out: Vec3 = Vec3 { x: 0.0, y: 0.0, z: 0.0 }]);
     // One function per impl, each the member template `scale` specialized at the trait's
     // argument, as c++filt reads it.
     let ptx = user::generic_traits::PTX;
@@ -210,24 +196,13 @@ fn generic_traits_run_as_on_the_host() {
         format!("{p}::scale_twice<{p}> const"),
         format!("{p}::scale_twice<unsigned int> const"),
     ] {
-        if which_cxxfilt() {
+        if has_cxxfilt() {
             assert!(shown.contains(&want), "{want} in {shown:?}");
         }
     }
     assert_eq!(syms.len(), 6, "{syms:?}");
     for s in &syms {
         assert_eq!(ptx.matches(&format!("{s}(")).count(), 2, "{s}: one prototype and one definition:\n{ptx}");
-    }
-}
-
-fn which_cxxfilt() -> bool {
-    std::process::Command::new("c++filt").arg("_Z1fv").output().is_ok()
-}
-
-fn demangle(sym: &str) -> String {
-    match std::process::Command::new("c++filt").arg(sym).output() {
-        Ok(o) => String::from_utf8_lossy(&o.stdout).trim().to_owned(),
-        Err(_) => sym.to_owned(),
     }
 }
 
@@ -238,28 +213,13 @@ fn associated_types_run_as_on_the_host() {
     let n = 32;
     let sqs: Vec<Sq> = (0..n).map(|i| Sq { s: i as f32 * 0.375 - 2.0 }).collect();
     let gs: Vec<Grid> = (0..n).map(|i| Grid { n: i as u32 * 3 + 1 }).collect();
-    let (mut of, mut ou) = (vec![0.0f32; n], vec![0u32; n]);
-    {
-        let (a, b) = (host::Disjoint::new(&mut of), host::Disjoint::new(&mut ou));
-        // SAFETY: one element per thread.
-        host::run([1, 1, 1], [n as u32, 1, 1], 0, || user::assoc_types(&sqs, &gs, unsafe { a.get() }, unsafe { b.get() }));
-    }
-    let stream = crate::body_exec::cpu_stream();
-    let (sb, gb) = (DeviceBuffer::from_slice(&stream, &sqs).unwrap(), DeviceBuffer::from_slice(&stream, &gs).unwrap());
-    let mut fb = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
-    let mut ub = DeviceBuffer::<u32>::zeroed(&stream, n).unwrap();
-    user::assoc_types::launch(&stream, LaunchConfig::new(1, n as u32), &sb, &gb, &mut fb, &mut ub).unwrap();
-    let (df, du) = (fb.to_vec().unwrap(), ub.to_vec().unwrap());
-    for i in 0..n {
-        assert_eq!(of[i].to_bits(), df[i].to_bits(), "thread {i}: host {}, device {}", of[i], df[i]);
-        assert_eq!(ou[i], du[i], "thread {i}");
-    }
+    run_both!(user::assoc_types, n, [sqs, gs], [outf: f32 = 0.0, outu: u32 = 0]);
     // One instance per implementing type, named as nvcc names the function template's.
     let ptx = user::assoc_types::PTX;
     let p = "suite::body_trait_generic::shapes";
     for (f, t, sym) in [("area_of", "Sq", "_ZN5suite18body_trait_generic6shapes7area_ofINS1_2SqEEE"), ("area_from", "Grid", "_ZN5suite18body_trait_generic6shapes9area_fromINS1_4GridEEE"), ("start", "Sq", "_ZN5suite18body_trait_generic6shapes5startINS1_2SqEEE")] {
         assert_eq!(ptx.matches(&format!("{sym}(")).count(), 2, "{sym}:\n{ptx}");
-        if which_cxxfilt() {
+        if has_cxxfilt() {
             assert_eq!(demangle(sym), format!("{p}::{f}<{p}::{t}>"));
         }
     }

@@ -8,9 +8,8 @@
 //! impl each call reaches: each impl computes something different); the module through
 //! ptxas; the symbols through `c++filt`.
 
+use crate::host_vs_cpu::{has_cxxfilt, run_both, symbols};
 use crate::tools::assemble;
-use ptx_runtime::device::*;
-use ptx_runtime::{DeviceBuffer, LaunchConfig};
 
 pub mod num {
     use core::ops::{Add, Mul};
@@ -221,36 +220,13 @@ fn generic_traits_for_primitives_and_generic_types_run_as_on_the_host() {
     let ns: Vec<u32> = (0..n).map(|i| i as u32 * 13 + 1).collect();
     let ps: Vec<Pair<f32>> = (0..n).map(|i| Pair { a: i as f32 * 0.5, b: 2.0 - i as f32 }).collect();
     let qs: Vec<Pair<u32>> = (0..n).map(|i| Pair { a: i as u32, b: 3 * i as u32 + 1 }).collect();
-    let (mut out, mut outn) = (vec![0.0f32; n], vec![0u32; n]);
-    {
-        let (o, on) = (host::Disjoint::new(&mut out), host::Disjoint::new(&mut outn));
-        // SAFETY: one element per thread.
-        host::run([1, 1, 1], [n as u32, 1, 1], 0, || user::scales(&xs, &ns, &ps, &qs, unsafe { o.get() }, unsafe { on.get() }));
-    }
-    let stream = crate::body_exec::cpu_stream();
-    let (xb, nb) = (DeviceBuffer::from_slice(&stream, &xs).unwrap(), DeviceBuffer::from_slice(&stream, &ns).unwrap());
-    let (pb, qb) = (DeviceBuffer::from_slice(&stream, &ps).unwrap(), DeviceBuffer::from_slice(&stream, &qs).unwrap());
-    let mut ob = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
-    let mut onb = DeviceBuffer::<u32>::zeroed(&stream, n).unwrap();
-    user::scales::launch(&stream, LaunchConfig::new(1, n as u32), &xb, &nb, &pb, &qb, &mut ob, &mut onb).unwrap();
-    let (d, dn) = (ob.to_vec().unwrap(), onb.to_vec().unwrap());
-    for i in 0..n {
-        assert_eq!(out[i].to_bits(), d[i].to_bits(), "thread {i}: host {}, device {}", out[i], d[i]);
-        assert_eq!(outn[i], dn[i], "thread {i}");
-    }
+    run_both!(user::scales, n, [xs, ns, ps, qs], [out: f32 = 0.0, outn: u32 = 0]);
     // Each impl for a primitive is a member template of the class the trait is for it,
     // specialized at the trait's argument; the generic type's, a member of the instance.
-    let ptx = user::scales::PTX;
     let m = "suite::body_trait_generic_impls::num";
     let d = "suite::body_trait_generic_impls::dims";
-    let shown: Vec<String> = ptx
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix(".func ").or_else(|| l.trim().strip_prefix(".visible .func ")))
-        .filter_map(|l| l.split(|c: char| c == '(' || c == ' ').find(|w| w.starts_with("_Z")))
-        .filter_map(|sym| std::process::Command::new("c++filt").arg(sym).output().ok())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .collect();
-    if std::process::Command::new("c++filt").arg("_Z1fv").output().is_ok() {
+    let shown = symbols(user::scales::PTX);
+    if has_cxxfilt() {
         for want in [
             format!("{m}::Scale_f32::scale<float> const"),
             format!("{m}::Scale_f32::scale<double> const"),

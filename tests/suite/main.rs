@@ -2,6 +2,7 @@
 //! per concern.
 
 mod tools;
+mod host_vs_cpu;
 
 mod abi_bitfields;
 mod abi_oracle;
@@ -40,7 +41,9 @@ mod body_const_generic_types;
 mod body_trait_calls;
 mod body_prim_methods;
 mod body_trait_generic;
+mod body_trait_generic_args;
 mod body_trait_generic_impls;
+mod body_trait_generic_prims;
 mod body_generic_kernels;
 mod body_half;
 mod body_half2;

@@ -137,27 +137,51 @@ pub fn template_args(args: &[TraitArg], self_ty: &syn::Type, errors: &mut Errors
                 continue;
             }
         };
-        let syn::Type::Path(tp) = a else {
-            errors.error(a, "the arguments of a generic device trait's impl are primitives or `DeviceRepr` structs");
-            continue;
-        };
-        if let Some(s) = tp.path.get_ident().and_then(|i| Scalar::from_rust_name(&i.to_string())) {
-            let code = super::method::scalar_code(s);
-            out.push(quote!(#p::TemplateArg::Builtin(#code)));
-            continue;
+        if let Some(arg) = type_arg(a, self_ty, errors) {
+            out.push(arg);
         }
-        if tp.path.segments.iter().any(|s| !s.arguments.is_empty()) {
-            errors.error(a, "an instance of a generic type as a generic device trait's argument is not supported yet: use a primitive or a non-generic `DeviceRepr` struct");
-            continue;
-        }
-        let ty: syn::Type = if tp.path.is_ident("Self") { self_ty.clone() } else { a.clone() };
-        let name = match &ty {
-            syn::Type::Path(tp) => tp.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default(),
-            _ => String::new(),
-        };
-        out.push(quote!(#p::TemplateArg::Struct { path: <#ty as ::ptx_runtime::DeviceRepr>::MODULE_PATH, name: #name }));
     }
     out
+}
+
+/// One type argument of a generic trait at an impl as a `TemplateArg`: a primitive's builtin
+/// code, a `DeviceRepr` struct by its path, an instance of a generic one (`Pair<f32>`) as the
+/// class template's specialization, its own arguments the same way.
+fn type_arg(a: &syn::Type, self_ty: &syn::Type, errors: &mut Errors) -> Option<TokenStream> {
+    let p = quote!(::ptx_runtime::__private);
+    let syn::Type::Path(tp) = a else {
+        errors.error(a, "the arguments of a generic device trait's impl are primitives or `DeviceRepr` structs");
+        return None;
+    };
+    if let Some(s) = tp.path.get_ident().and_then(|i| Scalar::from_rust_name(&i.to_string())) {
+        let code = super::method::scalar_code(s);
+        return Some(quote!(#p::TemplateArg::Builtin(#code)));
+    }
+    let ty: syn::Type = if tp.path.is_ident("Self") { self_ty.clone() } else { a.clone() };
+    let syn::Type::Path(tp) = &ty else { return None };
+    let last = tp.path.segments.last()?;
+    let name = last.ident.to_string();
+    match &last.arguments {
+        syn::PathArguments::None if tp.path.segments.iter().all(|s| s.arguments.is_empty()) => Some(quote!(#p::TemplateArg::Struct { path: <#ty as ::ptx_runtime::DeviceRepr>::MODULE_PATH, name: #name })),
+        // `Scale<Pair<f32>>`: the specialization `Pair<float>`.
+        syn::PathArguments::AngleBracketed(ab) if tp.path.segments.iter().rev().skip(1).all(|s| s.arguments.is_empty()) => {
+            let mut args = Vec::new();
+            for g in &ab.args {
+                match g {
+                    syn::GenericArgument::Type(t) => args.push(type_arg(t, self_ty, errors)?),
+                    other => {
+                        errors.error(other, "an instance of a generic type as a generic device trait's argument has type arguments here (`Scale<Pair<f32>>`); for a const argument write a non-generic `DeviceRepr` struct");
+                        return None;
+                    }
+                }
+            }
+            Some(quote!(#p::TemplateArg::Specialization { path: <#ty as ::ptx_runtime::DeviceRepr>::MODULE_PATH, name: #name, args: &[#(#args),*] }))
+        }
+        _ => {
+            errors.error(a, "the arguments of a generic device trait's impl are primitives or `DeviceRepr` structs named by a path (`Scale<f32>`, `Scale<geo::Pair<f32>>`)");
+            None
+        }
+    }
 }
 
 /// The plain name of a method of a generic trait's impl, `Vec3__scale__needs_device_fn_impl_in_scope`,

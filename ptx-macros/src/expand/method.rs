@@ -145,6 +145,12 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
     let ty_name = match &*imp.self_ty {
         _ if generic => String::new(),
         syn::Type::Path(p) if p.qself.is_none() && p.path.segments.iter().all(|s| s.arguments.is_empty()) => type_name(&imp.self_ty),
+        // `impl Scale<f32> for Pair<f32>`: one instance of a generic type.
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let base = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+            errors.error(&imp.self_ty, format!("an impl for one instance of a generic type is not supported in device code: write it generic over the type's parameters (`impl<T> Trait<..> for {base}<T>`, bounded as the methods need), once per trait"));
+            String::new()
+        }
         other => {
             errors.error(other, "`#[device_fn]` impls are for a `#[derive(DeviceRepr)]` type named by a path (`impl Vec3`); references and generic types are not supported");
             String::new()
@@ -262,7 +268,7 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
         let name = f.sig.ident.to_string();
         if crate::front::generic::is_generic(&f.sig) && op.is_none() {
             if gtrait.is_some() {
-                errors.error(&f.sig.generics, "generic methods of a generic device trait are not supported yet: give the method concrete parameter types, or make its parameters the trait's");
+                errors.error(&f.sig.generics, "generic methods of a generic device trait are not supported yet: give the method concrete parameter types, or make its parameters the trait's (`trait Mix<T, U>` with `fn mix(&self, u: U)`)");
             } else if prim.is_some() {
                 errors.error(&f.sig.generics, "generic methods of a trait implemented for a primitive are not supported in device code: give the method concrete parameter types, or implement the trait for a `DeviceRepr` type");
             } else {

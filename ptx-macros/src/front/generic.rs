@@ -120,10 +120,12 @@ impl Checker<'_> {
                 // `where f32: path::Float` for the front end (see `traits`).
                 let mut prim_bounds: Vec<syn::WherePredicate> = Vec::new();
                 for (name, bound) in bounds(&item.sig.generics) {
-                    let Some(syn::Type::Path(tp)) = subst.types.get(&name) else { continue };
+                    let Some(syn::Type::Path(tp)) = subst.types.get(&name).cloned() else { continue };
                     if tp.path.get_ident().is_some_and(|i| Scalar::from_rust_name(&i.to_string()).is_some()) && super::traits::is_user_trait(&bound) {
                         let mut b = bound.clone();
                         through.rewrite(&mut b, true);
+                        // A generic trait's arguments (`Scale<V>`) are the instance's.
+                        subst.visit_path_mut(&mut b);
                         prim_bounds.push(syn::parse_quote!(#tp: #b));
                     }
                 }

@@ -410,14 +410,20 @@ impl Checker<'_> {
                     through.visit_item_fn_mut(&mut item);
                 }
             }
+            // A generic trait's arguments in the bounds (`Scale<T>`) are the instance's.
+            let mut where_clause: Option<syn::WhereClause> = (!prim_bounds.is_empty()).then(|| syn::parse_quote!(where #(#prim_bounds),*));
+            if let Some(w) = &mut where_clause {
+                Subst::new(map.clone(), consts.clone()).visit_where_clause_mut(w);
+                if let Some(own) = own {
+                    own.subst.clone().visit_where_clause_mut(w);
+                }
+            }
             Subst::new(map, consts).visit_item_fn_mut(&mut item);
             if let Some(own) = own {
                 own.subst.clone().visit_item_fn_mut(&mut item);
             }
             item.sig.generics = syn::Generics::default();
-            if !prim_bounds.is_empty() {
-                item.sig.generics.where_clause = Some(syn::parse_quote!(where #(#prim_bounds),*));
-            }
+            item.sig.generics.where_clause = where_clause;
             crate::expand::method::SelfToType(&concrete).visit_item_fn_mut(&mut item);
             let inner = crate::syntax::rewrite::for_inner_module(&concrete);
             let (class, name) = (&base, &g.name);

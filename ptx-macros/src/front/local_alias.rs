@@ -8,8 +8,8 @@
 //! (`P::new(..)`, `P::ZERO`). An alias is visible in its whole block, before its definition too,
 //! as an item is in Rust; an inner block's alias of the same name hides the outer one. A generic
 //! alias's parameters are replaced by the arguments written (`Row<u8>`; a const parameter's an
-//! integer literal, `Lane<f32, 3>`); the tokens of macros are not rewritten (write the type
-//! there).
+//! integer literal, `Lane<f32, 3>`), inside the body's macros too (`assert!(n == N as Idx)`,
+//! `printf!`, `matches!`, `ptx_asm!`'s operand types; see `macro_tokens`).
 
 use crate::report::Errors;
 use std::collections::HashMap;
@@ -204,6 +204,11 @@ impl VisitMut for Expand<'_> {
         syn::visit_mut::visit_pat_struct_mut(self, s);
     }
 
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        // `assert!(v.len() == N as Idx)`, `printf!("%d", x as Idx)`, `matches!(p, P { .. })`.
+        super::macro_tokens::visit_macro_mut(self, m);
+    }
+
     fn visit_item_mut(&mut self, _: &mut syn::Item) {
         // A nested item (refused later) has its own scope.
     }
@@ -244,5 +249,26 @@ mod tests {
         assert!(out.contains("let r : [u8 ; 4]"), "{out}");
         assert!(out.contains("let z : u32"), "{out}");
         assert!(out.contains("let l : [f32 ; 3]"), "{out}");
+    }
+
+    #[test]
+    fn aliases_reach_the_body_macros() {
+        let out = expand(syn::parse_quote!({
+            type Idx = u32;
+            type P = geo::Pair<f32>;
+            assert!(v.len() == N as Idx);
+            debug_assert!(i < 4 as Idx, "small");
+            assert_eq!(a as Idx, b);
+            printf!("%u\n", i as Idx);
+            let m = matches!(p, P { a, .. } if a > 0 as Idx);
+            ptx_asm!("mov.u32 {0}, {1};", out(Idx) r, in(Idx) i as Idx);
+            other!(Idx);
+        }));
+        assert_eq!(out.matches("as Idx").count(), 1, "only in the message: {out}");
+        assert!(out.contains("assert ! (v . len () == N as u32 , \"assertion failed: v.len() == N as Idx\")"), "{out}");
+        assert!(out.contains("\"small\""), "{out}");
+        assert!(out.contains("geo :: Pair :: < f32 > { a , .. } if a > 0 as u32"), "{out}");
+        assert!(out.contains("out (u32) r , in (u32) i as u32"), "{out}");
+        assert!(out.contains("other ! (Idx)"), "{out}");
     }
 }

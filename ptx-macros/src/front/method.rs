@@ -111,7 +111,7 @@ impl<'a> Checker<'a> {
             return self.round_call(recv, s, conv, name, args, span, name_span);
         }
         match self.shallow(&recv.ty) {
-            Ty::Scalar(s) if self.has_prim_trait(s) => self.prim_trait_call(s, Some(recv), name, args, span, name_span),
+            Ty::Scalar(s) if self.has_prim_trait(s) && !self.builtin_beside_generic_bound(s, name) => self.prim_trait_call(s, Some(recv), name, args, span, name_span),
             Ty::Scalar(s) if super::prim_method::is_user_candidate(s, name) => self.prim_method_syntax(recv, s, name, args, span, name_span),
             Ty::Scalar(s) if s.is_float() && !matches!(s, Scalar::F16 | Scalar::BF16) => self.float_method(recv, s, name, args, span, name_span),
             Ty::Scalar(s @ (Scalar::F16 | Scalar::BF16)) => self.half_method(recv, s, name, args, span, name_span),

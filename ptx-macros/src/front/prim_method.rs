@@ -16,7 +16,7 @@
 use super::hir::{Callee, Expr, ExprKind};
 use super::ty::Ty;
 use super::Checker;
-use crate::link::info::{GenericFnInfo, Info, MethodInfo, Recv};
+use crate::link::info::{Info, Recv};
 use proc_macro2::Span;
 use ptx_abi::Scalar;
 use quote::quote;
@@ -68,20 +68,11 @@ impl Checker<'_> {
     pub fn prim_method_syntax(&mut self, recv: Expr, s: Scalar, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
         let prim = format!("{s:?}").to_lowercase();
         let alias = alias(&prim, name, name_span);
-        let mut path = quote!(#alias);
-        // A generic trait's method (`impl Scale<f32> for f32`): its arguments evaluated first,
-        // as they pick the impl.
-        let mut evaluated = None;
+        let path = quote!(#alias);
         let info = match self.env.get(&path).cloned() {
             Some(Info::Method(m)) => m,
-            Some(Info::GenericTrait(g)) => match self.prim_generic_trait(&g, &prim, name, args, span, name_span) {
-                Ok((m, p, xs)) => {
-                    path = p;
-                    evaluated = Some(xs);
-                    m
-                }
-                Err(e) => return e,
-            },
+            // A generic trait's method (`impl Scale<f32> for f32`): its arguments pick the impl.
+            Some(Info::GenericTrait(g)) => return self.prim_generic_call(s, &g, proc_macro2::TokenStream::new(), None, Some(recv), name, args, span, name_span),
             Some(_) => return self.error(name_span, format!("`{alias}` is not the replay of a method of a `#[device_fn]` impl for `{prim}`")),
             None => {
                 self.needs.need(&path);
@@ -102,10 +93,7 @@ impl Checker<'_> {
         let recv = self.auto_deref_value(recv);
         self.expect(recv.span, &Ty::Scalar(s), &recv.ty);
         let mut all = vec![recv];
-        let xs: Vec<Expr> = match evaluated {
-            Some(xs) => xs,
-            None => args.iter().map(|a| self.expr(a)).collect(),
-        };
+        let xs: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
         for (x, t) in xs.into_iter().zip(&info.params) {
             // The impl is in a module this body does not name: its signature's types are
             // primitives or paths the body resolves as written (`Self` is the primitive).
@@ -123,38 +111,7 @@ impl Checker<'_> {
         Expr { kind: ExprKind::Call { callee, args: all }, ty: ret, span }
     }
 
-    /// The impl of the generic trait `g` for the primitive `prim` that `x.name(args)` reaches:
-    /// its method, the path its node hangs on, and the arguments (see `generic_trait`).
-    #[allow(clippy::too_many_arguments)]
-    fn prim_generic_trait(&mut self, g: &GenericFnInfo, prim: &str, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Result<(MethodInfo, proc_macro2::TokenStream, Vec<Expr>), Expr> {
-        let Ok(tr) = syn::parse2::<syn::ItemTrait>(g.item.clone()) else {
-            return Err(self.error(span, format!("internal: the replay of the trait `{}` does not parse", g.name)));
-        };
-        let Some(sig) = tr.items.iter().find_map(|i| match i {
-            syn::TraitItem::Fn(f) if f.sig.ident == name => Some(f.sig.clone()),
-            _ => None,
-        }) else {
-            return Err(self.error(name_span, format!("`{name}` is not a method of the trait `{}`", g.name)));
-        };
-        let (_, inputs) = super::receiver::split_receiver(&sig);
-        let xs: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
-        if inputs.len() != xs.len() {
-            return Err(self.error(name_span, format!("`{name}` takes {} argument(s) but {} were given", inputs.len(), xs.len())));
-        }
-        let key = self.trait_key(&tr.generics, &inputs, &xs, prim, name, span)?;
-        let keyed = alias(prim, &key, name_span);
-        let path = quote!(#keyed);
-        match self.env.get(&path).cloned() {
-            Some(Info::Method(m)) => Ok((m, path, xs)),
-            Some(_) => Err(self.error(name_span, format!("`{keyed}` is not the replay of a method of a `#[device_fn]` impl for `{prim}`"))),
-            None => {
-                self.needs.need(&path);
-                Err(self.error_expr(span))
-            }
-        }
-    }
-
-    fn prim_method_type(&mut self, tokens: &proc_macro2::TokenStream) -> Ty {
+    pub(super) fn prim_method_type(&mut self, tokens: &proc_macro2::TokenStream) -> Ty {
         let Ok(t) = syn::parse2::<syn::Type>(tokens.clone()) else { return Ty::Error };
         let ty = self.resolve_type(&t, super::Position::Signature);
         self.describe(&ty, syn::spanned::Spanned::span(&t))

@@ -12,14 +12,16 @@
 use super::hir::Expr;
 use super::ty::Ty;
 use super::{Checker, Position};
-use crate::link::info::Recv;
+use crate::link::info::{Info, Recv};
 use proc_macro2::{Span, TokenStream};
 use ptx_abi::Scalar;
 use syn::spanned::Spanned;
 
-/// The end of a "no method" error on a primitive: how to call a user trait's method.
+/// The end of a "no method" error on a primitive, whose name is one of the primitive's own
+/// (rustc picks those before a trait's, see `prim_method::is_inherent`): how to call a user
+/// trait's method of that name, and that other names take method syntax.
 pub fn prim_hint(name: &str, t: &str) -> String {
-    format!("a method of a `#[device_fn]` trait implemented for `{t}` is called through the trait in device code: `Trait::{name}(x, ..)` (or `<{t} as Trait>::{name}(..)`)")
+    format!("`{name}` is a name of `{t}`'s own methods, which rustc picks before a trait's: call a `#[device_fn]` trait's `{name}` through the trait, `Trait::{name}(x, ..)` or `<{t} as Trait>::{name}(..)` (a trait method with another name also takes method syntax, `x.method(..)`, where its impl's module is glob-imported)")
 }
 
 impl Checker<'_> {
@@ -39,7 +41,11 @@ impl Checker<'_> {
         };
         let recv = self.expr(first);
         match self.peel_refs(&recv.ty) {
-            Ty::Scalar(s) => self.with_prim_trait(s, tp, |c| c.prim_trait_call(s, Some(recv), name, rest, span, name_span)),
+            // A generic trait (`Scale::scale(x, 2.0f32)`): the impl's names next to it.
+            Ty::Scalar(s) => match self.env.get(trait_path).cloned() {
+                Some(Info::GenericTrait(g)) => self.prim_generic_call(s, &g, super::prim_generic_trait::module_of(&tp), None, Some(recv), name, rest, span, name_span),
+                _ => self.with_prim_trait(s, tp, |c| c.prim_trait_call(s, Some(recv), name, rest, span, name_span)),
+            },
             t @ (Ty::Struct(_) | Ty::Named(_)) => {
                 let Some(def) = self.struct_of(&t, recv.span) else {
                     for a in rest {
@@ -82,6 +88,19 @@ impl Checker<'_> {
         let trait_path = syn::Path { leading_colon: path.leading_colon, segments: path.segments.iter().take(q.position).cloned().collect() };
         let ty = self.resolve_type(&q.ty, Position::Body);
         match self.describe(&ty, q.ty.span()) {
+            // `<f32 as Scale<f32>>::scale(x, 2.0)`: the written arguments name the impl.
+            Ty::Scalar(s) if super::prim_generic_trait::written_args(&trait_path).is_some() && super::traits::is_user_trait(&trait_path) => {
+                let bare = crate::expand::generic_trait::bare(&trait_path);
+                match self.generic_trait_at(&quote::quote!(#bare), name_span) {
+                    Ok(g) => self.prim_generic_call(s, &g, super::prim_generic_trait::module_of(&bare), super::prim_generic_trait::written_args(&trait_path).as_ref(), None, &name, &args, span, name_span),
+                    Err(_) => {
+                        for a in &args {
+                            self.expr(a);
+                        }
+                        self.error_expr(span)
+                    }
+                }
+            }
             Ty::Scalar(s) => self.with_prim_trait(s, trait_path, |c| c.prim_trait_call(s, None, &name, &args, span, name_span)),
             Ty::Struct(def) => self.assoc_call(def, &name, &args, span, name_span),
             Ty::Error => {

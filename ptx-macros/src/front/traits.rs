@@ -78,6 +78,11 @@ impl Checker<'_> {
     /// `recv.name(args)` (`recv` a primitive) or, with `recv` `None`, `prim::name(args)`:
     /// a function of the bound trait's impl for the primitive.
     pub fn prim_trait_call(&mut self, s: Scalar, recv: Option<Expr>, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
+        // A generic trait's bound (`f32: Scale<f32>`): see `prim_generic_trait`.
+        let recv = match self.prim_bound_generic_call(s, recv, name, args, span, name_span) {
+            Ok(e) => return e,
+            Err(recv) => recv,
+        };
         let Some(def) = self.prim_def(s) else { return self.error(name_span, format!("no method `{name}` on `{}`", Ty::Scalar(s))) };
         let Some(info) = self.method_info(&def, name, name_span) else {
             for a in args {
