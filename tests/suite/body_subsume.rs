@@ -49,6 +49,14 @@ pub fn unordered(x: &[f32], y: &mut [f32], w: u32, k: usize) {
     y[t] = x[t + 1] + x[t + w as usize] * 2.0 + x[i] * 3.0 + x[i + 1] * 4.0;
 }
 
+/// softmax's `y[base + j] = y[base + j] / total` outside a loop: two checks of one index
+/// (computed twice) against one length, on one line, with an index no range bounds.
+#[kernel]
+pub fn same_index(y: &mut [f32], base: usize, t: f32) {
+    let j = thread_idx_x() as usize;
+    y[base + j] = y[base + j] / t; // same index
+}
+
 fn line_of(text: &str) -> u32 {
     include_str!("body_subsume.rs").lines().position(|l| l.contains(text)).unwrap() as u32 + 1
 }
@@ -185,4 +193,22 @@ fn indices_that_nothing_orders_keep_their_compares() {
     expect_bounds_failure(unordered::launch(&stream, LaunchConfig::new(1, n as u32), &short, &mut yb, 0, 0), at);
     // `k = usize::MAX`: thread 0's `i + 1` wraps to 0 and passes, `x[i]` fails.
     expect_bounds_failure(unordered::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut yb, 1, usize::MAX), at);
+}
+
+#[test]
+fn a_second_check_of_the_same_index_is_decided_by_the_first() {
+    assert!(assemble("same_index", same_index::PTX));
+    // One comparison against `y.len()` in all, though nothing bounds `base + j`.
+    assert_eq!(all_compares(same_index::PTX, 0), 1, "{}", same_index::PTX);
+    let stream = cpu_stream();
+    let y0: Vec<f32> = (0..40).map(|k| k as f32).collect();
+    let mut yb = DeviceBuffer::from_slice(&stream, &y0).unwrap();
+    same_index::launch(&stream, LaunchConfig::new(1, 32), &mut yb, 8usize, 2.0f32).unwrap();
+    let mut want = y0.clone();
+    let o = host::Disjoint::new(&mut want);
+    // SAFETY: one element per thread.
+    host::run([1, 1, 1], [32, 1, 1], 0, || same_index(unsafe { o.get() }, 8, 2.0));
+    assert_eq!(yb.to_vec().unwrap(), want);
+    // Thread 31's `base + j` is 40, one past the end.
+    expect_bounds_failure(same_index::launch(&stream, LaunchConfig::new(1, 32), &mut yb, 9usize, 2.0f32), "// same index");
 }

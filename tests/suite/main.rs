@@ -18,6 +18,7 @@ mod body_wmma;
 mod body_force_inline;
 mod body_fmad;
 mod body_defer;
+mod body_fold;
 mod body_hoist;
 mod body_licm;
 mod body_iter;

@@ -8,6 +8,7 @@ mod combine;
 mod constprop;
 mod defer;
 mod dom;
+mod fold;
 mod folded;
 mod hoist;
 mod licm;

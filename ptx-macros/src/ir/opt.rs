@@ -7,6 +7,8 @@
 //!   condition already decided.
 //! - **Hoisted checks** ([`super::hoist`]): a bounds check on an index that grows with a `for`
 //!   loop's counter, made once before the loop for the last trip's index.
+//! - **Folded checks** ([`super::fold`]): a bounds check on every trip of a `while` loop
+//!   (saxpy's grid-stride loop) made part of the loop's bound, tested again after the loop.
 //! - **Combined checks** ([`super::combine`]): bounds checks in a row on one line of source
 //!   compared at the first and branched on once.
 //! - **Deferred checks** ([`super::defer`]): in a short `for` loop, a failed check skips the
@@ -31,6 +33,7 @@ pub fn run(func: &mut Func) {
     super::constprop::run(func);
     super::bce::run(func);
     super::hoist::run(func);
+    super::fold::run(func);
     super::combine::run(func);
     super::defer::run(func);
     super::unroll::run(func);

@@ -72,6 +72,16 @@ pub fn decided(func: &Func, first: usize, setps: &[Inst], def_site: &HashMap<Reg
             _ => None,
         })
         .collect();
+    // A check of the same index (the same computation of the same registers: in a run, the
+    // registers a later index reads hold their values from the first check on) against the same
+    // length as an earlier one fails exactly when that one does.
+    for k in 0..setps.len() {
+        let Some((idx, len)) = operands[k] else { continue };
+        if (0..k).any(|j| !out[j] && operands[j].is_some_and(|(i, l)| l == len && same_value(func, i, idx, def_site, 0))) {
+            out[k] = true;
+        }
+    }
+    let operands: Vec<Option<(Value, Value)>> = operands.iter().zip(&out).map(|(o, d)| if *d { None } else { *o }).collect();
     let mut lengths: Vec<&Value> = Vec::new();
     for (_, len) in operands.iter().flatten() {
         if !lengths.contains(&len) {
@@ -123,6 +133,29 @@ pub fn decided(func: &Func, first: usize, setps: &[Inst], def_site: &HashMap<Reg
         }
     }
     out
+}
+
+/// Two operands that hold the same value: the same, or results of the same unguarded pure
+/// arithmetic on operands that are.
+fn same_value(func: &Func, a: Value, b: Value, def_site: &HashMap<Reg, (usize, usize)>, depth: u32) -> bool {
+    if a == b {
+        return true;
+    }
+    let (Value::Reg(x), Value::Reg(y)) = (a, b) else { return false };
+    let (Some(&(bx, ix)), Some(&(by, iy))) = (def_site.get(&x), def_site.get(&y)) else { return false };
+    let (p, q) = (&func.blocks[bx].insts[ix], &func.blocks[by].insts[iy]);
+    let (InstKind::Op { opcode: o1, defs: 1, args: a1 }, InstKind::Op { opcode: o2, defs: 1, args: a2 }) = (&p.kind, &q.kind) else { return false };
+    depth < 4
+        && o1 == o2
+        && matches!(o1, Opcode::Arith(..) | Opcode::Cvt(..) | Opcode::Mov(_))
+        && o1.is_pure()
+        && p.guard.is_none()
+        && q.guard.is_none()
+        && a1.len() == a2.len()
+        && a1[1..].iter().zip(&a2[1..]).all(|(u, v)| match (Value::of(u), Value::of(v)) {
+            (Some(u), Some(v)) => same_value(func, u, v, def_site, depth + 1),
+            _ => false,
+        })
 }
 
 /// The ways to read `idx` as base + offset: itself plus nothing, and for an unguarded 64-bit

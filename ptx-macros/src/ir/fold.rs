@@ -1,0 +1,442 @@
+//! Bounds checks folded into a `while` loop's bound: in saxpy's grid-stride loop
+//! `while i < y.len() { y[i] = a * x[i] + y[i]; i += stride }`, the check of `x[i]` made on
+//! every trip becomes part of the loop's test. The loop runs while `i < M`, with
+//! `M = min(y.len(), x.len())` computed once before it; when it ends with `i < y.len()` still
+//! true, the trip Rust would have run fails its check, and the code after the loop branches to
+//! that check's failure (same message, same line).
+//!
+//! Why this is exact (docs/performance.md, "Checks folded into a loop's bound"): the loop's
+//! header tests `i < A`, with `A` not written in the loop; each folded check fails on a trip
+//! exactly when `i >= L'`, where `i` is the header's value (not written between the header and
+//! the check), for an `L'` computed before the loop:
+//! - the index is `i` itself: `L' = len`;
+//! - the index is `base + i` with `base` not written in the loop and `ir::range` proving that
+//!   `base + i` does not wrap for any `i < A`: it is below `len` exactly when `i < len - base`,
+//!   so `L' = max(len, base) - base` (0 when `base >= len`: every trip fails).
+//!
+//! With `M = min(A, L'_1, ...)`, a trip with `i < M` passes the header in both versions and
+//! every folded check; one with `i >= M` leaves the new loop; if `i >= A` Rust leaves too, and
+//! otherwise Rust runs that trip, and one of its folded checks fails. The code after the loop
+//! tests `i < A` and then each folded check again, in the source's order, and reports the
+//! first that fails: the one Rust reports, provided nothing in the trip before it can fail or
+//! stop otherwise. So a check folds only when:
+//! - the loop holds no other loop, no call, no inline assembly, and is left only by its
+//!   header's test or a failed check;
+//! - the check is on the trip's straight path from the header (each block entered only from
+//!   the one before, ending in a jump or a failure branch), and every failure branch before it
+//!   on that path is a folded check (a division by zero, or a check that does not fold, ends
+//!   the search: Rust could report it first).
+//!
+//! Whatever the trip did before its check (a store, an atomic) is not done: a failed check
+//! ends the whole launch, after which the memory the kernel was writing is not defined, as
+//! when `ir::hoist` fails before a loop. Two checks of the same index against the same length
+//! (softmax's `y[base + j] = y[base + j] / total`) are one: the second fails only where the
+//! first already has.
+
+use super::dom::{Cfg, Loop};
+use super::hoist::{failure, single_defs};
+use super::range::{Range, Ranges};
+use super::{Arg, Arith, Block, BlockId, Cmp, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, RegClass, Term, Type};
+use std::collections::HashMap;
+
+pub fn run(func: &mut Func) {
+    // The graph changes with each fold: recompute it.
+    let mut done: Vec<usize> = Vec::new();
+    loop {
+        let cfg = Cfg::new(func);
+        let loops = cfg.loops();
+        let Some(l) = loops.iter().find(|l| !done.contains(&l.header)) else { return };
+        done.push(l.header);
+        fold_loop(func, &cfg, l, &loops);
+    }
+}
+
+/// The header's test: `setp` at `at` in the header, the trip runs when its predicate is
+/// `want`, which is when `i < bound`; `stay` and `exit` are the header's successors.
+struct Header {
+    at: usize,
+    want: bool,
+    i: Reg,
+    bound: Arg,
+    exit: usize,
+}
+
+/// A check that folds: its block, failure block, comparison, length and index form.
+struct Check {
+    block: usize,
+    stub: usize,
+    setp: Inst,
+    len: Arg,
+    /// `Some((add, base))` for an index `base + i` computed by `add`; `None` for `i` itself.
+    offset: Option<(Inst, Arg)>,
+}
+
+impl Check {
+    /// The same index and length as `other`: the two fail together.
+    fn same_as(&self, other: &Check) -> bool {
+        same_arg(&self.len, &other.len) && match (&self.offset, &other.offset) {
+            (None, None) => true,
+            (Some((_, a)), Some((_, b))) => same_arg(a, b),
+            _ => false,
+        }
+    }
+}
+
+fn same_base(a: &Option<Arg>, b: &Option<Arg>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => same_arg(a, b),
+        _ => false,
+    }
+}
+
+fn same_arg(a: &Arg, b: &Arg) -> bool {
+    match (a, b) {
+        (Arg::Reg(x), Arg::Reg(y)) => x == y,
+        (Arg::Imm(Imm::Int(x)), Arg::Imm(Imm::Int(y))) => x == y,
+        _ => false,
+    }
+}
+
+fn header_test(func: &Func, l: &Loop, written: &[bool]) -> Option<Header> {
+    let h = l.header;
+    let Term::Branch { pred, negate, if_true, if_false } = func.blocks[h].term else { return None };
+    let (t_in, f_in) = (l.contains(if_true.0 as usize), l.contains(if_false.0 as usize));
+    if t_in == f_in {
+        return None;
+    }
+    let want = t_in != negate;
+    let exit = if t_in { if_false } else { if_true }.0 as usize;
+    let at = func.blocks[h].insts.iter().rposition(|i| i.defs().contains(&pred))?;
+    let setp = &func.blocks[h].insts[at];
+    let InstKind::Op { opcode: Opcode::Setp(cmp, Type::U64), args, .. } = &setp.kind else { return None };
+    if setp.guard.is_some() || args.len() != 3 {
+        return None;
+    }
+    // The comparison under which the trip runs, as `i < bound`.
+    let runs = if want { *cmp } else { cmp.negated() };
+    let (i, bound) = match runs {
+        Cmp::Lt => (&args[1], &args[2]),
+        Cmp::Gt => (&args[2], &args[1]),
+        _ => return None,
+    };
+    let Arg::Reg(i) = *i else { return None };
+    let invariant = match bound {
+        Arg::Reg(r) => !written[r.0 as usize],
+        Arg::Imm(Imm::Int(_)) => true,
+        _ => false,
+    };
+    // The header must not change `i` after its test (the trip's checks see the tested value).
+    let rewritten = func.blocks[h].insts[at + 1..].iter().any(|x| x.defs().contains(&i));
+    (invariant && !rewritten && written[i.0 as usize]).then(|| Header { at, want, i, bound: bound.clone(), exit })
+}
+
+fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
+    let in_loop: Vec<usize> = (0..func.blocks.len()).filter(|&b| l.contains(b)).collect();
+    let mut written = vec![false; func.regs.len()];
+    for &b in &in_loop {
+        for r in func.blocks[b].insts.iter().flat_map(|i| i.defs()) {
+            written[r.0 as usize] = true;
+        }
+    }
+    let Some(h) = header_test(func, l, &written) else { return };
+    // A loop to a constant (`while b < 256 { local[b] = 0; b += threads }`) makes a few trips
+    // per thread: a fold would cost more than it saves (see the module documentation).
+    if matches!(h.bound, Arg::Imm(_)) {
+        return;
+    }
+    let [pre] = l.entries(cfg)[..] else { return };
+    if others.iter().any(|o| o.header != l.header && l.contains(o.header)) {
+        return;
+    }
+    for &b in &in_loop {
+        let block = &func.blocks[b];
+        if block.insts.iter().any(|i| matches!(i.kind, InstKind::Call { .. } | InstKind::Asm { .. } | InstKind::Raw(_))) {
+            return;
+        }
+        let leaves = block.term.successors().into_iter().map(|s| s.0 as usize).any(|s| !l.contains(s) && !(b == l.header && s == h.exit) && !failure(func, s));
+        if leaves {
+            return;
+        }
+    }
+
+    // The trip's straight path from the header, and the checks on it that fold.
+    let (def_count, def_site) = single_defs(func);
+    let ranges = Ranges::compute(func);
+    let trips = ranges.of(&h.bound, 64).unwrap_or(Range { lo: 0, hi: u64::MAX });
+    let mut checks: Vec<Check> = Vec::new();
+    let mut dropped: Vec<usize> = Vec::new();
+    let mut i_written = false;
+    let mut spine: Vec<usize> = Vec::new();
+    let (mut prev, mut b) = (l.header, stay(func, l));
+    while l.contains(b) && b != l.header && cfg.preds[b] == [prev] {
+        let block = &func.blocks[b];
+        let next = match block.term {
+            Term::Jump(t) => t.0 as usize,
+            Term::Branch { pred, negate: false, if_true, if_false } if failure(func, if_true.0 as usize) => {
+                let Some(check) = foldable(func, b, pred, if_true.0 as usize, &h, &spine, &written, &def_count, &def_site, &ranges, trips) else { break };
+                let at = def_site[&pred].1;
+                if i_written || block.insts[..at].iter().any(|x| x.defs().contains(&h.i)) {
+                    break;
+                }
+                if checks.iter().any(|c| c.same_as(&check)) {
+                    dropped.push(b);
+                } else {
+                    checks.push(check);
+                }
+                if_false.0 as usize
+            }
+            _ => break,
+        };
+        i_written |= block.insts.iter().any(|x| x.defs().contains(&h.i));
+        spine.push(b);
+        prev = b;
+        b = next;
+    }
+    if checks.is_empty() {
+        return;
+    }
+
+    // Before the loop: the least of the loop's bound and each check's bound on `i`. Checks
+    // with one base share the subtraction: `min(len_1, len_2)` less the base.
+    let loc = checks[0].setp.loc;
+    let mut pre_insts: Vec<Inst> = Vec::new();
+    let mut bound = h.bound.clone();
+    let mut bases: Vec<Option<Arg>> = Vec::new();
+    for c in &checks {
+        let base = c.offset.as_ref().map(|(_, b)| b.clone());
+        if !bases.iter().any(|b| same_base(b, &base)) {
+            bases.push(base);
+        }
+    }
+    for base in &bases {
+        let mut len: Option<Arg> = None;
+        for c in checks.iter().filter(|c| same_base(&c.offset.as_ref().map(|(_, b)| b.clone()), base)) {
+            len = Some(match len {
+                None => c.len.clone(),
+                Some(l) => least(func, &mut pre_insts, l, c.len.clone()),
+            });
+        }
+        let Some(len) = len else { continue };
+        let limit = match (base, &len) {
+            (None, _) => len,
+            (Some(Arg::Imm(Imm::Int(k))), Arg::Imm(Imm::Int(n))) => Arg::imm((*n as u64).saturating_sub(*k as u64) as i64),
+            (Some(base), _) => {
+                let (top, limit) = (fresh(func, RegClass::B64), fresh(func, RegClass::B64));
+                let (a, b) = if matches!(len, Arg::Imm(_)) { (base.clone(), len) } else { (len, base.clone()) };
+                pre_insts.push(Inst::op(Opcode::arith(Arith::Max, Type::U64), 1, vec![Arg::Reg(top), a, b]));
+                pre_insts.push(Inst::op(Opcode::arith(Arith::Sub, Type::S64), 1, vec![Arg::Reg(limit), Arg::Reg(top), base.clone()]));
+                Arg::Reg(limit)
+            }
+        };
+        bound = least(func, &mut pre_insts, bound, limit);
+    }
+    let pre_insts: Vec<Inst> = pre_insts.into_iter().map(|i| i.at(loc)).collect();
+    if matches!(func.blocks[pre].term, Term::Jump(t) if t.0 as usize == l.header) {
+        func.blocks[pre].insts.extend(pre_insts);
+    } else {
+        let p = func.blocks.len();
+        func.blocks.push(Block { insts: pre_insts, term: Term::Jump(BlockId(l.header as u32)), term_loc: None });
+        retarget(&mut func.blocks[pre].term, l.header, p);
+    }
+
+    // The header tests `i` against the least bound instead.
+    let old = func.blocks[l.header].insts[h.at].clone();
+    let mut test = old.clone();
+    let q = fresh(func, RegClass::Pred);
+    if let InstKind::Op { args, .. } = &mut test.kind {
+        args[0] = Arg::Reg(q);
+        for a in &mut args[1..] {
+            if same_arg(a, &h.bound) {
+                *a = bound.clone();
+            }
+        }
+    }
+    func.blocks[l.header].insts.insert(h.at + 1, test);
+    if let Term::Branch { pred, .. } = &mut func.blocks[l.header].term {
+        *pred = q;
+    }
+
+    // The checks leave the loop.
+    for c in &checks {
+        if let Term::Branch { if_false, .. } = func.blocks[c.block].term {
+            func.blocks[c.block].term = Term::Jump(if_false);
+        }
+    }
+    for &d in &dropped {
+        if let Term::Branch { if_false, .. } = func.blocks[d].term {
+            func.blocks[d].term = Term::Jump(if_false);
+        }
+    }
+
+    // After the loop, a block tests whether Rust would have run another trip, and if so goes
+    // to the report chain. Where the exit block is entered only from the header, that block
+    // becomes the test and its code moves to a new block (so that the code after the loop
+    // still follows it in the layout); otherwise the test is a new block on the exit edge.
+    let exit = h.exit;
+    let test_block = if cfg.preds[exit] == [l.header] {
+        let moved = func.blocks.len();
+        let old_exit = std::mem::replace(&mut func.blocks[exit], Block { insts: Vec::new(), term: Term::Open, term_loc: None });
+        func.blocks.push(old_exit);
+        let renamed = |b: &mut BlockId| {
+            if b.0 as usize == exit {
+                *b = BlockId(moved as u32);
+            }
+        };
+        func.entry_facts.iter_mut().for_each(|f| renamed(&mut f.block));
+        func.for_loops.iter_mut().for_each(|f| {
+            renamed(&mut f.next);
+            renamed(&mut f.exit);
+        });
+        (exit, moved)
+    } else {
+        let e = func.blocks.len();
+        func.blocks.push(Block { insts: Vec::new(), term: Term::Open, term_loc: None });
+        retarget(&mut func.blocks[l.header].term, exit, e);
+        (e, exit)
+    };
+    let (t, after) = test_block;
+    let r = fresh(func, RegClass::Pred);
+    let mut again = old;
+    if let InstKind::Op { args, .. } = &mut again.kind {
+        args[0] = Arg::Reg(r);
+    }
+    let chain = report_chain(func, &checks, h.i);
+    func.blocks[t] = Block {
+        insts: vec![again.at(loc)],
+        term: Term::Branch { pred: r, negate: !h.want, if_true: BlockId(chain as u32), if_false: BlockId(after as u32) },
+        term_loc: func.blocks[checks[0].block].term_loc,
+    };
+}
+
+/// The header's successor in the loop.
+fn stay(func: &Func, l: &Loop) -> usize {
+    func.blocks[l.header].term.successors().into_iter().map(|s| s.0 as usize).find(|&s| l.contains(s)).unwrap_or(l.header)
+}
+
+/// The check `block` ends with, where it folds: `setp.ge.u64 pred, idx, len` in the block,
+/// `len` not written in the loop, `idx` the header's `i` or `base + i` proved not to wrap,
+/// computed on the trip's path before the check (`spine`: the blocks before `block`, which do
+/// not write `i`).
+#[allow(clippy::too_many_arguments)]
+fn foldable(func: &Func, block: usize, pred: Reg, stub: usize, h: &Header, spine: &[usize], written: &[bool], def_count: &[usize], def_site: &HashMap<Reg, (usize, usize)>, ranges: &Ranges, trips: Range) -> Option<Check> {
+    if def_count[pred.0 as usize] != 1 {
+        return None;
+    }
+    let &(b, at) = def_site.get(&pred)?;
+    let setp = &func.blocks[b].insts[at];
+    let InstKind::Op { opcode: Opcode::Setp(Cmp::Ge, Type::U64), args, .. } = &setp.kind else { return None };
+    if b != block || setp.guard.is_some() || args.len() != 3 {
+        return None;
+    }
+    let invariant = |a: &Arg| match a {
+        Arg::Reg(r) => !written[r.0 as usize],
+        Arg::Imm(Imm::Int(_)) => true,
+        _ => false,
+    };
+    let len = args[2].clone();
+    if !invariant(&len) {
+        return None;
+    }
+    let Arg::Reg(idx) = args[1] else { return None };
+    let check = |offset| Some(Check { block, stub, setp: setp.clone(), len: len.clone(), offset });
+    if idx == h.i {
+        return check(None);
+    }
+    if def_count[idx.0 as usize] != 1 {
+        return None;
+    }
+    let &(db, di) = def_site.get(&idx)?;
+    let def = &func.blocks[db].insts[di];
+    let InstKind::Op { opcode, args: dargs, .. } = &def.kind else { return None };
+    if def.guard.is_some() || dargs.len() < 2 || !(spine.contains(&db) || (db == block && di < at)) {
+        return None;
+    }
+    let is_i = |a: &Arg| matches!(a, Arg::Reg(r) if *r == h.i);
+    match opcode {
+        Opcode::Mov(t) if t.bits() == 64 && dargs.len() == 2 && is_i(&dargs[1]) => check(None),
+        Opcode::Arith(Arith::Add, Mode::None, Type::U64 | Type::S64 | Type::B64) if dargs.len() == 3 => {
+            let base = if is_i(&dargs[1]) { &dargs[2] } else if is_i(&dargs[2]) { &dargs[1] } else { return None };
+            if !invariant(base) || trips.hi == 0 {
+                return None;
+            }
+            // On a trip, `i < bound`: the sum is exact if `base + (bound - 1)` is.
+            let base_range = ranges.of(base, 64)?;
+            base_range.hi.checked_add(trips.hi - 1)?;
+            check(Some((def.clone(), base.clone())))
+        }
+        _ => None,
+    }
+}
+
+/// The failure after the loop: each check's comparison again, at the value `i` left the loop
+/// with, in the source's order; the first that fails is reported (the last needs no test: one
+/// of them fails). Returns the chain's first block.
+fn report_chain(func: &mut Func, checks: &[Check], i: Reg) -> usize {
+    let start = func.blocks.len();
+    let Some((last, tested)) = checks.split_last() else { unreachable!("a fold has a check") };
+    if tested.is_empty() {
+        return last.stub;
+    }
+    for (k, c) in tested.iter().enumerate() {
+        let mut insts = Vec::new();
+        let idx = match &c.offset {
+            None => Arg::Reg(i),
+            Some((add, _)) => {
+                let mut add = add.clone();
+                let d = fresh(func, RegClass::B64);
+                if let InstKind::Op { args, .. } = &mut add.kind {
+                    args[0] = Arg::Reg(d);
+                }
+                insts.push(add);
+                Arg::Reg(d)
+            }
+        };
+        let p = fresh(func, RegClass::Pred);
+        let mut setp = c.setp.clone();
+        if let InstKind::Op { args, .. } = &mut setp.kind {
+            args[0] = Arg::Reg(p);
+            args[1] = idx;
+        }
+        insts.push(setp);
+        let term = Term::Branch { pred: p, negate: false, if_true: BlockId(c.stub as u32), if_false: BlockId((start + k + 1) as u32) };
+        func.blocks.push(Block { insts, term, term_loc: func.blocks[c.block].term_loc });
+    }
+    func.blocks.push(Block { insts: Vec::new(), term: Term::Jump(BlockId(last.stub as u32)), term_loc: None });
+    start
+}
+
+/// `min.u64` of two bounds (computed here when both are constants).
+fn least(func: &mut Func, out: &mut Vec<Inst>, a: Arg, b: Arg) -> Arg {
+    match (&a, &b) {
+        (Arg::Imm(Imm::Int(x)), Arg::Imm(Imm::Int(y))) => Arg::imm((*x as u64).min(*y as u64) as i64),
+        _ => {
+            let m = fresh(func, RegClass::B64);
+            // The immediate second, as nvcc writes it.
+            let (a, b) = if matches!(a, Arg::Imm(_)) { (b, a) } else { (a, b) };
+            out.push(Inst::op(Opcode::arith(Arith::Min, Type::U64), 1, vec![Arg::Reg(m), a, b]));
+            Arg::Reg(m)
+        }
+    }
+}
+
+fn retarget(term: &mut Term, from: usize, to: usize) {
+    let fix = |b: &mut BlockId| {
+        if b.0 as usize == from {
+            *b = BlockId(to as u32);
+        }
+    };
+    match term {
+        Term::Jump(b) => fix(b),
+        Term::Branch { if_true, if_false, .. } => {
+            fix(if_true);
+            fix(if_false);
+        }
+        _ => {}
+    }
+}
+
+fn fresh(func: &mut Func, class: RegClass) -> Reg {
+    func.regs.push(class);
+    Reg(func.regs.len() as u32 - 1)
+}

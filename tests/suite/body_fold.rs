@@ -1,0 +1,335 @@
+//! Bounds checks folded into a `while` loop's bound (`ptx-macros/src/ir/fold.rs`): the loop
+//! runs while its index is below the least of its bound and the checks' lengths, and after it
+//! a test reports the check Rust would have failed. Each kernel runs on the CPU backend against
+//! the host run of the same body, in bounds and out of bounds (the trap at the line Rust
+//! reports, where the host run panics too); ptxas assembles each, and the PTX keeps no
+//! bounds check in a folded loop.
+
+use crate::body_exec::cpu_stream;
+use crate::tools::assemble;
+use ptx_runtime::device::*;
+use ptx_runtime::{kernel, DeviceBuffer, Error, LaunchConfig};
+
+/// saxpy's grid-stride loop from `start`: `x[i]` is checked against `x.len()` on every trip.
+#[kernel]
+pub fn axpy(a: f32, x: &[f32], y: &mut [f32], start: usize) {
+    let stride = (grid_dim_x() * block_dim_x()) as usize;
+    let mut i = start + (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    while i < y.len() {
+        y[i] = a * x[i] + y[i]; // axpy
+        i += stride;
+    }
+}
+
+/// dot's loop: `y[i]` under `i < x.len()`, then each thread's partial sum.
+#[kernel]
+pub fn partial_dot(x: &[f32], y: &[f32], out: &mut [f32]) {
+    let t = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    let stride = (grid_dim_x() * block_dim_x()) as usize;
+    let mut i = t;
+    let mut s = 0.0f32;
+    while i < x.len() {
+        s += x[i] * y[i]; // dot
+        i += stride;
+    }
+    if t < out.len() {
+        out[t] = s;
+    }
+}
+
+/// softmax's block-stride loop over a row: two checks on two lines with one base.
+#[kernel]
+pub fn rows(x: &[f32], y: &mut [f32], cols: u32) {
+    let base = block_idx_x() as usize * cols as usize;
+    let n = cols as usize;
+    let threads = block_dim_x() as usize;
+    let mut j = thread_idx_x() as usize;
+    while j < n {
+        let v = x[base + j]; // load
+        y[base + j] = v * 2.0; // store
+        j += threads;
+    }
+}
+
+/// softmax's last loop: two identical checks on one line.
+#[kernel]
+pub fn rows_twice(y: &mut [f32], cols: u32) {
+    let base = block_idx_x() as usize * cols as usize;
+    let n = cols as usize;
+    let mut j = thread_idx_x() as usize;
+    while j < n {
+        y[base + j] = y[base + j] + 1.0; // twice
+        j += block_dim_x() as usize;
+    }
+}
+
+/// `base + j` with `base` a parameter: the sum may wrap (here it does, to in-bounds indices),
+/// and nothing proves it does not, so the check stays in the loop.
+#[kernel]
+pub fn wrapping(x: &[u32], out: &mut [u32], base: usize, first: usize, n: usize) {
+    let mut j = first;
+    let mut s = 0u32;
+    while j < n {
+        s = s.wrapping_add(x[base.wrapping_add(j)]); // wraps
+        j += 1;
+    }
+    out[0] = s;
+}
+
+/// A check after a branch that may leave the loop (`break`) does not fold.
+#[kernel]
+pub fn until_zero(x: &[u32], y: &[u32], out: &mut [u32]) {
+    let mut i = 0usize;
+    let mut s = 0u32;
+    while i < x.len() {
+        if x[i] == 0 {
+            break;
+        }
+        s += y[i]; // after break
+        i += 1;
+    }
+    out[0] = s;
+}
+
+/// The `setp.ge.u64` (bounds checks) between a label and a later branch back to it.
+fn checks_in_loops(ptx: &str) -> usize {
+    let lines: Vec<&str> = ptx.lines().map(str::trim).collect();
+    let mut count = 0;
+    for (i, l) in lines.iter().enumerate() {
+        let Some(label) = l.strip_suffix(':') else { continue };
+        let back = lines[i..].iter().position(|b| b.contains("bra") && b.ends_with(&format!("{label};")));
+        if let Some(end) = back {
+            count += lines[i..i + end].iter().filter(|b| b.starts_with("setp.ge.u64")).count();
+        }
+    }
+    count
+}
+
+/// The `setp` instructions of each loop (a label and the last branch back to it), in order.
+fn setps_per_loop(ptx: &str) -> Vec<usize> {
+    let lines: Vec<&str> = ptx.lines().map(str::trim).collect();
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let Some(label) = l.strip_suffix(':') else { continue };
+        let back = lines[i..].iter().rposition(|b| b.contains("bra") && b.ends_with(&format!("{label};")));
+        // Not the failure block that the stubs after it jump back to.
+        if let Some(end) = back.filter(|&end| !lines[i..i + end].contains(&"trap;")) {
+            out.push(lines[i..i + end].iter().filter(|b| b.starts_with("setp.")).count());
+        }
+    }
+    out
+}
+
+fn line_of(text: &str) -> u32 {
+    include_str!("body_fold.rs").lines().position(|l| l.contains(text)).unwrap() as u32 + 1
+}
+
+fn expect_bounds_failure(r: ptx_runtime::Result<()>, at: &str) {
+    match r {
+        Err(Error::Assert { message, file, line, .. }) => {
+            assert_eq!(message, "index out of bounds");
+            assert!(file.ends_with("body_fold.rs"), "{file}");
+            assert_eq!(line, line_of(at), "expected the failure at `{at}`");
+        }
+        other => panic!("expected a failed bounds check at `{at}`, got {other:?}"),
+    }
+}
+
+/// Whether the host run of `f` panics (the failed check's panic, in one of its threads).
+fn host_panics(f: impl FnOnce()) -> bool {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err()
+}
+
+fn axpy_host(grid: u32, block: u32, x: &[f32], y0: &[f32], start: usize) -> Vec<f32> {
+    let mut y = y0.to_vec();
+    let out = host::Disjoint::new(&mut y);
+    // SAFETY: each thread writes elements i, i + stride, ... of its own.
+    host::run([grid, 1, 1], [block, 1, 1], 0, || axpy(1.5, x, unsafe { out.get() }, start));
+    y
+}
+
+#[test]
+fn a_grid_stride_check_folds_into_the_loop_bound_and_still_reports_its_line() {
+    assert!(assemble("axpy", axpy::PTX));
+    let ptx = axpy::PTX;
+    assert_eq!(checks_in_loops(ptx), 0, "{ptx}");
+    assert!(ptx.contains("min.u64"), "{ptx}");
+    let stream = cpu_stream();
+    let at = "y[i] = a * x[i] + y[i]; // axpy";
+    let x: Vec<f32> = (0..300).map(|k| k as f32 * 0.25 - 7.0).collect();
+    let y0: Vec<f32> = (0..300).map(|k| 3.0 - k as f32 * 0.5).collect();
+    // (grid, block, x's length, y's length, start): in bounds, a stride larger than the
+    // length, a start past the end (no trip), empty slices, x longer than y.
+    for (grid, block, nx, ny, start) in [(2, 64, 300, 300, 0), (4, 128, 100, 100, 0), (1, 32, 0, 40, 50), (1, 32, 0, 0, 0), (3, 32, 300, 250, 7)] {
+        let want = axpy_host(grid, block, &x[..nx], &y0[..ny], start);
+        let xb = DeviceBuffer::from_slice(&stream, &x[..nx]).unwrap();
+        let mut yb = DeviceBuffer::from_slice(&stream, &y0[..ny]).unwrap();
+        axpy::launch(&stream, LaunchConfig::new(grid, block), 1.5, &xb, &mut yb, start).unwrap();
+        assert_eq!(yb.to_vec().unwrap(), want, "grid {grid}, block {block}, x {nx}, y {ny}, start {start}");
+    }
+    // x one shorter than y: on a later trip of one thread (64 threads, 300 elements), on the
+    // first trip (a stride larger than the length), and from a start inside the range.
+    for (grid, block, start) in [(1, 64, 0), (4, 128, 0), (1, 32, 290)] {
+        assert!(host_panics(|| {
+            axpy_host(grid, block, &x[..299], &y0, start);
+        }));
+        let xb = DeviceBuffer::from_slice(&stream, &x[..299]).unwrap();
+        let mut yb = DeviceBuffer::from_slice(&stream, &y0).unwrap();
+        expect_bounds_failure(axpy::launch(&stream, LaunchConfig::new(grid, block), 1.5, &xb, &mut yb, start), at);
+    }
+}
+
+#[test]
+fn dots_loop_has_one_compare_and_a_short_y_is_reported() {
+    assert!(assemble("partial_dot", partial_dot::PTX));
+    let ptx = partial_dot::PTX;
+    assert_eq!(checks_in_loops(ptx), 0, "{ptx}");
+    // The loop's own test is its only comparison (`x[i]` is decided by it, `y[i]` folded).
+    assert_eq!(setps_per_loop(ptx), [1], "{ptx}");
+    let stream = cpu_stream();
+    let x: Vec<f32> = (0..500).map(|k| (k as f32 * 0.1).sin()).collect();
+    let y: Vec<f32> = (0..500).map(|k| (k as f32 * 0.3).cos()).collect();
+    let (grid, block) = (2u32, 64u32);
+    let mut want = vec![0.0f32; 128];
+    let out = host::Disjoint::new(&mut want);
+    // SAFETY: each thread writes its own element.
+    host::run([grid, 1, 1], [block, 1, 1], 0, || partial_dot(&x, &y, unsafe { out.get() }));
+    let (xb, yb) = (DeviceBuffer::from_slice(&stream, &x).unwrap(), DeviceBuffer::from_slice(&stream, &y).unwrap());
+    let mut ob = DeviceBuffer::<f32>::zeroed(&stream, 128).unwrap();
+    partial_dot::launch(&stream, LaunchConfig::new(grid, block), &xb, &yb, &mut ob).unwrap();
+    assert_eq!(ob.to_vec().unwrap(), want);
+    let mut scratch = vec![0.0f32; 128];
+    let out = host::Disjoint::new(&mut scratch);
+    // SAFETY: as above.
+    assert!(host_panics(|| host::run([grid, 1, 1], [block, 1, 1], 0, || partial_dot(&x, &y[..499], unsafe { out.get() }))));
+    let short = DeviceBuffer::from_slice(&stream, &y[..499]).unwrap();
+    expect_bounds_failure(partial_dot::launch(&stream, LaunchConfig::new(grid, block), &xb, &short, &mut ob), "s += x[i] * y[i]; // dot");
+}
+
+fn rows_host(blocks: u32, threads: u32, x: &[f32], y0: &[f32], cols: u32) -> Vec<f32> {
+    let mut y = y0.to_vec();
+    let out = host::Disjoint::new(&mut y);
+    // SAFETY: each element is written by one thread between barriers.
+    host::run([blocks, 1, 1], [threads, 1, 1], 0, || rows(x, unsafe { out.get() }, cols));
+    y
+}
+
+#[test]
+fn checks_of_one_base_on_two_lines_fold_and_report_the_first_that_fails() {
+    assert!(assemble("rows", rows::PTX));
+    let ptx = rows::PTX;
+    assert_eq!(checks_in_loops(ptx), 0, "{ptx}");
+    // One bounds comparison is left, after the loop: its report chain tests the load's check,
+    // then reports the store's (one of them fails).
+    assert_eq!(ptx.lines().filter(|l| l.trim_start().starts_with("setp.ge.u64")).count(), 1, "{ptx}");
+    let stream = cpu_stream();
+    let (blocks, threads, cols) = (3u32, 32u32, 50u32);
+    let n = (blocks * cols) as usize;
+    let x: Vec<f32> = (0..n).map(|k| k as f32 * 0.5 - 10.0).collect();
+    let y0 = vec![0.0f32; n];
+    let run = |x: &[f32], y: &[f32], cols: u32| {
+        let xb = DeviceBuffer::from_slice(&stream, x).unwrap();
+        let mut yb = if y.is_empty() { DeviceBuffer::<f32>::zeroed(&stream, 0).unwrap() } else { DeviceBuffer::from_slice(&stream, y).unwrap() };
+        rows::launch(&stream, LaunchConfig::new(blocks, threads), &xb, &mut yb, cols).map(|()| yb.to_vec().unwrap())
+    };
+    assert_eq!(run(&x, &y0, cols).unwrap(), rows_host(blocks, threads, &x, &y0, cols));
+    // No trip: zero columns, empty slices.
+    assert_eq!(run(&[], &[], 0).unwrap(), Vec::<f32>::new());
+    // `x` short: the load's line; `y` short: the store's; both: the load's (first in the trip);
+    // `x` shorter than a row's base: every trip of that row fails at the load.
+    let cases: [(&[f32], &[f32], &str); 4] = [
+        (&x[..n - 1], &y0, "let v = x[base + j]; // load"),
+        (&x, &y0[..n - 1], "y[base + j] = v * 2.0; // store"),
+        (&x[..n - 1], &y0[..n - 1], "let v = x[base + j]; // load"),
+        (&x[..60], &y0, "let v = x[base + j]; // load"),
+    ];
+    for (xs, ys, at) in cases {
+        assert!(host_panics(|| {
+            rows_host(blocks, threads, xs, ys, cols);
+        }));
+        expect_bounds_failure(run(xs, ys, cols).map(|_| ()), at);
+    }
+}
+
+#[test]
+fn an_index_that_may_wrap_keeps_its_check() {
+    assert!(assemble("wrapping", wrapping::PTX));
+    let ptx = wrapping::PTX;
+    assert_eq!(checks_in_loops(ptx), 1, "{ptx}");
+    let stream = cpu_stream();
+    let x: Vec<u32> = (0..8u32).map(|k| 1 << k).collect();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 1).unwrap();
+    let host = |base: usize, first: usize, n: usize| {
+        let mut out = vec![0u32; 1];
+        let o = host::Disjoint::new(&mut out);
+        // SAFETY: one thread.
+        host::run([1, 1, 1], [1, 1, 1], 0, || wrapping(&x, unsafe { o.get() }, base, first, n));
+        out
+    };
+    // usize::MAX + 1, + 2, + 3 wrap to 0, 1, 2: in bounds (a fold would have failed).
+    wrapping::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut ob, usize::MAX, 1usize, 4usize).unwrap();
+    assert_eq!(ob.to_vec().unwrap(), host(usize::MAX, 1, 4));
+    assert_eq!(ob.to_vec().unwrap(), [x[0] + x[1] + x[2]]);
+    assert!(host_panics(|| {
+        host(usize::MAX, 0, 4);
+    }));
+    expect_bounds_failure(wrapping::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut ob, usize::MAX, 0usize, 4usize), "// wraps");
+}
+
+#[test]
+fn a_check_after_a_break_keeps_its_place() {
+    assert!(assemble("until_zero", until_zero::PTX));
+    let ptx = until_zero::PTX;
+    assert!(checks_in_loops(ptx) >= 1 && !ptx.contains("min.u64"), "{ptx}");
+    let stream = cpu_stream();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 1).unwrap();
+    // The zero ends the loop before `y[2]`, which does not exist.
+    let (x, y) = (DeviceBuffer::from_slice(&stream, &[4u32, 5, 0, 7]).unwrap(), DeviceBuffer::from_slice(&stream, &[1u32, 2]).unwrap());
+    until_zero::launch(&stream, LaunchConfig::new(1, 1), &x, &y, &mut ob).unwrap();
+    assert_eq!(ob.to_vec().unwrap(), [3]);
+    let x = DeviceBuffer::from_slice(&stream, &[4u32, 5, 6, 7]).unwrap();
+    expect_bounds_failure(until_zero::launch(&stream, LaunchConfig::new(1, 1), &x, &y, &mut ob), "s += y[i]; // after break");
+}
+
+/// The corpus's grid-stride loops: dot's and saxpy's hot loops compare once per trip, and
+/// softmax's three row loops keep no check.
+#[test]
+fn the_corpus_grid_stride_loops_keep_no_check() {
+    use crate::corpus::*;
+    for (name, ptx) in [("dot", dot::dot::PTX), ("saxpy", saxpy::saxpy::PTX), ("softmax", softmax::softmax::PTX)] {
+        assert!(assemble(name, ptx));
+        let loops = setps_per_loop(ptx);
+        assert_eq!(loops[0], 1, "{name}: {loops:?}\n{ptx}");
+    }
+    let loops = setps_per_loop(softmax::softmax::PTX);
+    // The three `while j < n` loops (the tree reductions between them keep theirs).
+    assert_eq!((loops[0], loops[2], loops[4]), (1, 1, 1), "{loops:?}");
+}
+
+#[test]
+fn two_checks_of_one_index_fold_as_one() {
+    assert!(assemble("rows_twice", rows_twice::PTX));
+    let ptx = rows_twice::PTX;
+    // No bounds comparison at all: the test after the loop decides alone.
+    assert_eq!(ptx.lines().filter(|l| l.trim_start().starts_with("setp.ge.u64")).count(), 0, "{ptx}");
+    let stream = cpu_stream();
+    let (blocks, threads, cols) = (3u32, 16u32, 40u32);
+    let y0: Vec<f32> = (0..blocks * cols).map(|k| k as f32).collect();
+    let host = |y0: &[f32]| {
+        let mut y = y0.to_vec();
+        let o = host::Disjoint::new(&mut y);
+        // SAFETY: each element is written by one thread.
+        host::run([blocks, 1, 1], [threads, 1, 1], 0, || rows_twice(unsafe { o.get() }, cols));
+        y
+    };
+    let mut yb = DeviceBuffer::from_slice(&stream, &y0).unwrap();
+    rows_twice::launch(&stream, LaunchConfig::new(blocks, threads), &mut yb, cols).unwrap();
+    assert_eq!(yb.to_vec().unwrap(), host(&y0));
+    let short = &y0[..y0.len() - 1];
+    assert!(host_panics(|| {
+        host(short);
+    }));
+    let mut yb = DeviceBuffer::from_slice(&stream, short).unwrap();
+    expect_bounds_failure(rows_twice::launch(&stream, LaunchConfig::new(blocks, threads), &mut yb, cols), "// twice");
+}
