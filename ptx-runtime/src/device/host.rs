@@ -93,16 +93,31 @@ struct ExchangeState {
     generation: u64,
     values: Vec<u64>,
     result: Vec<u64>,
+    /// A participant panicked: it will never arrive, so nobody may wait for it.
+    abandoned: bool,
 }
 
 impl Exchange {
     fn new(n: usize) -> Exchange {
-        Exchange { n, state: Mutex::new(ExchangeState { arrived: 0, generation: 0, values: vec![0; n], result: vec![0; n] }), cv: Condvar::new() }
+        Exchange { n, state: Mutex::new(ExchangeState { arrived: 0, generation: 0, values: vec![0; n], result: vec![0; n], abandoned: false }), cv: Condvar::new() }
+    }
+
+    /// Marks the exchange as one a participant will never reach (it panicked) and wakes the
+    /// waiters, which then unwind too: on the device a trap ends the whole launch, and here the
+    /// threads waiting for the panicked one would otherwise wait forever.
+    fn abandon(&self) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.abandoned = true;
+        self.cv.notify_all();
     }
 
     /// Deposits `value` as participant `slot`, waits for all, returns everyone's values.
     fn exchange(&self, slot: usize, value: u64) -> Vec<u64> {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if s.abandoned {
+            drop(s);
+            abandoned();
+        }
         s.values[slot] = value;
         s.arrived += 1;
         let generation = s.generation;
@@ -114,9 +129,39 @@ impl Exchange {
             return s.result.clone();
         }
         while s.generation == generation {
+            if s.abandoned {
+                drop(s);
+                abandoned();
+            }
             s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
         }
         s.result.clone()
+    }
+}
+
+/// Unwinds a thread that waits for a panicked one. `resume_unwind` runs no panic hook, so
+/// only the first panic's message is printed.
+fn abandoned() -> ! {
+    std::panic::resume_unwind(Box::new("another thread of the launch panicked"))
+}
+
+/// Abandons, when its thread unwinds, every exchange the thread takes part in.
+struct AbandonOnPanic {
+    block: Option<Arc<BlockState>>,
+    grid: Option<Arc<Exchange>>,
+}
+
+impl Drop for AbandonOnPanic {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            if let Some(b) = &self.block {
+                b.barrier.abandon();
+                b.warps.iter().for_each(Exchange::abandon);
+            }
+            if let Some(g) = &self.grid {
+                g.abandon();
+            }
+        }
     }
 }
 
@@ -192,7 +237,9 @@ pub(crate) fn dynamic_shared() -> (*mut u8, usize) {
 
 /// Runs `kernel` as a grid of `grid` blocks of `block` threads, with `dynamic_shared_bytes`
 /// of dynamic shared memory per block. Blocks run one after another; the threads of a block
-/// run concurrently. A panic in any thread (a failed bounds check, `trap()`) propagates.
+/// run concurrently. A panic in any thread (a failed bounds check, `trap()`) propagates; the
+/// threads waiting for it at a barrier or a warp exchange unwind too (silently) instead of
+/// waiting forever.
 pub fn run(grid: [u32; 3], block: [u32; 3], dynamic_shared_bytes: usize, kernel: impl Fn() + Sync) {
     let threads = crate::Dim3::new(block[0], block[1], block[2]).volume();
     assert!(threads > 0 && threads <= 1024, "a block has 1 to 1024 threads");
@@ -219,6 +266,7 @@ fn spawn_gpu_thread<'s, 'e: 's>(s: &'s std::thread::Scope<'s, 'e>, ctx: ThreadCt
     std::thread::Builder::new()
         .stack_size(512 * 1024)
         .spawn_scoped(s, move || {
+            let _abandon = AbandonOnPanic { block: ctx.shared.clone(), grid: ctx.grid.clone() };
             CTX.with(|c| *c.borrow_mut() = ctx);
             kernel();
         })
@@ -283,5 +331,63 @@ impl<'a, T> Disjoint<'a, T> {
         // SAFETY: the pointer and length come from a `&'a mut [T]`; races are excluded by the
         // caller.
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::{shfl_sync, sync_threads, thread_idx_x};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// Runs `f` on a thread of its own and says whether it panicked; `None` if it has not
+    /// finished after 20 seconds (the hang these tests exist to catch).
+    fn panics_within_time(f: impl FnOnce() + Send + 'static) -> Option<bool> {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+            let _ = tx.send(r.is_err());
+        });
+        rx.recv_timeout(Duration::from_secs(20)).ok()
+    }
+
+    #[test]
+    fn a_panic_before_a_barrier_ends_the_run_instead_of_hanging() {
+        let r = panics_within_time(|| {
+            run([2, 1, 1], [64, 1, 1], 0, || {
+                let x = [1u32; 4];
+                // Thread 5 fails its check; the other 63 wait for it at the barrier.
+                let i = thread_idx_x() as usize;
+                let v = if i == 5 { x[i] } else { 0 };
+                sync_threads();
+                std::hint::black_box(v);
+            })
+        });
+        assert_eq!(r, Some(true), "run must panic (Some(true)), not finish or hang (None)");
+    }
+
+    #[test]
+    fn a_panic_before_a_shuffle_ends_the_run_instead_of_hanging() {
+        let r = panics_within_time(|| {
+            run([1, 1, 1], [32, 1, 1], 0, || {
+                let x = [1u32; 4];
+                let i = thread_idx_x() as usize;
+                let v = if i == 31 { x[i] } else { 0 };
+                std::hint::black_box(shfl_sync(u32::MAX, v, 0));
+            })
+        });
+        assert_eq!(r, Some(true));
+    }
+
+    #[test]
+    fn a_run_without_panics_still_completes() {
+        let r = panics_within_time(|| {
+            run([2, 1, 1], [64, 1, 1], 0, || {
+                sync_threads();
+                std::hint::black_box(shfl_sync(u32::MAX, thread_idx_x(), 0));
+            })
+        });
+        assert_eq!(r, Some(false));
     }
 }
