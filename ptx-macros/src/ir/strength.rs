@@ -22,7 +22,8 @@
 //!   `add k, k, d` (or `add t, k, d; mov k, t`) in that latch, `d` an immediate;
 //! - the address is an unguarded 64-bit `add a, P, T` in the loop, before that write when in
 //!   the latch; `T` and the index `C + k` are written once, by unguarded instructions earlier
-//!   in the same block (so they read the counter's value of the same trip);
+//!   in the same block or in a block of the loop that dominates it, not after that write (so
+//!   they run in the same trip, before the address, and read the counter's value of that trip);
 //! - `P` and `C` are registers (or `C` an immediate) that the loop does not write;
 //! - the address's only readers use it as a memory operand, and the loop stores through one of
 //!   the addresses taken: ptxas unrolls a loop that only loads as well without pointers.
