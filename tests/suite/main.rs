@@ -9,6 +9,7 @@ mod abi_oracle;
 mod atomics_oracle;
 mod body_calls;
 mod body_combine;
+mod body_strength;
 mod body_subsume;
 mod body_compare;
 mod body_corpus;

@@ -21,6 +21,7 @@ mod opcode;
 mod path_range;
 pub mod opt;
 mod range;
+mod strength;
 mod subsume;
 mod unroll;
 mod vectorize;

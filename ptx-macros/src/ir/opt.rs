@@ -19,6 +19,8 @@
 //!   under a guard ptxas folds, and each four such loads made one `ld.shared.v4`.
 //! - **32-bit indices** ([`super::narrow`]): a 64-bit index truncated to a 32-bit shared
 //!   address computed from its operands' low halves.
+//! - **Pointer induction variables** ([`super::strength`]): an address that steps with a
+//!   `for` loop's 64-bit counter becomes a pointer advanced with it.
 //! - **Loop-invariant arithmetic** ([`super::licm`]): computed once before the loop (the
 //!   hoisted check of an inner loop leaves the outer loop too).
 //! - **Move coalescing**: `op t, ...; mov x, t;` where `t` is used only by that `mov` becomes
@@ -43,6 +45,8 @@ pub fn run(func: &mut Func) {
     super::narrow::run(func);
     super::licm::run(func);
     coalesce_moves(func);
+    // After the moves are coalesced: an index is then the `add` that computes it.
+    super::strength::run(func);
     remove_dead(func);
 }
 
