@@ -5,6 +5,7 @@
 mod bce;
 mod builder;
 mod combine;
+mod const_range;
 mod constprop;
 mod defer;
 mod dom;
@@ -12,6 +13,7 @@ mod folded;
 mod hoist;
 mod licm;
 mod narrow;
+mod narrow_cmp;
 mod poly;
 pub mod contract;
 mod inst;
