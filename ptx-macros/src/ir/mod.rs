@@ -23,6 +23,7 @@ mod path_range;
 pub mod opt;
 mod range;
 mod subsume;
+mod sym_bound;
 mod unroll;
 mod vectorize;
 
