@@ -12,6 +12,7 @@ mod body_combine;
 mod body_strength;
 mod body_subsume;
 mod body_compare;
+mod body_const_range;
 mod body_corpus;
 mod body_exec;
 mod body_mma;

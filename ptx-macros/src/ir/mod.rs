@@ -5,6 +5,7 @@
 mod bce;
 mod builder;
 mod combine;
+mod const_range;
 mod constprop;
 mod defer;
 mod dom;
@@ -13,6 +14,7 @@ mod folded;
 mod hoist;
 mod licm;
 mod narrow;
+mod narrow_cmp;
 mod poly;
 pub mod contract;
 mod inst;
@@ -23,6 +25,7 @@ pub mod opt;
 mod range;
 mod strength;
 mod subsume;
+mod sym_bound;
 mod unroll;
 mod vectorize;
 

@@ -88,6 +88,38 @@ pub fn run(func: &mut Func) {
     }
 }
 
+/// The low 32 bits of the 64-bit operands `args` of the instruction at `at` (block, index),
+/// computed from their operands' low halves as [`run`] does (exact whatever the values): the
+/// instructions to put before `at`, which read nothing written between them and `at`, and the
+/// 32-bit operands. New registers are added to `func`. For `ir::narrow_cmp`.
+pub fn low_halves(func: &mut Func, at: (usize, usize), args: &[Arg]) -> Option<(Vec<Inst>, Vec<Arg>)> {
+    let mut defs: HashMap<Reg, usize> = HashMap::new();
+    let mut site: HashMap<Reg, (usize, usize)> = HashMap::new();
+    for (b, block) in func.blocks.iter().enumerate() {
+        for (i, inst) in block.insts.iter().enumerate() {
+            for r in inst.defs() {
+                *defs.entry(r).or_insert(0) += 1;
+                site.insert(r, (b, i));
+            }
+        }
+    }
+    let mut preds = vec![Vec::new(); func.blocks.len()];
+    for (b, block) in func.blocks.iter().enumerate() {
+        for s in block.term.successors() {
+            preds[s.0 as usize].push(b);
+        }
+    }
+    let base = func.regs.len() as u32;
+    let mut n = Narrower { func, defs: &defs, site: &site, preds: &preds, at, out: Vec::new(), base, new_regs: Vec::new() };
+    let mut lows = Vec::new();
+    for a in args {
+        lows.push(n.low(a.clone(), at, 0)?);
+    }
+    let (out, classes) = (n.out, n.new_regs);
+    func.regs.extend(classes);
+    Some((out, lows))
+}
+
 /// Registers read other than by a truncation, where narrowing their computation would leave
 /// it computed twice, in both widths. Not counted: reads by a bounds check that `hoist` kept in
 /// its loop behind a test that its hoisted check could not decide (`and.pred q, p, inexact;

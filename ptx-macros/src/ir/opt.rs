@@ -19,6 +19,9 @@
 //!   under a guard ptxas folds, and each four such loads made one `ld.shared.v4`.
 //! - **32-bit indices** ([`super::narrow`]): a 64-bit index truncated to a 32-bit shared
 //!   address computed from its operands' low halves.
+//! - **32-bit compares** ([`super::narrow_cmp`]): a 64-bit compare whose operands are below
+//!   2^32 when the outside constants (`T`, `TILE`) are small, or that they decide, made so
+//!   under a test of those constants that ptxas folds ([`super::const_range`]).
 //! - **Pointer induction variables** ([`super::strength`]): an address that steps with a
 //!   `for` loop's 64-bit counter becomes a pointer advanced with it.
 //! - **Loop-invariant arithmetic** ([`super::licm`]): computed once before the loop (the
@@ -43,6 +46,7 @@ pub fn run(func: &mut Func) {
     // who reads a 64-bit index.
     remove_dead(func);
     super::narrow::run(func);
+    super::narrow_cmp::run(func);
     super::licm::run(func);
     coalesce_moves(func);
     // After the moves are coalesced: an index is then the `add` that computes it.

@@ -1,0 +1,228 @@
+//! Value ranges under an assumption about the constants the macro cannot see: a module-level
+//! `const` (`T`, `TILE`) reaches the PTX as a piece, a number rustc writes. `ir::range` gives a
+//! piece no range, so `(ty + j) * (T + 1) + tx` has none, although with `T = 32` it is below
+//! 2^32 by far. Here every integer piece is taken to lie in `1..=bound`, and the ranges follow
+//! as `ir::range` computes them (through the registers written once), plus those of `for`
+//! loop counters whose end has a range.
+//!
+//! What is decided from these ranges holds only where the assumption does: a pass that uses
+//! them enters the code that relies on them under [`guard`], a test of the pieces that rustc
+//! evaluates to 1 or 0 ([`super::folded`]'s kind, which ptxas folds at once), with the code as
+//! it was for the other case. So the result is exact for every value of the constants.
+//!
+//! A counter `k` of a `for` loop counting up to an excluded end (`k < end` when the loop's
+//! header is entered: `Func::entry_facts`, or the test that ends a trip) gets the range `start..=end - 1 + step` where every write of `k` is a constant
+//! start (`mov k, c`) or an advance by a constant step (`add k, k, s`) in the block that
+//! advances a `for` loop (`Func::for_loops`: the counter is written nowhere else, and that block
+//! is reached only from a trip, entered with `k < end`): before an advance `k <= end - 1`,
+//! after it `k <= end - 1 + s`. A `step_by` whose advance would wrap ends the loop, and leaves
+//! `k` at what the advance wrote, below `s`: in the range too.
+
+use super::range::{Range, Ranges};
+use super::{Arg, Arith, Func, Imm, InstKind, Mode, Opcode, Reg, Sym};
+use proc_macro2::TokenStream;
+use quote::quote;
+use std::collections::{HashMap, HashSet};
+
+/// The ranges of the registers written once (and of `for` loop counters) when every integer
+/// piece lies in `1..=bound`.
+pub fn assuming(func: &Func, bound: u64) -> Ranges {
+    let piece = piece_reg(func);
+    let mut ranges = Ranges::default();
+    ranges.set(piece, Range { lo: 1, hi: bound });
+    let mut defs: HashMap<Reg, usize> = HashMap::new();
+    for r in func.blocks.iter().flat_map(|b| &b.insts).flat_map(|i| i.defs()) {
+        *defs.entry(r).or_insert(0) += 1;
+    }
+    let as_reg = |a: &Arg| match a {
+        Arg::Sym(Sym::Piece(_)) => Arg::Reg(piece),
+        _ => a.clone(),
+    };
+    let mut counters: HashSet<Reg> = HashSet::new();
+    for _ in 0..3 {
+        // `ir::range`'s rules, with each piece read as a register of the assumed range.
+        loop {
+            let mut changed = false;
+            for inst in func.blocks.iter().flat_map(|b| &b.insts) {
+                let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { continue };
+                let Some(Arg::Reg(d)) = args.first() else { continue };
+                if inst.guard.is_some() || defs.get(d) != Some(&1) || ranges.of(&Arg::Reg(*d), 64).is_some() {
+                    continue;
+                }
+                let src: Vec<Arg> = args[1..].iter().map(as_reg).collect();
+                if let Some(r) = ranges.of_op(*opcode, &src, &func.launch) {
+                    ranges.set(*d, r);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        let before = counters.len();
+        let loops = for_counters(func);
+        for &(k, _, _) in &loops {
+            if counters.contains(&k) {
+                continue;
+            }
+            // The largest end of the loops that count with `k`.
+            let mut end = Range { lo: 0, hi: 0 };
+            for (_, e, bits) in loops.iter().filter(|l| l.0 == k) {
+                match ranges.of(&as_reg(e), *bits) {
+                    Some(r) => end.hi = end.hi.max(r.hi),
+                    None => {
+                        end.hi = u64::MAX;
+                        break;
+                    }
+                }
+            }
+            if end.hi == u64::MAX {
+                continue;
+            }
+            if let Some(r) = counter_range(func, k, end, &defs) {
+                ranges.set(k, r);
+                counters.insert(k);
+            }
+        }
+        if counters.len() == before {
+            break;
+        }
+    }
+    ranges
+}
+
+/// The register that stands for every piece in the ranges of [`assuming`] (one past the
+/// function's registers when they were computed).
+pub fn piece_reg(func: &Func) -> Reg {
+    Reg(func.regs.len() as u32)
+}
+
+/// The counters of `for` loops counting up to an excluded end, each with its end and the
+/// compare's width: from `Func::entry_facts`, and from the test that ends a trip in the block
+/// that advances the loop (`k < end`, or `k < end && k >= step` for an unsigned `step_by`),
+/// which the lowering writes only for such loops, whose header is entered with `k < end`.
+fn for_counters(func: &Func) -> Vec<(Reg, Arg, u32)> {
+    let mut out: Vec<(Reg, Arg, u32)> = func.entry_facts.iter().filter(|f| !f.ty.is_signed() && !f.ty.is_float()).map(|f| (f.reg, f.bound.clone(), f.ty.bits())).collect();
+    for f in &func.for_loops {
+        let block = &func.blocks[f.next.0 as usize];
+        let super::Term::Branch { pred, negate: false, .. } = block.term else { continue };
+        let def = |p: Reg| block.insts.iter().rev().find(|i| i.defs().contains(&p)).filter(|i| i.guard.is_none());
+        let mut cands = vec![pred];
+        if let Some(InstKind::Op { opcode: Opcode::Arith(Arith::And, _, super::Type::Pred), args, .. }) = def(pred).map(|i| &i.kind) {
+            cands.extend(args[1..].iter().filter_map(|a| if let Arg::Reg(r) = a { Some(*r) } else { None }));
+        }
+        for c in cands {
+            if let Some(InstKind::Op { opcode: Opcode::Setp(super::Cmp::Lt, t), args, .. }) = def(c).map(|i| &i.kind) {
+                if let [_, Arg::Reg(k), end] = &args[..] {
+                    if !t.is_signed() && !t.is_float() {
+                        out.push((*k, end.clone(), t.bits()));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The range of the counter `k` of a `for` loop with the end's range `end`, where its writes
+/// are a constant start and advances by a constant step in a loop's advancing block.
+fn counter_range(func: &Func, k: Reg, end: Range, defs: &HashMap<Reg, usize>) -> Option<Range> {
+    let advancing: Vec<usize> = func.for_loops.iter().map(|f| f.next.0 as usize).collect();
+    let (mut lo, mut hi, mut step) = (u64::MAX, 0u64, 0u64);
+    // `add d, k, s`, unguarded: the step `s`.
+    let adds = |inst: &super::Inst, d: Reg| match (&inst.kind, inst.guard) {
+        (InstKind::Op { opcode: Opcode::Arith(Arith::Add, Mode::None, t), defs: 1, args }, None) if !t.is_float() => match args[..] {
+            [Arg::Reg(x), Arg::Reg(y), Arg::Imm(Imm::Int(s))] if x == d && y == k && s > 0 => Some(s as u64),
+            _ => None,
+        },
+        _ => None,
+    };
+    for (b, block) in func.blocks.iter().enumerate() {
+        for (i, inst) in block.insts.iter().enumerate() {
+            if !inst.defs().contains(&k) {
+                continue;
+            }
+            if let Some(s) = adds(inst, k) {
+                if !advancing.contains(&b) {
+                    return None;
+                }
+                step = step.max(s);
+                continue;
+            }
+            match (&inst.kind, inst.guard) {
+                (InstKind::Op { opcode: Opcode::Mov(_), defs: 1, args }, None) => match args[1] {
+                    Arg::Imm(Imm::Int(c)) => {
+                        lo = lo.min(c as u64);
+                        hi = hi.max(c as u64);
+                    }
+                    // `add t, k, s; mov k, t` in the advancing block.
+                    Arg::Reg(t) if advancing.contains(&b) && defs.get(&t) == Some(&1) => {
+                        let s = block.insts[..i].iter().rev().find(|p| p.defs().contains(&t)).and_then(|p| adds(p, t))?;
+                        step = step.max(s);
+                    }
+                    _ => return None,
+                },
+                _ => return None,
+            }
+        }
+    }
+    if lo > hi {
+        return None;
+    }
+    if end.hi > 0 && step > 0 {
+        hi = hi.max(end.hi.checked_add(step - 1)?);
+    }
+    Some(Range { lo, hi })
+}
+
+/// The pieces that the ranges of `args` rest on: those read by the instructions their registers
+/// are computed by, through registers written once and counters' starts and ends.
+pub fn pieces(func: &Func, args: &[Arg]) -> Vec<TokenStream> {
+    let mut site: HashMap<Reg, Vec<(usize, usize)>> = HashMap::new();
+    for (b, block) in func.blocks.iter().enumerate() {
+        for (i, inst) in block.insts.iter().enumerate() {
+            for r in inst.defs() {
+                site.entry(r).or_default().push((b, i));
+            }
+        }
+    }
+    let mut seen: HashSet<Reg> = HashSet::new();
+    let mut out: Vec<TokenStream> = Vec::new();
+    let mut keys: HashSet<String> = HashSet::new();
+    let mut stack: Vec<Arg> = args.to_vec();
+    let loops = for_counters(func);
+    while let Some(a) = stack.pop() {
+        match a {
+            Arg::Sym(Sym::Piece(p)) => {
+                if keys.insert(p.to_string()) {
+                    out.push(p);
+                }
+            }
+            Arg::Reg(r) if seen.insert(r) => {
+                for &(b, i) in site.get(&r).into_iter().flatten() {
+                    if let InstKind::Op { args, defs, .. } = &func.blocks[b].insts[i].kind {
+                        stack.extend(args[*defs..].iter().cloned());
+                    }
+                }
+                stack.extend(loops.iter().filter(|l| l.0 == r).map(|l| l.1.clone()));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The test that the assumption of [`assuming`] holds for `pieces`: a piece rustc evaluates to
+/// 1 where each is a number in `1..=bound`, else to 0.
+pub fn guard(pieces: &[TokenStream], bound: u64) -> Arg {
+    let each = pieces.iter().map(|p| {
+        quote!(match #p {
+            ::ptx_runtime::__private::Piece::Dec(v) => v >= 1 && v <= #bound,
+            _ => false,
+        })
+    });
+    Arg::Sym(Sym::Piece(quote!({
+        const __OK: u64 = (true #(&& #each)*) as u64;
+        ::ptx_runtime::__private::Piece::Dec(__OK)
+    })))
+}
