@@ -7,10 +7,9 @@
 //! keeps one version.
 
 use crate::body_exec::cpu_stream;
-use crate::tools::{assemble, scratch_dir, tool};
+use crate::tools::{assemble, sass};
 use ptx_runtime::device::*;
 use ptx_runtime::{kernel, DeviceBuffer, Error, LaunchConfig};
-use std::process::Command;
 
 pub const T32: usize = 32;
 pub const T4: usize = 4;
@@ -223,19 +222,6 @@ fn a_tile_index_out_of_bounds_fails_at_its_line_whatever_the_constant() {
     assert!(assemble("checked_huge", checked_huge::PTX));
 }
 
-/// The SASS instructions of a module assembled for `sm` (`None` without the tools).
-fn sass(name: &str, ptx: &str, sm: u32) -> Option<Vec<String>> {
-    let ptxas = tool("PTXAS", "ptxas", name)?;
-    let cuobjdump = tool("CUOBJDUMP", "cuobjdump", name)?;
-    let dir = scratch_dir("const_range");
-    let (src, bin) = (dir.join(format!("{name}.ptx")), dir.join(format!("{name}.cubin")));
-    std::fs::write(&src, ptx).expect("write");
-    let out = Command::new(&ptxas).args(["-O3", &format!("-arch=sm_{sm}")]).arg(&src).arg("-o").arg(&bin).output().expect("ptxas");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let listing = Command::new(&cuobjdump).arg("-sass").arg(&bin).output().expect("cuobjdump");
-    let _ = std::fs::remove_dir_all(&dir);
-    Some(String::from_utf8_lossy(&listing.stdout).lines().filter_map(|l| l.trim_start().strip_prefix("/*")?.split_once("*/").map(|(_, i)| i.trim().to_owned())).filter(|i| !i.is_empty()).collect())
-}
 
 #[test]
 fn ptxas_keeps_one_version_of_the_compare() {

@@ -8,10 +8,9 @@
 //! (ptxas unrolls it as well with indices).
 
 use crate::body_exec::cpu_stream;
-use crate::tools::{assemble, scratch_dir, tool};
+use crate::tools::{assemble, sass};
 use ptx_runtime::device::*;
 use ptx_runtime::{kernel, DeviceBuffer, DeviceRepr, Error, LaunchConfig};
-use std::process::Command;
 
 /// layernorm's third loop: one row per thread, four streams.
 #[kernel]
@@ -243,19 +242,6 @@ fn indices_that_checks_in_the_loop_read_and_loops_that_only_load_stay() {
     expect_bounds_failure(two_lines::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut big, 13usize), "let v = x[k] * 3; // read");
 }
 
-/// The SASS instructions of a module assembled for `sm` (`None` without the tools).
-fn sass(name: &str, ptx: &str, sm: u32) -> Option<Vec<String>> {
-    let ptxas = tool("PTXAS", "ptxas", name)?;
-    let cuobjdump = tool("CUOBJDUMP", "cuobjdump", name)?;
-    let dir = scratch_dir("strength");
-    let (src, bin) = (dir.join(format!("{name}.ptx")), dir.join(format!("{name}.cubin")));
-    std::fs::write(&src, ptx).expect("write");
-    let out = Command::new(&ptxas).args(["-O3", &format!("-arch=sm_{sm}")]).arg(&src).arg("-o").arg(&bin).output().expect("ptxas");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let listing = Command::new(&cuobjdump).arg("-sass").arg(&bin).output().expect("cuobjdump");
-    let _ = std::fs::remove_dir_all(&dir);
-    Some(String::from_utf8_lossy(&listing.stdout).lines().filter_map(|l| l.trim_start().strip_prefix("/*")?.split_once("*/").map(|(_, i)| i.trim().to_owned())).filter(|i| !i.is_empty()).collect())
-}
 
 /// The stores in the loop that holds the most of them: a loop is a branch back to a lower
 /// address, from its target to the branch.

@@ -7,10 +7,9 @@
 //! matmul's row of the `A` tile is read as `LDS.128`.
 
 use crate::body_exec::cpu_stream;
-use crate::tools::{assemble, scratch_dir, tool};
+use crate::tools::{assemble, sass};
 use ptx_runtime::device::*;
 use ptx_runtime::{kernel, DeviceBuffer, Error, LaunchConfig};
-use std::process::Command;
 
 pub const N16: usize = 16;
 pub const N15: usize = 15;
@@ -134,19 +133,6 @@ fn an_index_out_of_bounds_in_the_unrolled_loop_fails_at_its_line() {
     assert_eq!(ob.to_vec().unwrap(), vec![0.0; 16]);
 }
 
-/// The SASS instructions of a module assembled for `sm` (`None` without the tools).
-fn sass(name: &str, ptx: &str, sm: u32) -> Option<Vec<String>> {
-    let ptxas = tool("PTXAS", "ptxas", name)?;
-    let cuobjdump = tool("CUOBJDUMP", "cuobjdump", name)?;
-    let dir = scratch_dir("unroll");
-    let (src, bin) = (dir.join(format!("{name}.ptx")), dir.join(format!("{name}.cubin")));
-    std::fs::write(&src, ptx).expect("write");
-    let out = Command::new(&ptxas).args(["-O3", &format!("-arch=sm_{sm}")]).arg(&src).arg("-o").arg(&bin).output().expect("ptxas");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let listing = Command::new(&cuobjdump).arg("-sass").arg(&bin).output().expect("cuobjdump");
-    let _ = std::fs::remove_dir_all(&dir);
-    Some(String::from_utf8_lossy(&listing.stdout).lines().filter_map(|l| l.trim_start().strip_prefix("/*")?.split_once("*/").map(|(_, i)| i.trim().to_owned())).filter(|i| !i.is_empty()).collect())
-}
 
 #[test]
 fn the_matmul_reads_a_row_of_its_a_tile_with_lds_128() {

@@ -180,3 +180,18 @@ pub fn nvlink(name: &str, modules: &[&str]) -> bool {
     let _ = std::fs::remove_dir_all(&dir);
     true
 }
+
+/// The SASS instructions of `ptx` assembled by `ptxas -O3` for `sm`, one string per
+/// instruction without its address (`None` without the tools).
+pub fn sass(name: &str, ptx: &str, sm: u32) -> Option<Vec<String>> {
+    let ptxas = tool("PTXAS", "ptxas", name)?;
+    let cuobjdump = tool("CUOBJDUMP", "cuobjdump", name)?;
+    let dir = scratch_dir("sass");
+    let (src, bin) = (dir.join(format!("{name}.ptx")), dir.join(format!("{name}.cubin")));
+    std::fs::write(&src, ptx).expect("write");
+    let out = Command::new(&ptxas).args(["-O3", &format!("-arch=sm_{sm}")]).arg(&src).arg("-o").arg(&bin).output().expect("ptxas");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let listing = Command::new(&cuobjdump).arg("-sass").arg(&bin).output().expect("cuobjdump");
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(String::from_utf8_lossy(&listing.stdout).lines().filter_map(|l| l.trim_start().strip_prefix("/*")?.split_once("*/").map(|(_, i)| i.trim().to_owned())).filter(|i| !i.is_empty()).collect())
+}

@@ -30,22 +30,7 @@ use std::collections::{HashMap, HashSet};
 const DEPTH: usize = 8;
 
 pub fn run(func: &mut Func) {
-    let mut defs: HashMap<Reg, usize> = HashMap::new();
-    let mut site: HashMap<Reg, (usize, usize)> = HashMap::new();
-    for (b, block) in func.blocks.iter().enumerate() {
-        for (i, inst) in block.insts.iter().enumerate() {
-            for r in inst.defs() {
-                *defs.entry(r).or_insert(0) += 1;
-                site.insert(r, (b, i));
-            }
-        }
-    }
-    let mut preds = vec![Vec::new(); func.blocks.len()];
-    for (b, block) in func.blocks.iter().enumerate() {
-        for s in block.term.successors() {
-            preds[s.0 as usize].push(b);
-        }
-    }
+    let (defs, site, preds) = def_sites(func);
     let single = |r: &Reg| defs.get(r) == Some(&1);
     let other_uses = other_uses(func);
     // Rewrites, found first and applied after (positions stay valid while finding).
@@ -93,22 +78,7 @@ pub fn run(func: &mut Func) {
 /// instructions to put before `at`, which read nothing written between them and `at`, and the
 /// 32-bit operands. New registers are added to `func`. For `ir::narrow_cmp`.
 pub fn low_halves(func: &mut Func, at: (usize, usize), args: &[Arg]) -> Option<(Vec<Inst>, Vec<Arg>)> {
-    let mut defs: HashMap<Reg, usize> = HashMap::new();
-    let mut site: HashMap<Reg, (usize, usize)> = HashMap::new();
-    for (b, block) in func.blocks.iter().enumerate() {
-        for (i, inst) in block.insts.iter().enumerate() {
-            for r in inst.defs() {
-                *defs.entry(r).or_insert(0) += 1;
-                site.insert(r, (b, i));
-            }
-        }
-    }
-    let mut preds = vec![Vec::new(); func.blocks.len()];
-    for (b, block) in func.blocks.iter().enumerate() {
-        for s in block.term.successors() {
-            preds[s.0 as usize].push(b);
-        }
-    }
+    let (defs, site, preds) = def_sites(func);
     let base = func.regs.len() as u32;
     let mut n = Narrower { func, defs: &defs, site: &site, preds: &preds, at, out: Vec::new(), base, new_regs: Vec::new() };
     let mut lows = Vec::new();
@@ -335,6 +305,29 @@ impl Narrower<'_> {
     }
 }
 
+/// How many times each register is written, where (block, index) its last write is, and
+/// each block's predecessors: what a [`Narrower`] walks.
+#[allow(clippy::type_complexity)]
+fn def_sites(func: &Func) -> (HashMap<Reg, usize>, HashMap<Reg, (usize, usize)>, Vec<Vec<usize>>) {
+    let mut defs: HashMap<Reg, usize> = HashMap::new();
+    let mut site: HashMap<Reg, (usize, usize)> = HashMap::new();
+    for (b, block) in func.blocks.iter().enumerate() {
+        for (i, inst) in block.insts.iter().enumerate() {
+            for r in inst.defs() {
+                *defs.entry(r).or_insert(0) += 1;
+                site.insert(r, (b, i));
+            }
+        }
+    }
+    let mut preds = vec![Vec::new(); func.blocks.len()];
+    for (b, block) in func.blocks.iter().enumerate() {
+        for s in block.term.successors() {
+            preds[s.0 as usize].push(b);
+        }
+    }
+    (defs, site, preds)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -384,3 +377,4 @@ mod tests {
         assert_eq!(narrowed(&f), vec![(Opcode::Arith(Arith::Mul, Mode::Lo, Type::S32), vec![3])]);
     }
 }
+
