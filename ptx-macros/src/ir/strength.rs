@@ -206,13 +206,14 @@ fn reduce(func: &mut Func, header: usize, k: Reg) {
     if !sites.iter().any(address) {
         return;
     }
-    let mut keys: Vec<Key> = Vec::new();
+    // One pointer per key, built from the key's first site.
+    let mut firsts: Vec<&Site> = Vec::new();
     for s in &sites {
-        if !keys.contains(&s.key) {
-            keys.push(s.key);
+        if !firsts.iter().any(|f| f.key == s.key) {
+            firsts.push(s);
         }
     }
-    if keys.is_empty() || keys.len() > MAX_POINTERS {
+    if firsts.is_empty() || firsts.len() > MAX_POINTERS {
         return;
     }
 
@@ -220,10 +221,9 @@ fn reduce(func: &mut Func, header: usize, k: Reg) {
     let mut pointer: HashMap<Key, Reg> = HashMap::new();
     let mut init: Vec<Inst> = Vec::new();
     let mut steps: Vec<Inst> = Vec::new();
-    for key in &keys {
+    for s in &firsts {
         let p = fresh(func, RegClass::B64);
-        pointer.insert(*key, p);
-        let s = sites.iter().find(|s| s.key == *key).expect("a site of each key");
+        pointer.insert(s.key, p);
         // The chain cloned with fresh registers, its last instruction writing `p`.
         let mut map: HashMap<Reg, Reg> = HashMap::new();
         let n = s.insts.len();
@@ -245,7 +245,7 @@ fn reduce(func: &mut Func, header: usize, k: Reg) {
             init.push(new);
         }
         let loc = s.insts[n - 1].loc;
-        steps.push(Inst::op(Opcode::arith(Arith::Add, Type::S64), 1, vec![Arg::Reg(p), Arg::Reg(p), Arg::imm(step.wrapping_mul(key.scale))]).at(loc));
+        steps.push(Inst::op(Opcode::arith(Arith::Add, Type::S64), 1, vec![Arg::Reg(p), Arg::Reg(p), Arg::imm(step.wrapping_mul(s.key.scale))]).at(loc));
     }
     for s in &sites {
         let inst = &mut func.blocks[s.block].insts[s.inst];
