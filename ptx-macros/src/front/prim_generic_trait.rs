@@ -13,15 +13,13 @@
 //! trait's module when the trait is named by a path through it (`num::Scale`), unqualified
 //! otherwise (where the impls' module is glob-imported, as for method syntax).
 
-use super::hir::{Callee, Expr, ExprKind};
-use super::ty::Ty;
+use super::hir::Expr;
 use super::Checker;
 use crate::expand::generic_trait::{const_key, method_key, type_key, OPEN};
 use crate::link::info::{GenericFnInfo, Info, Recv};
 use proc_macro2::{Span, TokenStream};
 use ptx_abi::Scalar;
 use quote::quote;
-use std::rc::Rc;
 
 /// The module part of a trait's path (`num::Scale<f32>`: `num::`), where its impls for
 /// primitives name their methods; empty for a single segment.
@@ -95,25 +93,8 @@ impl Checker<'_> {
                 return self.error_expr(span);
             }
         };
-        let mut all = Vec::new();
-        if let Some(r) = recv {
-            let r = self.auto_deref_value(r);
-            self.expect(r.span, &Ty::Scalar(s), &r.ty);
-            all.push(r);
-        }
-        for (x, t) in xs.into_iter().zip(&info.params) {
-            let pt = self.prim_method_type(t);
-            let x = self.auto_deref_value(x);
-            self.expect(x.span, &pt, &x.ty);
-            all.push(x);
-        }
-        let ret = match &info.ret {
-            Some(t) => self.prim_method_type(t),
-            None => Ty::Unit,
-        };
         // The name is also the hidden struct's: `<name>::__PTX_NODE__scale__f32`.
-        let callee = Rc::new(Callee { path, assoc: Some(info.name.clone()), ret: ret.clone() });
-        Expr { kind: ExprKind::Call { callee, args: all }, ty: ret, span }
+        self.prim_impl_call(path, &info, s, recv, xs, span)
     }
 
     /// The generic trait `bare` names (its replay, fetched when not known yet): `Err` when it

@@ -16,7 +16,7 @@
 use super::hir::{Callee, Expr, ExprKind};
 use super::ty::Ty;
 use super::Checker;
-use crate::link::info::{Info, Recv};
+use crate::link::info::{Info, MethodInfo, Recv};
 use proc_macro2::Span;
 use ptx_abi::Scalar;
 use quote::quote;
@@ -90,13 +90,23 @@ impl Checker<'_> {
         if args.len() != info.params.len() {
             return self.error(name_span, format!("`{name}` takes {} argument(s) but {} were given", info.params.len(), args.len()));
         }
-        let recv = self.auto_deref_value(recv);
-        self.expect(recv.span, &Ty::Scalar(s), &recv.ty);
-        let mut all = vec![recv];
         let xs: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+        // The alias is also the hidden struct's name: `<alias>::__PTX_NODE__halve`.
+        self.prim_impl_call(path, &info, s, Some(recv), xs, span)
+    }
+
+    /// The call of a trait method of an impl for the primitive `s` (`info`, reached by `path`,
+    /// whose hidden struct carries the method's node): the receiver, when there is one, is `s`;
+    /// the arguments are typed against the impl's parameters (its module's types: primitives or
+    /// paths the body resolves as written, `Self` being the primitive).
+    pub(super) fn prim_impl_call(&mut self, path: proc_macro2::TokenStream, info: &MethodInfo, s: Scalar, recv: Option<Expr>, xs: Vec<Expr>, span: Span) -> Expr {
+        let mut all = Vec::new();
+        if let Some(r) = recv {
+            let r = self.auto_deref_value(r);
+            self.expect(r.span, &Ty::Scalar(s), &r.ty);
+            all.push(r);
+        }
         for (x, t) in xs.into_iter().zip(&info.params) {
-            // The impl is in a module this body does not name: its signature's types are
-            // primitives or paths the body resolves as written (`Self` is the primitive).
             let pt = self.prim_method_type(t);
             let x = self.auto_deref_value(x);
             self.expect(x.span, &pt, &x.ty);
@@ -106,7 +116,6 @@ impl Checker<'_> {
             Some(t) => self.prim_method_type(t),
             None => Ty::Unit,
         };
-        // The alias is also the hidden struct's name: `<alias>::__PTX_NODE__halve`.
         let callee = Rc::new(Callee { path, assoc: Some(info.name.clone()), ret: ret.clone() });
         Expr { kind: ExprKind::Call { callee, args: all }, ty: ret, span }
     }
