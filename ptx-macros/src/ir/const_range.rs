@@ -175,41 +175,53 @@ fn counter_range(func: &Func, k: Reg, end: Range, defs: &HashMap<Reg, usize>) ->
     Some(Range { lo, hi })
 }
 
-/// The pieces that the ranges of `args` rest on: those read by the instructions their registers
-/// are computed by, through registers written once and counters' starts and ends.
-pub fn pieces(func: &Func, args: &[Arg]) -> Vec<TokenStream> {
-    let mut site: HashMap<Reg, Vec<(usize, usize)>> = HashMap::new();
-    for (b, block) in func.blocks.iter().enumerate() {
-        for (i, inst) in block.insts.iter().enumerate() {
-            for r in inst.defs() {
-                site.entry(r).or_default().push((b, i));
-            }
-        }
-    }
-    let mut seen: HashSet<Reg> = HashSet::new();
-    let mut out: Vec<TokenStream> = Vec::new();
-    let mut keys: HashSet<String> = HashSet::new();
-    let mut stack: Vec<Arg> = args.to_vec();
-    let loops = for_counters(func);
-    while let Some(a) = stack.pop() {
-        match a {
-            Arg::Sym(Sym::Piece(p)) => {
-                if keys.insert(p.to_string()) {
-                    out.push(p);
+/// Where the registers are written and which `for` counters end where: built once per
+/// function, then asked for the pieces of each compare's operands.
+pub struct Pieces {
+    site: HashMap<Reg, Vec<(usize, usize)>>,
+    loops: Vec<(Reg, Arg, u32)>,
+}
+
+impl Pieces {
+    pub fn new(func: &Func) -> Pieces {
+        let mut site: HashMap<Reg, Vec<(usize, usize)>> = HashMap::new();
+        for (b, block) in func.blocks.iter().enumerate() {
+            for (i, inst) in block.insts.iter().enumerate() {
+                for r in inst.defs() {
+                    site.entry(r).or_default().push((b, i));
                 }
             }
-            Arg::Reg(r) if seen.insert(r) => {
-                for &(b, i) in site.get(&r).into_iter().flatten() {
-                    if let InstKind::Op { args, defs, .. } = &func.blocks[b].insts[i].kind {
-                        stack.extend(args[*defs..].iter().cloned());
+        }
+        Pieces { site, loops: for_counters(func) }
+    }
+
+    /// The pieces that the ranges of `args` rest on: those read by the instructions their
+    /// registers are computed by, through registers written once and counters' starts and ends.
+    pub fn of(&self, func: &Func, args: &[Arg]) -> Vec<TokenStream> {
+        let mut seen: HashSet<Reg> = HashSet::new();
+        let mut out: Vec<TokenStream> = Vec::new();
+        let mut keys: HashSet<String> = HashSet::new();
+        let mut stack: Vec<Arg> = args.to_vec();
+        while let Some(a) = stack.pop() {
+            match a {
+                Arg::Sym(Sym::Piece(p)) => {
+                    if keys.insert(p.to_string()) {
+                        out.push(p);
                     }
                 }
-                stack.extend(loops.iter().filter(|l| l.0 == r).map(|l| l.1.clone()));
+                Arg::Reg(r) if seen.insert(r) => {
+                    for &(b, i) in self.site.get(&r).into_iter().flatten() {
+                        if let InstKind::Op { args, defs, .. } = &func.blocks[b].insts[i].kind {
+                            stack.extend(args[*defs..].iter().cloned());
+                        }
+                    }
+                    stack.extend(self.loops.iter().filter(|l| l.0 == r).map(|l| l.1.clone()));
+                }
+                _ => {}
             }
-            _ => {}
         }
+        out
     }
-    out
 }
 
 /// The test that the assumption of [`assuming`] holds for `pieces`: a piece rustc evaluates to

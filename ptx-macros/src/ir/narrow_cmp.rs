@@ -41,7 +41,10 @@ const BOUNDS: [u64; 4] = [1 << 20, 1 << 16, 1 << 12, 1 << 8];
 
 pub fn run(func: &mut Func) {
     let exact = Ranges::compute(func);
-    let assumed: Vec<(u64, Ranges)> = BOUNDS.iter().map(|&b| (b, const_range::assuming(func, b))).collect();
+    // The ranges under each assumed bound: computed once, when a compare first needs them
+    // (most functions have no compare on an outside constant, and each is a range analysis).
+    let mut assumed: Vec<Option<Ranges>> = BOUNDS.iter().map(|_| None).collect();
+    let pieces_of = const_range::Pieces::new(func);
     let piece = const_range::piece_reg(func);
     let as_reg = |a: &Arg| match a {
         Arg::Sym(Sym::Piece(_)) => Arg::Reg(piece),
@@ -100,18 +103,24 @@ pub fn run(func: &mut Func) {
             if exact.decide(cmp, Type::U64, &x, &y).is_some() {
                 continue;
             }
-            let pieces = const_range::pieces(func, &[x.clone(), y.clone()]);
+            let pieces = pieces_of.of(func, &[x.clone(), y.clone()]);
             if pieces.is_empty() {
                 continue;
             }
             let (xr, yr) = (as_reg(&x), as_reg(&y));
-            let found = assumed.iter().find_map(|(bound, r)| {
+            let mut found = None;
+            for (&bound, r) in BOUNDS.iter().zip(&mut assumed) {
+                let r = r.get_or_insert_with(|| const_range::assuming(func, bound));
                 if let Some(v) = r.decide(cmp, Type::U64, &xr, &yr) {
-                    return Some((*bound, Outcome::Decided(v)));
+                    found = Some((bound, Outcome::Decided(v)));
+                    break;
                 }
                 let below = |a: &Arg| r.of(a, 64).is_some_and(|r| r.hi <= u32::MAX as u64);
-                (below(&xr) && below(&yr) && (cheap(&x) || in_loop(b) && converted(&x)) && (cheap(&y) || in_loop(b) && converted(&y))).then_some((*bound, Outcome::Narrow))
-            });
+                if below(&xr) && below(&yr) && (cheap(&x) || in_loop(b) && converted(&x)) && (cheap(&y) || in_loop(b) && converted(&y)) {
+                    found = Some((bound, Outcome::Narrow));
+                    break;
+                }
+            }
             let mut rw = Rewrite { narrow: None, decided: Vec::new() };
             match found {
                 Some((bound, Outcome::Decided(v))) => rw.decided.push((const_range::guard(&pieces, bound), v)),
