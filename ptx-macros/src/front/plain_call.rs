@@ -4,7 +4,9 @@
 //! the definition is found, and where it is not).
 
 use super::hir::Expr;
+use super::ty::StructDef;
 use super::Checker;
+use crate::expand::method::OPS;
 use crate::syntax::source_index;
 use proc_macro2::Span;
 use syn::spanned::Spanned;
@@ -33,5 +35,27 @@ impl Checker<'_> {
             ),
         );
         Some(self.error_expr(span))
+    }
+
+    /// Reports a method, associated function or operator (`key`, as the replay names it) of
+    /// `def` that an impl without `#[device_fn]` defines in the type's module; `false` (fetch
+    /// the replay as usual) otherwise.
+    pub fn plain_method(&mut self, def: &StructDef, key: &str, span: Span) -> bool {
+        let Ok(ty) = syn::parse2::<syn::Path>(def.path.clone()) else { return false };
+        let ty: Vec<String> = ty.segments.iter().map(|s| s.ident.to_string()).collect();
+        let op = OPS.iter().find(|(t, _, _)| key == *t || key.strip_prefix(t).is_some_and(|r| r.starts_with('_')));
+        let (name, of_trait) = match op {
+            Some((t, m, _)) => (*m, Some(*t)),
+            None => (key, None),
+        };
+        let Some(found) = source_index::plain_method(span, &ty, name, of_trait) else { return false };
+        let at = format!("{}:{}", source_index::display(&found.file), found.line);
+        let base = def.base_name();
+        let msg = match &found.of_trait {
+            Some(t) => format!("`{t}` of `{base}` is implemented without `#[device_fn]` (`impl {t} for {base}` at {at}): device code can use only operators of a `#[device_fn] impl`; add `#[device_fn]` to the impl"),
+            None => format!("`{name}` is defined by an `impl {base}` without `#[device_fn]` (at {at}): device code can call only methods of a `#[device_fn] impl`; add `#[device_fn]` to the impl"),
+        };
+        self.errors.at(span, msg);
+        true
     }
 }

@@ -49,6 +49,17 @@ struct Module {
     names: HashMap<String, Vec<Def>>,
     globs: Vec<Vec<String>>,
     mods: Vec<(String, Module)>,
+    impls: Vec<Impl>,
+}
+
+/// An `impl` block: the last name of its type (`Vec3` of `impl geo::Vec3<T>`), its trait's,
+/// whether it and each function carry no attribute but the inert ones.
+struct Impl {
+    ty: String,
+    of_trait: Option<String>,
+    plain: bool,
+    line: usize,
+    fns: Vec<(String, usize, bool)>,
 }
 
 enum Def {
@@ -60,6 +71,8 @@ enum Def {
     File,
     /// `use path as name;` (`path` may start with `self`, `super` or `::`).
     Use(Vec<String>),
+    /// A struct, enum or union (its impls are looked up in its module).
+    Type,
     /// Anything else with that name: the lookup stops (it would only be a guess).
     Other,
 }
@@ -129,6 +142,20 @@ impl Module {
                     }
                 }
             }
+            syn::Item::Impl(i) => {
+                let syn::Type::Path(tp) = &*i.self_ty else { return };
+                let (Some(ty), None) = (tp.path.segments.last(), &tp.qself) else { return };
+                let fns = i.items.iter().filter_map(|it| match it {
+                    syn::ImplItem::Fn(f) => Some((f.sig.ident.to_string(), f.sig.ident.span().start().line, is_plain(&f.attrs))),
+                    _ => None,
+                });
+                let of_trait = i.trait_.as_ref().and_then(|(_, p, _)| p.segments.last()).map(|s| s.ident.to_string());
+                let line = i.impl_token.span.start().line;
+                self.impls.push(Impl { ty: ty.ident.to_string(), of_trait, plain: is_plain(&i.attrs), line, fns: fns.collect() });
+            }
+            syn::Item::Struct(syn::ItemStruct { ident, .. }) | syn::Item::Enum(syn::ItemEnum { ident, .. }) | syn::Item::Union(syn::ItemUnion { ident, .. }) => {
+                self.define(ident.to_string(), Def::Type);
+            }
             other => {
                 if let Some(name) = item_name(other) {
                     self.define(name, Def::Other);
@@ -189,9 +216,6 @@ fn item_name(item: &syn::Item) -> Option<String> {
     let ident = match item {
         syn::Item::Const(i) => &i.ident,
         syn::Item::Static(i) => &i.ident,
-        syn::Item::Struct(i) => &i.ident,
-        syn::Item::Enum(i) => &i.ident,
-        syn::Item::Union(i) => &i.ident,
         syn::Item::Trait(i) => &i.ident,
         syn::Item::TraitAlias(i) => &i.ident,
         syn::Item::Type(i) => &i.ident,
@@ -281,6 +305,8 @@ enum Ns {
 enum Target {
     Fn(FnDef),
     Module(Place),
+    /// A struct, enum or union defined in this module.
+    Type(Place),
 }
 
 impl Place {
@@ -349,7 +375,7 @@ impl Place {
             // rustc's ambiguity error at the host copy of the same call).
             return module.globs.iter().find_map(|g| match self.resolve(g, Ns::Type, depth + 1)? {
                 Target::Module(p) => p.lookup(name, ns, depth + 1),
-                Target::Fn(_) => None,
+                Target::Fn(_) | Target::Type(_) => None,
             });
         };
         let fns: Vec<&Def> = defs.iter().filter(|d| matches!(d, Def::Fn { .. })).collect();
@@ -382,6 +408,7 @@ impl Place {
                     }
                     ([Def::File], []) => self.file_module(name).map(Target::Module),
                     ([], [Def::Use(path)]) => self.resolve(path, Ns::Type, depth + 1),
+                    ([], [Def::Type]) => Some(Target::Type(self.clone())),
                     _ => None,
                 }
             }
@@ -400,7 +427,7 @@ impl Place {
                 _ if i == init.len() => return place.lookup(last, ns, depth),
                 _ => match place.lookup(seg, Ns::Type, depth)? {
                     Target::Module(p) => p,
-                    Target::Fn(_) => return None,
+                    Target::Fn(_) | Target::Type(_) => return None,
                 },
             };
         }
@@ -422,6 +449,14 @@ pub fn plain_fn(at: Span, path: &[String]) -> Option<FnDef> {
 }
 
 fn plain_fn_at(file: &Path, pos: LineColumn, path: &[String]) -> Option<FnDef> {
+    match place_at(file, pos)?.resolve(path, Ns::Value, 0)? {
+        Target::Fn(f) => Some(f),
+        Target::Module(_) | Target::Type(_) => None,
+    }
+}
+
+/// The module a position of a file is in; `None` inside a block that defines items.
+fn place_at(file: &Path, pos: LineColumn) -> Option<Place> {
     let index = index_of(file)?;
     if index.item_blocks.iter().any(|&(a, b)| contains(a, b, pos)) {
         return None;
@@ -433,10 +468,45 @@ fn plain_fn_at(file: &Path, pos: LineColumn, path: &[String]) -> Option<FnDef> {
         place.names.push(m.mods[i].0.clone());
         m = &m.mods[i].1;
     }
-    match place.resolve(path, Ns::Value, 0)? {
-        Target::Fn(f) => Some(f),
-        Target::Module(_) => None,
+    Some(place)
+}
+
+/// A method without a device replay: `name` of an impl without `#[device_fn]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlainMethod {
+    pub file: PathBuf,
+    /// 1-based line of the `impl`.
+    pub line: usize,
+    /// The impl's trait (`Add` of `impl Add for V`), `None` for an inherent impl.
+    pub of_trait: Option<String>,
+}
+
+/// The impl that defines `name` (a method or associated function, or an operator trait's
+/// method when `of_trait` is given) for the type written `ty` at `at`, when it is an impl
+/// without `#[device_fn]` in the type's own module (where a `#[device_fn] impl` must be), and
+/// no other impl there defines `name` (a trait's method may be the one a call resolves to).
+pub fn plain_method(at: Span, ty: &[String], name: &str, of_trait: Option<&str>) -> Option<PlainMethod> {
+    let file = at.local_file()?;
+    let pos = at.start();
+    if pos.line == 0 {
+        return None;
     }
+    plain_method_at(&file, pos, ty, name, of_trait)
+}
+
+fn plain_method_at(file: &Path, pos: LineColumn, ty: &[String], name: &str, of_trait: Option<&str>) -> Option<PlainMethod> {
+    let Target::Type(place) = place_at(file, pos)?.resolve(ty, Ns::Type, 0)? else { return None };
+    let base = ty.last()?;
+    let mut found = None;
+    // An operator is its trait's impl; a method or associated function any impl's.
+    for i in place.module().impls.iter().filter(|i| &i.ty == base && (of_trait.is_none() || i.of_trait.as_deref() == of_trait)) {
+        let Some(&(_, _, fn_plain)) = i.fns.iter().find(|f| f.0 == name) else { continue };
+        if !(i.plain && fn_plain) || i.of_trait.as_deref() != of_trait || found.is_some() {
+            return None;
+        }
+        found = Some(PlainMethod { file: place.file.clone(), line: i.line, of_trait: i.of_trait.clone() });
+    }
+    found
 }
 
 /// `path` for messages: relative to the crate's directory when under it.
@@ -559,6 +629,37 @@ pub mod sub;
         assert_eq!(t.find("src/lib.rs", at(3, 10), "helper"), Some(("src/lib.rs".into(), 1)));
         assert_eq!(t.find("src/lib.rs", at(3, 20), "m::g"), None);
         assert_eq!(t.find("src/bad.rs", at(2, 10), "helper"), None);
+    }
+
+    const METHODS: &str = "\
+mod geo {
+    pub struct V { pub x: f32 }
+    impl V { pub fn len(self) -> f32 { self.x } }
+    impl core::ops::Add for V { type Output = V; fn add(self, o: V) -> V { o } }
+    #[device_fn]
+    impl V { pub fn dev(self) -> f32 { self.x } }
+    pub struct W;
+    impl W { pub fn both(&self) {} }
+    impl Tr for W { fn both(self) {} }
+}
+use geo::V;
+fn k(v: V) { v.len(); }
+";
+
+    #[test]
+    fn finds_plain_impls_in_the_types_module() {
+        let t = Tree::new("methods", &[("src/lib.rs", METHODS)]);
+        let f = t.0.join("src/lib.rs");
+        let find = |ty: &str, name: &str, of_trait: Option<&str>| plain_method_at(&f, at(12, 15), &segs(ty), name, of_trait).map(|m| (m.line, m.of_trait));
+        assert_eq!(find("V", "len", None), Some((3, None)));
+        assert_eq!(find("geo::V", "len", None), Some((3, None)));
+        assert_eq!(find("V", "add", Some("Add")), Some((4, Some("Add".to_owned()))));
+        // A `#[device_fn] impl`; a name two impls define; no such method; not a type.
+        assert_eq!(find("V", "dev", None), None);
+        assert_eq!(find("geo::W", "both", None), None);
+        assert_eq!(find("V", "nothing", None), None);
+        assert_eq!(find("V", "sub", Some("Sub")), None);
+        assert_eq!(find("k", "len", None), None);
     }
 
     #[test]
