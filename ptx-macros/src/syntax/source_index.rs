@@ -292,8 +292,16 @@ struct Place {
     parent: Option<Rc<Place>>,
 }
 
-/// How deep uses and globs are followed (a cycle of globs ends here).
-const MAX_DEPTH: usize = 16;
+/// How many names one query may look up (uses and globs followed).
+const MAX_STEPS: usize = 256;
+
+/// One query's walk: the names being looked up (a name met again while it is being looked up,
+/// e.g. a glob's own path through the same glob, is not there) and the steps taken.
+#[derive(Default)]
+struct Walk {
+    active: Vec<(PathBuf, Vec<usize>, String, bool)>,
+    steps: usize,
+}
 
 #[derive(Clone, Copy, PartialEq)]
 enum Ns {
@@ -365,16 +373,25 @@ impl Place {
         Some(Place { file, index, chain: Vec::new(), names: Vec::new(), parent: Some(Rc::new(self.clone())) })
     }
 
-    fn lookup(&self, name: &str, ns: Ns, depth: usize) -> Option<Target> {
-        if depth > MAX_DEPTH {
+    fn lookup(&self, name: &str, ns: Ns, w: &mut Walk) -> Option<Target> {
+        let key = (self.file.clone(), self.chain.clone(), name.to_owned(), ns == Ns::Type);
+        w.steps += 1;
+        if w.steps > MAX_STEPS || w.active.contains(&key) {
             return None;
         }
+        w.active.push(key);
+        let found = self.lookup_here(name, ns, w);
+        w.active.pop();
+        found
+    }
+
+    fn lookup_here(&self, name: &str, ns: Ns, w: &mut Walk) -> Option<Target> {
         let module = self.module();
         let Some(defs) = module.names.get(name) else {
             // Globs, in order: the first that has the name (two that both have it would be
             // rustc's ambiguity error at the host copy of the same call).
-            return module.globs.iter().find_map(|g| match self.resolve(g, Ns::Type, depth + 1)? {
-                Target::Module(p) => p.lookup(name, ns, depth + 1),
+            return module.globs.iter().find_map(|g| match self.resolve(g, Ns::Type, w)? {
+                Target::Module(p) => p.lookup(name, ns, w),
                 Target::Fn(_) | Target::Type(_) => None,
             });
         };
@@ -385,7 +402,7 @@ impl Place {
                 if !others.is_empty() {
                     // A `use` alone is followed; with anything else the name is ambiguous here.
                     return match (fns.as_slice(), others.as_slice()) {
-                        ([], [Def::Use(path)]) => self.resolve(path, Ns::Value, depth + 1),
+                        ([], [Def::Use(path)]) => self.resolve(path, Ns::Value, w),
                         _ => None,
                     };
                 }
@@ -407,7 +424,7 @@ impl Place {
                         Some(Target::Module(p))
                     }
                     ([Def::File], []) => self.file_module(name).map(Target::Module),
-                    ([], [Def::Use(path)]) => self.resolve(path, Ns::Type, depth + 1),
+                    ([], [Def::Use(path)]) => self.resolve(path, Ns::Type, w),
                     ([], [Def::Type]) => Some(Target::Type(self.clone())),
                     _ => None,
                 }
@@ -416,7 +433,7 @@ impl Place {
     }
 
     /// A path written in this module; the last segment in `ns`.
-    fn resolve(&self, path: &[String], ns: Ns, depth: usize) -> Option<Target> {
+    fn resolve(&self, path: &[String], ns: Ns, w: &mut Walk) -> Option<Target> {
         let (last, init) = path.split_last()?;
         let mut place = self.clone();
         for (i, seg) in path.iter().enumerate() {
@@ -424,8 +441,8 @@ impl Place {
                 "self" if i == 0 => place,
                 "super" if path[..i].iter().all(|s| s == "super") => place.parent()?,
                 "crate" | "::" | "$crate" | "self" | "super" => return None,
-                _ if i == init.len() => return place.lookup(last, ns, depth),
-                _ => match place.lookup(seg, Ns::Type, depth)? {
+                _ if i == init.len() => return place.lookup(last, ns, w),
+                _ => match place.lookup(seg, Ns::Type, w)? {
                     Target::Module(p) => p,
                     Target::Fn(_) | Target::Type(_) => return None,
                 },
@@ -449,7 +466,7 @@ pub fn plain_fn(at: Span, path: &[String]) -> Option<FnDef> {
 }
 
 fn plain_fn_at(file: &Path, pos: LineColumn, path: &[String]) -> Option<FnDef> {
-    match place_at(file, pos)?.resolve(path, Ns::Value, 0)? {
+    match place_at(file, pos)?.resolve(path, Ns::Value, &mut Walk::default())? {
         Target::Fn(f) => Some(f),
         Target::Module(_) | Target::Type(_) => None,
     }
@@ -495,7 +512,7 @@ pub fn plain_method(at: Span, ty: &[String], name: &str, of_trait: Option<&str>)
 }
 
 fn plain_method_at(file: &Path, pos: LineColumn, ty: &[String], name: &str, of_trait: Option<&str>) -> Option<PlainMethod> {
-    let Target::Type(place) = place_at(file, pos)?.resolve(ty, Ns::Type, 0)? else { return None };
+    let Target::Type(place) = place_at(file, pos)?.resolve(ty, Ns::Type, &mut Walk::default())? else { return None };
     let base = ty.last()?;
     let mut found = None;
     // An operator is its trait's impl; a method or associated function any impl's.
@@ -660,6 +677,17 @@ fn k(v: V) { v.len(); }
         assert_eq!(find("V", "nothing", None), None);
         assert_eq!(find("V", "sub", Some("Sub")), None);
         assert_eq!(find("k", "len", None), None);
+    }
+
+    #[test]
+    fn cycles_of_globs_end() {
+        let t = Tree::new("cycles", &[(
+            "src/lib.rs",
+            "use ext::device::*;\nuse other::*;\nmod a { pub use super::b::*; pub use super::*; }\nmod b { pub use super::a::*; pub fn g() {} }\nfn k() { x(); }\n",
+        )]);
+        assert_eq!(t.find("src/lib.rs", at(5, 10), "x"), None);
+        assert_eq!(t.find("src/lib.rs", at(5, 10), "a::g"), Some(("src/lib.rs".into(), 4)));
+        assert_eq!(t.find("src/lib.rs", at(5, 10), "a::nothing"), None);
     }
 
     #[test]
