@@ -30,6 +30,8 @@ pub struct FnDef {
     pub line: usize,
     /// Whether it has generic parameters.
     pub generic: bool,
+    /// Whether it is visible outside its module (a glob imports only those).
+    pub public: bool,
 }
 
 /// What one file defines, by module.
@@ -48,6 +50,8 @@ struct Module {
     has_path_attr: bool,
     names: HashMap<String, Vec<Def>>,
     globs: Vec<Vec<String>>,
+    /// An item macro (`make_helpers!();`) may define any name, shadowing the globs.
+    has_item_macro: bool,
     mods: Vec<(String, Module)>,
     impls: Vec<Impl>,
 }
@@ -64,7 +68,7 @@ struct Impl {
 
 enum Def {
     /// A function; `plain` when it carries no attribute but the built-in inert ones.
-    Fn { line: usize, plain: bool, generic: bool },
+    Fn { line: usize, plain: bool, generic: bool, public: bool },
     /// `mod m { .. }`: the index of the module in `mods`.
     Inline(usize),
     /// `mod m;` without `#[path]`.
@@ -112,7 +116,7 @@ impl Module {
     fn add(&mut self, item: &syn::Item) {
         match item {
             syn::Item::Fn(f) => {
-                let def = Def::Fn { line: f.sig.ident.span().start().line, plain: is_plain(&f.attrs), generic: !f.sig.generics.params.is_empty() };
+                let def = Def::Fn { line: f.sig.ident.span().start().line, plain: is_plain(&f.attrs), generic: !f.sig.generics.params.is_empty(), public: !matches!(f.vis, syn::Visibility::Inherited) };
                 self.define(f.sig.ident.to_string(), def);
             }
             syn::Item::Mod(m) => {
@@ -156,6 +160,7 @@ impl Module {
             syn::Item::Struct(syn::ItemStruct { ident, .. }) | syn::Item::Enum(syn::ItemEnum { ident, .. }) | syn::Item::Union(syn::ItemUnion { ident, .. }) => {
                 self.define(ident.to_string(), Def::Type);
             }
+            syn::Item::Macro(m) if m.ident.is_none() => self.has_item_macro = true,
             other => {
                 if let Some(name) = item_name(other) {
                     self.define(name, Def::Other);
@@ -312,6 +317,9 @@ enum Ns {
 /// What a name is, as far as this lookup can tell.
 enum Target {
     Fn(FnDef),
+    /// Something this lookup does not follow (a device function, an ambiguous name): the
+    /// search stops, and nothing is reported.
+    Other,
     Module(Place),
     /// A struct, enum or union defined in this module.
     Type(Place),
@@ -373,11 +381,12 @@ impl Place {
         Some(Place { file, index, chain: Vec::new(), names: Vec::new(), parent: Some(Rc::new(self.clone())) })
     }
 
+    /// What `name` is here: `None` when the module does not have it.
     fn lookup(&self, name: &str, ns: Ns, w: &mut Walk) -> Option<Target> {
         let key = (self.file.clone(), self.chain.clone(), name.to_owned(), ns == Ns::Type);
         w.steps += 1;
         if w.steps > MAX_STEPS || w.active.contains(&key) {
-            return None;
+            return Some(Target::Other);
         }
         w.active.push(key);
         let found = self.lookup_here(name, ns, w);
@@ -388,11 +397,19 @@ impl Place {
     fn lookup_here(&self, name: &str, ns: Ns, w: &mut Walk) -> Option<Target> {
         let module = self.module();
         let Some(defs) = module.names.get(name) else {
+            if module.has_item_macro {
+                return Some(Target::Other);
+            }
             // Globs, in order: the first that has the name (two that both have it would be
-            // rustc's ambiguity error at the host copy of the same call).
+            // rustc's ambiguity error at the host copy of the same call). One this lookup
+            // cannot follow (another crate's) may have it too: that is the same error.
             return module.globs.iter().find_map(|g| match self.resolve(g, Ns::Type, w)? {
-                Target::Module(p) => p.lookup(name, ns, w),
-                Target::Fn(_) | Target::Type(_) => None,
+                Target::Module(p) => match p.lookup(name, ns, w)? {
+                    // A private function is not imported, except by a descendant (`super::*`).
+                    Target::Fn(f) if !f.public && !g.iter().all(|s| s == "super" || s == "self") => None,
+                    t => Some(t),
+                },
+                _ => None,
             });
         };
         let fns: Vec<&Def> = defs.iter().filter(|d| matches!(d, Def::Fn { .. })).collect();
@@ -402,17 +419,18 @@ impl Place {
                 if !others.is_empty() {
                     // A `use` alone is followed; with anything else the name is ambiguous here.
                     return match (fns.as_slice(), others.as_slice()) {
-                        ([], [Def::Use(path)]) => self.resolve(path, Ns::Value, w),
-                        _ => None,
+                        ([], [Def::Use(path)]) => Some(self.resolve(path, Ns::Value, w).unwrap_or(Target::Other)),
+                        _ => Some(Target::Other),
                     };
                 }
                 // Every definition (e.g. one per `#[cfg]`) plain: a plain function.
                 let mut first = None;
                 for d in fns {
-                    let Def::Fn { line, plain: true, generic } = d else { return None };
-                    first.get_or_insert(FnDef { file: self.file.clone(), line: *line, generic: *generic });
+                    let Def::Fn { line, plain: true, generic, public } = d else { return Some(Target::Other) };
+                    first.get_or_insert(FnDef { file: self.file.clone(), line: *line, generic: *generic, public: *public });
                 }
-                first.map(Target::Fn)
+                // Only a module or a file module by that name: not a function.
+                Some(first.map_or(Target::Other, Target::Fn))
             }
             Ns::Type => {
                 let mods: Vec<&Def> = defs.iter().filter(|d| matches!(d, Def::Inline(_) | Def::File)).collect();
@@ -423,10 +441,10 @@ impl Place {
                         p.names.push(name.to_owned());
                         Some(Target::Module(p))
                     }
-                    ([Def::File], []) => self.file_module(name).map(Target::Module),
-                    ([], [Def::Use(path)]) => self.resolve(path, Ns::Type, w),
+                    ([Def::File], []) => Some(self.file_module(name).map_or(Target::Other, Target::Module)),
+                    ([], [Def::Use(path)]) => Some(self.resolve(path, Ns::Type, w).unwrap_or(Target::Other)),
                     ([], [Def::Type]) => Some(Target::Type(self.clone())),
-                    _ => None,
+                    _ => Some(Target::Other),
                 }
             }
         }
@@ -444,7 +462,7 @@ impl Place {
                 _ if i == init.len() => return place.lookup(last, ns, w),
                 _ => match place.lookup(seg, Ns::Type, w)? {
                     Target::Module(p) => p,
-                    Target::Fn(_) | Target::Type(_) => return None,
+                    _ => return None,
                 },
             };
         }
@@ -468,7 +486,7 @@ pub fn plain_fn(at: Span, path: &[String]) -> Option<FnDef> {
 fn plain_fn_at(file: &Path, pos: LineColumn, path: &[String]) -> Option<FnDef> {
     match place_at(file, pos)?.resolve(path, Ns::Value, &mut Walk::default())? {
         Target::Fn(f) => Some(f),
-        Target::Module(_) | Target::Type(_) => None,
+        _ => None,
     }
 }
 
@@ -688,6 +706,21 @@ fn k(v: V) { v.len(); }
         assert_eq!(t.find("src/lib.rs", at(5, 10), "x"), None);
         assert_eq!(t.find("src/lib.rs", at(5, 10), "a::g"), Some(("src/lib.rs".into(), 4)));
         assert_eq!(t.find("src/lib.rs", at(5, 10), "a::nothing"), None);
+    }
+
+    #[test]
+    fn globs_import_what_rustc_imports() {
+        let t = Tree::new("globs", &[(
+            "src/lib.rs",
+            "mod dev { #[device_fn] pub fn h() {} }\nmod m { fn h() {} pub fn p() {} }\nuse dev::*;\nuse m::*;\nfn k() { h(); }\n\
+             mod t { use super::*; fn k2() { p(); } }\nmod u { use super::*; make!(); fn k3() { p(); } }\n",
+        )]);
+        // `m::h` is private: the glob brings `dev::h`, a device function.
+        assert_eq!(t.find("src/lib.rs", at(5, 10), "h"), None);
+        assert_eq!(t.find("src/lib.rs", at(5, 10), "p"), Some(("src/lib.rs".into(), 2)));
+        assert_eq!(t.find("src/lib.rs", at(6, 35), "p"), Some(("src/lib.rs".into(), 2)));
+        // An item macro may define `p` itself.
+        assert_eq!(t.find("src/lib.rs", at(7, 45), "p"), None);
     }
 
     #[test]
