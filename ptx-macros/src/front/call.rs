@@ -176,6 +176,11 @@ impl<'a> Checker<'a> {
                         self.expr(a);
                     }
                 }
+                // A plain function of the call's own files: said so, instead of fetching a
+                // replay it does not have.
+                if let Some(e) = self.plain_call(path, span) {
+                    return e;
+                }
                 self.needs.need(&fetch_path);
                 // Unknown until the fetch: an error type keeps later uses quiet.
                 self.error_expr(span)

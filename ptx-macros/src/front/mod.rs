@@ -51,6 +51,7 @@ pub mod local_ref;
 pub mod method;
 pub mod panic;
 pub mod pat;
+pub mod plain_call;
 pub mod pretty;
 pub mod prim_generic_trait;
 pub mod prim_method;

@@ -30,7 +30,9 @@ impl<'a> Checker<'a> {
                 None
             }
             None => {
-                self.needs.need(&path);
+                if !self.plain_method(def, key, span) {
+                    self.needs.need(&path);
+                }
                 None
             }
         }

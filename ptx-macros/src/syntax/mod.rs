@@ -4,5 +4,6 @@ pub mod attrs;
 pub mod rejected;
 pub mod rewrite;
 pub mod signature;
+pub mod source_index;
 pub mod sum_ref;
 pub mod types;

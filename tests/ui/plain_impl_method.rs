@@ -1,0 +1,34 @@
+// Methods and associated functions of an impl without `#[device_fn]`, in the type's module:
+// one error at each call naming the impl and the attribute to add.
+use ptx_runtime::kernel;
+
+mod geo {
+    use ptx_runtime::DeviceRepr;
+
+    #[derive(Clone, Copy, DeviceRepr)]
+    #[repr(C)]
+    pub struct P {
+        pub x: f32,
+    }
+
+    impl P {
+        pub fn new(x: f32) -> P {
+            P { x }
+        }
+
+        pub fn twice(self) -> f32 {
+            self.x * 2.0
+        }
+    }
+}
+
+use geo::*;
+
+#[kernel]
+pub fn k(p: &[P], out: &mut [f32]) {
+    let q = P::new(out[0]);
+    out[0] = p[0].twice();
+    out[1] = q.x;
+}
+
+fn main() {}
