@@ -20,7 +20,7 @@
 use super::dom::Cfg;
 use super::range::Ranges;
 use super::{Arg, Cmp, Func, Imm, InstKind, Mode, Opcode, Reg, Term, Type};
-use std::collections::HashMap;
+use super::fast_hash::HashMap;
 
 /// An integer operand of a comparison.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -124,7 +124,7 @@ pub fn run(func: &mut Func) {
     };
     // What holds at the end of each block processed, and the fact its branch adds on each edge.
     let mut out: Vec<Option<Known>> = vec![None; func.blocks.len()];
-    let mut edge_fact: HashMap<(usize, usize), Fact> = HashMap::new();
+    let mut edge_fact: HashMap<(usize, usize), Fact> = HashMap::default();
     // Each block after its immediate dominator.
     for &b in &cfg.order {
         let mut known = match cfg.idom[b] {

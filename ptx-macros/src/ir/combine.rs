@@ -22,7 +22,7 @@
 use super::dom::Cfg;
 use super::hoist::{failure, same_failure, single_defs};
 use super::{Arg, Arith, Block, BlockId, Cmp, Func, Inst, InstKind, Opcode, Reg, RegClass, Term, Type};
-use std::collections::HashMap;
+use super::fast_hash::HashMap;
 
 pub fn run(func: &mut Func) {
     let cfg = Cfg::new(func);
@@ -101,7 +101,7 @@ pub fn run(func: &mut Func) {
             None => vec![false; later.len() + 1],
         };
         let mut insts = Vec::new();
-        let mut map: HashMap<Reg, Arg> = HashMap::new();
+        let mut map: HashMap<Reg, Arg> = HashMap::default();
         let mut fail = (!decided[0]).then_some(q);
         let mut reports = vec![(q, first_test(func, first, q, &def_site), stub)];
         for (k, (b, setp, computation, its_stub)) in later.iter().enumerate() {

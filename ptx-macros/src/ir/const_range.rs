@@ -22,7 +22,7 @@ use super::range::{Range, Ranges};
 use super::{Arg, Arith, Func, Imm, InstKind, Mode, Opcode, Reg, Sym};
 use proc_macro2::TokenStream;
 use quote::quote;
-use std::collections::{HashMap, HashSet};
+use super::fast_hash::{HashMap, HashSet};
 
 /// The ranges of the registers written once (and of `for` loop counters) when every integer
 /// piece lies in `1..=bound`.
@@ -30,7 +30,7 @@ pub fn assuming(func: &Func, bound: u64) -> Ranges {
     let piece = piece_reg(func);
     let mut ranges = Ranges::default();
     ranges.set(piece, Range { lo: 1, hi: bound });
-    let mut defs: HashMap<Reg, usize> = HashMap::new();
+    let mut defs: HashMap<Reg, usize> = HashMap::default();
     for r in func.blocks.iter().flat_map(|b| &b.insts).flat_map(|i| i.defs()) {
         *defs.entry(r).or_insert(0) += 1;
     }
@@ -38,7 +38,7 @@ pub fn assuming(func: &Func, bound: u64) -> Ranges {
         Arg::Sym(Sym::Piece(_)) => Arg::Reg(piece),
         _ => a.clone(),
     };
-    let mut counters: HashSet<Reg> = HashSet::new();
+    let mut counters: HashSet<Reg> = HashSet::default();
     for _ in 0..3 {
         // `ir::range`'s rules, with each piece read as a register of the assumed range.
         loop {
@@ -184,7 +184,7 @@ pub struct Pieces {
 
 impl Pieces {
     pub fn new(func: &Func) -> Pieces {
-        let mut site: HashMap<Reg, Vec<(usize, usize)>> = HashMap::new();
+        let mut site: HashMap<Reg, Vec<(usize, usize)>> = HashMap::default();
         for (b, block) in func.blocks.iter().enumerate() {
             for (i, inst) in block.insts.iter().enumerate() {
                 for r in inst.defs() {
@@ -198,9 +198,9 @@ impl Pieces {
     /// The pieces that the ranges of `args` rest on: those read by the instructions their
     /// registers are computed by, through registers written once and counters' starts and ends.
     pub fn of(&self, func: &Func, args: &[Arg]) -> Vec<TokenStream> {
-        let mut seen: HashSet<Reg> = HashSet::new();
+        let mut seen: HashSet<Reg> = HashSet::default();
         let mut out: Vec<TokenStream> = Vec::new();
-        let mut keys: HashSet<String> = HashSet::new();
+        let mut keys: HashSet<String> = HashSet::default();
         let mut stack: Vec<Arg> = args.to_vec();
         while let Some(a) = stack.pop() {
             match a {

@@ -13,11 +13,11 @@
 //! propagated: Rust's definite initialisation means every read comes after that write.
 
 use super::{Arg, Arith, Cmp, Func, Imm, InstKind, Opcode, Reg, RegClass, Sym, Term, Type};
-use std::collections::HashMap;
+use super::fast_hash::HashMap;
 
 pub fn run(func: &mut Func) {
     let consts = constants(func);
-    let mut folded: HashMap<Reg, bool> = HashMap::new();
+    let mut folded: HashMap<Reg, bool> = HashMap::default();
     for b in func.blocks.iter_mut().filter(|_| !consts.is_empty()) {
         for inst in &mut b.insts {
             let InstKind::Op { opcode, defs, args } = &mut inst.kind else { continue };
@@ -76,7 +76,7 @@ pub fn run(func: &mut Func) {
 }
 
 fn def_counts(func: &Func) -> HashMap<Reg, usize> {
-    let mut counts = HashMap::new();
+    let mut counts = HashMap::default();
     for i in func.blocks.iter().flat_map(|b| &b.insts) {
         for r in i.defs() {
             *counts.entry(r).or_insert(0) += 1;
@@ -131,7 +131,7 @@ fn fold_predicates(func: &Func, defs: &HashMap<Reg, usize>, folded: &mut HashMap
 /// from outside the body, which rustc evaluates into the text.
 fn constants(func: &Func) -> HashMap<Reg, Arg> {
     let defs = def_counts(func);
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for i in func.blocks.iter().flat_map(|b| &b.insts) {
         if let (InstKind::Op { opcode, defs: 1, args }, None) = (&i.kind, i.guard) {
             if let (Opcode::Mov(_), [Arg::Reg(r), v @ (Arg::Imm(Imm::Int(_)) | Arg::Sym(Sym::Piece(_)))]) = (opcode, args.as_slice()) {

@@ -13,7 +13,7 @@
 //! elimination.
 
 use super::{Arg, Arith, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, RegClass, Type};
-use std::collections::HashMap;
+use super::fast_hash::HashMap;
 
 pub fn run(func: &mut Func) {
     let (uses, defs) = counts(func);
@@ -22,7 +22,7 @@ pub fn run(func: &mut Func) {
         a => matches!(a, Arg::Imm(_)),
     };
     // Contractible products, by destination: (type, a, b, block, whether a and b are stable).
-    let mut products: HashMap<Reg, (Type, Arg, Arg, usize, bool)> = HashMap::new();
+    let mut products: HashMap<Reg, (Type, Arg, Arg, usize, bool)> = HashMap::default();
     for (bi, b) in func.blocks.iter().enumerate() {
         for inst in &b.insts {
             if let (InstKind::Op { opcode: Opcode::Arith(Arith::Mul, Mode::Rn, ty @ (Type::F32 | Type::F64)), defs: 1, args }, None) = (&inst.kind, inst.guard) {
@@ -116,7 +116,7 @@ fn mentions(a: &Arg, r: Reg) -> bool {
 }
 
 fn counts(func: &Func) -> (HashMap<Reg, usize>, HashMap<Reg, usize>) {
-    let (mut uses, mut defs) = (HashMap::new(), HashMap::new());
+    let (mut uses, mut defs) = (HashMap::default(), HashMap::default());
     for b in &func.blocks {
         for i in &b.insts {
             for r in i.uses() {

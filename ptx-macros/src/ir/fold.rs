@@ -37,7 +37,7 @@ use super::dom::{Cfg, Loop};
 use super::hoist::{failure, single_defs};
 use super::range::{Range, Ranges};
 use super::{Arg, Arith, Block, BlockId, Cmp, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, RegClass, Term, Type};
-use std::collections::HashMap;
+use super::fast_hash::HashMap;
 
 pub fn run(func: &mut Func) {
     // The graph changes with each fold: recompute it.

@@ -9,7 +9,7 @@
 use super::{Arg, Func, Imm, InstKind, Mode, Opcode, Reg, Sym};
 use proc_macro2::TokenStream;
 use quote::quote;
-use std::collections::HashMap;
+use super::fast_hash::HashMap;
 
 /// A constant operand: an immediate or a piece (followed through the moves and integer
 /// conversions of registers written once).

@@ -31,7 +31,7 @@
 use super::dom::{Cfg, Loop};
 use super::range::{Range, Ranges};
 use super::{Arg, Arith, Block, BlockId, Cmp, Func, Inst, InstKind, Mode, Opcode, Reg, RegClass, Term, Type};
-use std::collections::HashMap;
+use super::fast_hash::HashMap;
 
 pub fn run(func: &mut Func) {
     // Inner loops first, so that their checks, once before them, can leave the outer loop too.
@@ -49,7 +49,7 @@ pub fn run(func: &mut Func) {
 /// Where each register written exactly once is written: (block, instruction index).
 pub(super) fn single_defs(func: &Func) -> (Vec<usize>, HashMap<Reg, (usize, usize)>) {
     let mut count = vec![0usize; func.regs.len()];
-    let mut site = HashMap::new();
+    let mut site = HashMap::default();
     for (b, block) in func.blocks.iter().enumerate() {
         for (i, inst) in block.insts.iter().enumerate() {
             for r in inst.defs() {
@@ -279,7 +279,7 @@ fn hoist_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
         let at_first = if m.affine || m.tests.iter().any(|(_, t)| *t == StepTest::NoBorrowAtFirst) {
             clone_chain(func, &m.dag, c.counter, &first_value, &mut pre_insts)
         } else {
-            HashMap::new()
+            HashMap::default()
         };
         let InstKind::Op { args, .. } = &m.setp.kind else { continue };
         let (idx, len) = (at_last.get(&reg_of(&args[1])).cloned().unwrap_or(last.clone()), args[2].clone());
@@ -672,7 +672,7 @@ fn index_dag(func: &Func, idx: &Arg, counter: Reg, def_site: &HashMap<Reg, (usiz
             Some(depends)
         }
     }
-    let mut w = Walk { func, counter, def_site, written, memo: HashMap::new(), out: Vec::new() };
+    let mut w = Walk { func, counter, def_site, written, memo: HashMap::default(), out: Vec::new() };
     w.visit(idx)?.then_some(w.out)
 }
 
@@ -693,7 +693,7 @@ fn growing(opcode: Opcode, src: &[Arg], rs: &Ranges) -> bool {
 /// The index's computation again with the counter replaced by `value`, into fresh registers:
 /// each register of the loop's computation and its value there.
 fn clone_chain(func: &mut Func, chain: &[(Inst, bool)], counter: Reg, value: &Arg, out: &mut Vec<Inst>) -> HashMap<Reg, Arg> {
-    let mut map: HashMap<Reg, Arg> = HashMap::new();
+    let mut map: HashMap<Reg, Arg> = HashMap::default();
     map.insert(counter, value.clone());
     for (inst, _) in chain {
         let mut new = inst.clone();

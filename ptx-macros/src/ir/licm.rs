@@ -21,7 +21,7 @@
 
 use super::dom::Cfg;
 use super::{Arg, Func, InstKind, Reg, Sym};
-use std::collections::{HashMap, HashSet};
+use super::fast_hash::{HashMap, HashSet};
 
 /// Special registers that may change while a thread runs (PTX ISA, "Special Registers": the
 /// clocks, timers and counters, and `%warpid`/`%smid`, which the ISA calls volatile).
@@ -32,7 +32,7 @@ pub fn run(func: &mut Func) {
     let mut loops = cfg.loops();
     // Inner loops first: what leaves an inner loop may then leave the outer one.
     loops.sort_by_key(|l| l.body.iter().filter(|&&b| b).count());
-    let mut defs: HashMap<Reg, usize> = HashMap::new();
+    let mut defs: HashMap<Reg, usize> = HashMap::default();
     for inst in func.blocks.iter().flat_map(|b| &b.insts) {
         for r in inst.defs() {
             *defs.entry(r).or_insert(0) += 1;
@@ -44,7 +44,7 @@ pub fn run(func: &mut Func) {
             continue;
         }
         // Registers written in the loop.
-        let mut written: HashSet<Reg> = HashSet::new();
+        let mut written: HashSet<Reg> = HashSet::default();
         for (b, block) in func.blocks.iter().enumerate() {
             if l.contains(b) {
                 for r in block.insts.iter().flat_map(|i| i.defs()) {

@@ -9,6 +9,7 @@ mod const_range;
 mod constprop;
 mod defer;
 mod dom;
+mod fast_hash;
 mod fold;
 mod folded;
 mod hoist;

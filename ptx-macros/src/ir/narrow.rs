@@ -24,7 +24,7 @@
 //! than once is followed to the write that such a read sees.
 
 use super::{Arg, Arith, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, RegClass, Sym, Term, Type};
-use std::collections::{HashMap, HashSet};
+use super::fast_hash::{HashMap, HashSet};
 
 /// How deep a chain of 64-bit instructions is followed from the truncation.
 const DEPTH: usize = 8;
@@ -97,8 +97,8 @@ pub fn low_halves(func: &mut Func, at: (usize, usize), args: &[Arg]) -> Option<(
 /// check, and the 32-bit computation is the one left (the tiled matmul's `ta[ty * TILE + k]`).
 fn other_uses(func: &Func) -> HashSet<Reg> {
     let truncation = |inst: &Inst| matches!(&inst.kind, InstKind::Op { opcode: Opcode::Cvt(Mode::None, Type::U32 | Type::S32 | Type::B32, Type::U64 | Type::S64 | Type::B64), .. });
-    let mut users: HashMap<Reg, Vec<&Inst>> = HashMap::new();
-    let mut branched: HashMap<Reg, Vec<usize>> = HashMap::new();
+    let mut users: HashMap<Reg, Vec<&Inst>> = HashMap::default();
+    let mut branched: HashMap<Reg, Vec<usize>> = HashMap::default();
     for block in &func.blocks {
         for inst in &block.insts {
             for r in inst.uses() {
@@ -118,7 +118,7 @@ fn other_uses(func: &Func) -> HashSet<Reg> {
                 us.iter().all(|u| matches!(&u.kind, InstKind::Op { opcode: Opcode::Arith(Arith::And, Mode::None, Type::Pred), defs: 1, args } if matches!(args[0], Arg::Reg(q) if fails_only(q))))
             })
     };
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     for (r, us) in &users {
         let counted = us.iter().any(|u| {
             let check = matches!(&u.kind, InstKind::Op { opcode: Opcode::Setp(..), defs: 1, args } if matches!(args[0], Arg::Reg(p) if guarded_check(p)));
@@ -309,8 +309,8 @@ impl Narrower<'_> {
 /// each block's predecessors: what a [`Narrower`] walks.
 #[allow(clippy::type_complexity)]
 fn def_sites(func: &Func) -> (HashMap<Reg, usize>, HashMap<Reg, (usize, usize)>, Vec<Vec<usize>>) {
-    let mut defs: HashMap<Reg, usize> = HashMap::new();
-    let mut site: HashMap<Reg, (usize, usize)> = HashMap::new();
+    let mut defs: HashMap<Reg, usize> = HashMap::default();
+    let mut site: HashMap<Reg, (usize, usize)> = HashMap::default();
     for (b, block) in func.blocks.iter().enumerate() {
         for (i, inst) in block.insts.iter().enumerate() {
             for r in inst.defs() {

@@ -34,7 +34,7 @@
 use super::{const_range, sym_bound};
 use super::range::Ranges;
 use super::{Arg, Arith, Cmp, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, RegClass, Sym, Term, Type};
-use std::collections::{HashMap, HashSet};
+use super::fast_hash::{HashMap, HashSet};
 
 /// The bounds assumed for the pieces, tried in this order.
 const BOUNDS: [u64; 4] = [1 << 20, 1 << 16, 1 << 12, 1 << 8];
@@ -50,8 +50,8 @@ pub fn run(func: &mut Func) {
         Arg::Sym(Sym::Piece(_)) => Arg::Reg(piece),
         _ => a.clone(),
     };
-    let mut uses: HashMap<Reg, usize> = HashMap::new();
-    let mut widened: HashSet<Reg> = HashSet::new();
+    let mut uses: HashMap<Reg, usize> = HashMap::default();
+    let mut widened: HashSet<Reg> = HashSet::default();
     for block in &func.blocks {
         for inst in &block.insts {
             for r in inst.uses() {
@@ -75,7 +75,7 @@ pub fn run(func: &mut Func) {
     // f32`): narrowed in a loop. Not an operand that arithmetic reads too (`y` of `y * w + x`
     // in a loop: ptxas then issued the transpose-shaped `body_defer` kernel's second load
     // after its first shared store).
-    let mut readers: HashMap<Reg, Vec<Opcode>> = HashMap::new();
+    let mut readers: HashMap<Reg, Vec<Opcode>> = HashMap::default();
     for inst in func.blocks.iter().flat_map(|b| &b.insts) {
         if let InstKind::Op { opcode, .. } = &inst.kind {
             for r in inst.uses() {

@@ -32,7 +32,7 @@
 //!   (unused parameter loads, address arithmetic of unused fields).
 
 use super::{Arg, Func, InstKind, Opcode, Reg};
-use std::collections::HashMap;
+use super::fast_hash::HashMap;
 
 pub fn run(func: &mut Func) {
     super::constprop::run(func);
@@ -55,7 +55,7 @@ pub fn run(func: &mut Func) {
 }
 
 fn use_counts(func: &Func) -> HashMap<Reg, usize> {
-    let mut counts = HashMap::new();
+    let mut counts = HashMap::default();
     for b in &func.blocks {
         for i in &b.insts {
             for r in i.uses() {
@@ -70,7 +70,7 @@ fn use_counts(func: &Func) -> HashMap<Reg, usize> {
 }
 
 fn def_counts(func: &Func) -> HashMap<Reg, usize> {
-    let mut counts = HashMap::new();
+    let mut counts = HashMap::default();
     for b in &func.blocks {
         for i in &b.insts {
             for r in i.defs() {

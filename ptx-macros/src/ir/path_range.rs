@@ -16,7 +16,7 @@ use super::dom::Cfg;
 use super::hoist::single_defs;
 use super::range::{Range, Ranges};
 use super::{Arg, Arith, Cmp, Func, Imm, InstKind, Mode, Opcode, Reg, Term, Type};
-use std::collections::HashMap;
+use super::fast_hash::HashMap;
 
 /// `a <cmp> b` holds, compared as `ty`.
 #[derive(Clone, Copy, Debug)]
@@ -55,7 +55,7 @@ pub fn at(func: &Func, block: usize) -> Ranges {
     if facts.is_empty() {
         return global;
     }
-    let mut seeds: HashMap<Reg, Range> = HashMap::new();
+    let mut seeds: HashMap<Reg, Range> = HashMap::default();
     // A few rounds: `x != 0` first narrows `x`, then `x < width` narrows `width` by it.
     for _ in 0..3 {
         for f in &facts {

@@ -10,7 +10,8 @@
 //! symbol, a piece of text rustc evaluates (a constant to ptxas, e.g. a module-level `const`).
 
 use super::{Arg, Arith, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, Sym, Type};
-use std::collections::{BTreeMap, HashMap};
+use super::fast_hash::HashMap;
+use std::collections::BTreeMap;
 
 /// A value the polynomial is over.
 #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -43,13 +44,13 @@ pub struct Polys<'a> {
 
 impl<'a> Polys<'a> {
     pub fn new(func: &'a Func, block: usize, single: &'a HashMap<Reg, (usize, usize)>) -> Polys<'a> {
-        let mut written: HashMap<Reg, Vec<usize>> = HashMap::new();
+        let mut written: HashMap<Reg, Vec<usize>> = HashMap::default();
         for (i, inst) in func.blocks[block].insts.iter().enumerate() {
             for r in inst.defs() {
                 written.entry(r).or_default().push(i);
             }
         }
-        Polys { func, block, written, single, pieces: HashMap::new() }
+        Polys { func, block, written, single, pieces: HashMap::default() }
     }
 
     /// The value of `a` as the instruction at `at` in the block reads it.

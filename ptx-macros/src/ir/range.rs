@@ -16,7 +16,7 @@
 //! under `#[kernel(block = (16, 16))]`, `%tid.x < 16`, so `ty * 16 + tx` indexes a tile of 256.
 
 use super::{Arg, Arith, Cmp, Func, Imm, InstKind, LaunchFacts, Mode, Opcode, Reg, Sym, Type};
-use std::collections::HashMap;
+use super::fast_hash::HashMap;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Range {
@@ -29,13 +29,13 @@ pub struct Ranges(HashMap<Reg, Range>);
 
 impl Ranges {
     pub fn compute(func: &Func) -> Ranges {
-        Ranges::compute_from(func, HashMap::new())
+        Ranges::compute_from(func, HashMap::default())
     }
 
     /// The ranges with `seeds` taken as known first (narrower ranges that hold at some point of
     /// the function, `ir::path_range`), and what follows from them.
     pub fn compute_from(func: &Func, seeds: HashMap<Reg, Range>) -> Ranges {
-        let mut defs: HashMap<Reg, usize> = HashMap::new();
+        let mut defs: HashMap<Reg, usize> = HashMap::default();
         for i in func.blocks.iter().flat_map(|b| &b.insts) {
             for r in i.defs() {
                 *defs.entry(r).or_insert(0) += 1;

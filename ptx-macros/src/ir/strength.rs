@@ -34,7 +34,7 @@ use super::dom::Cfg;
 use super::folded;
 use super::hoist::single_defs;
 use super::{Arg, Arith, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, RegClass, Type};
-use std::collections::{HashMap, HashSet};
+use super::fast_hash::{HashMap, HashSet};
 
 /// At most this many pointers per loop: each holds a 64-bit register pair across the loop.
 const MAX_POINTERS: usize = 6;
@@ -103,7 +103,7 @@ fn reduce(func: &mut Func, header: usize, k: Reg) {
     };
     let (_, single) = single_defs(func);
     // How many instructions read each register (a branch counts as one).
-    let mut readers: HashMap<Reg, usize> = HashMap::new();
+    let mut readers: HashMap<Reg, usize> = HashMap::default();
     for b in &func.blocks {
         for inst in &b.insts {
             let mut regs = inst.uses();
@@ -129,7 +129,7 @@ fn reduce(func: &mut Func, header: usize, k: Reg) {
         (runs_before && inst.guard.is_none()).then_some((db, di, inst))
     };
     // Registers read other than as the base of a memory operand: not addresses.
-    let mut values: HashSet<Reg> = HashSet::new();
+    let mut values: HashSet<Reg> = HashSet::default();
     for inst in func.blocks.iter().flat_map(|b| &b.insts) {
         if let InstKind::Op { defs, args, .. } = &inst.kind {
             for a in &args[*defs..] {
@@ -166,7 +166,7 @@ fn reduce(func: &mut Func, header: usize, k: Reg) {
     // Only chains that die: every instruction that reads a register of a chain is the next
     // link of a chain taken, or its address.
     loop {
-        let mut read: HashMap<Reg, HashSet<(usize, usize)>> = HashMap::new();
+        let mut read: HashMap<Reg, HashSet<(usize, usize)>> = HashMap::default();
         for s in &sites {
             for (j, &r) in s.chain.iter().enumerate() {
                 let reader = match s.chain.get(j + 1) {
@@ -218,14 +218,14 @@ fn reduce(func: &mut Func, header: usize, k: Reg) {
     }
 
     // The pointers: first values at the end of `pre`, steps after the counter's.
-    let mut pointer: HashMap<Key, Reg> = HashMap::new();
+    let mut pointer: HashMap<Key, Reg> = HashMap::default();
     let mut init: Vec<Inst> = Vec::new();
     let mut steps: Vec<Inst> = Vec::new();
     for s in &firsts {
         let p = fresh(func, RegClass::B64);
         pointer.insert(s.key, p);
         // The chain cloned with fresh registers, its last instruction writing `p`.
-        let mut map: HashMap<Reg, Reg> = HashMap::new();
+        let mut map: HashMap<Reg, Reg> = HashMap::default();
         let n = s.insts.len();
         for (j, inst) in s.insts.iter().enumerate() {
             let mut new = inst.clone();

@@ -17,7 +17,7 @@
 
 use super::range::{Range, Ranges};
 use super::{Arg, Arith, Cmp, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, Type};
-use std::collections::HashMap;
+use super::fast_hash::HashMap;
 
 /// A base or a length: a register or an integer.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

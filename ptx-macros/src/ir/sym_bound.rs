@@ -15,7 +15,7 @@ use super::range::Ranges;
 use super::{Arg, Arith, Func, Imm, InstKind, Mode, Opcode, Reg, Sym};
 use proc_macro2::TokenStream;
 use quote::quote;
-use std::collections::HashMap;
+use super::fast_hash::HashMap;
 
 /// How deep the chain of instructions is followed.
 const DEPTH: usize = 8;

@@ -40,7 +40,7 @@ use super::hoist::{failure, single_defs};
 use super::vectorize::{self, Known};
 use super::folded;
 use super::{Arg, Arith, Block, BlockId, Cmp, Func, Imm, Inst, InstKind, Opcode, Reg, RegClass, Sym, Term, Type};
-use std::collections::HashMap;
+use super::fast_hash::HashMap;
 
 /// How many instructions a loop body may have to be unrolled.
 const MAX_INSTS: usize = 48;
@@ -181,7 +181,7 @@ fn unroll(func: &mut Func, header: usize, counter: Reg, ty: Type, end: &Arg) -> 
     let class = func.class(counter);
     let mut insts: Vec<Inst> = Vec::new();
     for j in 0..FACTOR {
-        let mut map: HashMap<Reg, Reg> = HashMap::new();
+        let mut map: HashMap<Reg, Reg> = HashMap::default();
         if j > 0 {
             let kj = fresh(func, class);
             insts.push(Inst::op(Opcode::arith(Arith::Add, Type::s(ty.bits())), 1, vec![Arg::Reg(kj), Arg::Reg(counter), Arg::imm(j)]).at(test.loc));
@@ -210,7 +210,7 @@ fn unroll(func: &mut Func, header: usize, counter: Reg, ty: Type, end: &Arg) -> 
     let term_loc = func.blocks[latch].term_loc;
     func.blocks.push(Block { insts, term: Term::Branch { pred: again4, negate: false, if_true: BlockId(f as u32), if_false: exit }, term_loc });
 
-    let mut known = Known { aligned: HashMap::new() };
+    let mut known = Known { aligned: HashMap::default() };
     // In `F` the counter is `start` plus a multiple of 4: as aligned as `start`, up to 4 (a
     // piece start is demanded a multiple of 4 below).
     let start_bits = match start {

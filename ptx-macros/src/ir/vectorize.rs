@@ -19,7 +19,7 @@
 
 use super::poly::{distance, Leaf, Poly, Polys};
 use super::{Arg, Func, Inst, InstKind, Mem, Opcode, Order, Reg, StateSpace, Type};
-use std::collections::HashMap;
+use super::fast_hash::HashMap;
 
 /// `value % modulus == 0`, which the caller makes the guard of the code it vectorized.
 #[derive(Clone, Debug)]
