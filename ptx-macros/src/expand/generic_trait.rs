@@ -83,6 +83,20 @@ pub fn arg_key(a: &TraitArg, self_name: &str) -> String {
     }
 }
 
+/// The type arguments as written (`Mix<f32>`: `f32`; `Self` is `self_ty`), comma-separated:
+/// a generic method's replay carries them (see `front::generic_method`).
+pub fn type_args(args: &[TraitArg], self_ty: &syn::Type) -> TokenStream {
+    let types = args.iter().filter_map(|a| match a {
+        TraitArg::Type(t) => {
+            let mut t = t.clone();
+            syn::visit_mut::VisitMut::visit_type_mut(&mut super::method::SelfToType(self_ty), &mut t);
+            Some(t)
+        }
+        TraitArg::Const(..) => None,
+    });
+    quote!(#(#types),*)
+}
+
 /// The trait's path without its arguments, as its replay is named (`Scale<f32>` is `Scale!`).
 pub fn bare(path: &syn::Path) -> syn::Path {
     let mut p = path.clone();

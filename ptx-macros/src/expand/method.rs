@@ -166,6 +166,8 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
     let mut defaults = TokenStream::new();
     // For a generic trait's impl: the trait's path, its arguments' keys and template arguments.
     let mut gtrait: Option<(syn::Path, Vec<String>, Vec<TokenStream>)> = None;
+    // Its arguments as written, which a generic method's instances are named by.
+    let mut gtrait_args = TokenStream::new();
     // An impl of a trait with const parameters (`impl Dims<3> for Vec3`): its methods are
     // compiled by the trait's replay with the rest (see `trait_def::user_trait_impl`).
     let mut delegated = false;
@@ -217,6 +219,10 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
                     delegated = origin == super::trait_def::Origin::Written && super::generic_trait::has_const_arg(path);
                     let margs = if delegated { Vec::new() } else { super::generic_trait::template_args(&targs, &imp.self_ty, &mut errors) };
                     gtrait = Some((super::generic_trait::bare(path), keys, margs));
+                    // Empty where an argument is a const (not named yet).
+                    if !targs.iter().any(|a| matches!(a, super::generic_trait::TraitArg::Const(..))) {
+                        gtrait_args = super::generic_trait::type_args(&targs, &imp.self_ty);
+                    }
                 }
             }
         }
@@ -267,12 +273,23 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
         }
         let name = f.sig.ident.to_string();
         if crate::front::generic::is_generic(&f.sig) && op.is_none() {
-            if gtrait.is_some() {
-                errors.error(&f.sig.generics, "generic methods of a generic device trait are not supported yet: give the method concrete parameter types, or make its parameters the trait's (`trait Mix<T, U>` with `fn mix(&self, u: U)`)");
-            } else if prim.is_some() {
+            if prim.is_some() {
                 errors.error(&f.sig.generics, "generic methods of a trait implemented for a primitive are not supported in device code: give the method concrete parameter types, or implement the trait for a `DeviceRepr` type");
+            } else if gtrait.is_some() && gtrait_args.is_empty() {
+                errors.error(&f.sig.generics, "generic methods of a device trait with const parameters are not supported yet: give the method concrete parameter types, or make its parameters the trait's (`trait Dims<const N: usize, U>`)");
+            } else if let Some((trait_path, keys, _)) = &gtrait {
+                // Keyed by the trait's arguments, reached by the call as the impl's other
+                // methods are (see `generic_trait`).
+                let mut method = f.clone();
+                super::assoc_types::AssocToType(&assoc).visit_impl_item_fn_mut(&mut method);
+                let key = super::generic_trait::method_key(&name, keys);
+                out.extend(super::generic::generic_method_replay(&ty_name, &key, &self_ty, &method, gtrait_args.clone()));
+                let span = f.sig.ident.span();
+                let named = |key: &str| replay_name(&anchor_name, key, span);
+                out.extend(super::generic_trait::dispatch_alias(trait_path, named(&name), &name, &key, span));
+                out.extend(super::generic_trait::literal_aliases(keys, &named, &name, &named(&key), span));
             } else {
-                out.extend(super::generic::generic_method_replay(&ty_name, &self_ty, f));
+                out.extend(super::generic::generic_method_replay(&ty_name, &name, &self_ty, f, TokenStream::new()));
             }
             continue;
         }

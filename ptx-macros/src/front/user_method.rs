@@ -77,7 +77,7 @@ impl<'a> Checker<'a> {
             return self.error_expr(span);
         };
         if let Some(g) = self.generic_trait_of(&def, name, name_span) {
-            return self.generic_trait_call(def, &g, Some(recv), recv_syn, name, args, span, name_span);
+            return self.generic_trait_call(def, &g, written, Some(recv), recv_syn, name, args, span, name_span);
         }
         if let Some(g) = self.own_generic_method(&def, name, name_span) {
             return self.generic_method_call(def, &g, written, Some(recv), recv_syn, args, span, name_span);
@@ -175,7 +175,7 @@ impl<'a> Checker<'a> {
         }
         let written = self.method_generics.take();
         if let Some(g) = self.generic_trait_of(&def, name, name_span) {
-            return self.generic_trait_call(def, &g, None, None, name, args, span, name_span);
+            return self.generic_trait_call(def, &g, written, None, None, name, args, span, name_span);
         }
         if let Some(g) = self.own_generic_method(&def, name, name_span) {
             return self.generic_method_call(def, &g, written, None, None, args, span, name_span);

@@ -94,6 +94,9 @@ pub struct GenericMethodInfo {
     pub item: TokenStream,
     /// For an operator of a trait impl (`impl<T> Add for Pair<T>`): its Itanium code (`pl`).
     pub op: Option<String>,
+    /// For a generic method of a generic trait's impl (`impl Mix<f32> for V`): the trait's
+    /// arguments as written there (`f32`), the first of each instance's template arguments.
+    pub trait_args: TokenStream,
 }
 
 /// A generic `#[device_fn]`: its name and its tokens as written (signature, bounds, body).
@@ -235,7 +238,8 @@ pub fn write(info: &Info) -> TokenStream {
             let recv = format_ident!("{}", m.recv.name());
             let (g, t, item) = (&m.generics, &m.self_ty, &m.item);
             let op = m.op.iter().map(|o| format_ident!("{}", o));
-            quote!(@generic_method #name #recv {#g} {#t} {#item} #(#op)*)
+            let targs = &m.trait_args;
+            quote!(@generic_method #name #recv {#g} {#t} {#item} [#targs] #(#op)*)
         }
         Info::Fn(f) => {
             let name = format_ident!("{}", f.name);
@@ -352,11 +356,12 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                 let generics = group(it.next()?, Delimiter::Brace)?;
                 let self_ty = group(it.next()?, Delimiter::Brace)?;
                 let item = group(it.next()?, Delimiter::Brace)?;
+                let trait_args = group(it.next()?, Delimiter::Bracket)?;
                 let op = match it.next() {
                     Some(t) => Some(ident(t)?),
                     None => None,
                 };
-                Some(Info::GenericMethod(GenericMethodInfo { name, recv, generics, self_ty, item, op }))
+                Some(Info::GenericMethod(GenericMethodInfo { name, recv, generics, self_ty, item, op, trait_args }))
             }
             "fn" => {
                 let name = ident(it.next()?)?;
