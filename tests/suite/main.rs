@@ -48,6 +48,7 @@ mod body_trait_generic_args;
 mod body_trait_generic_impls;
 mod body_trait_generic_prims;
 mod body_trait_generic_methods;
+mod body_instance_impls;
 mod body_generic_kernels;
 mod body_half;
 mod body_half2;

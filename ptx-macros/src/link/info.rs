@@ -49,6 +49,9 @@ pub enum Info {
     /// A `ptx-runtime` name device code cannot use as a type (`texture::Boundary`, a constant
     /// at each call): the rule and what to write instead, reported where the type is named.
     Refused(String),
+    /// A method of one instance's impl (`impl Pair<f32>`): named by the instance, not the
+    /// type (see `expand::instance_impl`).
+    PerInstance,
 }
 
 /// A generic `DeviceRepr` struct: its type and const parameters and its fields with the
@@ -277,6 +280,7 @@ pub fn write(info: &Info) -> TokenStream {
             let msg = proc_macro2::Literal::string(msg);
             quote!(@refused #msg)
         }
+        Info::PerInstance => quote!(@per_instance),
         Info::Enum(e) => {
             let name = format_ident!("{}", e.name);
             let repr = format_ident!("{}", crate::front::ty::scalar_name(e.repr));
@@ -397,6 +401,7 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                 let item = group(it.next()?, Delimiter::Brace)?;
                 Some(Info::GenericTrait(GenericFnInfo { name, item }))
             }
+            "per_instance" => Some(Info::PerInstance),
             "refused" => match it.next()? {
                 TokenTree::Literal(l) => Some(Info::Refused(syn::parse_str::<syn::LitStr>(&l.to_string()).ok()?.value())),
                 _ => None,
