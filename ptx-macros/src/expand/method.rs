@@ -395,7 +395,9 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
             None => ty_name.clone(),
         };
         let sym_const = symbol_const_name(&key);
-        if let Some((trait_path, _, margs)) = &gtrait {
+        // A member template's arguments: a generic trait's (`Vec3::scale<float>`); an instance's
+        // methods are members of the class template's specialization (`Pair<float>::sum`).
+        let template = if let Some((trait_path, keys, margs)) = &gtrait {
             // A primitive's names are those method syntax on it fetches (`front::prim_method`).
             let span = f.sig.ident.span();
             let named = |key: &str| match &prim {
@@ -408,38 +410,33 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
                 None => named(&name),
             };
             out.extend(super::generic_trait::dispatch_alias(trait_path, plain, &name, &key, span));
-            if let Some((_, keys, _)) = &gtrait {
-                out.extend(super::generic_trait::literal_aliases(keys, &named, &name, &named(&key), span));
-                if instance.is_some() {
-                    instance_keys.extend(super::generic_trait::alias_keys(keys).into_iter().map(|k| super::generic_trait::method_key(&name, &k)));
-                }
+            out.extend(super::generic_trait::literal_aliases(keys, &named, &name, &named(&key), span));
+            if instance.is_some() {
+                instance_keys.extend(super::generic_trait::alias_keys(keys).into_iter().map(|k| super::generic_trait::method_key(&name, &k)));
             }
-            let (class, args) = match &instance {
-                Some(inst) => (inst.base.clone(), inst.targs.clone()),
-                None => (class, Vec::new()),
-            };
-            symbols.push(quote! {
-                #[doc(hidden)]
-                pub const #sym_const: &'static str = ::ptx_runtime::__private::ptx_text![::ptx_runtime::__private::Piece::MemberTemplate {
-                    path: ::core::module_path!(), class: #class, args: &[#(#args),*], name: #sym_name, margs: &[#(#margs),*], konst: #konst, operator: false, params: &[],
-                }];
-            });
-        } else if let Some(inst) = &instance {
-            // A member of the class template's specialization (`Pair<float>::sum() const`).
-            let (class, args) = (&inst.base, &inst.targs);
-            symbols.push(quote! {
-                #[doc(hidden)]
-                pub const #sym_const: &'static str = ::ptx_runtime::__private::ptx_text![::ptx_runtime::__private::Piece::MemberTemplate {
-                    path: ::core::module_path!(), class: #class, args: &[#(#args),*], name: #sym_name, margs: &[], konst: #konst, operator: false, params: &[],
-                }];
-            });
+            Some(margs.clone())
         } else {
-        symbols.push(quote! {
-            #[doc(hidden)]
-            pub const #sym_const: &'static str = ::ptx_runtime::__private::ptx_text![::ptx_runtime::__private::Piece::Member {
-                path: ::core::module_path!(), ty: #class, name: #sym_name, operator: #operator, konst: #konst, params: #params,
-            }];
-        });
+            instance.as_ref().map(|_| Vec::new())
+        };
+        match template {
+            Some(margs) => {
+                let (class, args) = match &instance {
+                    Some(inst) => (inst.base.clone(), inst.targs.clone()),
+                    None => (class, Vec::new()),
+                };
+                symbols.push(quote! {
+                    #[doc(hidden)]
+                    pub const #sym_const: &'static str = ::ptx_runtime::__private::ptx_text![::ptx_runtime::__private::Piece::MemberTemplate {
+                        path: ::core::module_path!(), class: #class, args: &[#(#args),*], name: #sym_name, margs: &[#(#margs),*], konst: #konst, operator: false, params: &[],
+                    }];
+                });
+            }
+            None => symbols.push(quote! {
+                #[doc(hidden)]
+                pub const #sym_const: &'static str = ::ptx_runtime::__private::ptx_text![::ptx_runtime::__private::Piece::Member {
+                    path: ::core::module_path!(), ty: #class, name: #sym_name, operator: #operator, konst: #konst, params: #params,
+                }];
+            }),
         }
         let item = syn::ItemFn { attrs: method.attrs.clone(), vis: syn::Visibility::Inherited, sig: method.sig.clone(), block: Box::new(method.block.clone()) };
         if instance.is_some() {
