@@ -50,6 +50,18 @@ macro_rules! __ptx_fetch_next {
 }
 pub use crate::__ptx_fetch_next as fetch_next;
 
+/// The marker an impl for one instance of a generic type (`impl Pair<f32>`) names its methods
+/// by under the type's name: the caller then fetches the instance's (see `ptx-macros`'
+/// `expand::instance_impl`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __ptx_per_instance {
+    (@ptx_fetch $($rest:tt)*) => {
+        $crate::__private::fetch_next! { {@per_instance} $($rest)* }
+    };
+}
+pub use crate::__ptx_per_instance as per_instance;
+
 /// Compile-time check that the layout the device compiler computed for a struct is rustc's.
 pub const fn assert_layout(layout: Layout, size: usize, align: usize) {
     if layout.size != size || layout.align != align {

@@ -47,6 +47,8 @@ mod body_trait_generic;
 mod body_trait_generic_args;
 mod body_trait_generic_impls;
 mod body_trait_generic_prims;
+mod body_trait_generic_methods;
+mod body_instance_impls;
 mod body_generic_kernels;
 mod body_half;
 mod body_half2;

@@ -1,6 +1,6 @@
 #![allow(unused)]
 
-use ptx_runtime::{device_fn, DeviceRepr};
+use ptx_runtime::{device_fn, kernel, DeviceRepr};
 
 #[derive(Clone, Copy, DeviceRepr)]
 #[repr(C)]
@@ -16,29 +16,42 @@ pub struct Pair<T> {
 }
 
 #[device_fn]
-pub trait Mix<T: Copy> {
-    fn mix<U: Into<f32>>(&self, u: U) -> T;
+pub trait Dims<const N: usize> {
+    fn pick<U: Into<f32>>(&self, u: U) -> f32;
 }
 
-// A generic method of a generic trait: one error at its parameters, saying what to write.
+// A generic method of a trait with const parameters: one error at its parameters.
 #[device_fn]
-impl Mix<f32> for V {
-    fn mix<U: Into<f32>>(&self, u: U) -> f32 {
+impl Dims<3> for V {
+    fn pick<U: Into<f32>>(&self, u: U) -> f32 {
         self.x * u.into()
     }
 }
 
+// An impl for one instance of a generic type works, but not its generic methods...
 #[device_fn]
-pub trait Scale<T: Copy>: Copy {
-    fn scale(self, by: T) -> Self;
+impl Pair<f32> {
+    pub fn total(self) -> f32 {
+        self.a + self.b
+    }
+    pub fn weighted<U: Into<f32>>(self, u: U) -> f32 {
+        self.a * u.into()
+    }
 }
 
-// An impl for one instance of a generic type: one error naming the generic impl to write.
+// ... nor an operator impl for one instance: one error naming the generic impl to write.
 #[device_fn]
-impl Scale<f32> for Pair<f32> {
-    fn scale(self, by: f32) -> Self {
-        Pair { a: self.a * by, b: self.b }
+impl core::ops::Neg for Pair<f64> {
+    type Output = Self;
+    fn neg(self) -> Self {
+        Pair { a: -self.a, b: -self.b }
     }
+}
+
+// A call on an instance with no impl: the instance's name is missing (and rustc's own error).
+#[kernel]
+pub fn k(p: Pair<u32>, out: &mut [f32]) {
+    out[0] = p.total();
 }
 
 fn main() {}

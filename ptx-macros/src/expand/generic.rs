@@ -165,7 +165,7 @@ pub fn generic_impl(args: TokenStream, imp: syn::ItemImpl, origin: super::trait_
                 _ => Recv::Assoc,
             };
             let item = quote::ToTokens::to_token_stream(&method);
-            let info = Info::GenericMethod(GenericMethodInfo { name: fname, recv, generics: generics.clone(), self_ty: quote!(#self_ty), item: item.clone(), op: code });
+            let info = Info::GenericMethod(GenericMethodInfo { name: fname, recv, generics: generics.clone(), self_ty: quote!(#self_ty), item: item.clone(), op: code, trait_args: TokenStream::new() });
             let export = super::method::replay_name(&name, &key, f.sig.ident.span());
             let vis: syn::Visibility = syn::parse_quote!(pub);
             out.extend(crate::link::replay::emit("gmethod", &export, &vis, &item, &info));
@@ -185,17 +185,18 @@ pub fn generic_impl(args: TokenStream, imp: syn::ItemImpl, origin: super::trait_
 }
 
 /// A generic method of a plain impl (`impl Vec3 { fn get<const I: usize>(&self) -> f32 }`):
-/// its replay, as a generic impl's method with no impl parameters; each caller compiles the
-/// instances it reaches (see `front::generic_method`).
-pub fn generic_method_replay(ty_name: &str, self_ty: &syn::Type, method: &syn::ImplItemFn) -> TokenStream {
+/// its replay under `key` (the method, or for a generic trait's impl the method and the
+/// trait's arguments, `trait_args`), as a generic impl's method with no impl parameters; each
+/// caller compiles the instances it reaches (see `front::generic_method`).
+pub fn generic_method_replay(ty_name: &str, key: &str, self_ty: &syn::Type, method: &syn::ImplItemFn, trait_args: TokenStream) -> TokenStream {
     use crate::link::info::{GenericMethodInfo, Recv};
     let recv = match method.sig.inputs.first() {
         Some(syn::FnArg::Receiver(r)) => Recv::of(r),
         _ => Recv::Assoc,
     };
     let item = quote::ToTokens::to_token_stream(method);
-    let info = Info::GenericMethod(GenericMethodInfo { name: method.sig.ident.to_string(), recv, generics: quote!(fn __generics() {}), self_ty: quote!(#self_ty), item: item.clone(), op: None });
-    let export = super::method::replay_name(ty_name, &method.sig.ident.to_string(), method.sig.ident.span());
+    let info = Info::GenericMethod(GenericMethodInfo { name: method.sig.ident.to_string(), recv, generics: quote!(fn __generics() {}), self_ty: quote!(#self_ty), item: item.clone(), op: None, trait_args });
+    let export = super::method::replay_name(ty_name, key, method.sig.ident.span());
     let vis: syn::Visibility = syn::parse_quote!(pub);
     crate::link::replay::emit("gmethod", &export, &vis, &item, &info)
 }

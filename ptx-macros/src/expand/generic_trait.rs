@@ -83,6 +83,20 @@ pub fn arg_key(a: &TraitArg, self_name: &str) -> String {
     }
 }
 
+/// The type arguments as written (`Mix<f32>`: `f32`; `Self` is `self_ty`), comma-separated:
+/// a generic method's replay carries them (see `front::generic_method`).
+pub fn type_args(args: &[TraitArg], self_ty: &syn::Type) -> TokenStream {
+    let types = args.iter().filter_map(|a| match a {
+        TraitArg::Type(t) => {
+            let mut t = t.clone();
+            syn::visit_mut::VisitMut::visit_type_mut(&mut super::method::SelfToType(self_ty), &mut t);
+            Some(t)
+        }
+        TraitArg::Const(..) => None,
+    });
+    quote!(#(#types),*)
+}
+
 /// The trait's path without its arguments, as its replay is named (`Scale<f32>` is `Scale!`).
 pub fn bare(path: &syn::Path) -> syn::Path {
     let mut p = path.clone();
@@ -147,7 +161,7 @@ pub fn template_args(args: &[TraitArg], self_ty: &syn::Type, errors: &mut Errors
 /// One type argument of a generic trait at an impl as a `TemplateArg`: a primitive's builtin
 /// code, a `DeviceRepr` struct by its path, an instance of a generic one (`Pair<f32>`) as the
 /// class template's specialization, its own arguments the same way.
-fn type_arg(a: &syn::Type, self_ty: &syn::Type, errors: &mut Errors) -> Option<TokenStream> {
+pub(super) fn type_arg(a: &syn::Type, self_ty: &syn::Type, errors: &mut Errors) -> Option<TokenStream> {
     let p = quote!(::ptx_runtime::__private);
     let syn::Type::Path(tp) = a else {
         errors.error(a, "the arguments of a generic device trait's impl are primitives or `DeviceRepr` structs");
@@ -235,6 +249,42 @@ pub fn literal_kind(key: &str) -> Option<&'static str> {
 /// that kind's fallback type: that name is an explicit `use`, which shadows the globs of the
 /// other impls, as rustc's fallback picks it.
 pub fn literal_aliases(keys: &[String], named: &dyn Fn(&str) -> proc_macro2::Ident, method: &str, export: &proc_macro2::Ident, span: Span) -> TokenStream {
+    let mut out = TokenStream::new();
+    for (k, fallback) in alias_choices(keys) {
+        let alias = named(&method_key(method, &k));
+        if fallback {
+            out.extend(quote! {
+                #[doc(hidden)]
+                #[allow(unused_imports)]
+                pub use #export as #alias;
+            });
+            continue;
+        }
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        std::hash::Hash::hash(&(alias.to_string(), export.to_string(), span.start().line, span.start().column), &mut h);
+        let module = format_ident!("__ptx_literal_{}_{:x}", method.trim_start_matches("r#"), std::hash::Hasher::finish(&h));
+        out.extend(quote! {
+            #[doc(hidden)]
+            #[allow(non_snake_case, unused_imports)]
+            mod #module {
+                pub use super::#export as #alias;
+            }
+            #[doc(hidden)]
+            #[allow(unused_imports)]
+            pub use #module::*;
+        });
+    }
+    out
+}
+
+/// The argument keys [`literal_aliases`] names an impl's method by besides its own.
+pub fn alias_keys(keys: &[String]) -> Vec<Vec<String>> {
+    alias_choices(keys).into_iter().map(|(k, _)| k).collect()
+}
+
+/// Per way a call can leave the arguments `keys` open, its keys and whether it is an explicit
+/// `use` (every open argument a literal kind at its fallback type).
+fn alias_choices(keys: &[String]) -> Vec<(Vec<String>, bool)> {
     // Per argument (the first four), the keys a call may have besides the impl's own.
     let options: Vec<Vec<String>> = keys
         .iter()
@@ -248,7 +298,7 @@ pub fn literal_aliases(keys: &[String], named: &dyn Fn(&str) -> proc_macro2::Ide
             o
         })
         .collect();
-    let mut out = TokenStream::new();
+    let mut out = Vec::new();
     let mut choice = vec![0usize; options.len()];
     loop {
         // The next combination (odometer), the impl's own keys (all zeros) left out.
@@ -272,28 +322,7 @@ pub fn literal_aliases(keys: &[String], named: &dyn Fn(&str) -> proc_macro2::Ide
                 fallback &= k[j] != OPEN && is_fallback(&keys[j]);
             }
         }
-        let alias = named(&method_key(method, &k));
-        if fallback {
-            out.extend(quote! {
-                #[doc(hidden)]
-                #[allow(unused_imports)]
-                pub use #export as #alias;
-            });
-            continue;
-        }
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        std::hash::Hash::hash(&(alias.to_string(), export.to_string(), span.start().line, span.start().column), &mut h);
-        let module = format_ident!("__ptx_literal_{}_{:x}", method.trim_start_matches("r#"), std::hash::Hasher::finish(&h));
-        out.extend(quote! {
-            #[doc(hidden)]
-            #[allow(non_snake_case, unused_imports)]
-            mod #module {
-                pub use super::#export as #alias;
-            }
-            #[doc(hidden)]
-            #[allow(unused_imports)]
-            pub use #module::*;
-        });
+        out.push((k, fallback));
     }
     out
 }

@@ -101,7 +101,10 @@ impl MethodCx {
     }
 
     fn module(&self) -> proc_macro2::Ident {
-        format_ident!("__ptx_{}__{}", type_name(&self.anchor), self.key)
+        // An instance of a generic type by its arguments too (`Pair_f32`), as each instance
+        // may have its own impl.
+        let ty: String = super::generic_trait::type_key(&self.anchor, "").chars().map(|c| if c.is_alphanumeric() || c == '_' { c } else { '_' }).collect();
+        format_ident!("__ptx_{}__{}", ty, self.key)
     }
 
     fn node_const(&self) -> proc_macro2::Ident {
@@ -142,15 +145,14 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
     if generic {
         return super::generic::generic_impl(args, imp, origin);
     }
+    // `impl Scale<f32> for Pair<f32>`: one instance of a generic type, its methods named by
+    // the instance (see `instance_impl`).
+    let instance = super::instance_impl::of(&imp.self_ty, &mut errors);
     let ty_name = match &*imp.self_ty {
         _ if generic => String::new(),
         syn::Type::Path(p) if p.qself.is_none() && p.path.segments.iter().all(|s| s.arguments.is_empty()) => type_name(&imp.self_ty),
-        // `impl Scale<f32> for Pair<f32>`: one instance of a generic type.
-        syn::Type::Path(p) if p.qself.is_none() => {
-            let base = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-            errors.error(&imp.self_ty, format!("an impl for one instance of a generic type is not supported in device code: write it generic over the type's parameters (`impl<T> Trait<..> for {base}<T>`, bounded as the methods need), once per trait"));
-            String::new()
-        }
+        _ if instance.is_some() => instance.as_ref().map(|i| i.name.clone()).unwrap_or_default(),
+        syn::Type::Path(p) if p.qself.is_none() && !errors.is_empty() => String::new(),
         other => {
             errors.error(other, "`#[device_fn]` impls are for a `#[derive(DeviceRepr)]` type named by a path (`impl Vec3`); references and generic types are not supported");
             String::new()
@@ -166,6 +168,8 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
     let mut defaults = TokenStream::new();
     // For a generic trait's impl: the trait's path, its arguments' keys and template arguments.
     let mut gtrait: Option<(syn::Path, Vec<String>, Vec<TokenStream>)> = None;
+    // Its arguments as written, which a generic method's instances are named by.
+    let mut gtrait_args = TokenStream::new();
     // An impl of a trait with const parameters (`impl Dims<3> for Vec3`): its methods are
     // compiled by the trait's replay with the rest (see `trait_def::user_trait_impl`).
     let mut delegated = false;
@@ -217,9 +221,16 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
                     delegated = origin == super::trait_def::Origin::Written && super::generic_trait::has_const_arg(path);
                     let margs = if delegated { Vec::new() } else { super::generic_trait::template_args(&targs, &imp.self_ty, &mut errors) };
                     gtrait = Some((super::generic_trait::bare(path), keys, margs));
+                    // Empty where an argument is a const (not named yet).
+                    if !targs.iter().any(|a| matches!(a, super::generic_trait::TraitArg::Const(..))) {
+                        gtrait_args = super::generic_trait::type_args(&targs, &imp.self_ty);
+                    }
                 }
             }
         }
+    }
+    if let (Some(inst), true) = (&instance, op.is_some() || from.is_some()) {
+        errors.error(&imp.self_ty, format!("operator and conversion impls for one instance of a generic type are not supported in device code yet: write the impl generic over the type's parameters (`impl<T: ..> Add for {}<T>`)", inst.base));
     }
     if !errors.is_empty() {
         let e = errors.to_compile_errors();
@@ -243,7 +254,10 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
         Some(p) => syn::parse_quote!(#p),
         None => scalar_lhs.clone().or_else(|| from.as_ref().and_then(|c| c.anchor.clone())).unwrap_or_else(|| self_ty.clone()),
     };
-    let anchor_name = type_name(&anchor);
+    // An instance's methods are named by the instance (`Pair_f32`).
+    let anchor_name = if instance.is_some() { ty_name.clone() } else { type_name(&anchor) };
+    // The names an instance's impl defines, each marked under the type's name.
+    let mut instance_keys: Vec<String> = Vec::new();
     // `type Output = T;`: what `Self::Output` means in the impl's signatures.
     let output = imp.items.iter().find_map(|i| match i {
         syn::ImplItem::Type(t) if t.ident == "Output" => Some(t.ty.clone()),
@@ -267,12 +281,25 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
         }
         let name = f.sig.ident.to_string();
         if crate::front::generic::is_generic(&f.sig) && op.is_none() {
-            if gtrait.is_some() {
-                errors.error(&f.sig.generics, "generic methods of a generic device trait are not supported yet: give the method concrete parameter types, or make its parameters the trait's (`trait Mix<T, U>` with `fn mix(&self, u: U)`)");
+            if let Some(inst) = &instance {
+                errors.error(&f.sig.generics, format!("generic methods of an impl for one instance of a generic type are not supported in device code yet: give the method concrete parameter types, or write it in a generic impl (`impl<T> {}<T>`)", inst.base));
             } else if prim.is_some() {
                 errors.error(&f.sig.generics, "generic methods of a trait implemented for a primitive are not supported in device code: give the method concrete parameter types, or implement the trait for a `DeviceRepr` type");
+            } else if gtrait.is_some() && gtrait_args.is_empty() {
+                errors.error(&f.sig.generics, "generic methods of a device trait with const parameters are not supported yet: give the method concrete parameter types, or make its parameters the trait's (`trait Dims<const N: usize, U>`)");
+            } else if let Some((trait_path, keys, _)) = &gtrait {
+                // Keyed by the trait's arguments, reached by the call as the impl's other
+                // methods are (see `generic_trait`).
+                let mut method = f.clone();
+                super::assoc_types::AssocToType(&assoc).visit_impl_item_fn_mut(&mut method);
+                let key = super::generic_trait::method_key(&name, keys);
+                out.extend(super::generic::generic_method_replay(&ty_name, &key, &self_ty, &method, gtrait_args.clone()));
+                let span = f.sig.ident.span();
+                let named = |key: &str| replay_name(&anchor_name, key, span);
+                out.extend(super::generic_trait::dispatch_alias(trait_path, named(&name), &name, &key, span));
+                out.extend(super::generic_trait::literal_aliases(keys, &named, &name, &named(&key), span));
             } else {
-                out.extend(super::generic::generic_method_replay(&ty_name, &self_ty, f));
+                out.extend(super::generic::generic_method_replay(&ty_name, &name, &self_ty, f, TokenStream::new()));
             }
             continue;
         }
@@ -368,34 +395,58 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
             None => ty_name.clone(),
         };
         let sym_const = symbol_const_name(&key);
-        if let Some((trait_path, _, margs)) = &gtrait {
+        // A member template's arguments: a generic trait's (`Vec3::scale<float>`); an instance's
+        // methods are members of the class template's specialization (`Pair<float>::sum`).
+        let template = if let Some((trait_path, keys, margs)) = &gtrait {
             // A primitive's names are those method syntax on it fetches (`front::prim_method`).
             let span = f.sig.ident.span();
             let named = |key: &str| match &prim {
                 Some(_) => crate::front::prim_method::alias(&ty_name, key, span),
                 None => replay_name(&anchor_name, key, span),
             };
-            out.extend(super::generic_trait::dispatch_alias(trait_path, named(&name), &name, &key, span));
-            if let Some((_, keys, _)) = &gtrait {
-                out.extend(super::generic_trait::literal_aliases(keys, &named, &name, &named(&key), span));
+            // The plain name is the type's, which an instance's call fetches first.
+            let plain = match &instance {
+                Some(inst) => replay_name(&inst.base, &name, span),
+                None => named(&name),
+            };
+            out.extend(super::generic_trait::dispatch_alias(trait_path, plain, &name, &key, span));
+            out.extend(super::generic_trait::literal_aliases(keys, &named, &name, &named(&key), span));
+            if instance.is_some() {
+                instance_keys.extend(super::generic_trait::alias_keys(keys).into_iter().map(|k| super::generic_trait::method_key(&name, &k)));
             }
-            symbols.push(quote! {
-                #[doc(hidden)]
-                pub const #sym_const: &'static str = ::ptx_runtime::__private::ptx_text![::ptx_runtime::__private::Piece::MemberTemplate {
-                    path: ::core::module_path!(), class: #class, args: &[], name: #sym_name, margs: &[#(#margs),*], konst: #konst, operator: false, params: &[],
-                }];
-            });
+            Some(margs.clone())
         } else {
-        symbols.push(quote! {
-            #[doc(hidden)]
-            pub const #sym_const: &'static str = ::ptx_runtime::__private::ptx_text![::ptx_runtime::__private::Piece::Member {
-                path: ::core::module_path!(), ty: #class, name: #sym_name, operator: #operator, konst: #konst, params: #params,
-            }];
-        });
+            instance.as_ref().map(|_| Vec::new())
+        };
+        match template {
+            Some(margs) => {
+                let (class, args) = match &instance {
+                    Some(inst) => (inst.base.clone(), inst.targs.clone()),
+                    None => (class, Vec::new()),
+                };
+                symbols.push(quote! {
+                    #[doc(hidden)]
+                    pub const #sym_const: &'static str = ::ptx_runtime::__private::ptx_text![::ptx_runtime::__private::Piece::MemberTemplate {
+                        path: ::core::module_path!(), class: #class, args: &[#(#args),*], name: #sym_name, margs: &[#(#margs),*], konst: #konst, operator: false, params: &[],
+                    }];
+                });
+            }
+            None => symbols.push(quote! {
+                #[doc(hidden)]
+                pub const #sym_const: &'static str = ::ptx_runtime::__private::ptx_text![::ptx_runtime::__private::Piece::Member {
+                    path: ::core::module_path!(), ty: #class, name: #sym_name, operator: #operator, konst: #konst, params: #params,
+                }];
+            }),
         }
         let item = syn::ItemFn { attrs: method.attrs.clone(), vis: syn::Visibility::Inherited, sig: method.sig.clone(), block: Box::new(method.block.clone()) };
+        if instance.is_some() {
+            instance_keys.push(key.clone());
+        }
         let cx = MethodCx { self_ty: self_ty.clone(), anchor: anchor.clone(), key };
         out.extend(super::method_first_round(args.clone(), item, cx));
+    }
+    if let Some(inst) = &instance {
+        out.extend(super::instance_impl::markers(inst, &instance_keys, syn::spanned::Spanned::span(&imp.self_ty)));
     }
     let e = errors.to_compile_errors();
     let prim_struct = match (&prim, origin) {
@@ -606,6 +657,10 @@ mod tests {
             syn::parse_quote!(impl Drop for V { fn drop(&mut self) {} }),
             syn::parse_quote!(impl !Send for V {}),
             syn::parse_quote!(impl V { fn f(self: Box<Self>) {} fn g<T>(&self, t: T) {} async fn h(&self) {} }),
+            syn::parse_quote!(impl Pair<f32> { fn s(self) -> f32 { self.a } fn g<U>(self, u: U) {} }),
+            syn::parse_quote!(impl Scale<f32> for Pair<Pair<V>> { fn scale(self, by: f32) -> Self { self } }),
+            syn::parse_quote!(impl Tile<{ 2 + 2 }> { fn s(self) {} }),
+            syn::parse_quote!(impl Mix<f32> for V { fn mix<U: Into<f32>>(&self, by: f32, u: U) -> f32 { by } }),
         ];
         for item in cases {
             let out = super::device_impl(quote!(), item);

@@ -24,6 +24,7 @@ mod generic;
 mod generic_kernel;
 pub mod generic_trait;
 mod index_ops;
+mod instance_impl;
 mod kernel;
 mod debuginfo;
 mod launch;

@@ -34,16 +34,23 @@ impl Checker<'_> {
     /// method `g`; `written`: the turbofish.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn generic_method_call(&mut self, def: Rc<StructDef>, g: &GenericMethodInfo, written: Option<syn::AngleBracketedGenericArguments>, recv: Option<Expr>, recv_syn: Option<&syn::Expr>, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
+        let (recv, args) = match self.split_call(recv, g.recv, args, &def.name, &def.name, &g.name, name_span) {
+            Ok(split) => split,
+            Err(e) => return e,
+        };
+        let xs: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
+        self.generic_method_instance(def, g, written, recv, recv_syn, xs, span, name_span)
+    }
+
+    /// The call of the generic method `g` once its receiver and arguments (`xs`) are checked:
+    /// its own parameters bound (`written`, then from `xs`), its instance made.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn generic_method_instance(&mut self, def: Rc<StructDef>, g: &GenericMethodInfo, written: Option<syn::AngleBracketedGenericArguments>, recv: Option<Expr>, recv_syn: Option<&syn::Expr>, xs: Vec<Expr>, span: Span, name_span: Span) -> Expr {
         let Ok(method) = syn::parse2::<syn::ImplItemFn>(g.item.clone()) else {
             return self.error(span, format!("internal: the replay of `{}::{}` does not parse", def.base_name(), g.name));
         };
         let name = &g.name;
         let (_, inputs) = super::receiver::split_receiver(&method.sig);
-        let (recv, args) = match self.split_call(recv, g.recv, args, &def.name, &def.name, name, name_span) {
-            Ok(split) => split,
-            Err(e) => return e,
-        };
-        let xs: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
         let written = written.map(syn::PathArguments::AngleBracketed);
         let bound = match self.bind_call(&method.sig.generics, written.as_ref(), &inputs, &xs, name, span) {
             Ok(b) => b,
@@ -51,5 +58,35 @@ impl Checker<'_> {
         };
         let Some(info) = self.instantiate_method(&def, g, Some(&bound), name_span) else { return self.error_expr(span) };
         self.finish_resolved_call(def, info, recv, recv_syn, xs, span)
+    }
+}
+
+impl Checker<'_> {
+    /// The arguments of the generic trait a generic method's impl is of (`trait_args`, written
+    /// in the impl's module, `Self` the type; empty for other methods), resolved: as the instance's key shows
+    /// them and as its first template arguments.
+    pub(super) fn trait_template_args(&mut self, def: &StructDef, trait_args: &proc_macro2::TokenStream, span: Span) -> Option<(Vec<String>, Vec<proc_macro2::TokenStream>)> {
+        let (mut shown, mut margs) = (Vec::new(), Vec::new());
+        if trait_args.is_empty() {
+            return Some((shown, margs));
+        }
+        let parser = syn::punctuated::Punctuated::<syn::Type, syn::Token![,]>::parse_terminated;
+        let Ok(types) = syn::parse::Parser::parse2(parser, trait_args.clone()) else {
+            self.errors.at(span, format!("internal: the trait arguments of `{}`'s impl do not parse", def.base_name()));
+            return None;
+        };
+        for t in &types {
+            let ty = self.method_type(&quote::ToTokens::to_token_stream(t), def);
+            let Some((tokens, targ)) = self.type_arg(&ty) else {
+                if !matches!(ty, super::ty::Ty::Error) {
+                    let shown = self.infer.resolve(&ty);
+                    self.errors.at(span, format!("`{shown}` cannot be the argument of a generic trait whose method is generic yet: use a primitive or a `DeviceRepr` struct"));
+                }
+                return None;
+            };
+            shown.push(tokens.to_string());
+            margs.push(targ);
+        }
+        Some((shown, margs))
     }
 }

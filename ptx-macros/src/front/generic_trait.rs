@@ -27,7 +27,8 @@ impl Checker<'_> {
 
     /// `recv.name(args)` (`recv` given) or `Type::name(args)` of the generic trait `g`.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn generic_trait_call(&mut self, def: Rc<StructDef>, g: &GenericFnInfo, recv: Option<Expr>, recv_syn: Option<&syn::Expr>, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
+    /// `written`: a turbofish, the arguments of the impl's method when it is generic.
+    pub(super) fn generic_trait_call(&mut self, def: Rc<StructDef>, g: &GenericFnInfo, written: Option<syn::AngleBracketedGenericArguments>, recv: Option<Expr>, recv_syn: Option<&syn::Expr>, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
         let Ok(tr) = syn::parse2::<syn::ItemTrait>(g.item.clone()) else {
             return self.error(span, format!("internal: the replay of the trait `{}` does not parse", g.name));
         };
@@ -50,6 +51,12 @@ impl Checker<'_> {
             Ok(k) => k,
             Err(e) => return e,
         };
+        // A generic method (`fn mix<U>`): its own arguments bound as for an inherent one.
+        if let Some(Info::GenericMethod(m)) = self.env.get(&super::user_method::method_path(&def, &key, name_span)).cloned() {
+            if super::generic_method::has_own_generics(&m) {
+                return self.generic_method_instance(def, &m, written, recv, recv_syn, xs, span, name_span);
+            }
+        }
         let Some(info) = self.method_info(&def, &key, name_span) else {
             return self.error_expr(span);
         };

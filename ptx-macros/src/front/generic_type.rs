@@ -337,6 +337,11 @@ impl Checker<'_> {
             })
             .collect();
         let mut key = format!("{}::{}<{}>", crate::link::key(&def.path), g.name, shown.join(","));
+        // A generic trait's impl: its arguments first (`V::mix<float, unsigned char>`).
+        let (trait_shown, trait_margs) = self.trait_template_args(def, &g.trait_args, span)?;
+        if !trait_shown.is_empty() {
+            key = format!("{key}[{}]", trait_shown.join(","));
+        }
         if let Some(own) = own {
             key = format!("{key}::<{}>", own.shown.join(","));
         }
@@ -428,7 +433,8 @@ impl Checker<'_> {
             let inner = crate::syntax::rewrite::for_inner_module(&concrete);
             let (class, name) = (&base, &g.name);
             let konst = matches!(g.recv, Recv::Value | Recv::Ref);
-            let margs = own.map(|o| o.targs.clone()).unwrap_or_default();
+            let mut margs = trait_margs;
+            margs.extend(own.map(|o| o.targs.clone()).unwrap_or_default());
             // An operator: its Itanium code, and its parameter types (the class instance
             // itself named as a struct of its module with the class's name).
             let (operator, name, params) = match &g.op {

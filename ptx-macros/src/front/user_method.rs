@@ -21,7 +21,12 @@ impl<'a> Checker<'a> {
     /// The description of the method `key` of `def`, fetching its replay (next to the type)
     /// when it is not known yet (`None`: fetched, or an error reported).
     pub(super) fn method_info(&mut self, def: &StructDef, key: &str, span: Span) -> Option<MethodInfo> {
-        let path = method_path(def, key, span);
+        let mut path = method_path(def, key, span);
+        // An impl for one instance (`impl Pair<f32>`): the instance's name (see
+        // `expand::instance_impl`).
+        if let (Some(Info::PerInstance), Some(p)) = (self.env.get(&path), instance_method_path(def, key, span)) {
+            path = p;
+        }
         match self.env.get(&path).cloned() {
             Some(Info::Method(m)) => Some(m),
             Some(Info::GenericMethod(g)) => self.instantiate_method(def, &g, None, span),
@@ -79,7 +84,7 @@ impl<'a> Checker<'a> {
             return self.error_expr(span);
         };
         if let Some(g) = self.generic_trait_of(&def, name, name_span) {
-            return self.generic_trait_call(def, &g, Some(recv), recv_syn, name, args, span, name_span);
+            return self.generic_trait_call(def, &g, written, Some(recv), recv_syn, name, args, span, name_span);
         }
         if let Some(g) = self.own_generic_method(&def, name, name_span) {
             return self.generic_method_call(def, &g, written, Some(recv), recv_syn, args, span, name_span);
@@ -177,7 +182,7 @@ impl<'a> Checker<'a> {
         }
         let written = self.method_generics.take();
         if let Some(g) = self.generic_trait_of(&def, name, name_span) {
-            return self.generic_trait_call(def, &g, None, None, name, args, span, name_span);
+            return self.generic_trait_call(def, &g, written, None, None, name, args, span, name_span);
         }
         if let Some(g) = self.own_generic_method(&def, name, name_span) {
             return self.generic_method_call(def, &g, written, None, None, args, span, name_span);
@@ -339,6 +344,27 @@ pub(super) fn method_path(def: &StructDef, key: &str, span: Span) -> TokenStream
         }
         _ => quote!(#name),
     }
+}
+
+/// Where the method `key` of an impl for one instance is (`geo::Pair_f32__sum__…` for a
+/// `Pair<f32>`): the type's name and its arguments' keys, as the impl names them.
+fn instance_method_path(def: &StructDef, key: &str, span: Span) -> Option<TokenStream> {
+    let g = def.generic.as_ref()?;
+    let mut name = g.base.clone();
+    for t in &g.tokens {
+        let k = match syn::parse2::<syn::Type>(t.clone()) {
+            Ok(ty) => crate::expand::generic_trait::type_key(&ty, ""),
+            Err(_) => t.to_string(),
+        };
+        name = format!("{name}_{k}");
+    }
+    let module = method_path(def, key, span);
+    let replay = replay_name(&name, key, span);
+    // The instance's name where the type's is (its module).
+    let mut tokens: Vec<proc_macro2::TokenTree> = module.into_iter().collect();
+    tokens.pop();
+    tokens.push(proc_macro2::TokenTree::Ident(replay));
+    Some(tokens.into_iter().collect())
 }
 
 /// The function a method call calls: the method's node next to its type, or the instance of a

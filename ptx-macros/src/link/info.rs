@@ -49,6 +49,9 @@ pub enum Info {
     /// A `ptx-runtime` name device code cannot use as a type (`texture::Boundary`, a constant
     /// at each call): the rule and what to write instead, reported where the type is named.
     Refused(String),
+    /// A method of one instance's impl (`impl Pair<f32>`): named by the instance, not the
+    /// type (see `expand::instance_impl`).
+    PerInstance,
 }
 
 /// A generic `DeviceRepr` struct: its type and const parameters and its fields with the
@@ -94,6 +97,9 @@ pub struct GenericMethodInfo {
     pub item: TokenStream,
     /// For an operator of a trait impl (`impl<T> Add for Pair<T>`): its Itanium code (`pl`).
     pub op: Option<String>,
+    /// For a generic method of a generic trait's impl (`impl Mix<f32> for V`): the trait's
+    /// arguments as written there (`f32`), the first of each instance's template arguments.
+    pub trait_args: TokenStream,
 }
 
 /// A generic `#[device_fn]`: its name and its tokens as written (signature, bounds, body).
@@ -235,7 +241,8 @@ pub fn write(info: &Info) -> TokenStream {
             let recv = format_ident!("{}", m.recv.name());
             let (g, t, item) = (&m.generics, &m.self_ty, &m.item);
             let op = m.op.iter().map(|o| format_ident!("{}", o));
-            quote!(@generic_method #name #recv {#g} {#t} {#item} #(#op)*)
+            let targs = &m.trait_args;
+            quote!(@generic_method #name #recv {#g} {#t} {#item} [#targs] #(#op)*)
         }
         Info::Fn(f) => {
             let name = format_ident!("{}", f.name);
@@ -273,6 +280,7 @@ pub fn write(info: &Info) -> TokenStream {
             let msg = proc_macro2::Literal::string(msg);
             quote!(@refused #msg)
         }
+        Info::PerInstance => quote!(@per_instance),
         Info::Enum(e) => {
             let name = format_ident!("{}", e.name);
             let repr = format_ident!("{}", crate::front::ty::scalar_name(e.repr));
@@ -352,11 +360,12 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                 let generics = group(it.next()?, Delimiter::Brace)?;
                 let self_ty = group(it.next()?, Delimiter::Brace)?;
                 let item = group(it.next()?, Delimiter::Brace)?;
+                let trait_args = group(it.next()?, Delimiter::Bracket)?;
                 let op = match it.next() {
                     Some(t) => Some(ident(t)?),
                     None => None,
                 };
-                Some(Info::GenericMethod(GenericMethodInfo { name, recv, generics, self_ty, item, op }))
+                Some(Info::GenericMethod(GenericMethodInfo { name, recv, generics, self_ty, item, op, trait_args }))
             }
             "fn" => {
                 let name = ident(it.next()?)?;
@@ -392,6 +401,7 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                 let item = group(it.next()?, Delimiter::Brace)?;
                 Some(Info::GenericTrait(GenericFnInfo { name, item }))
             }
+            "per_instance" => Some(Info::PerInstance),
             "refused" => match it.next()? {
                 TokenTree::Literal(l) => Some(Info::Refused(syn::parse_str::<syn::LitStr>(&l.to_string()).ok()?.value())),
                 _ => None,
