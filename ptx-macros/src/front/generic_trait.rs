@@ -25,18 +25,29 @@ impl Checker<'_> {
         }
     }
 
+    /// The generic trait `g` (its replay parsed) and the signature of its method `name`; an
+    /// error expression where the trait has no such method (at `name_span`).
+    pub(super) fn generic_trait_method(&mut self, g: &GenericFnInfo, name: &str, span: Span, name_span: Span) -> Result<(syn::ItemTrait, syn::Signature), Expr> {
+        let Ok(tr) = syn::parse2::<syn::ItemTrait>(g.item.clone()) else {
+            return Err(self.error(span, format!("internal: the replay of the trait `{}` does not parse", g.name)));
+        };
+        let sig = tr.items.iter().find_map(|i| match i {
+            syn::TraitItem::Fn(f) if f.sig.ident == name => Some(f.sig.clone()),
+            _ => None,
+        });
+        match sig {
+            Some(sig) => Ok((tr, sig)),
+            None => Err(self.error(name_span, format!("`{name}` is not a method of the trait `{}`", g.name))),
+        }
+    }
+
     /// `recv.name(args)` (`recv` given) or `Type::name(args)` of the generic trait `g`.
     #[allow(clippy::too_many_arguments)]
     /// `written`: a turbofish, the arguments of the impl's method when it is generic.
     pub(super) fn generic_trait_call(&mut self, def: Rc<StructDef>, g: &GenericFnInfo, written: Option<syn::AngleBracketedGenericArguments>, recv: Option<Expr>, recv_syn: Option<&syn::Expr>, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
-        let Ok(tr) = syn::parse2::<syn::ItemTrait>(g.item.clone()) else {
-            return self.error(span, format!("internal: the replay of the trait `{}` does not parse", g.name));
-        };
-        let Some(sig) = tr.items.iter().find_map(|i| match i {
-            syn::TraitItem::Fn(f) if f.sig.ident == name => Some(f.sig.clone()),
-            _ => None,
-        }) else {
-            return self.error(name_span, format!("`{name}` is not a method of the trait `{}`", g.name));
+        let (tr, sig) = match self.generic_trait_method(g, name, span, name_span) {
+            Ok(found) => found,
+            Err(e) => return e,
         };
         let (recv_kind, inputs) = super::receiver::split_receiver(&sig);
         let (recv, args) = match self.split_call(recv, recv_kind, args, &g.name, &def.name, name, name_span) {

@@ -48,17 +48,15 @@ impl Checker<'_> {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn prim_generic_call(&mut self, s: Scalar, g: &GenericFnInfo, module: TokenStream, written: Option<&syn::AngleBracketedGenericArguments>, recv: Option<Expr>, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
         let prim = format!("{s:?}").to_lowercase();
-        let Ok(tr) = syn::parse2::<syn::ItemTrait>(g.item.clone()) else {
-            return self.error(span, format!("internal: the replay of the trait `{}` does not parse", g.name));
-        };
-        let Some(sig) = tr.items.iter().find_map(|i| match i {
-            syn::TraitItem::Fn(f) if f.sig.ident == name => Some(f.sig.clone()),
-            _ => None,
-        }) else {
-            for a in args {
-                self.expr(a);
+        let (tr, sig) = match self.generic_trait_method(g, name, span, name_span) {
+            Ok(found) => found,
+            Err(e) => {
+                // The arguments' own errors are reported too.
+                for a in args {
+                    self.expr(a);
+                }
+                return e;
             }
-            return self.error(name_span, format!("`{name}` is not a method of the trait `{}`", g.name));
         };
         let (recv_kind, inputs) = super::receiver::split_receiver(&sig);
         if recv_kind == Recv::Mut {
