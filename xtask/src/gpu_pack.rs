@@ -56,6 +56,9 @@ pub fn pack() -> Result<(), String> {
         Ok(()) => {}
         Err(e) => eprintln!("xtask: WARNING: no nvcc PTX in the pack ({e}); the benchmark will compile the twins with the GPU machine's nvcc, or time only ours"),
     }
+    // `test --no-run` and `build --examples` both report each example: run it once.
+    binaries.sort_by(|a, b| a.0.cmp(&b.0));
+    binaries.dedup_by(|a, b| a.0 == b.0);
     let mut names = Vec::new();
     for (name, path) in binaries {
         let dest = out.join("bin").join(&name);
