@@ -2,7 +2,8 @@
 //! expressions that rustc evaluates (symbols, the ABI of resolved types). `to_tokens` renders it
 //! as a `ptx_text![...]` invocation, a `&'static str` constant expression.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{TokenStream, TokenTree};
+use std::collections::HashMap;
 use quote::{quote, ToTokens};
 
 #[derive(Default, Clone, Debug)]
@@ -79,11 +80,107 @@ impl Text {
             })
             .collect()
     }
+
+    /// The parts as `Piece` expressions, as [`Text::pieces`], except that a piece occurring
+    /// more than once is defined once, as a `const` item named `<prefix><n>` (the items come
+    /// first, to place in the scope of the text's own item), and named at each occurrence.
+    /// rustc then type-checks and evaluates it once: a module-level constant (`TILE`) is
+    /// spelt at every instruction that reads it, and a tiled kernel's body had it 50 times and
+    /// more (bench-compile). A piece that calls a macro is left at each occurrence: its value
+    /// may depend on where it stands (`line!()`).
+    pub fn shared_pieces(&self, prefix: &str) -> (TokenStream, Vec<TokenStream>) {
+        let keys: Vec<Option<String>> = self
+            .parts
+            .iter()
+            .map(|p| match p {
+                Part::Piece(t) if !calls_macro(t.clone()) => Some(t.to_string()),
+                _ => None,
+            })
+            .collect();
+        let mut count: HashMap<&str, usize> = HashMap::new();
+        for k in keys.iter().flatten() {
+            *count.entry(k).or_insert(0) += 1;
+        }
+        let mut names: HashMap<&str, proc_macro2::Ident> = HashMap::new();
+        let mut items = TokenStream::new();
+        let pieces = self
+            .parts
+            .iter()
+            .zip(&keys)
+            .map(|(p, k)| match (p, k) {
+                (Part::Piece(t), Some(k)) if count[k.as_str()] > 1 => {
+                    let n = names.len();
+                    let name = names.entry(k).or_insert_with(|| {
+                        let name = quote::format_ident!("{prefix}{n}");
+                        items.extend(quote!(const #name: ::ptx_runtime::__private::Piece<'static> = #t;));
+                        name
+                    });
+                    quote!(#name)
+                }
+                (Part::Str(s), _) => quote!(::ptx_runtime::__private::Piece::Str(#s)),
+                (Part::Piece(t), _) => t.clone(),
+            })
+            .collect();
+        (items, pieces)
+    }
+}
+
+/// Whether `tokens` invoke a macro: a `!` followed by a group (`line!()`), at any depth.
+fn calls_macro(tokens: TokenStream) -> bool {
+    let mut bang = false;
+    for tt in tokens {
+        match tt {
+            TokenTree::Group(g) => {
+                if bang || calls_macro(g.stream()) {
+                    return true;
+                }
+                bang = false;
+            }
+            TokenTree::Punct(p) => bang = p.as_char() == '!' && p.spacing() == proc_macro2::Spacing::Alone,
+            _ => bang = false,
+        }
+    }
+    false
 }
 
 impl ToTokens for Text {
     fn to_tokens(&self, tokens: &mut TokenStream) {
         let pieces = self.pieces();
         tokens.extend(quote!(::ptx_runtime::__private::ptx_text![#(#pieces),*]));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_repeated_piece_is_defined_once_and_a_macro_call_stays_where_it_is() {
+        let tile = quote!(::ptx_runtime::__private::Piece::Dec(TILE as u64));
+        let line = quote!(::ptx_runtime::__private::Piece::Dec(::core::line!() as u64));
+        let mut t = Text::new();
+        t.str("mul.lo.s64 %rd1, %rd2, ").piece(tile.clone()).str(";\n").piece(line.clone()).str(" ").piece(tile.clone());
+        t.str(" ").piece(line.clone()).str(" ").piece(quote!(::ptx_runtime::__private::Piece::Dec(1)));
+        let (items, pieces) = t.shared_pieces("__P");
+        let items = items.to_string();
+        assert_eq!(items.matches("const __P0").count(), 1, "{items}");
+        assert!(items.contains("TILE"), "{items}");
+        assert!(!items.contains("line"), "{items}");
+        let pieces: Vec<String> = pieces.iter().map(|p| p.to_string()).collect();
+        assert_eq!(pieces.len(), 10, "{pieces:?}");
+        assert_eq!((pieces[1].as_str(), pieces[5].as_str()), ("__P0", "__P0"));
+        assert!(pieces[3].contains("line") && pieces[7].contains("line"), "{pieces:?}");
+        assert!(pieces[9].contains("Dec (1)"), "once: left inline: {pieces:?}");
+        // The plain rendering is unchanged.
+        assert_eq!(t.pieces().len(), 10);
+    }
+
+    #[test]
+    fn a_negation_is_not_a_macro_call_but_a_bang_before_a_group_is_taken_as_one() {
+        assert!(calls_macro(quote!(a + f(line!()))));
+        assert!(calls_macro(quote!(m![x])));
+        assert!(!calls_macro(quote!(a != b && c)));
+        // `!(x)` is read as a call too: such a piece is only left unshared.
+        assert!(calls_macro(quote!(!(x))));
     }
 }

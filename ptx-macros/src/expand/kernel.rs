@@ -26,7 +26,7 @@ pub fn expand(c: Compiled) -> TokenStream {
     let dyn_smem = dyn_smem_decl();
     let strings = string_nodes(&c);
     let prototype = c.prototype.pieces();
-    let body = c.body.pieces();
+    let (shared, body) = c.body.shared_pieces("__PTX_PIECE_");
     let launcher = launch::launcher(&c);
     let files = super::lineinfo::files(&c);
     let debug = c.args.debug;
@@ -40,6 +40,7 @@ pub fn expand(c: Compiled) -> TokenStream {
             use super::*;
             #symbol
             #strings
+            #shared
 
             /// The kernel's `.entry` symbol.
             pub const ENTRY: &str = __SYMBOL;

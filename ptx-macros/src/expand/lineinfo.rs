@@ -17,10 +17,11 @@ pub fn files(c: &Compiled) -> TokenStream {
 /// `file_refs` fields.
 pub fn node_fields(c: &Compiled) -> (TokenStream, TokenStream) {
     let p = quote!(::ptx_runtime::__private);
-    let pieces = c.body.pieces();
+    let (shared, pieces) = c.body.shared_pieces("__PTX_PIECE_");
     let n = c.file_refs;
     let files = files(c);
     let items = quote! {
+        #shared
         const __PTX_BODY: &[#p::Piece<'static>] = &[#(#pieces),*];
         const __PTX_BODY_LEN: usize = #p::render_len(__PTX_BODY);
         const __PTX_BODY_BYTES: [u8; __PTX_BODY_LEN] = #p::render_array::<__PTX_BODY_LEN>(__PTX_BODY);

@@ -30,10 +30,7 @@ pub fn assuming(func: &Func, bound: u64) -> Ranges {
     let piece = piece_reg(func);
     let mut ranges = Ranges::default();
     ranges.set(piece, Range { lo: 1, hi: bound });
-    let mut defs: HashMap<Reg, usize> = HashMap::default();
-    for r in func.blocks.iter().flat_map(|b| &b.insts).flat_map(|i| i.defs()) {
-        *defs.entry(r).or_insert(0) += 1;
-    }
+    let defs = super::range::def_counts(func);
     let as_reg = |a: &Arg| match a {
         Arg::Sym(Sym::Piece(_)) => Arg::Reg(piece),
         _ => a.clone(),
@@ -46,11 +43,19 @@ pub fn assuming(func: &Func, bound: u64) -> Ranges {
             for inst in func.blocks.iter().flat_map(|b| &b.insts) {
                 let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { continue };
                 let Some(Arg::Reg(d)) = args.first() else { continue };
-                if inst.guard.is_some() || defs.get(d) != Some(&1) || ranges.of(&Arg::Reg(*d), 64).is_some() {
+                if inst.guard.is_some() || defs.get(d.0 as usize) != Some(&1) || ranges.of(&Arg::Reg(*d), 64).is_some() {
                     continue;
                 }
-                let src: Vec<Arg> = args[1..].iter().map(as_reg).collect();
-                if let Some(r) = ranges.of_op(*opcode, &src, &func.launch) {
+                // Copied only where a piece is read (most instructions read none).
+                let pieces = args[1..].iter().any(|a| matches!(a, Arg::Sym(Sym::Piece(_))));
+                let copied: Vec<Arg>;
+                let src = if pieces {
+                    copied = args[1..].iter().map(as_reg).collect();
+                    &copied[..]
+                } else {
+                    &args[1..]
+                };
+                if let Some(r) = ranges.of_op(*opcode, src, &func.launch) {
                     ranges.set(*d, r);
                     changed = true;
                 }
@@ -126,7 +131,7 @@ fn for_counters(func: &Func) -> Vec<(Reg, Arg, u32)> {
 
 /// The range of the counter `k` of a `for` loop with the end's range `end`, where its writes
 /// are a constant start and advances by a constant step in a loop's advancing block.
-fn counter_range(func: &Func, k: Reg, end: Range, defs: &HashMap<Reg, usize>) -> Option<Range> {
+fn counter_range(func: &Func, k: Reg, end: Range, defs: &[u32]) -> Option<Range> {
     let advancing: Vec<usize> = func.for_loops.iter().map(|f| f.next.0 as usize).collect();
     let (mut lo, mut hi, mut step) = (u64::MAX, 0u64, 0u64);
     // `add d, k, s`, unguarded: the step `s`.
@@ -156,7 +161,7 @@ fn counter_range(func: &Func, k: Reg, end: Range, defs: &HashMap<Reg, usize>) ->
                         hi = hi.max(c as u64);
                     }
                     // `add t, k, s; mov k, t` in the advancing block.
-                    Arg::Reg(t) if advancing.contains(&b) && defs.get(&t) == Some(&1) => {
+                    Arg::Reg(t) if advancing.contains(&b) && defs.get(t.0 as usize) == Some(&1) => {
                         let s = block.insts[..i].iter().rev().find(|p| p.defs().contains(&t)).and_then(|p| adds(p, t))?;
                         step = step.max(s);
                     }

@@ -40,11 +40,33 @@ use super::fast_hash::{HashMap, HashSet};
 const BOUNDS: [u64; 4] = [1 << 20, 1 << 16, 1 << 12, 1 << 8];
 
 pub fn run(func: &mut Func) {
+    // The candidates first, each filter before the analysis the next needs: most functions
+    // have no 64-bit compare on an outside constant, and everything below costs a pass or more
+    // over the function (bench-compile).
+    let compares: Vec<(usize, usize, Cmp, Arg, Arg)> = func
+        .blocks
+        .iter()
+        .enumerate()
+        .flat_map(|(b, block)| block.insts.iter().enumerate().filter_map(move |(i, inst)| compare(inst).map(|(c, x, y)| (b, i, c, x, y))))
+        .collect();
+    if compares.is_empty() {
+        return;
+    }
     let exact = Ranges::compute(func);
-    // The ranges under each assumed bound: computed once, when a compare first needs them
-    // (most functions have no compare on an outside constant, and each is a range analysis).
-    let mut assumed: Vec<Option<Ranges>> = BOUNDS.iter().map(|_| None).collect();
     let pieces_of = const_range::Pieces::new(func);
+    let candidates: Vec<_> = compares
+        .into_iter()
+        .filter(|(_, _, cmp, x, y)| exact.decide(*cmp, Type::U64, x, y).is_none())
+        .filter_map(|(b, i, cmp, x, y)| {
+            let pieces = pieces_of.of(func, &[x.clone(), y.clone()]);
+            (!pieces.is_empty()).then_some((b, i, cmp, x, y, pieces))
+        })
+        .collect();
+    if candidates.is_empty() {
+        return;
+    }
+    // The ranges under each assumed bound: computed once, when a compare first needs them.
+    let mut assumed: Vec<Option<Ranges>> = BOUNDS.iter().map(|_| None).collect();
     let piece = const_range::piece_reg(func);
     let as_reg = |a: &Arg| match a {
         Arg::Sym(Sym::Piece(_)) => Arg::Reg(piece),
@@ -97,47 +119,45 @@ pub fn run(func: &mut Func) {
     let (_, single) = super::hoist::single_defs(func);
     // The compares to rewrite, found first, rewritten from the last (positions stay valid).
     let mut sites: Vec<(usize, usize, Rewrite)> = Vec::new();
-    for (b, block) in func.blocks.iter().enumerate() {
-        for (i, inst) in block.insts.iter().enumerate() {
-            let Some((cmp, x, y)) = compare(inst) else { continue };
-            if exact.decide(cmp, Type::U64, &x, &y).is_some() {
-                continue;
+    for (b, i, cmp, x, y, pieces) in candidates {
+        let (xr, yr) = (as_reg(&x), as_reg(&y));
+        let outcome = |r: &Ranges| {
+            if let Some(v) = r.decide(cmp, Type::U64, &xr, &yr) {
+                return Some(Outcome::Decided(v));
             }
-            let pieces = pieces_of.of(func, &[x.clone(), y.clone()]);
-            if pieces.is_empty() {
-                continue;
-            }
-            let (xr, yr) = (as_reg(&x), as_reg(&y));
-            let mut found = None;
+            let below = |a: &Arg| r.of(a, 64).is_some_and(|r| r.hi <= u32::MAX as u64);
+            let narrow = below(&xr) && below(&yr) && (cheap(&x) || in_loop(b) && converted(&x)) && (cheap(&y) || in_loop(b) && converted(&y));
+            narrow.then_some(Outcome::Narrow)
+        };
+        // The smallest bound first: a smaller assumption gives each register a range inside
+        // the one a larger gives, so what it does not decide or narrow no bound does, and the
+        // larger bounds' analyses are then not needed for this compare.
+        let smallest = BOUNDS.len() - 1;
+        let mut found = None;
+        if outcome(assumed[smallest].get_or_insert_with(|| const_range::assuming(func, BOUNDS[smallest]))).is_some() {
             for (&bound, r) in BOUNDS.iter().zip(&mut assumed) {
-                let r = r.get_or_insert_with(|| const_range::assuming(func, bound));
-                if let Some(v) = r.decide(cmp, Type::U64, &xr, &yr) {
-                    found = Some((bound, Outcome::Decided(v)));
-                    break;
-                }
-                let below = |a: &Arg| r.of(a, 64).is_some_and(|r| r.hi <= u32::MAX as u64);
-                if below(&xr) && below(&yr) && (cheap(&x) || in_loop(b) && converted(&x)) && (cheap(&y) || in_loop(b) && converted(&y)) {
-                    found = Some((bound, Outcome::Narrow));
+                if let Some(o) = outcome(r.get_or_insert_with(|| const_range::assuming(func, bound))) {
+                    found = Some((bound, o));
                     break;
                 }
             }
-            let mut rw = Rewrite { narrow: None, decided: Vec::new() };
-            match found {
-                Some((bound, Outcome::Decided(v))) => rw.decided.push((const_range::guard(&pieces, bound), v)),
-                Some((bound, Outcome::Narrow)) => rw.narrow = Some(const_range::guard(&pieces, bound)),
-                None => {}
+        }
+        let mut rw = Rewrite { narrow: None, decided: Vec::new() };
+        match found {
+            Some((bound, Outcome::Decided(v))) => rw.decided.push((const_range::guard(&pieces, bound), v)),
+            Some((bound, Outcome::Narrow)) => rw.narrow = Some(const_range::guard(&pieces, bound)),
+            None => {}
+        }
+        // Not decided for every small constant: perhaps for the program's, from the
+        // operands' bounds as expressions of the constants (a declared block's
+        // `ty * TILE + tx < TILE * TILE`).
+        if rw.decided.is_empty() {
+            if let Some(g) = symbolic(func, &exact, &single, cmp, &x, &y) {
+                rw.decided.push((g, matches!(cmp, Cmp::Lt | Cmp::Le)));
             }
-            // Not decided for every small constant: perhaps for the program's, from the
-            // operands' bounds as expressions of the constants (a declared block's
-            // `ty * TILE + tx < TILE * TILE`).
-            if rw.decided.is_empty() {
-                if let Some(g) = symbolic(func, &exact, &single, cmp, &x, &y) {
-                    rw.decided.push((g, matches!(cmp, Cmp::Lt | Cmp::Le)));
-                }
-            }
-            if rw.narrow.is_some() || !rw.decided.is_empty() {
-                sites.push((b, i, rw));
-            }
+        }
+        if rw.narrow.is_some() || !rw.decided.is_empty() {
+            sites.push((b, i, rw));
         }
     }
     for (b, i, rw) in sites.into_iter().rev() {

@@ -24,8 +24,14 @@ pub struct Range {
     pub hi: u64,
 }
 
+/// The known ranges, by register number: registers are numbered densely from 0, and a table
+/// costs one index where a hash map hashed and probed (the macro runs unoptimized in users'
+/// builds, and the optimiser asks for ranges many times per instruction).
 #[derive(Default, Clone)]
-pub struct Ranges(HashMap<Reg, Range>);
+pub struct Ranges {
+    by_reg: Vec<Option<Range>>,
+    known: usize,
+}
 
 impl Ranges {
     pub fn compute(func: &Func) -> Ranges {
@@ -35,31 +41,33 @@ impl Ranges {
     /// The ranges with `seeds` taken as known first (narrower ranges that hold at some point of
     /// the function, `ir::path_range`), and what follows from them.
     pub fn compute_from(func: &Func, seeds: HashMap<Reg, Range>) -> Ranges {
-        let mut defs: HashMap<Reg, usize> = HashMap::default();
-        for i in func.blocks.iter().flat_map(|b| &b.insts) {
-            for r in i.defs() {
-                *defs.entry(r).or_insert(0) += 1;
-            }
+        let defs = def_counts(func);
+        let mut ranges = Ranges::default();
+        for (r, range) in seeds {
+            ranges.set(r, range);
         }
-        let mut ranges = Ranges(seeds);
         // Blocks are not in dominance order: repeat until no register gains a range (each
         // gains one at most once).
         loop {
-            let before = ranges.0.len();
+            let before = ranges.known;
             for inst in func.blocks.iter().flat_map(|b| &b.insts) {
                 let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { continue };
                 let Some(Arg::Reg(d)) = args.first() else { continue };
-                if inst.guard.is_some() || defs.get(d) != Some(&1) || ranges.0.contains_key(d) {
+                if inst.guard.is_some() || defs.get(d.0 as usize) != Some(&1) || ranges.get(*d).is_some() {
                     continue;
                 }
                 if let Some(r) = ranges.of_op(*opcode, &args[1..], &func.launch) {
-                    ranges.0.insert(*d, r);
+                    ranges.set(*d, r);
                 }
             }
-            if ranges.0.len() == before {
+            if ranges.known == before {
                 return ranges;
             }
         }
+    }
+
+    fn get(&self, r: Reg) -> Option<Range> {
+        self.by_reg.get(r.0 as usize).copied().flatten()
     }
 
     /// A comparison `a <cmp> b` of type `ty` that the operands' ranges decide.
@@ -87,7 +95,7 @@ impl Ranges {
     /// The range of an operand: a register's, or an integer immediate of `bits` bits.
     pub fn of(&self, a: &Arg, bits: u32) -> Option<Range> {
         match a {
-            Arg::Reg(r) => self.0.get(r).copied(),
+            Arg::Reg(r) => self.get(*r),
             Arg::Imm(Imm::Int(v)) => {
                 let v = *v as u64 & mask(bits);
                 Some(Range { lo: v, hi: v })
@@ -98,12 +106,20 @@ impl Ranges {
 
     /// Takes `r` as the range of `reg` (a loop counter's over the loop's trips, for `ir::hoist`).
     pub fn set(&mut self, reg: Reg, r: Range) {
-        self.0.insert(reg, r);
+        let i = reg.0 as usize;
+        if i >= self.by_reg.len() {
+            self.by_reg.resize(i + 1, None);
+        }
+        if self.by_reg[i].replace(r).is_none() {
+            self.known += 1;
+        }
     }
 
     /// Forgets what is known of `reg`.
     pub fn forget(&mut self, reg: Reg) {
-        self.0.remove(&reg);
+        if self.by_reg.get_mut(reg.0 as usize).and_then(Option::take).is_some() {
+            self.known -= 1;
+        }
     }
 
     /// The range of `opcode`'s result from its sources' ranges, where it is exact.
@@ -249,4 +265,15 @@ mod tests {
         // `cvt.u16.u8` keeps 8 of 300's bits: not 300, but below 256.
         assert_eq!(get(cut), Some(Range { lo: 0, hi: 255 }));
     }
+}
+
+/// How many instructions write each register, by register number.
+pub(super) fn def_counts(func: &Func) -> Vec<u32> {
+    let mut defs = vec![0u32; func.regs.len()];
+    for r in func.blocks.iter().flat_map(|b| &b.insts).flat_map(|i| i.defs()) {
+        if let Some(n) = defs.get_mut(r.0 as usize) {
+            *n += 1;
+        }
+    }
+    defs
 }
