@@ -2,7 +2,7 @@
 //! expressions that rustc evaluates (symbols, the ABI of resolved types). `to_tokens` renders it
 //! as a `ptx_text![...]` invocation, a `&'static str` constant expression.
 
-use proc_macro2::{TokenStream, TokenTree};
+use proc_macro2::TokenStream;
 use std::collections::HashMap;
 use quote::{quote, ToTokens};
 
@@ -15,6 +15,9 @@ pub struct Text {
 enum Part {
     Str(String),
     Piece(TokenStream),
+    /// `Piece::FileRef(n)`, kept as its number until the tokens are made: a body has one per
+    /// `.loc`, and [`Text::shared_pieces`] keys it without a trip through the compiler.
+    FileRef(u16),
 }
 
 impl Text {
@@ -37,6 +40,13 @@ impl Text {
         self
     }
 
+    /// Appends `Piece::FileRef(n)`: the function's file number `n`, renumbered in the module
+    /// (`ptx_abi::lineinfo`).
+    pub fn file_ref(&mut self, n: u16) -> &mut Text {
+        self.parts.push(Part::FileRef(n));
+        self
+    }
+
     /// Appends another text.
     pub fn text(&mut self, other: &Text) -> &mut Text {
         for p in &other.parts {
@@ -46,6 +56,9 @@ impl Text {
                 }
                 Part::Piece(t) => {
                     self.piece(t.clone());
+                }
+                Part::FileRef(n) => {
+                    self.file_ref(*n);
                 }
             }
         }
@@ -74,10 +87,7 @@ impl Text {
     pub fn pieces(&self) -> Vec<TokenStream> {
         self.parts
             .iter()
-            .map(|p| match p {
-                Part::Str(s) => quote!(::ptx_runtime::__private::Piece::Str(#s)),
-                Part::Piece(t) => t.clone(),
-            })
+            .map(Part::tokens)
             .collect()
     }
 
@@ -93,8 +103,9 @@ impl Text {
             .parts
             .iter()
             .map(|p| match p {
-                Part::Piece(t) if !calls_macro(t.clone()) => Some(t.to_string()),
-                _ => None,
+                Part::Piece(t) => Some(t.to_string()).filter(|k| !calls_macro(k)),
+                Part::FileRef(n) => Some(format!("FileRef {n}")),
+                Part::Str(_) => None,
             })
             .collect();
         let mut count: HashMap<&str, usize> = HashMap::new();
@@ -108,39 +119,39 @@ impl Text {
             .iter()
             .zip(&keys)
             .map(|(p, k)| match (p, k) {
-                (Part::Piece(t), Some(k)) if count[k.as_str()] > 1 => {
+                (_, Some(k)) if count[k.as_str()] > 1 => {
                     let n = names.len();
                     let name = names.entry(k).or_insert_with(|| {
                         let name = quote::format_ident!("{prefix}{n}");
+                        let t = p.tokens();
                         items.extend(quote!(const #name: ::ptx_runtime::__private::Piece<'static> = #t;));
                         name
                     });
                     quote!(#name)
                 }
-                (Part::Str(s), _) => quote!(::ptx_runtime::__private::Piece::Str(#s)),
-                (Part::Piece(t), _) => t.clone(),
+                _ => p.tokens(),
             })
             .collect();
         (items, pieces)
     }
 }
 
-/// Whether `tokens` invoke a macro: a `!` followed by a group (`line!()`), at any depth.
-fn calls_macro(tokens: TokenStream) -> bool {
-    let mut bang = false;
-    for tt in tokens {
-        match tt {
-            TokenTree::Group(g) => {
-                if bang || calls_macro(g.stream()) {
-                    return true;
-                }
-                bang = false;
-            }
-            TokenTree::Punct(p) => bang = p.as_char() == '!' && p.spacing() == proc_macro2::Spacing::Alone,
-            _ => bang = false,
+impl Part {
+    fn tokens(&self) -> TokenStream {
+        match self {
+            Part::Str(s) => quote!(::ptx_runtime::__private::Piece::Str(#s)),
+            Part::Piece(t) => t.clone(),
+            Part::FileRef(n) => quote!(::ptx_runtime::__private::Piece::FileRef(#n)),
         }
     }
-    false
+}
+
+/// Whether a piece, as text, may invoke a macro: a `!` that is not part of `!=` (`line!()`,
+/// however the tokens are spaced). A negation `!(x)` is taken as one too: such a piece is
+/// only left unshared. Read from the text the key is made of anyway: walking the tokens
+/// themselves is a proc-macro bridge call per token.
+fn calls_macro(text: &str) -> bool {
+    text.replace("!=", "").contains('!')
 }
 
 impl ToTokens for Text {
@@ -176,11 +187,25 @@ mod tests {
     }
 
     #[test]
+    fn file_numbers_are_shared_like_pieces() {
+        let mut t = Text::new();
+        t.str("\t.loc\t").file_ref(1).str(" 3 4\n\t.loc\t").file_ref(1).str(" 5 6\n").file_ref(2);
+        let (items, pieces) = t.shared_pieces("__P");
+        let items = items.to_string();
+        assert_eq!(items.matches("const").count(), 1, "{items}");
+        assert!(items.contains("FileRef (1u16)"), "{items}");
+        let pieces: Vec<String> = pieces.iter().map(|p| p.to_string()).collect();
+        assert_eq!((pieces[1].as_str(), pieces[3].as_str()), ("__P0", "__P0"), "{pieces:?}");
+        assert!(pieces[5].contains("FileRef (2u16)"), "{pieces:?}");
+    }
+
+    #[test]
     fn a_negation_is_not_a_macro_call_but_a_bang_before_a_group_is_taken_as_one() {
-        assert!(calls_macro(quote!(a + f(line!()))));
-        assert!(calls_macro(quote!(m![x])));
-        assert!(!calls_macro(quote!(a != b && c)));
+        let text = |t: TokenStream| t.to_string();
+        assert!(calls_macro(&text(quote!(a + f(line!())))));
+        assert!(calls_macro(&text(quote!(m![x]))));
+        assert!(!calls_macro(&text(quote!(a != b && c))));
         // `!(x)` is read as a call too: such a piece is only left unshared.
-        assert!(calls_macro(quote!(!(x))));
+        assert!(calls_macro(&text(quote!(!(x)))));
     }
 }

@@ -192,7 +192,7 @@ impl FailureBranch {
 
 /// The bounds check `block` ends with (`setp.ge.u64 p, idx, len` in it, `@p bra` to a failure
 /// block): its predicate, failure block and continuation.
-fn bounds_check(func: &Func, block: usize, def_site: &HashMap<Reg, (usize, usize)>) -> Option<(Reg, usize, usize)> {
+fn bounds_check(func: &Func, block: usize, def_site: &super::hoist::DefSites) -> Option<(Reg, usize, usize)> {
     let Term::Branch { pred, negate: false, if_true, if_false } = func.blocks[block].term else { return None };
     if !failure(func, if_true.0 as usize) {
         return None;
@@ -205,7 +205,7 @@ fn bounds_check(func: &Func, block: usize, def_site: &HashMap<Reg, (usize, usize
 
 /// The instructions (operands first) that compute `a` from values that hold at the first
 /// check: registers not written since, or written once since by arithmetic on such values.
-fn computation(func: &Func, a: &Arg, written_after: &[bool], def_site: &HashMap<Reg, (usize, usize)>, def_count: &[usize], out: &mut Vec<Inst>) -> Option<()> {
+fn computation(func: &Func, a: &Arg, written_after: &[bool], def_site: &super::hoist::DefSites, def_count: &[usize], out: &mut Vec<Inst>) -> Option<()> {
     match a {
         Arg::Imm(_) => Some(()),
         Arg::Sym(super::Sym::Named(n)) => (!n.starts_with("%clock") && !n.starts_with("%globaltimer")).then_some(()),
@@ -261,7 +261,7 @@ fn dispatch(func: &mut Func, reports: &[(Reg, Option<Inst>, usize)]) -> usize {
 
 /// The first check's comparison, to be made again after its block: where no later instruction
 /// of the block writes its operands.
-fn first_test(func: &Func, first: usize, q: Reg, def_site: &HashMap<Reg, (usize, usize)>) -> Option<Inst> {
+fn first_test(func: &Func, first: usize, q: Reg, def_site: &super::hoist::DefSites) -> Option<Inst> {
     let &(b, i) = def_site.get(&q)?;
     if b != first {
         return None;

@@ -37,7 +37,6 @@ use super::dom::{Cfg, Loop};
 use super::hoist::{failure, single_defs};
 use super::range::{Range, Ranges};
 use super::{Arg, Arith, Block, BlockId, Cmp, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, RegClass, Term, Type};
-use super::fast_hash::HashMap;
 
 pub fn run(func: &mut Func) {
     // The graph changes with each fold: recompute it.
@@ -319,7 +318,7 @@ fn stay(func: &Func, l: &Loop) -> usize {
 /// computed on the trip's path before the check (`spine`: the blocks before `block`, which do
 /// not write `i`).
 #[allow(clippy::too_many_arguments)]
-fn foldable(func: &Func, block: usize, pred: Reg, stub: usize, h: &Header, spine: &[usize], written: &[bool], def_count: &[usize], def_site: &HashMap<Reg, (usize, usize)>, ranges: &Ranges, trips: Range) -> Option<Check> {
+fn foldable(func: &Func, block: usize, pred: Reg, stub: usize, h: &Header, spine: &[usize], written: &[bool], def_count: &[usize], def_site: &super::hoist::DefSites, ranges: &Ranges, trips: Range) -> Option<Check> {
     if def_count[pred.0 as usize] != 1 {
         return None;
     }

@@ -6,14 +6,13 @@
 //! sm_80), while a `setp` of two immediates is folded at once. So the test is made a piece
 //! itself: rustc computes `1` or `0`, and the PTX compares that immediate.
 
-use super::{Arg, Func, Imm, InstKind, Mode, Opcode, Reg, Sym};
+use super::{Arg, Func, Imm, InstKind, Mode, Opcode, Sym};
 use proc_macro2::TokenStream;
 use quote::quote;
-use super::fast_hash::HashMap;
 
 /// A constant operand: an immediate or a piece (followed through the moves and integer
 /// conversions of registers written once).
-pub fn resolve(func: &Func, a: &Arg, single: &HashMap<Reg, (usize, usize)>) -> Option<Arg> {
+pub fn resolve(func: &Func, a: &Arg, single: &super::hoist::DefSites) -> Option<Arg> {
     let mut a = a.clone();
     for _ in 0..8 {
         match &a {

@@ -47,19 +47,47 @@ pub fn run(func: &mut Func) {
 }
 
 /// Where each register written exactly once is written: (block, instruction index).
-pub(super) fn single_defs(func: &Func) -> (Vec<usize>, HashMap<Reg, (usize, usize)>) {
+pub(super) fn single_defs(func: &Func) -> (Vec<usize>, DefSites) {
     let mut count = vec![0usize; func.regs.len()];
-    let mut site = HashMap::default();
+    let mut site = vec![None; func.regs.len()];
     for (b, block) in func.blocks.iter().enumerate() {
         for (i, inst) in block.insts.iter().enumerate() {
             for r in inst.defs() {
                 count[r.0 as usize] += 1;
-                site.insert(r, (b, i));
+                site[r.0 as usize] = Some((b, i));
             }
         }
     }
-    site.retain(|r, _| count[r.0 as usize] == 1);
-    (count, site)
+    for (s, &n) in site.iter_mut().zip(&count) {
+        if n != 1 {
+            *s = None;
+        }
+    }
+    (count, DefSites(site))
+}
+
+/// The sites [`single_defs`] finds, by register number (a table: the optimiser's passes look
+/// them up at every step of their walks, in a macro that runs unoptimized).
+pub(super) struct DefSites(Vec<Option<(usize, usize)>>);
+
+impl DefSites {
+    pub(super) fn get(&self, r: &Reg) -> Option<&(usize, usize)> {
+        self.0.get(r.0 as usize).and_then(Option::as_ref)
+    }
+
+    pub(super) fn contains_key(&self, r: &Reg) -> bool {
+        self.get(r).is_some()
+    }
+}
+
+/// `sites[&r]`: the site of a register the caller knows is written once (as a map's index,
+/// a missing one is a bug of the caller's).
+impl std::ops::Index<&Reg> for DefSites {
+    type Output = (usize, usize);
+
+    fn index(&self, r: &Reg) -> &(usize, usize) {
+        self.get(r).expect("a register written once")
+    }
 }
 
 /// A block that only fails: it traps, or jumps to a block that traps (the per-location stub
@@ -610,11 +638,11 @@ fn same_value(func: &Func, a: &Arg, b: &Arg) -> bool {
 /// does through one operand, by an operation that grows with it (for [`growing`] to confirm);
 /// one that does not is arithmetic on values the loop does not change (`ty * TILE`, computed
 /// on every trip), recomputed before the loop.
-fn index_dag(func: &Func, idx: &Arg, counter: Reg, def_site: &HashMap<Reg, (usize, usize)>, written: &[bool]) -> Option<Vec<(Inst, bool)>> {
+fn index_dag(func: &Func, idx: &Arg, counter: Reg, def_site: &DefSites, written: &[bool]) -> Option<Vec<(Inst, bool)>> {
     struct Walk<'a> {
         func: &'a Func,
         counter: Reg,
-        def_site: &'a HashMap<Reg, (usize, usize)>,
+        def_site: &'a DefSites,
         written: &'a [bool],
         memo: HashMap<Reg, bool>,
         out: Vec<(Inst, bool)>,

@@ -176,13 +176,16 @@ struct Rewrite {
 /// below every value of `y` (at most, for `<=` and `>`), where the compare is then true (`<`,
 /// `<=`) or false (`>=`, `>`), from [`sym_bound::bounds`]. Only `x` below `y` is tried: the
 /// bounds checks' direction.
-fn symbolic(func: &Func, exact: &Ranges, single: &HashMap<Reg, (usize, usize)>, cmp: Cmp, x: &Arg, y: &Arg) -> Option<Arg> {
+fn symbolic(func: &Func, exact: &Ranges, single: &super::hoist::DefSites, cmp: Cmp, x: &Arg, y: &Arg) -> Option<Arg> {
     let or_equal = match cmp {
         Cmp::Lt | Cmp::Ge => false,
         Cmp::Le | Cmp::Gt => true,
         _ => return None,
     };
-    let (bx, by) = (sym_bound::bounds(func, exact, single, x, 0)?, sym_bound::bounds(func, exact, single, y, 0)?);
+    // `y` first: a bounds check's length is a parameter, without bounds, and `x`'s tokens are
+    // then not built.
+    let by = sym_bound::bounds(func, exact, single, y, 0)?;
+    let bx = sym_bound::bounds(func, exact, single, x, 0)?;
     Some(sym_bound::below(bx, by, or_equal))
 }
 

@@ -32,7 +32,6 @@
 //!   (unused parameter loads, address arithmetic of unused fields).
 
 use super::{Arg, Func, InstKind, Opcode, Reg};
-use super::fast_hash::HashMap;
 
 pub fn run(func: &mut Func) {
     super::constprop::run(func);
@@ -54,28 +53,20 @@ pub fn run(func: &mut Func) {
     remove_dead(func);
 }
 
-fn use_counts(func: &Func) -> HashMap<Reg, usize> {
-    let mut counts = HashMap::default();
+/// How many times each register is read, by register number.
+fn use_counts(func: &Func) -> Vec<usize> {
+    let mut counts = vec![0; func.regs.len()];
+    let mut count = |r: Reg| {
+        if let Some(n) = counts.get_mut(r.0 as usize) {
+            *n += 1;
+        }
+    };
     for b in &func.blocks {
         for i in &b.insts {
-            for r in i.uses() {
-                *counts.entry(r).or_insert(0) += 1;
-            }
+            i.uses().into_iter().for_each(&mut count);
         }
         if let super::Term::Branch { pred, .. } = b.term {
-            *counts.entry(pred).or_insert(0) += 1;
-        }
-    }
-    counts
-}
-
-fn def_counts(func: &Func) -> HashMap<Reg, usize> {
-    let mut counts = HashMap::default();
-    for b in &func.blocks {
-        for i in &b.insts {
-            for r in i.defs() {
-                *counts.entry(r).or_insert(0) += 1;
-            }
+            count(pred);
         }
     }
     counts
@@ -83,7 +74,7 @@ fn def_counts(func: &Func) -> HashMap<Reg, usize> {
 
 fn coalesce_moves(func: &mut Func) {
     let uses = use_counts(func);
-    let defs = def_counts(func);
+    let defs = super::range::def_counts(func);
     let classes = func.regs.clone();
     for b in &mut func.blocks {
         let mut i = 1;
@@ -101,7 +92,7 @@ fn coalesce_moves(func: &mut Func) {
                 _ => None,
             };
             if let Some((x, t)) = target {
-                let single_use = uses.get(&t) == Some(&1) && defs.get(&t) == Some(&1);
+                let single_use = uses.get(t.0 as usize) == Some(&1) && defs.get(t.0 as usize) == Some(&1);
                 let same_class = classes[x.0 as usize] == classes[t.0 as usize];
                 let defines_t = match &prev.kind {
                     InstKind::Op { defs: 1, args, .. } => matches!(args[0], Arg::Reg(r) if r == t),
@@ -135,7 +126,7 @@ fn remove_dead(func: &mut Func) {
                         *defs > 0
                             && opcode.is_pure()
                             && !reads_clock(args)
-                            && inst.defs().iter().all(|r| uses.get(r).copied().unwrap_or(0) == 0)
+                            && inst.defs().iter().all(|r| uses.get(r.0 as usize).copied().unwrap_or(0) == 0)
                     }
                     _ => false,
                 };

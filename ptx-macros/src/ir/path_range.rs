@@ -66,7 +66,7 @@ pub fn at(func: &Func, block: usize) -> Ranges {
 }
 
 /// The comparisons that `pred` having the value `value` establishes.
-fn collect(func: &Func, site: &HashMap<Reg, (usize, usize)>, pred: Reg, value: bool, out: &mut Vec<Fact>, depth: u32) {
+fn collect(func: &Func, site: &super::hoist::DefSites, pred: Reg, value: bool, out: &mut Vec<Fact>, depth: u32) {
     let Some(&(b, i)) = site.get(&pred) else { return };
     let inst = &func.blocks[b].insts[i];
     let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { return };

@@ -37,13 +37,13 @@ pub struct Polys<'a> {
     /// Registers written in the block: the positions of their writes.
     written: HashMap<Reg, Vec<usize>>,
     /// Registers written once in the whole function: (block, index).
-    single: &'a HashMap<Reg, (usize, usize)>,
+    single: &'a super::hoist::DefSites,
     /// The pieces met, with an operand that reads them and the type they were moved as.
     pub pieces: HashMap<String, (Arg, Type)>,
 }
 
 impl<'a> Polys<'a> {
-    pub fn new(func: &'a Func, block: usize, single: &'a HashMap<Reg, (usize, usize)>) -> Polys<'a> {
+    pub fn new(func: &'a Func, block: usize, single: &'a super::hoist::DefSites) -> Polys<'a> {
         let mut written: HashMap<Reg, Vec<usize>> = HashMap::default();
         for (i, inst) in func.blocks[block].insts.iter().enumerate() {
             for r in inst.defs() {

@@ -17,7 +17,6 @@
 
 use super::range::{Range, Ranges};
 use super::{Arg, Arith, Cmp, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, Type};
-use super::fast_hash::HashMap;
 
 /// A base or a length: a register or an integer.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -62,7 +61,7 @@ impl Offset {
 /// written in the function, each index's computation intact; the first in block `first`),
 /// whether the others decide it, by the ranges that hold at `first`.
 /// At least one check of each length stays.
-pub fn decided(func: &Func, first: usize, setps: &[Inst], def_site: &HashMap<Reg, (usize, usize)>) -> Vec<bool> {
+pub fn decided(func: &Func, first: usize, setps: &[Inst], def_site: &super::hoist::DefSites) -> Vec<bool> {
     let ranges = super::path_range::at(func, first);
     let mut out = vec![false; setps.len()];
     let operands: Vec<Option<(Value, Value)>> = setps
@@ -137,7 +136,7 @@ pub fn decided(func: &Func, first: usize, setps: &[Inst], def_site: &HashMap<Reg
 
 /// Two operands that hold the same value: the same, or results of the same unguarded pure
 /// arithmetic on operands that are.
-fn same_value(func: &Func, a: Value, b: Value, def_site: &HashMap<Reg, (usize, usize)>, depth: u32) -> bool {
+fn same_value(func: &Func, a: Value, b: Value, def_site: &super::hoist::DefSites, depth: u32) -> bool {
     if a == b {
         return true;
     }
@@ -160,7 +159,7 @@ fn same_value(func: &Func, a: Value, b: Value, def_site: &HashMap<Reg, (usize, u
 
 /// The ways to read `idx` as base + offset: itself plus nothing, and for an unguarded 64-bit
 /// `add`/`sub` written once, its operands.
-fn forms(func: &Func, idx: Value, def_site: &HashMap<Reg, (usize, usize)>, ranges: &Ranges) -> Vec<(Value, Offset)> {
+fn forms(func: &Func, idx: Value, def_site: &super::hoist::DefSites, ranges: &Ranges) -> Vec<(Value, Offset)> {
     let zero = Offset { lo: 0, hi: 0, sym: None };
     let mut out = vec![(idx, zero)];
     let Value::Reg(r) = idx else { return out };
@@ -194,7 +193,7 @@ fn forms(func: &Func, idx: Value, def_site: &HashMap<Reg, (usize, usize)>, range
 /// `x >= r` for every value: `x` is `r`, or `x.lo >= r.hi`, or `x` is `a + b` with one of them
 /// at least `r`, or `y * r` with `y >= 1` (the stencil's `i = y * w + x` with `y >= 1` is at
 /// least `w`), each sum and product exact by the operands' ranges.
-fn at_least(func: &Func, x: Value, r: Reg, ranges: &Ranges, def_site: &HashMap<Reg, (usize, usize)>, depth: u32) -> bool {
+fn at_least(func: &Func, x: Value, r: Reg, ranges: &Ranges, def_site: &super::hoist::DefSites, depth: u32) -> bool {
     let full = Range { lo: 0, hi: u64::MAX };
     let range = |v: &Arg| ranges.of(v, 64).unwrap_or(full);
     if x == Value::Reg(r) || range(&x.arg()).lo >= range(&Arg::Reg(r)).hi {

@@ -12,17 +12,16 @@
 //! (special registers under the declared launch bounds).
 
 use super::range::Ranges;
-use super::{Arg, Arith, Func, Imm, InstKind, Mode, Opcode, Reg, Sym};
+use super::{Arg, Arith, Func, Imm, InstKind, Mode, Opcode, Sym};
 use proc_macro2::TokenStream;
 use quote::quote;
-use super::fast_hash::HashMap;
 
 /// How deep the chain of instructions is followed.
 const DEPTH: usize = 8;
 
 /// `Some((least, greatest))` of `a`, as a `const` expression (`None` at macro time where a step
 /// is not one of those followed).
-pub fn bounds(func: &Func, exact: &Ranges, single: &HashMap<Reg, (usize, usize)>, a: &Arg, depth: usize) -> Option<TokenStream> {
+pub fn bounds(func: &Func, exact: &Ranges, single: &super::hoist::DefSites, a: &Arg, depth: usize) -> Option<TokenStream> {
     if depth > DEPTH {
         return None;
     }

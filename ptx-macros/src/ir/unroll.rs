@@ -284,7 +284,7 @@ fn unroll(func: &mut Func, header: usize, counter: Reg, ty: Type, end: &Arg) -> 
 
 /// The condition `q` of a check's predicate `x && q` (or `q` itself), when `q` is written
 /// before the loop and is a constant to ptxas.
-fn invariant_condition(func: &Func, l: &super::dom::Loop, pred: Reg, single: &HashMap<Reg, (usize, usize)>) -> Option<Reg> {
+fn invariant_condition(func: &Func, l: &super::dom::Loop, pred: Reg, single: &super::hoist::DefSites) -> Option<Reg> {
     let outside = |r: Reg| single.get(&r).is_some_and(|&(b, i)| !l.contains(b) && constant_setp(&func.blocks[b].insts[i]));
     if outside(pred) {
         return Some(pred);

@@ -4,7 +4,6 @@
 
 use crate::ir::loc::Loc;
 use crate::text::Text;
-use quote::quote;
 
 /// Writes `.loc` directives into a body, each only where the location changes.
 #[derive(Default)]
@@ -26,7 +25,7 @@ impl LocWriter {
         self.refs += 1;
         let file = l.file;
         t.str("\t.loc\t");
-        t.piece(quote!(::ptx_runtime::__private::Piece::FileRef(#file)));
+        t.file_ref(file);
         t.str(&format!(" {} {}\n", l.line, l.col));
     }
 }

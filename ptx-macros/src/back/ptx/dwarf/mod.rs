@@ -171,7 +171,7 @@ impl Section {
                 }
                 Item::File(n) => {
                     t.str(".b8 ");
-                    t.piece(quote!(::ptx_runtime::__private::Piece::FileRef(#n)));
+                    t.file_ref(*n);
                     t.str("\n");
                     refs += 1;
                 }
