@@ -205,15 +205,10 @@ impl Pieces {
     pub fn of(&self, func: &Func, args: &[Arg]) -> Vec<TokenStream> {
         let mut seen: HashSet<Reg> = HashSet::default();
         let mut out: Vec<TokenStream> = Vec::new();
-        let mut keys: HashSet<String> = HashSet::default();
         let mut stack: Vec<Arg> = args.to_vec();
         while let Some(a) = stack.pop() {
             match a {
-                Arg::Sym(Sym::Piece(p)) => {
-                    if keys.insert(p.to_string()) {
-                        out.push(p);
-                    }
-                }
+                Arg::Sym(Sym::Piece(p)) => out.push(p),
                 Arg::Reg(r) if seen.insert(r) => {
                     for &(b, i) in self.site.get(&r).into_iter().flatten() {
                         if let InstKind::Op { args, defs, .. } = &func.blocks[b].insts[i].kind {
@@ -224,6 +219,12 @@ impl Pieces {
                 }
                 _ => {}
             }
+        }
+        // Each once, by text: made only where there are two or more (each `to_string` is a
+        // call into the compiler).
+        if out.len() > 1 {
+            let mut keys: HashSet<String> = HashSet::default();
+            out.retain(|p| keys.insert(p.to_string()));
         }
         out
     }
