@@ -64,35 +64,25 @@ pub fn run(func: &mut Func) {
     // `x.is_nan()` of a literal) or `not`/`and`/`or`/`xor` of such, decides its branches, so
     // the dead side never reaches ptxas (as nvcc folds `if (0)`; ptxas 13 crashed on a loop
     // holding a constant-false `return` and `panic!`, difftest seed 20261125 kernel 352).
-    let pred_defs = def_counts(func);
+    let pred_defs = super::range::def_counts(func);
     fold_predicates(func, &pred_defs, &mut folded);
     for b in &mut func.blocks {
         if let Term::Branch { pred, negate, if_true, if_false } = b.term {
-            if let (Some(v), Some(1)) = (folded.get(&pred), pred_defs.get(&pred)) {
+            if let (Some(v), Some(1)) = (folded.get(&pred), pred_defs.get(pred.0 as usize)) {
                 b.term = Term::Jump(if *v != negate { if_true } else { if_false });
             }
         }
     }
 }
 
-fn def_counts(func: &Func) -> HashMap<Reg, usize> {
-    let mut counts = HashMap::default();
-    for i in func.blocks.iter().flat_map(|b| &b.insts) {
-        for r in i.defs() {
-            *counts.entry(r).or_insert(0) += 1;
-        }
-    }
-    counts
-}
-
 /// Adds to `folded` every predicate written once, unguarded, whose value the known ones give.
-fn fold_predicates(func: &Func, defs: &HashMap<Reg, usize>, folded: &mut HashMap<Reg, bool>) {
+fn fold_predicates(func: &Func, defs: &[u32], folded: &mut HashMap<Reg, bool>) {
     loop {
         let before = folded.len();
         for inst in func.blocks.iter().flat_map(|b| &b.insts) {
             let (InstKind::Op { opcode, defs: 1, args }, None) = (&inst.kind, inst.guard) else { continue };
             let Some(Arg::Reg(p)) = args.first() else { continue };
-            if func.class(*p) != RegClass::Pred || defs.get(p) != Some(&1) || folded.contains_key(p) {
+            if func.class(*p) != RegClass::Pred || defs.get(p.0 as usize) != Some(&1) || folded.contains_key(p) {
                 continue;
             }
             let known = |a: &Arg| match a {
@@ -130,13 +120,13 @@ fn fold_predicates(func: &Func, defs: &HashMap<Reg, usize>, folded: &mut HashMap
 /// Registers written once, by `mov r, <integer>`, and the integer: an immediate, or a constant
 /// from outside the body, which rustc evaluates into the text.
 fn constants(func: &Func) -> HashMap<Reg, Arg> {
-    let defs = def_counts(func);
+    let defs = super::range::def_counts(func);
     let mut out = HashMap::default();
     for i in func.blocks.iter().flat_map(|b| &b.insts) {
         if let (InstKind::Op { opcode, defs: 1, args }, None) = (&i.kind, i.guard) {
             if let (Opcode::Mov(_), [Arg::Reg(r), v @ (Arg::Imm(Imm::Int(_)) | Arg::Sym(Sym::Piece(_)))]) = (opcode, args.as_slice()) {
                 let integer = matches!(func.class(*r), RegClass::B16 | RegClass::B32 | RegClass::B64);
-                if integer && defs.get(r) == Some(&1) {
+                if integer && defs.get(r.0 as usize) == Some(&1) {
                     out.insert(*r, v.clone());
                 }
             }

@@ -174,7 +174,7 @@ fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
             Term::Jump(t) => t.0 as usize,
             Term::Branch { pred, negate: false, if_true, if_false } if failure(func, if_true.0 as usize) => {
                 let Some(check) = foldable(func, b, pred, if_true.0 as usize, &h, &spine, &written, &def_count, &def_site, &ranges, trips) else { break };
-                let at = def_site[&pred].1;
+                let Some(&(_, at)) = def_site.get(&pred) else { break };
                 if i_written || block.insts[..at].iter().any(|x| x.defs().contains(&h.i)) {
                     break;
                 }

@@ -80,16 +80,6 @@ impl DefSites {
     }
 }
 
-/// `sites[&r]`: the site of a register the caller knows is written once (as a map's index,
-/// a missing one is a bug of the caller's).
-impl std::ops::Index<&Reg> for DefSites {
-    type Output = (usize, usize);
-
-    fn index(&self, r: &Reg) -> &(usize, usize) {
-        self.get(r).expect("a register written once")
-    }
-}
-
 /// A block that only fails: it traps, or jumps to a block that traps (the per-location stub
 /// that sets the line for the shared `__assertfail` call).
 pub(super) fn failure(func: &Func, b: usize) -> bool {

@@ -169,10 +169,8 @@ fn reduce(func: &mut Func, header: usize, k: Reg) {
         let mut read: HashMap<Reg, HashSet<(usize, usize)>> = HashMap::default();
         for s in &sites {
             for (j, &r) in s.chain.iter().enumerate() {
-                let reader = match s.chain.get(j + 1) {
-                    Some(next) => single[next],
-                    None => (s.block, s.inst),
-                };
+                // The next link is written once (chains are built from such registers).
+                let reader = s.chain.get(j + 1).and_then(|next| single.get(next).copied()).unwrap_or((s.block, s.inst));
                 read.entry(r).or_default().insert(reader);
             }
         }
