@@ -78,8 +78,15 @@ impl syn::visit_mut::VisitMut for Returns {
             syn::Expr::Return(r) => {
                 self.found = true;
                 let label = &self.label;
-                let value = r.expr.take();
-                *e = syn::parse_quote!(break #label #value);
+                // Built as a tree, the value in parentheses: `break 'l ::f` would read back as
+                // `break ('l: ...)`, a labelled expression (rustc's own ambiguity).
+                let expr = r.expr.take().map(|v| -> Box<syn::Expr> { Box::new(syn::parse_quote!((#v))) });
+                *e = syn::Expr::Break(syn::ExprBreak {
+                    attrs: std::mem::take(&mut r.attrs),
+                    break_token: Default::default(),
+                    label: Some(label.clone()),
+                    expr,
+                });
             }
             _ => syn::visit_mut::visit_expr_mut(self, e),
         }

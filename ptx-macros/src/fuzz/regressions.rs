@@ -62,4 +62,8 @@ pub const FOUND: &[&str] = &[
     // `.into()` whose target the context makes a tuple: "internal: cast from `f32` to
     // `(f32, f32)`". Now an error once the types are final.
     "fn k (x : & [f32] , out : & [f32]) { let (s , c) = x [0] . into () ; out [0] = s + c }",
+    // CI seed 1795816959132573295: `return ::even` in a closure became `break 'l ::even`,
+    // which reads back as a labelled expression `'l: ::even` (a panic in parse_quote). The
+    // rewritten value is parenthesised.
+    "fn k (x : & [u32] , out : & mut [u32]) { let r = x . get (0) . and_then (| a | return :: even) ; let s = x . get (1) . map (| a | { if * a > 2 { return 'b' } ; 3u32 }) ; }",
 ];
