@@ -1,5 +1,5 @@
-// Plain functions reached through an inline module, a `use` and a glob: each call gets one
-// error naming the function and where it is defined.
+// Plain functions reached through an inline module, a `use`, a glob and a `crate::` path: each
+// call gets one error naming the function and where it is defined.
 use ptx_runtime::kernel;
 
 mod math {
@@ -32,6 +32,7 @@ mod inner {
     #[kernel]
     pub fn k2(out: &mut [f32]) {
         out[0] = math::half(thrice(out[0]));
+        out[1] = crate::math::twice(out[1]);
     }
 }
 

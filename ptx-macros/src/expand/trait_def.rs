@@ -93,6 +93,10 @@ pub fn user_trait_impl(path: &syn::Path, imp: &syn::ItemImpl, args: &TokenStream
     if origin == Origin::Defaults {
         return None;
     }
+    if let Some(e) = crate::front::plain_call::plain_trait(path, "a `#[device_fn] impl` of a user trait needs the trait's signatures and default methods", "") {
+        errors.push(e);
+        return None;
+    }
     let written = imp.items.iter().filter_map(|i| match i {
         syn::ImplItem::Fn(f) => Some(&f.sig.ident),
         _ => None,

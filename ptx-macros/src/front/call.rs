@@ -92,7 +92,8 @@ impl<'a> Checker<'a> {
             let mut ty_path = path.clone();
             ty_path.segments.pop();
             // `Pair::<f32>::new`: the type's own arguments stay (see `generic_type`).
-            let ty_path = super::generic_type::canonical(&syn::Path { leading_colon: ty_path.leading_colon, segments: ty_path.segments.into_iter().collect() });
+            let written = syn::Path { leading_colon: ty_path.leading_colon, segments: ty_path.segments.into_iter().collect() };
+            let ty_path = super::generic_type::canonical(&written);
             let args: Vec<&syn::Expr> = c.args.iter().collect();
             let name_span = path.segments.last().map(|s| s.ident.span()).unwrap_or(span);
             // `Float::halve(x)` in an instance where a primitive is bound by `Float`.
@@ -102,6 +103,12 @@ impl<'a> Checker<'a> {
             // `Halve::halve(x)`, `Shape::area(&c)`: through a `#[device_fn]` trait.
             if let Some(Info::Trait(_) | Info::GenericTrait(_)) = self.env.get(&ty_path) {
                 return self.trait_path_call(&ty_path, &last, &args, span, name_span);
+            }
+            if let Some(e) = self.plain_trait_call(&written, span) {
+                for a in &args {
+                    self.expr(a);
+                }
+                return e;
             }
             let named = Ty::Named(Rc::new(NamedRef { key: crate::link::key(&ty_path), path: ty_path }));
             return match self.describe(&named, span) {

@@ -1,14 +1,15 @@
-//! A call of a function that is not a device function: one error at the call that names the
-//! function, where it is defined and the attribute to add, instead of rustc's ``cannot find
-//! macro `helper` `` for the replay the call would fetch (see `syntax::source_index` for how
-//! the definition is found, and where it is not).
+//! A use of an item that is not a device item (a plain function, a method of an impl or a
+//! trait without `#[device_fn]`, a type without `#[derive(DeviceRepr)]`): one error at the use
+//! that names the item, where it is defined and the attribute to add, instead of rustc's
+//! ``cannot find macro `helper` `` for the replay the use would fetch (see
+//! `syntax::source_index` for how the definition is found, and where it is not).
 
 use super::hir::Expr;
 use super::ty::StructDef;
 use super::Checker;
 use crate::expand::method::OPS;
 use crate::syntax::source_index;
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
 use syn::spanned::Spanned;
 
 impl Checker<'_> {
@@ -37,6 +38,60 @@ impl Checker<'_> {
         Some(self.error_expr(span))
     }
 
+    /// Reports a method that method syntax on the primitive `prim` cannot reach where it is
+    /// called: the crate's `#[device_fn]` impls that define it are in a module whose items are
+    /// not glob-imported here (so `alias`, the name the call fetches, is not in scope); `false`
+    /// (fetch as usual) otherwise.
+    pub fn unseen_prim_method(&mut self, prim: &str, name: &str, alias: &str, span: Span) -> bool {
+        let Some(u) = source_index::unseen_prim_impl(span, prim, name, alias) else { return false };
+        let t = &u.of_trait;
+        let (module, import) = match &u.module {
+            Some(m) => (format!(" in `{m}`"), format!("`use {m}::*;`")),
+            None => (String::new(), "a glob import of its module's items (`use path::to::module::*;`)".to_owned()),
+        };
+        self.errors.at(
+            span,
+            format!(
+                "`{name}` of `{prim}` is defined by `#[device_fn] impl {t} for {prim}`{module} (at {}:{}), whose items are not glob-imported here: method syntax on a primitive finds a trait's impl through its module's items; add {import}, or call it through the trait (`{t}::{name}(x, ..)`)",
+                source_index::display(&u.file),
+                u.line
+            ),
+        );
+        true
+    }
+
+    /// Reports a type written `path` that the call's own files define without
+    /// `#[derive(DeviceRepr)]` (its use would fetch a replay the type does not leave: rustc's
+    /// ``cannot find macro `Plain` ``); `false` (fetch as usual) otherwise.
+    pub fn plain_type(&mut self, path: &TokenStream, span: Span) -> bool {
+        let Ok(p) = syn::parse2::<syn::Path>(path.clone()) else { return false };
+        if p.leading_colon.is_some() || p.segments.iter().any(|s| !s.arguments.is_empty()) {
+            return false;
+        }
+        let segs: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
+        let Some(def) = source_index::plain_type(span, &segs) else { return false };
+        let name = segs.last().cloned().unwrap_or_default();
+        self.errors.at(
+            span,
+            format!(
+                "`{name}` has no `#[derive(DeviceRepr)]` (defined at {}:{}): device code uses only types with a device layout; add `#[derive(DeviceRepr)]` (and `#[repr(C)]`) to it",
+                source_index::display(&def.file),
+                def.line
+            ),
+        );
+        true
+    }
+
+    /// `Trait::method(..)` (`trait_path`: `Trait`) of a trait defined without `#[device_fn]` in
+    /// the call's own files: one error at the trait's name (the call would fetch a replay the
+    /// trait does not leave).
+    pub fn plain_trait_call(&mut self, trait_path: &syn::Path, span: Span) -> Option<Expr> {
+        let need = "device code calls the methods of `#[device_fn]` traits through `#[device_fn] impl`s";
+        let e = plain_trait(trait_path, need, " and to its impls")?;
+        self.errors.push(e);
+        Some(self.error_expr(span))
+    }
+
     /// Reports a method, associated function or operator (`key`, as the replay names it) of
     /// `def` that an impl without `#[device_fn]` defines in the type's module; `false` (fetch
     /// the replay as usual) otherwise.
@@ -51,11 +106,45 @@ impl Checker<'_> {
         let Some(found) = source_index::plain_method(span, &ty, name, of_trait) else { return false };
         let at = format!("{}:{}", source_index::display(&found.file), found.line);
         let base = def.base_name();
-        let msg = match &found.of_trait {
-            Some(t) => format!("`{t}` of `{base}` is implemented without `#[device_fn]` (`impl {t} for {base}` at {at}): device code can use only operators of a `#[device_fn] impl`; add `#[device_fn]` to the impl"),
-            None => format!("`{name}` is defined by an `impl {base}` without `#[device_fn]` (at {at}): device code can call only methods of a `#[device_fn] impl`; add `#[device_fn]` to the impl"),
+        let msg = match (&found.of_trait, op) {
+            (Some(t), Some(_)) => format!("`{t}` of `{base}` is implemented without `#[device_fn]` (`impl {t} for {base}` at {at}): device code can use only operators of a `#[device_fn] impl`; add `#[device_fn]` to the impl"),
+            (Some(t), None) => format!("`{name}` is defined by an `impl {t} for {base}` without `#[device_fn]` (at {at}): device code can call only methods of a `#[device_fn] impl`; add `#[device_fn]` to the impl (and to `trait {t}`, if it has none)"),
+            (None, _) => format!("`{name}` is defined by an `impl {base}` without `#[device_fn]` (at {at}): device code can call only methods of a `#[device_fn] impl`; add `#[device_fn]` to the impl"),
         };
         self.errors.at(span, msg);
         true
     }
+
+    /// Reports a method that method syntax on the primitive `prim` reaches only through impls
+    /// of traits without `#[device_fn]` (every impl of a trait for `prim` in the crate that
+    /// defines `name` is plain); `false` (fetch the replay as usual) otherwise.
+    pub fn plain_prim_method(&mut self, prim: &str, name: &str, span: Span) -> bool {
+        let Some(found) = source_index::plain_prim_impl(span, prim, name) else { return false };
+        let t = found.of_trait.unwrap_or_default();
+        self.errors.at(
+            span,
+            format!(
+                "`{name}` of `{prim}` is defined by an `impl {t} for {prim}` without `#[device_fn]` (at {}:{}): device code can call only methods of a `#[device_fn] impl`; add `#[device_fn]` to the impl (and to `trait {t}`, if it has none)",
+                source_index::display(&found.file),
+                found.line
+            ),
+        );
+        true
+    }
+}
+
+/// The error for a use of the trait written `path` when it is defined without `#[device_fn]`
+/// in the use's own source files (the use would fetch a replay the trait does not leave:
+/// rustc's ``cannot find macro `Area` ``); `None` otherwise. `need` says what needs the
+/// attribute, `also` what else to annotate.
+pub fn plain_trait(path: &syn::Path, need: &str, also: &str) -> Option<syn::Error> {
+    let last = path.segments.last()?;
+    if path.leading_colon.is_some() || path.segments.iter().any(|s| !s.arguments.is_empty() && s != last) {
+        return None;
+    }
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let at = last.ident.span();
+    let def = source_index::plain_trait(at, &segs)?;
+    let (name, file, line) = (&last.ident, source_index::display(&def.file), def.line);
+    Some(syn::Error::new(at, format!("the trait `{name}` has no `#[device_fn]` (defined at {file}:{line}): {need}; add `#[device_fn]` to `trait {name}`{also}")))
 }

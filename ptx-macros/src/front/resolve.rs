@@ -278,7 +278,9 @@ impl<'a> Checker<'a> {
                 if let Some(t) = self.describe_generic(n, span) {
                     return t;
                 }
-                self.needs.need(&n.path);
+                if !self.plain_type(&n.path, span) {
+                    self.needs.need(&n.path);
+                }
                 Ty::Error
             }
         }

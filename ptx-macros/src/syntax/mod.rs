@@ -5,5 +5,6 @@ pub mod rejected;
 pub mod rewrite;
 pub mod signature;
 pub mod source_index;
+pub mod crate_root;
 pub mod sum_ref;
 pub mod types;

@@ -6,9 +6,11 @@
 //! module the call is written in, in an inline `mod m { .. }` of the file, or in the file a
 //! `mod m;` declares (`m.rs` or `m/mod.rs` next to it, as rustc looks them up), through `use`
 //! items and globs of those modules. What it finds is only ever used to say more about an
-//! error: anything it cannot follow (another crate, `crate::` paths, `#[path]` modules, items a
-//! macro generates, an unreadable or unparsable file) is "not found", and the caller keeps its
-//! own behaviour.
+//! error: anything it cannot follow (another crate, `#[path]` modules, items a macro generates,
+//! an unreadable or unparsable file) is "not found", and the caller keeps its own behaviour.
+//! `crate::` paths, and `super::` out of a file's root module, are followed from the crate's
+//! root file ([`crate_root`](super::crate_root)) when exactly one candidate root declares the
+//! file's modules.
 //!
 //! Each file is parsed once per compilation ([`index_of`]: a cache by path, size and
 //! modification time, which also serves a long-lived proc-macro server after an edit). It is
@@ -75,8 +77,11 @@ enum Def {
     File,
     /// `use path as name;` (`path` may start with `self`, `super` or `::`).
     Use(Vec<String>),
-    /// A struct, enum or union (its impls are looked up in its module).
-    Type,
+    /// A struct, enum or union (its impls are looked up in its module); `plain` when nothing
+    /// gives it a device layout (no `DeviceRepr` derive, no attribute but the inert ones).
+    Type { line: usize, plain: bool },
+    /// A trait; `plain` when it carries no attribute but the inert ones.
+    Trait { line: usize, plain: bool },
     /// Anything else with that name: the lookup stops (it would only be a guess).
     Other,
 }
@@ -93,6 +98,18 @@ fn is_plain(attrs: &[syn::Attribute]) -> bool {
         let path: Vec<String> = a.path().segments.iter().map(|s| s.ident.to_string()).collect();
         let path = path.join("::");
         INERT.contains(&path.as_str()) || path.starts_with("clippy::")
+    })
+}
+
+/// Whether a type's attributes leave it without a device layout: `repr`, the inert ones and
+/// derives that do not name `DeviceRepr`.
+fn is_plain_type(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().all(|a| {
+        if a.path().is_ident("derive") {
+            let derived = a.meta.require_list().map(|l| l.tokens.to_string()).unwrap_or_default();
+            return !derived.contains("DeviceRepr");
+        }
+        a.path().is_ident("repr") || is_plain(std::slice::from_ref(a))
     })
 }
 
@@ -157,9 +174,10 @@ impl Module {
                 let line = i.impl_token.span.start().line;
                 self.impls.push(Impl { ty: ty.ident.to_string(), of_trait, plain: is_plain(&i.attrs), line, fns: fns.collect() });
             }
-            syn::Item::Struct(syn::ItemStruct { ident, .. }) | syn::Item::Enum(syn::ItemEnum { ident, .. }) | syn::Item::Union(syn::ItemUnion { ident, .. }) => {
-                self.define(ident.to_string(), Def::Type);
+            syn::Item::Struct(syn::ItemStruct { ident, attrs, .. }) | syn::Item::Enum(syn::ItemEnum { ident, attrs, .. }) | syn::Item::Union(syn::ItemUnion { ident, attrs, .. }) => {
+                self.define(ident.to_string(), Def::Type { line: ident.span().start().line, plain: is_plain_type(attrs) });
             }
+            syn::Item::Trait(t) => self.define(t.ident.to_string(), Def::Trait { line: t.ident.span().start().line, plain: is_plain(&t.attrs) }),
             syn::Item::Macro(m) if m.ident.is_none() => self.has_item_macro = true,
             other => {
                 if let Some(name) = item_name(other) {
@@ -221,7 +239,6 @@ fn item_name(item: &syn::Item) -> Option<String> {
     let ident = match item {
         syn::Item::Const(i) => &i.ident,
         syn::Item::Static(i) => &i.ident,
-        syn::Item::Trait(i) => &i.ident,
         syn::Item::TraitAlias(i) => &i.ident,
         syn::Item::Type(i) => &i.ident,
         syn::Item::ExternCrate(i) => i.rename.as_ref().map(|(_, r)| r).unwrap_or(&i.ident),
@@ -321,8 +338,10 @@ enum Target {
     /// search stops, and nothing is reported.
     Other,
     Module(Place),
-    /// A struct, enum or union defined in this module.
-    Type(Place),
+    /// A struct, enum or union defined in this module; where it is when it is plain.
+    Type(Place, Option<Found>),
+    /// A trait without `#[device_fn]`.
+    PlainTrait(Found),
 }
 
 impl Place {
@@ -336,7 +355,11 @@ impl Place {
 
     fn parent(&self) -> Option<Place> {
         if self.chain.is_empty() {
-            return self.parent.as_deref().cloned();
+            return match &self.parent {
+                Some(p) => Some((**p).clone()),
+                // A file looked at by itself: its parent is known from the crate's root.
+                None => in_crate(&self.file)?.1.parent.as_deref().cloned(),
+            };
         }
         let mut p = self.clone();
         p.chain.pop();
@@ -443,7 +466,8 @@ impl Place {
                     }
                     ([Def::File], []) => Some(self.file_module(name).map_or(Target::Other, Target::Module)),
                     ([], [Def::Use(path)]) => Some(self.resolve(path, Ns::Type, w).unwrap_or(Target::Other)),
-                    ([], [Def::Type]) => Some(Target::Type(self.clone())),
+                    ([], [Def::Type { line, plain }]) => Some(Target::Type(self.clone(), plain.then(|| Found { file: self.file.clone(), line: *line }))),
+                    ([], [Def::Trait { line, plain: true }]) => Some(Target::PlainTrait(Found { file: self.file.clone(), line: *line })),
                     _ => Some(Target::Other),
                 }
             }
@@ -458,6 +482,7 @@ impl Place {
             place = match seg.as_str() {
                 "self" if i == 0 => place,
                 "super" if path[..i].iter().all(|s| s == "super") => place.parent()?,
+                "crate" if i == 0 => in_crate(&place.file)?.0,
                 "crate" | "::" | "$crate" | "self" | "super" => return None,
                 _ if i == init.len() => return place.lookup(last, ns, w),
                 _ => match place.lookup(seg, Ns::Type, w)? {
@@ -469,6 +494,57 @@ impl Place {
         // `use super::*`: the path is a module.
         (ns == Ns::Type).then_some(Target::Module(place))
     }
+}
+
+/// The crate's root module and `file`'s root module as the crate reaches it (through the
+/// root's `mod` declarations, so its parent is known); `None` unless exactly one of the
+/// [`crate_root::candidates`] reaches the file.
+fn in_crate(file: &Path) -> Option<(Place, Place)> {
+    let target = std::fs::canonicalize(file).ok()?;
+    let mut found = None;
+    for root_file in roots() {
+        let Some(index) = index_of(&root_file) else { continue };
+        let root = Place { file: root_file, index, chain: Vec::new(), names: Vec::new(), parent: None };
+        let Some(place) = descend(&root, &target) else { continue };
+        if found.is_some() {
+            return None;
+        }
+        found = Some((root, place));
+    }
+    found
+}
+
+/// The files that may be the crate's root.
+fn roots() -> Vec<PathBuf> {
+    #[cfg(test)]
+    if let Some(roots) = tests::ROOTS.with(|r| r.borrow().clone()) {
+        return roots;
+    }
+    super::crate_root::candidates()
+}
+
+/// The place of the file `target` (canonical), following the modules its path names from
+/// `root`'s directory (`a/b.rs` and `a/b/mod.rs` are `mod a` then `mod b`), each declared.
+fn descend(root: &Place, target: &Path) -> Option<Place> {
+    let root_file = std::fs::canonicalize(&root.file).ok()?;
+    if root_file == target {
+        return Some(root.clone());
+    }
+    let rel = target.strip_prefix(root_file.parent()?).ok()?;
+    let mut names = rel.iter().map(|c| c.to_str().map(str::to_owned)).collect::<Option<Vec<String>>>()?;
+    let last = names.pop()?;
+    if last != "mod.rs" {
+        names.push(last.strip_suffix(".rs")?.to_owned());
+    }
+    let mut place = root.clone();
+    for name in &names {
+        place = match place.lookup(name, Ns::Type, &mut Walk::default())? {
+            Target::Module(p) => p,
+            _ => return None,
+        };
+    }
+    let reached = place.chain.is_empty() && !names.is_empty() && std::fs::canonicalize(&place.file).ok()? == target;
+    reached.then_some(place)
 }
 
 /// The definition of the function a body calls by `path` (its segments, without generic
@@ -516,10 +592,10 @@ pub struct PlainMethod {
     pub of_trait: Option<String>,
 }
 
-/// The impl that defines `name` (a method or associated function, or an operator trait's
-/// method when `of_trait` is given) for the type written `ty` at `at`, when it is an impl
-/// without `#[device_fn]` in the type's own module (where a `#[device_fn] impl` must be), and
-/// no other impl there defines `name` (a trait's method may be the one a call resolves to).
+/// The impl that defines `name` (a method or associated function, inherent or of a trait, or
+/// an operator trait's method when `of_trait` is given) for the type written `ty` at `at`, when
+/// it is an impl without `#[device_fn]` in the type's own module (where a `#[device_fn] impl`
+/// must be), and no other impl there defines `name` (it may be the one a call resolves to).
 pub fn plain_method(at: Span, ty: &[String], name: &str, of_trait: Option<&str>) -> Option<PlainMethod> {
     let file = at.local_file()?;
     let pos = at.start();
@@ -530,18 +606,218 @@ pub fn plain_method(at: Span, ty: &[String], name: &str, of_trait: Option<&str>)
 }
 
 fn plain_method_at(file: &Path, pos: LineColumn, ty: &[String], name: &str, of_trait: Option<&str>) -> Option<PlainMethod> {
-    let Target::Type(place) = place_at(file, pos)?.resolve(ty, Ns::Type, &mut Walk::default())? else { return None };
+    let Target::Type(place, _) = place_at(file, pos)?.resolve(ty, Ns::Type, &mut Walk::default())? else { return None };
     let base = ty.last()?;
     let mut found = None;
     // An operator is its trait's impl; a method or associated function any impl's.
     for i in place.module().impls.iter().filter(|i| &i.ty == base && (of_trait.is_none() || i.of_trait.as_deref() == of_trait)) {
         let Some(&(_, _, fn_plain)) = i.fns.iter().find(|f| f.0 == name) else { continue };
-        if !(i.plain && fn_plain) || i.of_trait.as_deref() != of_trait || found.is_some() {
+        if !(i.plain && fn_plain) || (of_trait.is_some() && i.of_trait.as_deref() != of_trait) || found.is_some() {
             return None;
         }
         found = Some(PlainMethod { file: place.file.clone(), line: i.line, of_trait: i.of_trait.clone() });
     }
     found
+}
+
+/// Where a definition is: its file and the 1-based line of its name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    pub file: PathBuf,
+    pub line: usize,
+}
+
+/// The definition of the trait written `path` at `at` when it is a trait without
+/// `#[device_fn]` (so it has no replay for an impl to fetch); `None` for everything else.
+pub fn plain_trait(at: Span, path: &[String]) -> Option<Found> {
+    let file = at.local_file()?;
+    let pos = at.start();
+    if pos.line == 0 {
+        return None;
+    }
+    plain_trait_at(&file, pos, path)
+}
+
+fn plain_trait_at(file: &Path, pos: LineColumn, path: &[String]) -> Option<Found> {
+    match place_at(file, pos)?.resolve(path, Ns::Type, &mut Walk::default())? {
+        Target::PlainTrait(t) => Some(t),
+        _ => None,
+    }
+}
+
+/// The definition of the struct, enum or union written `path` at `at` when nothing gives it a
+/// device layout (no `#[derive(DeviceRepr)]`); `None` for everything else.
+pub fn plain_type(at: Span, path: &[String]) -> Option<Found> {
+    let file = at.local_file()?;
+    let pos = at.start();
+    if pos.line == 0 {
+        return None;
+    }
+    plain_type_at(&file, pos, path)
+}
+
+fn plain_type_at(file: &Path, pos: LineColumn, path: &[String]) -> Option<Found> {
+    match place_at(file, pos)?.resolve(path, Ns::Type, &mut Walk::default())? {
+        Target::Type(_, found) => found,
+        _ => None,
+    }
+}
+
+/// How many modules a walk over the crate ([`crate_modules`]) looks through.
+const MAX_MODULES: usize = 512;
+
+/// The impl of a trait for the primitive `prim` that defines `method`, when the crate (from its
+/// root, or the file of `at` alone when the root is not known) has such impls and every one of
+/// them is without `#[device_fn]`: a trait's impl for a primitive may be in any module.
+pub fn plain_prim_impl(at: Span, prim: &str, method: &str) -> Option<PlainMethod> {
+    let file = at.local_file()?;
+    plain_prim_impl_in(&file, prim, method)
+}
+
+fn plain_prim_impl_in(file: &Path, prim: &str, method: &str) -> Option<PlainMethod> {
+    let (modules, _) = crate_modules(file)?;
+    let mut found = None;
+    for (place, _) in &modules {
+        for i in prim_impls(place, prim, method) {
+            if !i.plain_fn(method) {
+                return None;
+            }
+            found.get_or_insert(PlainMethod { file: place.file.clone(), line: i.line, of_trait: i.of_trait.clone() });
+        }
+    }
+    found
+}
+
+/// A `#[device_fn]` impl that method syntax cannot reach from where it is called.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unseen {
+    pub file: PathBuf,
+    /// 1-based line of the `impl`.
+    pub line: usize,
+    pub of_trait: String,
+    /// The impl's module from the crate's root (`crate::num`), when the root is known.
+    pub module: Option<String>,
+}
+
+/// The `#[device_fn]` impl of a trait for `prim` that defines `method`, when the crate's only
+/// such impls are in one module whose items the module at `at` does not see (it is not that
+/// module, and no glob of it, followed as far as this lookup can, imports them) and nothing
+/// there imports `alias` (the name method syntax fetches, see `front::prim_method`) by name:
+/// the fetch cannot succeed. Globs of `ptx_runtime`, `core` and `std` are known not to bring
+/// a user trait's impls; any other this lookup cannot follow makes the answer `None`.
+pub fn unseen_prim_impl(at: Span, prim: &str, method: &str, alias: &str) -> Option<Unseen> {
+    let file = at.local_file()?;
+    let pos = at.start();
+    if pos.line == 0 {
+        return None;
+    }
+    unseen_prim_impl_at(&file, pos, prim, method, alias)
+}
+
+fn unseen_prim_impl_at(file: &Path, pos: LineColumn, prim: &str, method: &str, alias: &str) -> Option<Unseen> {
+    let (modules, rooted) = crate_modules(file)?;
+    let mut found: Option<(&Place, &Vec<String>, &Impl)> = None;
+    for (place, path) in &modules {
+        for i in prim_impls(place, prim, method).filter(|i| !i.plain_fn(method)) {
+            match found {
+                Some((p, _, _)) if !same_module(p, place) => return None,
+                Some(_) => {}
+                None => found = Some((place, path, i)),
+            }
+        }
+    }
+    let (target, path, imp) = found?;
+    let call = place_at(file, pos)?;
+    let module = call.module();
+    if module.names.contains_key(alias) || module.has_item_macro {
+        return None;
+    }
+    if call.sees_items_of(target, &mut Vec::new(), &mut Walk::default())? {
+        return None;
+    }
+    Some(Unseen { file: target.file.clone(), line: imp.line, of_trait: imp.of_trait.clone()?, module: rooted.then(|| path.join("::")) })
+}
+
+/// The impls of a trait for `prim` in `place`'s module that define `method`.
+fn prim_impls<'a>(place: &'a Place, prim: &'a str, method: &'a str) -> impl Iterator<Item = &'a Impl> {
+    place.module().impls.iter().filter(move |i| i.ty == prim && i.of_trait.is_some() && i.fns.iter().any(|f| f.0 == method))
+}
+
+impl Impl {
+    /// Whether the impl and its function `name` carry no attribute but the inert ones.
+    fn plain_fn(&self, name: &str) -> bool {
+        self.plain && self.fns.iter().any(|f| f.0 == name && f.2)
+    }
+}
+
+/// Whether two places are the same module.
+fn same_module(a: &Place, b: &Place) -> bool {
+    a.chain == b.chain && (a.file == b.file || std::fs::canonicalize(&a.file).ok().is_some_and(|f| std::fs::canonicalize(&b.file).ok() == Some(f)))
+}
+
+impl Place {
+    /// Whether this module sees `target`'s items: it is `target`, or one of its globs (or
+    /// theirs) imports them. `None` where a glob cannot be followed.
+    fn sees_items_of(&self, target: &Place, visited: &mut Vec<Place>, w: &mut Walk) -> Option<bool> {
+        if same_module(self, target) {
+            return Some(true);
+        }
+        if visited.iter().any(|v| same_module(v, self)) {
+            return Some(false);
+        }
+        visited.push(self.clone());
+        let mut known = true;
+        for g in &self.module().globs {
+            if g.first().is_some_and(|f| matches!(f.as_str(), "ptx_runtime" | "core" | "std")) || (g.first().is_some_and(|f| f == "::") && g.get(1).is_some_and(|f| matches!(f.as_str(), "ptx_runtime" | "core" | "std"))) {
+                continue;
+            }
+            match self.resolve(g, Ns::Type, w) {
+                Some(Target::Module(p)) => match p.sees_items_of(target, visited, w) {
+                    Some(true) => return Some(true),
+                    Some(false) => {}
+                    None => known = false,
+                },
+                _ => known = false,
+            }
+        }
+        known.then_some(false)
+    }
+}
+
+/// Every module of the crate (from its root, or of the file alone when the root is not known;
+/// the `bool` says which) with its path (`crate::a::b`); `None` where an item macro may define
+/// modules or impls, or past [`MAX_MODULES`].
+fn crate_modules(file: &Path) -> Option<(Vec<(Place, Vec<String>)>, bool)> {
+    let (start, rooted) = match in_crate(file) {
+        Some((root, _)) => (root, true),
+        None => (place_at(file, LineColumn { line: 1, column: 0 })?, false),
+    };
+    let first = if rooted { "crate" } else { "self" };
+    let (mut todo, mut out): (Vec<(Place, Vec<String>)>, Vec<(Place, Vec<String>)>) = (vec![(start, vec![first.to_owned()])], Vec::new());
+    while let Some((place, path)) = todo.pop() {
+        if out.len() >= MAX_MODULES {
+            return None;
+        }
+        let module = place.module();
+        if module.has_item_macro {
+            return None;
+        }
+        for (i, (name, _)) in module.mods.iter().enumerate() {
+            let mut p = place.clone();
+            p.chain.push(i);
+            p.names.push(name.clone());
+            todo.push((p, [path.clone(), vec![name.clone()]].concat()));
+        }
+        for (name, defs) in &module.names {
+            if defs.iter().any(|d| matches!(d, Def::File)) {
+                if let Some(p) = place.file_module(name).filter(|p| !out.iter().any(|(q, _)| q.file == p.file && q.chain.is_empty())) {
+                    todo.push((p, [path.clone(), vec![name.clone()]].concat()));
+                }
+            }
+        }
+        out.push((place, path));
+    }
+    Some((out, rooted))
 }
 
 /// `path` for messages: relative to the crate's directory when under it.
@@ -553,6 +829,11 @@ pub fn display(file: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    thread_local! {
+        /// The crate roots [`roots`] gives a test (Cargo's own are this crate's).
+        pub static ROOTS: RefCell<Option<Vec<PathBuf>>> = const { RefCell::new(None) };
+    }
 
     fn at(line: usize, column: usize) -> LineColumn {
         LineColumn { line, column }
@@ -689,6 +970,8 @@ fn k(v: V) { v.len(); }
         assert_eq!(find("V", "len", None), Some((3, None)));
         assert_eq!(find("geo::V", "len", None), Some((3, None)));
         assert_eq!(find("V", "add", Some("Add")), Some((4, Some("Add".to_owned()))));
+        // A trait's method by method syntax: its impl.
+        assert_eq!(find("V", "add", None), Some((4, Some("Add".to_owned()))));
         // A `#[device_fn] impl`; a name two impls define; no such method; not a type.
         assert_eq!(find("V", "dev", None), None);
         assert_eq!(find("geo::W", "both", None), None);
@@ -721,6 +1004,83 @@ fn k(v: V) { v.len(); }
         assert_eq!(t.find("src/lib.rs", at(6, 35), "p"), Some(("src/lib.rs".into(), 2)));
         // An item macro may define `p` itself.
         assert_eq!(t.find("src/lib.rs", at(7, 45), "p"), None);
+    }
+
+    #[test]
+    fn crate_paths_and_super_start_at_the_crate_root() {
+        let t = Tree::new("crate", &[
+            ("tests/suite/main.rs", "mod a;\nmod util { pub fn helper() {} }\nfn top() {}\n"),
+            ("tests/suite/a.rs", "mod b;\nfn k() { crate::util::helper(); super::top(); }\n"),
+            ("tests/suite/a/b.rs", "fn k() { crate::a::g(); super::super::top(); }\n"),
+            ("tests/other.rs", "fn top() {}\n"),
+        ]);
+        ROOTS.with(|r| *r.borrow_mut() = Some(vec![t.0.join("tests/other.rs"), t.0.join("tests/suite/main.rs")]));
+        let found = |file: &str, path: &str| t.find(file, at(2, 12), path);
+        assert_eq!(found("tests/suite/a.rs", "crate::util::helper"), Some(("tests/suite/main.rs".into(), 2)));
+        assert_eq!(found("tests/suite/a.rs", "super::top"), Some(("tests/suite/main.rs".into(), 3)));
+        assert_eq!(t.find("tests/suite/a/b.rs", at(1, 12), "super::super::top"), Some(("tests/suite/main.rs".into(), 3)));
+        assert_eq!(t.find("tests/suite/a/b.rs", at(1, 12), "crate::nothing"), None);
+        // Two roots that both reach the file: no root.
+        ROOTS.with(|r| *r.borrow_mut() = Some(vec![t.0.join("tests/suite/main.rs"), t.0.join("tests/suite/main.rs")]));
+        assert_eq!(found("tests/suite/a.rs", "crate::util::helper"), None);
+        // A root that does not declare the file's module: not its crate.
+        ROOTS.with(|r| *r.borrow_mut() = Some(vec![t.0.join("tests/other.rs")]));
+        assert_eq!(found("tests/suite/a.rs", "crate::util::helper"), None);
+        ROOTS.with(|r| *r.borrow_mut() = None);
+    }
+
+    #[test]
+    fn plain_traits_types_and_primitive_impls() {
+        let t = Tree::new("traits", &[
+            ("src/lib.rs", "mod num;\npub trait Area { fn area(&self) -> f32; }\n#[device_fn] pub trait Dev {}\nuse num::Halve;\nfn k() {}\n#[derive(Clone, Copy)] #[repr(C)] pub struct P;\n#[derive(Clone, ptx_runtime::DeviceRepr)] pub struct D;\n#[doc = \"e\"] enum E { A }\n"),
+            ("src/num.rs", "pub trait Halve { fn halve(self) -> Self; }\nimpl Halve for f32 { fn halve(self) -> f32 { self } }\n#[device_fn] impl super::Dev for f32 { fn d(self) {} }\nimpl super::Dev for u32 { fn d(self) {} }\n"),
+        ]);
+        let f = t.0.join("src/lib.rs");
+        let traits = |path: &str| plain_trait_at(&f, at(5, 8), &segs(path)).map(|d| d.line);
+        assert_eq!(traits("Area"), Some(2));
+        assert_eq!(traits("Halve"), Some(1));
+        assert_eq!(traits("num::Halve"), Some(1));
+        assert_eq!(traits("Dev"), None);
+        assert_eq!(traits("k"), None);
+        let types = |path: &str| plain_type_at(&f, at(5, 8), &segs(path)).map(|d| d.line);
+        assert_eq!(types("P"), Some(6));
+        assert_eq!(types("crate::P"), None);
+        assert_eq!(types("D"), None);
+        assert_eq!(types("E"), Some(8));
+        assert_eq!(types("Area"), None);
+        let prim = |ty: &str, m: &str| plain_prim_impl_in(&f, ty, m).map(|i| (i.file.strip_prefix(&t.0).unwrap().display().to_string(), i.line, i.of_trait));
+        assert_eq!(prim("f32", "halve"), Some(("src/num.rs".into(), 2, Some("Halve".to_owned()))));
+        // A `#[device_fn]` impl defines `d` for `f32`; nothing defines `halve` for `u32`.
+        assert_eq!(prim("f32", "d"), None);
+        assert_eq!(prim("u32", "halve"), None);
+        assert_eq!(prim("u32", "d"), Some(("src/num.rs".into(), 4, Some("Dev".to_owned()))));
+        // `f32`'s `d` is a device impl's, in `num`, which `src/lib.rs` does not glob-import.
+        let unseen = |file: &str, pos: LineColumn| unseen_prim_impl_at(&t.0.join(file), pos, "f32", "d", "alias").map(|u| (u.line, u.module));
+        assert_eq!(unseen("src/lib.rs", at(5, 8)), Some((3, None)));
+        assert_eq!(unseen("src/num.rs", at(3, 8)), None);
+        assert_eq!(unseen_prim_impl_at(&f, at(5, 8), "f32", "halve", "alias"), None);
+    }
+
+    #[test]
+    fn device_impls_for_primitives_seen_through_globs() {
+        let t = Tree::new("unseen", &[(
+            "src/lib.rs",
+            "mod num { pub trait H {} #[device_fn] impl H for f32 { fn h(self) {} } }\n\
+             mod a { use ptx_runtime::device::*; use super::num::H; fn k() {} }\n\
+             mod b { use super::num::*; fn k() {} }\n\
+             mod c { use super::b::*; use super::a::*; fn k() {} }\n\
+             mod d { use other::*; fn k() {} }\n",
+        )]);
+        let f = t.0.join("src/lib.rs");
+        let text = std::fs::read_to_string(&f).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let unseen = |line: usize| unseen_prim_impl_at(&f, at(line, lines[line - 1].find("fn k").unwrap()), "f32", "h", "alias").map(|u| u.line);
+        // Only the trait imported: the impl's module is not seen.
+        assert_eq!(unseen(2), Some(1));
+        // A glob of the module, a glob of a glob of it, another crate's glob.
+        assert_eq!(unseen(3), None);
+        assert_eq!(unseen(4), None);
+        assert_eq!(unseen(5), None);
     }
 
     #[test]

@@ -1,0 +1,157 @@
+//! The files that may be the root of the crate being compiled, from what Cargo tells a macro.
+//!
+//! A path written `crate::util::helper` is looked up from the crate's root file, which no macro
+//! is told. Cargo sets `CARGO_MANIFEST_DIR` and `CARGO_CRATE_NAME` for each compilation; the
+//! root is the `path` of the manifest's target of that name, or the file Cargo's conventions
+//! give that name (`src/lib.rs`, `src/main.rs`, `src/bin/<name>.rs`, `tests/<name>.rs`,
+//! `tests/<name>/main.rs`, ..). Several may exist (a package's `lib.rs` and `main.rs` share its
+//! name): the caller keeps the one whose `mod` declarations reach the file it looks from.
+//!
+//! The manifest is read line by line (`[lib]`, `[[bin]]`.. headers, `name = ".."` and
+//! `path = ".."` keys): enough for what Cargo and trybuild write; anything it misreads only
+//! loses a candidate, and a lookup without a root keeps the macro's behaviour without one.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+
+thread_local! {
+    /// The last answer, by manifest directory and crate name (one per compilation).
+    static LAST: RefCell<Option<(PathBuf, String, Vec<PathBuf>)>> = const { RefCell::new(None) };
+}
+
+/// The existing files that may be the crate's root; empty outside Cargo.
+pub fn candidates() -> Vec<PathBuf> {
+    let (Some(dir), Ok(name)) = (std::env::var_os("CARGO_MANIFEST_DIR"), std::env::var("CARGO_CRATE_NAME")) else {
+        return Vec::new();
+    };
+    let dir = PathBuf::from(dir);
+    if let Some(found) = LAST.with(|l| l.borrow().as_ref().filter(|(d, n, _)| *d == dir && *n == name).map(|l| l.2.clone())) {
+        return found;
+    }
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap_or_default();
+    let found: Vec<PathBuf> = candidates_in(&dir, &name, &manifest).into_iter().filter(|p| p.is_file()).collect();
+    LAST.with(|l| *l.borrow_mut() = Some((dir, name, found.clone())));
+    found
+}
+
+/// A `[lib]` / `[[bin]]` / .. table of the manifest.
+#[derive(Default)]
+struct Target {
+    kind: String,
+    name: Option<String>,
+    path: Option<String>,
+}
+
+/// The files (existing or not) that may be the root of the crate `crate_name` of the package
+/// in `dir` whose manifest is `manifest`.
+fn candidates_in(dir: &Path, crate_name: &str, manifest: &str) -> Vec<PathBuf> {
+    let (package, targets) = scan(manifest);
+    let same = |n: &str| n.replace('-', "_") == crate_name;
+    let mut out = Vec::new();
+    for t in &targets {
+        let name = t.name.as_deref().or(package.as_deref().filter(|_| t.kind == "lib"));
+        if !name.is_some_and(same) {
+            continue;
+        }
+        match (&t.path, name) {
+            (Some(p), _) => out.push(dir.join(p)),
+            (None, Some(n)) => out.extend(conventional(dir, &t.kind, n)),
+            (None, None) => {}
+        }
+    }
+    // Targets Cargo finds by itself (none declared, or `autobins` and the like left on).
+    if package.as_deref().is_some_and(same) {
+        out.push(dir.join("src/lib.rs"));
+        out.push(dir.join("src/main.rs"));
+    }
+    for name in [crate_name.to_owned(), crate_name.replace('_', "-")] {
+        for kind in ["bin", "test", "example", "bench"] {
+            out.extend(conventional(dir, kind, &name));
+        }
+    }
+    let mut seen = Vec::new();
+    out.retain(|p| !seen.contains(p) && {
+        seen.push(p.clone());
+        true
+    });
+    out
+}
+
+/// Where Cargo looks for a target of `kind` named `name` without a `path`.
+fn conventional(dir: &Path, kind: &str, name: &str) -> Vec<PathBuf> {
+    let folder = match kind {
+        "lib" => return vec![dir.join("src/lib.rs")],
+        "bin" => "src/bin",
+        "test" => "tests",
+        "example" => "examples",
+        "bench" => "benches",
+        _ => return Vec::new(),
+    };
+    let mut out = vec![dir.join(folder).join(format!("{name}.rs")), dir.join(folder).join(name).join("main.rs")];
+    if kind == "bin" {
+        out.push(dir.join("src/main.rs"));
+    }
+    out
+}
+
+/// The package's name and its target tables.
+fn scan(manifest: &str) -> (Option<String>, Vec<Target>) {
+    let mut package = None;
+    let mut targets: Vec<Target> = Vec::new();
+    let mut section = String::new();
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            section = line.trim_matches(|c| c == '[' || c == ']').trim().to_owned();
+            if matches!(section.as_str(), "lib" | "bin" | "test" | "example" | "bench") {
+                targets.push(Target { kind: section.clone(), ..Target::default() });
+            }
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else { continue };
+        let Some(value) = string(value) else { continue };
+        match (section.as_str(), key.trim()) {
+            ("package", "name") => package = Some(value),
+            ("lib" | "bin" | "test" | "example" | "bench", "name") => {
+                if let Some(t) = targets.last_mut() {
+                    t.name = Some(value);
+                }
+            }
+            ("lib" | "bin" | "test" | "example" | "bench", "path") => {
+                if let Some(t) = targets.last_mut() {
+                    t.path = Some(value);
+                }
+            }
+            _ => {}
+        }
+    }
+    (package, targets)
+}
+
+/// A TOML basic or literal string without escapes (`"src/lib.rs"`, `'x.rs'`), before any comment.
+fn string(value: &str) -> Option<String> {
+    let value = value.trim();
+    let quote = value.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let rest = &value[1..];
+    let end = rest.find(quote)?;
+    let s = &rest[..end];
+    (!s.contains('\\')).then(|| s.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declared_targets_and_conventions() {
+        let dir = Path::new("/p");
+        let manifest = "[package]\nname = \"my-crate\" # c\n\n[[bin]]\nname = \"trybuild000\"\npath = \"/w/tests/ui/x.rs\"\n\n[[test]]\nname = 'suite'\n";
+        assert_eq!(candidates_in(dir, "trybuild000", manifest)[0], PathBuf::from("/w/tests/ui/x.rs"));
+        let suite = candidates_in(dir, "suite", manifest);
+        assert_eq!(&suite[..2], &[PathBuf::from("/p/tests/suite.rs"), PathBuf::from("/p/tests/suite/main.rs")]);
+        let lib = candidates_in(dir, "my_crate", manifest);
+        assert!(lib.contains(&PathBuf::from("/p/src/lib.rs")) && lib.contains(&PathBuf::from("/p/src/main.rs")));
+        assert!(!candidates_in(dir, "other", manifest).contains(&PathBuf::from("/p/src/lib.rs")));
+        assert_eq!(string("\"a\\b\""), None);
+    }
+}
