@@ -261,6 +261,7 @@ fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_
         Err(e) => return Round::Failed(e.to_compile_error()),
     };
     let mut errors = Errors::new();
+    front::plain_call::set_item_body(item.block.brace_token.span.join());
     let parsed_args = attrs::parse_args(args.clone(), kind, &mut errors);
     let no_mangle = attrs::take_no_mangle(&mut item.attrs);
     let template = generic_kernel::take_symbol(&mut item.attrs);

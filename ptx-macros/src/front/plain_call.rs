@@ -60,6 +60,57 @@ impl Checker<'_> {
         true
     }
 
+    /// Reports a method that neither the primitive `prim` nor any `#[device_fn]` impl the call
+    /// can reach has (`x.frobnicate()`), instead of fetching `alias`, which then cannot exist:
+    /// only where every glob of the call's module can be followed, for a call in the item
+    /// being compiled (an instance's body is written in another item, maybe another module);
+    /// `false` (fetch as usual) otherwise. rustc's E0599 at the same token follows where the
+    /// host has no such method either.
+    pub fn missing_prim_method(&mut self, prim: &str, name: &str, alias: &str, span: Span) -> bool {
+        if !in_item_body(span) || !source_index::prim_method_unreachable(span, prim, name, alias) {
+            return false;
+        }
+        self.errors.at(
+            span,
+            format!(
+                "`{name}` is not a method of `{prim}` in device code: `{prim}` has no such built-in method, and no `#[device_fn] impl` of a trait for `{prim}` that defines it is in scope here; implement a `#[device_fn]` trait for `{prim}` in a module whose items are glob-imported here (`use path::to::module::*;`), or use one of the built-in methods (docs/body-compiler.md lists them)"
+            ),
+        );
+        true
+    }
+
+    /// Reports a method of a generic type's instance (`instance`: `Pair_u32`) that only
+    /// `#[device_fn]` impls for other instances define (`impl Pair<f32> { fn total }`), instead
+    /// of fetching the instance's replay, which then cannot exist; `false` (fetch as usual)
+    /// otherwise. rustc's E0599 at the same token follows where the host has no such method.
+    pub fn missing_instance_method(&mut self, def: &StructDef, instance: &str, name: &str, span: Span) -> bool {
+        let Ok(ty) = syn::parse2::<syn::Path>(def.path.clone()) else { return false };
+        let ty: Vec<String> = ty.segments.iter().map(|s| s.ident.to_string()).collect();
+        let Some(impls) = source_index::instance_impls(span, &ty, name) else { return false };
+        let mut written = Vec::new();
+        for (self_ty, _) in &impls {
+            let Ok(t) = syn::parse_str::<syn::Type>(self_ty) else { return false };
+            if crate::expand::generic_trait::type_key(&t, "") == instance {
+                return false;
+            }
+            written.push(format!("`{}`", quote::ToTokens::to_token_stream(&t).to_string().replace(' ', "")));
+        }
+        let first = &impls[0].1;
+        let base = def.base_name();
+        self.errors.at(
+            span,
+            format!(
+                "`{name}` is defined for {} by `#[device_fn] impl`s for single instances (at {}:{}), not for `{}`: add `#[device_fn] impl {}` with it, or define it once in a generic impl (`impl<T> {base}<T>`)",
+                written.join(", "),
+                source_index::display(&first.file),
+                first.line,
+                def.name,
+                def.name
+            ),
+        );
+        true
+    }
+
     /// Reports a type written `path` that the call's own files define without
     /// `#[derive(DeviceRepr)]` (its use would fetch a replay the type does not leave: rustc's
     /// ``cannot find macro `Plain` ``); `false` (fetch as usual) otherwise.
@@ -147,4 +198,24 @@ pub fn plain_trait(path: &syn::Path, need: &str, also: &str) -> Option<syn::Erro
     let def = source_index::plain_trait(at, &segs)?;
     let (name, file, line) = (&last.ident, source_index::display(&def.file), def.line);
     Some(syn::Error::new(at, format!("the trait `{name}` has no `#[device_fn]` (defined at {file}:{line}): {need}; add `#[device_fn]` to `trait {name}`{also}")))
+}
+
+thread_local! {
+    /// Where the body of the item being compiled is: its file and its braces' lines and columns.
+    static ITEM_BODY: std::cell::RefCell<Option<(std::path::PathBuf, proc_macro2::LineColumn, proc_macro2::LineColumn)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Records the body of the item a round compiles (its braces' span), for [`in_item_body`].
+pub fn set_item_body(braces: Span) {
+    let body = braces.local_file().map(|f| (f, braces.start(), braces.end()));
+    ITEM_BODY.with(|b| *b.borrow_mut() = body);
+}
+
+/// Whether `span` is in the body of the item being compiled (not in a generic function's
+/// instance, whose body is written in another item, maybe in another module).
+fn in_item_body(span: Span) -> bool {
+    let (Some(file), at) = (span.local_file(), span.start()) else { return false };
+    ITEM_BODY.with(|b| {
+        b.borrow().as_ref().is_some_and(|(f, start, end)| *f == file && (start.line, start.column) <= (at.line, at.column) && (at.line, at.column) < (end.line, end.column))
+    })
 }

@@ -24,8 +24,10 @@ impl<'a> Checker<'a> {
         let mut path = method_path(def, key, span);
         // An impl for one instance (`impl Pair<f32>`): the instance's name (see
         // `expand::instance_impl`).
+        let mut per_instance = false;
         if let (Some(Info::PerInstance), Some(p)) = (self.env.get(&path), instance_method_path(def, key, span)) {
             path = p;
+            per_instance = true;
         }
         match self.env.get(&path).cloned() {
             Some(Info::Method(m)) => Some(m),
@@ -35,7 +37,8 @@ impl<'a> Checker<'a> {
                 None
             }
             None => {
-                if !self.plain_method(def, key, span) {
+                let missing = per_instance && instance_name(def).is_some_and(|n| self.missing_instance_method(def, &n, key, span));
+                if !missing && !self.plain_method(def, key, span) {
                     self.needs.need(&path);
                 }
                 None
@@ -349,6 +352,19 @@ pub(super) fn method_path(def: &StructDef, key: &str, span: Span) -> TokenStream
 /// Where the method `key` of an impl for one instance is (`geo::Pair_f32__sum__…` for a
 /// `Pair<f32>`): the type's name and its arguments' keys, as the impl names them.
 fn instance_method_path(def: &StructDef, key: &str, span: Span) -> Option<TokenStream> {
+    let name = instance_name(def)?;
+    let module = method_path(def, key, span);
+    let replay = replay_name(&name, key, span);
+    // The instance's name where the type's is (its module).
+    let mut tokens: Vec<proc_macro2::TokenTree> = module.into_iter().collect();
+    tokens.pop();
+    tokens.push(proc_macro2::TokenTree::Ident(replay));
+    Some(tokens.into_iter().collect())
+}
+
+/// An instance's name (`Pair_f32`), as an impl for it names its methods (see
+/// `expand::instance_impl`); `None` for a type that is not generic.
+pub(super) fn instance_name(def: &StructDef) -> Option<String> {
     let g = def.generic.as_ref()?;
     let mut name = g.base.clone();
     for t in &g.tokens {
@@ -358,13 +374,7 @@ fn instance_method_path(def: &StructDef, key: &str, span: Span) -> Option<TokenS
         };
         name = format!("{name}_{k}");
     }
-    let module = method_path(def, key, span);
-    let replay = replay_name(&name, key, span);
-    // The instance's name where the type's is (its module).
-    let mut tokens: Vec<proc_macro2::TokenTree> = module.into_iter().collect();
-    tokens.pop();
-    tokens.push(proc_macro2::TokenTree::Ident(replay));
-    Some(tokens.into_iter().collect())
+    Some(name)
 }
 
 /// The function a method call calls: the method's node next to its type, or the instance of a

@@ -62,6 +62,9 @@ struct Module {
 /// whether it and each function carry no attribute but the inert ones.
 struct Impl {
     ty: String,
+    /// The self type as written (`Pair < f32 >`), and whether the impl has generic parameters.
+    self_ty: String,
+    generic: bool,
     of_trait: Option<String>,
     plain: bool,
     line: usize,
@@ -172,7 +175,8 @@ impl Module {
                 });
                 let of_trait = i.trait_.as_ref().and_then(|(_, p, _)| p.segments.last()).map(|s| s.ident.to_string());
                 let line = i.impl_token.span.start().line;
-                self.impls.push(Impl { ty: ty.ident.to_string(), of_trait, plain: is_plain(&i.attrs), line, fns: fns.collect() });
+                let (self_ty, generic) = (quote::ToTokens::to_token_stream(&i.self_ty).to_string(), !i.generics.params.is_empty());
+                self.impls.push(Impl { ty: ty.ident.to_string(), self_ty, generic, of_trait, plain: is_plain(&i.attrs), line, fns: fns.collect() });
             }
             syn::Item::Struct(syn::ItemStruct { ident, attrs, .. }) | syn::Item::Enum(syn::ItemEnum { ident, attrs, .. }) | syn::Item::Union(syn::ItemUnion { ident, attrs, .. }) => {
                 self.define(ident.to_string(), Def::Type { line: ident.span().start().line, plain: is_plain_type(attrs) });
@@ -732,7 +736,7 @@ fn unseen_prim_impl_at(file: &Path, pos: LineColumn, prim: &str, method: &str, a
     if module.names.contains_key(alias) || module.has_item_macro {
         return None;
     }
-    if call.sees_items_of(target, &mut Vec::new(), &mut Walk::default())? {
+    if call.sees_items_of(target)? {
         return None;
     }
     Some(Unseen { file: target.file.clone(), line: imp.line, of_trait: imp.of_trait.clone()?, module: rooted.then(|| path.join("::")) })
@@ -758,30 +762,51 @@ fn same_module(a: &Place, b: &Place) -> bool {
 impl Place {
     /// Whether this module sees `target`'s items: it is `target`, or one of its globs (or
     /// theirs) imports them. `None` where a glob cannot be followed.
-    fn sees_items_of(&self, target: &Place, visited: &mut Vec<Place>, w: &mut Walk) -> Option<bool> {
-        if same_module(self, target) {
-            return Some(true);
-        }
-        if visited.iter().any(|v| same_module(v, self)) {
-            return Some(false);
-        }
-        visited.push(self.clone());
-        let mut known = true;
-        for g in &self.module().globs {
-            if g.first().is_some_and(|f| matches!(f.as_str(), "ptx_runtime" | "core" | "std")) || (g.first().is_some_and(|f| f == "::") && g.get(1).is_some_and(|f| matches!(f.as_str(), "ptx_runtime" | "core" | "std"))) {
+    fn sees_items_of(&self, target: &Place) -> Option<bool> {
+        Some(self.seen_modules()?.iter().any(|m| same_module(m, target)))
+    }
+
+    /// This module and those whose items its globs import (and theirs); `None` where a glob
+    /// cannot be followed. Globs of `ptx_runtime`, `core` and `std` are left out: they bring
+    /// no user items.
+    fn seen_modules(&self) -> Option<Vec<Place>> {
+        let (mut out, mut todo, mut w): (Vec<Place>, _, _) = (Vec::new(), vec![self.clone()], Walk::default());
+        while let Some(place) = todo.pop() {
+            if out.iter().any(|v| same_module(v, &place)) {
                 continue;
             }
-            match self.resolve(g, Ns::Type, w) {
-                Some(Target::Module(p)) => match p.sees_items_of(target, visited, w) {
-                    Some(true) => return Some(true),
-                    Some(false) => {}
-                    None => known = false,
-                },
-                _ => known = false,
+            for g in &place.module().globs {
+                let first = if g.first().is_some_and(|f| f == "::") { g.get(1) } else { g.first() };
+                if first.is_some_and(|f| matches!(f.as_str(), "ptx_runtime" | "core" | "std")) {
+                    continue;
+                }
+                match place.resolve(g, Ns::Type, &mut w)? {
+                    Target::Module(p) => todo.push(p),
+                    _ => return None,
+                }
             }
+            out.push(place);
         }
-        known.then_some(false)
+        Some(out)
     }
+}
+
+/// Whether method syntax on the primitive `prim` at `at` certainly cannot reach a `#[device_fn]`
+/// impl's `method`: neither the call's module nor any module whose items its globs import has
+/// an impl of a trait for `prim` that defines it (nor an item macro, nor an import of `alias`,
+/// the name the call fetches), as far as every glob can be followed.
+pub fn prim_method_unreachable(at: Span, prim: &str, method: &str, alias: &str) -> bool {
+    let Some(file) = at.local_file() else { return false };
+    let pos = at.start();
+    pos.line != 0 && prim_method_unreachable_at(&file, pos, prim, method, alias).unwrap_or(false)
+}
+
+fn prim_method_unreachable_at(file: &Path, pos: LineColumn, prim: &str, method: &str, alias: &str) -> Option<bool> {
+    let seen = place_at(file, pos)?.seen_modules()?;
+    Some(seen.iter().all(|m| {
+        let module = m.module();
+        !module.has_item_macro && !module.names.contains_key(alias) && prim_impls(m, prim, method).all(|i| i.plain_fn(method))
+    }))
 }
 
 /// Every module of the crate (from its root, or of the file alone when the root is not known;
@@ -818,6 +843,36 @@ fn crate_modules(file: &Path) -> Option<(Vec<(Place, Vec<String>)>, bool)> {
         out.push((place, path));
     }
     Some((out, rooted))
+}
+
+/// The `#[device_fn]` inherent impls for single instances of the generic type written `ty` at
+/// `at` that define `name` (each one's self type as written, and where it is), when they are
+/// the only impls in the type's module (where a `#[device_fn] impl` must be) that define it:
+/// none generic, none of a trait, none without `#[device_fn]`. `None` otherwise.
+pub fn instance_impls(at: Span, ty: &[String], name: &str) -> Option<Vec<(String, Found)>> {
+    let file = at.local_file()?;
+    let pos = at.start();
+    if pos.line == 0 {
+        return None;
+    }
+    instance_impls_at(&file, pos, ty, name)
+}
+
+fn instance_impls_at(file: &Path, pos: LineColumn, ty: &[String], name: &str) -> Option<Vec<(String, Found)>> {
+    let Target::Type(place, _) = place_at(file, pos)?.resolve(ty, Ns::Type, &mut Walk::default())? else { return None };
+    let module = place.module();
+    if module.has_item_macro {
+        return None;
+    }
+    let base = ty.last()?;
+    let mut out = Vec::new();
+    for i in module.impls.iter().filter(|i| &i.ty == base && i.fns.iter().any(|f| f.0 == name)) {
+        if i.generic || i.of_trait.is_some() || i.plain || !i.self_ty.contains('<') {
+            return None;
+        }
+        out.push((i.self_ty.clone(), Found { file: place.file.clone(), line: i.line }));
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// `path` for messages: relative to the crate's directory when under it.
@@ -981,6 +1036,20 @@ fn k(v: V) { v.len(); }
     }
 
     #[test]
+    fn impls_for_single_instances() {
+        let t = Tree::new("instances", &[(
+            "src/lib.rs",
+            "mod geo {\n pub struct P<T>(T);\n #[device_fn] impl P<f32> { fn s(self) {} fn g(self) {} }\n #[device_fn] impl P<u8> { fn s(self) {} }\n #[device_fn] impl<T> P<T> { fn g(self) {} }\n}\nuse geo::*;\nfn k() {}\n",
+        )]);
+        let f = t.0.join("src/lib.rs");
+        let find = |name: &str| instance_impls_at(&f, at(8, 4), &segs("P"), name).map(|v| v.into_iter().map(|(t, d)| (t, d.line)).collect::<Vec<_>>());
+        assert_eq!(find("s"), Some(vec![("P < f32 >".to_owned(), 3), ("P < u8 >".to_owned(), 4)]));
+        // A generic impl defines `g` too; nothing defines `x`.
+        assert_eq!(find("g"), None);
+        assert_eq!(find("x"), None);
+    }
+
+    #[test]
     fn cycles_of_globs_end() {
         let t = Tree::new("cycles", &[(
             "src/lib.rs",
@@ -1081,6 +1150,12 @@ fn k(v: V) { v.len(); }
         assert_eq!(unseen(3), None);
         assert_eq!(unseen(4), None);
         assert_eq!(unseen(5), None);
+        // The method nothing defines is unreachable where every glob is followed.
+        let unreachable = |line: usize, m: &str| prim_method_unreachable_at(&f, at(line, lines[line - 1].find("fn k").unwrap()), "f32", m, "alias");
+        assert_eq!(unreachable(2, "h"), Some(true));
+        assert_eq!(unreachable(3, "h"), Some(false));
+        assert_eq!(unreachable(3, "nothing"), Some(true));
+        assert_eq!(unreachable(5, "nothing"), None);
     }
 
     #[test]
