@@ -86,6 +86,19 @@ pub mod user {
         out[i] = a + b + c;
         outn[i] = Scale::scale(n, 5) + <u32 as Scale<u32>>::scale(n, 2) + by_path(n, 4);
     }
+
+    /// Through the primitive's path (`f32::scale(x, ..)`: the arguments pick the impl, as for
+    /// method syntax) and with the trait's arguments on its path (`Scale::<u32>::scale(x, 4)`:
+    /// they name the impl and type the literal, as in `<f32 as Scale<u32>>`).
+    #[kernel]
+    pub fn prim_path_calls(xs: &[f32], ns: &[u32], out: &mut [f32], outn: &mut [u32]) {
+        let i = thread_idx_x() as usize;
+        let (x, n) = (xs[i], ns[i]);
+        let a = f32::scale(x, 2.0f32) + f32::scale(x, 3u32) + f32::scale(x, 0.5) + f32::scale_twice(x, 2u32);
+        let b = Scale::<u32>::scale(x, 4) + super::num::Scale::<f32>::scale(x, 0.5) + Scale::<f64>::scale_twice(x, 1.5);
+        out[i] = a + b;
+        outn[i] = u32::scale(n, 3) + Scale::<u32>::scale(n, 2);
+    }
 }
 
 #[test]
@@ -95,4 +108,13 @@ fn generic_trait_methods_on_primitives_through_paths_and_bounds_run_as_on_the_ho
     let xs: Vec<f32> = (0..n).map(|i| i as f32 * 0.375 - 4.0).collect();
     let ns: Vec<u32> = (0..n).map(|i| i as u32 * 7 + 2).collect();
     run_both!(user::prim_calls, n, [xs, ns], [out: f32 = 0.0, outn: u32 = 0]);
+}
+
+#[test]
+fn generic_trait_methods_through_the_primitive_and_the_trait_s_arguments_run_as_on_the_host() {
+    assemble("trait_generic_prim_paths", user::prim_path_calls::PTX);
+    let n = 32;
+    let xs: Vec<f32> = (0..n).map(|i| i as f32 * 0.625 - 7.0).collect();
+    let ns: Vec<u32> = (0..n).map(|i| i as u32 * 5 + 1).collect();
+    run_both!(user::prim_path_calls, n, [xs, ns], [out: f32 = 0.0, outn: u32 = 0]);
 }

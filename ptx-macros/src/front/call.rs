@@ -104,6 +104,13 @@ impl<'a> Checker<'a> {
             if let Some(Info::Trait(_) | Info::GenericTrait(_)) = self.env.get(&ty_path) {
                 return self.trait_path_call(&ty_path, &last, &args, span, name_span);
             }
+            // `Scale::<u32>::scale(x, 4)`: a generic trait's arguments on its path.
+            if super::prim_generic_trait::written_args(&written).is_some() {
+                let bare = crate::expand::generic_trait::bare(&written);
+                if let Some(Info::GenericTrait(g)) = self.env.get(&quote::quote!(#bare)).cloned() {
+                    return self.turbofish_trait_call(&written, &bare, &g, &last, &args, span, name_span);
+                }
+            }
             if let Some(e) = self.plain_trait_call(&written, span) {
                 for a in &args {
                     self.expr(a);

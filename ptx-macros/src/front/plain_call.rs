@@ -86,7 +86,8 @@ impl Checker<'_> {
     pub fn missing_instance_method(&mut self, def: &StructDef, instance: &str, name: &str, span: Span) -> bool {
         let Ok(ty) = syn::parse2::<syn::Path>(def.path.clone()) else { return false };
         let ty: Vec<String> = ty.segments.iter().map(|s| s.ident.to_string()).collect();
-        let Some(impls) = source_index::instance_impls(span, &ty, name) else { return false };
+        let user_trait = |t: &str| !OPS.iter().any(|(op, _, _)| *op == t) && !crate::expand::trait_def::is_core_trait(t);
+        let Some(impls) = source_index::instance_impls(span, &ty, name, user_trait) else { return false };
         let mut written = Vec::new();
         for (self_ty, _) in &impls {
             let Ok(t) = syn::parse_str::<syn::Type>(self_ty) else { return false };

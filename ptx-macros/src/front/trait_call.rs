@@ -12,7 +12,7 @@
 use super::hir::Expr;
 use super::ty::Ty;
 use super::{Checker, Position};
-use crate::link::info::{Info, Recv};
+use crate::link::info::{GenericFnInfo, Info, Recv};
 use proc_macro2::{Span, TokenStream};
 use ptx_abi::Scalar;
 use syn::spanned::Spanned;
@@ -70,6 +70,33 @@ impl Checker<'_> {
             t => {
                 let shown = self.infer.resolve(&t);
                 self.error(recv.span, format!("`{shown}` has no device trait impls: call `{name}` on a primitive or a `DeviceRepr` type"))
+            }
+        }
+    }
+
+    /// `Trait::<A>::name(recv, args)` (`written`, whose `bare` path is a generic `#[device_fn]`
+    /// trait `g`): on a primitive the written arguments name the impl, as in
+    /// `<f32 as Trait<A>>::name(..)`; the receiver's type is its first argument's.
+    #[allow(clippy::too_many_arguments)]
+    pub fn turbofish_trait_call(&mut self, written: &syn::Path, bare: &syn::Path, g: &GenericFnInfo, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
+        let Some((first, rest)) = args.split_first() else {
+            return self.error(name_span, format!("`{name}` has no receiver to pick the impl by: write the implementing type, `<f32 as {}>::{name}(..)`", quote::ToTokens::to_token_stream(written)));
+        };
+        let recv = self.expr(first);
+        match self.peel_refs(&recv.ty) {
+            Ty::Scalar(s) => {
+                let module = super::prim_generic_trait::module_of(bare);
+                self.prim_generic_call(s, g, module, super::prim_generic_trait::written_args(written).as_ref(), Some(recv), name, rest, span, name_span)
+            }
+            t => {
+                for a in rest {
+                    self.expr(a);
+                }
+                if matches!(t, Ty::Error) {
+                    return self.error_expr(span);
+                }
+                let shown = self.infer.resolve(&t);
+                self.error(name_span, format!("the trait's arguments written on its path pick an impl for primitives only; for `{shown}` write the arguments' types instead (`{}::{name}(v, 4u32)` or `v.{name}(4u32)`)", quote::ToTokens::to_token_stream(bare)))
             }
         }
     }

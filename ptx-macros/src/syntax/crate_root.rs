@@ -1,4 +1,5 @@
-//! The files that may be the root of the crate being compiled, from what Cargo tells a macro.
+//! The files that may be the root of the crate being compiled, and the root files of its path
+//! dependencies, from what Cargo tells a macro.
 //!
 //! A path written `crate::util::helper` is looked up from the crate's root file, which no macro
 //! is told. Cargo sets `CARGO_MANIFEST_DIR` and `CARGO_CRATE_NAME` for each compilation; the
@@ -6,6 +7,12 @@
 //! give that name (`src/lib.rs`, `src/main.rs`, `src/bin/<name>.rs`, `tests/<name>.rs`,
 //! `tests/<name>/main.rs`, ..). Several may exist (a package's `lib.rs` and `main.rs` share its
 //! name): the caller keeps the one whose `mod` declarations reach the file it looks from.
+//!
+//! A dependency written `mathlib = { path = "../mathlib" }` (or `[dependencies.mathlib]`, or
+//! `{ workspace = true }` with the path in the workspace's `[workspace.dependencies]`) has its
+//! root at its own manifest's `[lib] path` or `src/lib.rs` ([`dependency_root`]); dependencies
+//! from a registry or git have no path and are not looked up. The device runtime's own crates
+//! are never looked up: their device functions have replays of their own making.
 //!
 //! The manifest is read line by line (`[lib]`, `[[bin]]`.. headers, `name = ".."` and
 //! `path = ".."` keys): enough for what Cargo and trybuild write; anything it misreads only
@@ -32,6 +39,76 @@ pub fn candidates() -> Vec<PathBuf> {
     let found: Vec<PathBuf> = candidates_in(&dir, &name, &manifest).into_iter().filter(|p| p.is_file()).collect();
     LAST.with(|l| *l.borrow_mut() = Some((dir, name, found.clone())));
     found
+}
+
+/// The root file of the path dependency that code names `name` (`mathlib` for `math-lib`),
+/// when the crate being compiled has one.
+pub fn dependency_root(name: &str) -> Option<PathBuf> {
+    if matches!(name, "ptx_runtime" | "ptx_macros" | "ptx_abi") {
+        return None;
+    }
+    let dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR")?);
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+    let dep = match dependency_path(&manifest, name, false)? {
+        DepPath::Path(p) => dir.join(p),
+        DepPath::Workspace => {
+            let (root, text) = dir.ancestors().skip(1).find_map(|d| {
+                let text = std::fs::read_to_string(d.join("Cargo.toml")).ok()?;
+                text.lines().any(|l| l.trim() == "[workspace]").then(|| (d.to_path_buf(), text))
+            })?;
+            match dependency_path(&text, name, true)? {
+                DepPath::Path(p) => root.join(p),
+                DepPath::Workspace => return None,
+            }
+        }
+    };
+    let lib = scan(&std::fs::read_to_string(dep.join("Cargo.toml")).ok()?).1.into_iter().find(|t| t.kind == "lib").and_then(|t| t.path);
+    let root = dep.join(lib.as_deref().unwrap_or("src/lib.rs"));
+    root.is_file().then_some(root)
+}
+
+/// Where a dependency's path is written.
+#[derive(Debug, PartialEq)]
+enum DepPath {
+    Path(String),
+    /// `{ workspace = true }`: in the workspace's manifest.
+    Workspace,
+}
+
+/// The path of the dependency `name` (its key, `-` read as `_`) in the manifest's dependency
+/// tables (`[workspace.dependencies]` when `workspace`).
+fn dependency_path(manifest: &str, name: &str, workspace: bool) -> Option<DepPath> {
+    let tables: &[&str] = if workspace { &["workspace.dependencies"] } else { &["dependencies", "dev-dependencies", "build-dependencies"] };
+    let is_table = |section: &str| tables.contains(&section) || (!workspace && section.starts_with("target.") && tables.iter().any(|t| section.ends_with(&format!(".{t}"))));
+    let same = |key: &str| key.trim().trim_matches('"').replace('-', "_") == name;
+    let mut section = String::new();
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            section = line.trim_matches(|c| c == '[' || c == ']').trim().to_owned();
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else { continue };
+        // `[dependencies.mathlib]` then `path = ".."`.
+        if let Some((table, dep)) = section.rsplit_once('.') {
+            if is_table(table) && same(dep) && key.trim() == "path" {
+                return string(value).map(DepPath::Path);
+            }
+        }
+        // `mathlib = { path = ".." }`, `mathlib = { workspace = true }`.
+        if is_table(&section) && same(key) {
+            let value = value.trim();
+            if let Some(at) = value.find("path") {
+                let rest = value[at + 4..].trim_start().strip_prefix('=')?;
+                return string(rest).map(DepPath::Path);
+            }
+            if value.contains("workspace") && value.contains("true") {
+                return Some(DepPath::Workspace);
+            }
+            return None;
+        }
+    }
+    None
 }
 
 /// A `[lib]` / `[[bin]]` / .. table of the manifest.
@@ -153,5 +230,16 @@ mod tests {
         assert!(lib.contains(&PathBuf::from("/p/src/lib.rs")) && lib.contains(&PathBuf::from("/p/src/main.rs")));
         assert!(!candidates_in(dir, "other", manifest).contains(&PathBuf::from("/p/src/lib.rs")));
         assert_eq!(string("\"a\\b\""), None);
+    }
+
+    #[test]
+    fn path_dependencies() {
+        let manifest = "[dependencies]\nmath-lib = { version = \"1\", path = \"../math\" }\nserde = \"1\"\nws = { workspace = true }\n\n[dependencies.other]\npath = 'x/other'\n\n[target.'cfg(unix)'.dev-dependencies]\nu = { path = \"u\" }\n";
+        assert_eq!(dependency_path(manifest, "math_lib", false), Some(DepPath::Path("../math".into())));
+        assert_eq!(dependency_path(manifest, "serde", false), None);
+        assert_eq!(dependency_path(manifest, "ws", false), Some(DepPath::Workspace));
+        assert_eq!(dependency_path(manifest, "other", false), Some(DepPath::Path("x/other".into())));
+        assert_eq!(dependency_path(manifest, "u", false), Some(DepPath::Path("u".into())));
+        assert_eq!(dependency_path("[workspace.dependencies]\nws = { path = \"crates/ws\" }\n", "ws", true), Some(DepPath::Path("crates/ws".into())));
     }
 }

@@ -482,15 +482,28 @@ impl Place {
     fn resolve(&self, path: &[String], ns: Ns, w: &mut Walk) -> Option<Target> {
         let (last, init) = path.split_last()?;
         let mut place = self.clone();
+        // A first segment this crate does not define may be a dependency's name (Rust's
+        // extern prelude); after a leading `::` it can only be one.
+        let external = |seg: &str| extern_crate(seg).map(Target::Module);
         for (i, seg) in path.iter().enumerate() {
+            let after_colons = i == 1 && path[0] == "::";
             place = match seg.as_str() {
+                "::" if i == 0 => continue,
+                _ if after_colons && i == init.len() => return external(seg).filter(|_| ns == Ns::Type),
+                _ if after_colons => extern_crate(seg)?,
                 "self" if i == 0 => place,
                 "super" if path[..i].iter().all(|s| s == "super") => place.parent()?,
                 "crate" if i == 0 => in_crate(&place.file)?.0,
                 "crate" | "::" | "$crate" | "self" | "super" => return None,
-                _ if i == init.len() => return place.lookup(last, ns, w),
-                _ => match place.lookup(seg, Ns::Type, w)? {
-                    Target::Module(p) => p,
+                _ if i == init.len() => {
+                    return match place.lookup(last, ns, w) {
+                        None if i == 0 && ns == Ns::Type => external(seg),
+                        found => found,
+                    };
+                }
+                _ => match place.lookup(seg, Ns::Type, w) {
+                    Some(Target::Module(p)) => p,
+                    None if i == 0 => extern_crate(seg)?,
                     _ => return None,
                 },
             };
@@ -516,6 +529,22 @@ fn in_crate(file: &Path) -> Option<(Place, Place)> {
         found = Some((root, place));
     }
     found
+}
+
+/// The root module of the path dependency code names `name`.
+fn extern_crate(name: &str) -> Option<Place> {
+    let file = dependency_file(name)?;
+    let index = index_of(&file)?;
+    Some(Place { file, index, chain: Vec::new(), names: Vec::new(), parent: None })
+}
+
+/// The root file of the path dependency code names `name`.
+fn dependency_file(name: &str) -> Option<PathBuf> {
+    #[cfg(test)]
+    if let Some(file) = tests::DEPS.with(|d| d.borrow().iter().find(|(n, _)| n == name).map(|(_, f)| f.clone())) {
+        return Some(file);
+    }
+    super::crate_root::dependency_root(name)
 }
 
 /// The files that may be the crate's root.
@@ -706,7 +735,8 @@ pub struct Unseen {
 /// The `#[device_fn]` impl of a trait for `prim` that defines `method`, when the crate's only
 /// such impls are in one module whose items the module at `at` does not see (it is not that
 /// module, and no glob of it, followed as far as this lookup can, imports them) and nothing
-/// there imports `alias` (the name method syntax fetches, see `front::prim_method`) by name:
+/// there imports `alias` (the name method syntax fetches, see `front::prim_method`) by name,
+/// nor has another `#[device_fn]` impl for `prim` (whose trait's defaults may have `method`):
 /// the fetch cannot succeed. Globs of `ptx_runtime`, `core` and `std` are known not to bring
 /// a user trait's impls; any other this lookup cannot follow makes the answer `None`.
 pub fn unseen_prim_impl(at: Span, prim: &str, method: &str, alias: &str) -> Option<Unseen> {
@@ -731,12 +761,8 @@ fn unseen_prim_impl_at(file: &Path, pos: LineColumn, prim: &str, method: &str, a
         }
     }
     let (target, path, imp) = found?;
-    let call = place_at(file, pos)?;
-    let module = call.module();
-    if module.names.contains_key(alias) || module.has_item_macro {
-        return None;
-    }
-    if call.sees_items_of(target)? {
+    let seen = place_at(file, pos)?.seen_modules()?;
+    if seen.iter().any(|m| same_module(m, target) || may_provide(m, prim, alias)) {
         return None;
     }
     Some(Unseen { file: target.file.clone(), line: imp.line, of_trait: imp.of_trait.clone()?, module: rooted.then(|| path.join("::")) })
@@ -760,12 +786,6 @@ fn same_module(a: &Place, b: &Place) -> bool {
 }
 
 impl Place {
-    /// Whether this module sees `target`'s items: it is `target`, or one of its globs (or
-    /// theirs) imports them. `None` where a glob cannot be followed.
-    fn sees_items_of(&self, target: &Place) -> Option<bool> {
-        Some(self.seen_modules()?.iter().any(|m| same_module(m, target)))
-    }
-
     /// This module and those whose items its globs import (and theirs); `None` where a glob
     /// cannot be followed. Globs of `ptx_runtime`, `core` and `std` are left out: they bring
     /// no user items.
@@ -793,20 +813,25 @@ impl Place {
 
 /// Whether method syntax on the primitive `prim` at `at` certainly cannot reach a `#[device_fn]`
 /// impl's `method`: neither the call's module nor any module whose items its globs import has
-/// an impl of a trait for `prim` that defines it (nor an item macro, nor an import of `alias`,
-/// the name the call fetches), as far as every glob can be followed.
+/// a `#[device_fn]` impl of a trait for `prim` (nor an item macro, nor an import of `alias`, the
+/// name the call fetches), as far as every glob can be followed.
 pub fn prim_method_unreachable(at: Span, prim: &str, method: &str, alias: &str) -> bool {
     let Some(file) = at.local_file() else { return false };
     let pos = at.start();
     pos.line != 0 && prim_method_unreachable_at(&file, pos, prim, method, alias).unwrap_or(false)
 }
 
-fn prim_method_unreachable_at(file: &Path, pos: LineColumn, prim: &str, method: &str, alias: &str) -> Option<bool> {
+fn prim_method_unreachable_at(file: &Path, pos: LineColumn, prim: &str, _method: &str, alias: &str) -> Option<bool> {
     let seen = place_at(file, pos)?.seen_modules()?;
-    Some(seen.iter().all(|m| {
-        let module = m.module();
-        !module.has_item_macro && !module.names.contains_key(alias) && prim_impls(m, prim, method).all(|i| i.plain_fn(method))
-    }))
+    Some(!seen.iter().any(|m| may_provide(m, prim, alias)))
+}
+
+/// Whether method syntax on `prim` may find a `#[device_fn]` impl's method through `m`'s items:
+/// it has such an impl of a trait for `prim` (which may define the method, or have it from one
+/// of the trait's default methods), imports `alias` by name, or has an item macro.
+fn may_provide(m: &Place, prim: &str, alias: &str) -> bool {
+    let module = m.module();
+    module.has_item_macro || module.names.contains_key(alias) || module.impls.iter().any(|i| i.ty == prim && i.of_trait.is_some() && !i.plain)
 }
 
 /// Every module of the crate (from its root, or of the file alone when the root is not known;
@@ -848,23 +873,29 @@ fn crate_modules(file: &Path) -> Option<(Vec<(Place, Vec<String>)>, bool)> {
 /// The `#[device_fn]` inherent impls for single instances of the generic type written `ty` at
 /// `at` that define `name` (each one's self type as written, and where it is), when they are
 /// the only impls in the type's module (where a `#[device_fn] impl` must be) that define it:
-/// none generic, none of a trait, none without `#[device_fn]`. `None` otherwise.
-pub fn instance_impls(at: Span, ty: &[String], name: &str) -> Option<Vec<(String, Found)>> {
+/// none generic, none of a trait, none without `#[device_fn]`, and no impl there of a trait that
+/// may be a user trait (`user_trait` of its name: its defaults may have the method). `None`
+/// otherwise.
+pub fn instance_impls(at: Span, ty: &[String], name: &str, user_trait: impl Fn(&str) -> bool) -> Option<Vec<(String, Found)>> {
     let file = at.local_file()?;
     let pos = at.start();
     if pos.line == 0 {
         return None;
     }
-    instance_impls_at(&file, pos, ty, name)
+    instance_impls_at(&file, pos, ty, name, user_trait)
 }
 
-fn instance_impls_at(file: &Path, pos: LineColumn, ty: &[String], name: &str) -> Option<Vec<(String, Found)>> {
+fn instance_impls_at(file: &Path, pos: LineColumn, ty: &[String], name: &str, user_trait: impl Fn(&str) -> bool) -> Option<Vec<(String, Found)>> {
     let Target::Type(place, _) = place_at(file, pos)?.resolve(ty, Ns::Type, &mut Walk::default())? else { return None };
     let module = place.module();
     if module.has_item_macro {
         return None;
     }
     let base = ty.last()?;
+    // A trait's impl may have the method from the trait's default methods.
+    if module.impls.iter().any(|i| &i.ty == base && i.of_trait.as_deref().is_some_and(&user_trait) && !i.plain) {
+        return None;
+    }
     let mut out = Vec::new();
     for i in module.impls.iter().filter(|i| &i.ty == base && i.fns.iter().any(|f| f.0 == name)) {
         if i.generic || i.of_trait.is_some() || i.plain || !i.self_ty.contains('<') {
@@ -888,6 +919,8 @@ mod tests {
     thread_local! {
         /// The crate roots [`roots`] gives a test (Cargo's own are this crate's).
         pub static ROOTS: RefCell<Option<Vec<PathBuf>>> = const { RefCell::new(None) };
+        /// The path dependencies [`extern_crate`] knows in a test, by name.
+        pub static DEPS: RefCell<Vec<(String, PathBuf)>> = const { RefCell::new(Vec::new()) };
     }
 
     fn at(line: usize, column: usize) -> LineColumn {
@@ -1042,7 +1075,7 @@ fn k(v: V) { v.len(); }
             "mod geo {\n pub struct P<T>(T);\n #[device_fn] impl P<f32> { fn s(self) {} fn g(self) {} }\n #[device_fn] impl P<u8> { fn s(self) {} }\n #[device_fn] impl<T> P<T> { fn g(self) {} }\n}\nuse geo::*;\nfn k() {}\n",
         )]);
         let f = t.0.join("src/lib.rs");
-        let find = |name: &str| instance_impls_at(&f, at(8, 4), &segs("P"), name).map(|v| v.into_iter().map(|(t, d)| (t, d.line)).collect::<Vec<_>>());
+        let find = |name: &str| instance_impls_at(&f, at(8, 4), &segs("P"), name, |_| true).map(|v| v.into_iter().map(|(t, d)| (t, d.line)).collect::<Vec<_>>());
         assert_eq!(find("s"), Some(vec![("P < f32 >".to_owned(), 3), ("P < u8 >".to_owned(), 4)]));
         // A generic impl defines `g` too; nothing defines `x`.
         assert_eq!(find("g"), None);
@@ -1154,8 +1187,28 @@ fn k(v: V) { v.len(); }
         let unreachable = |line: usize, m: &str| prim_method_unreachable_at(&f, at(line, lines[line - 1].find("fn k").unwrap()), "f32", m, "alias");
         assert_eq!(unreachable(2, "h"), Some(true));
         assert_eq!(unreachable(3, "h"), Some(false));
-        assert_eq!(unreachable(3, "nothing"), Some(true));
+        // `b` sees `num`'s impl for `f32`, whose trait's defaults might have the method.
+        assert_eq!(unreachable(3, "nothing"), Some(false));
+        assert_eq!(unreachable(2, "nothing"), Some(true));
         assert_eq!(unreachable(5, "nothing"), None);
+    }
+
+    #[test]
+    fn path_dependencies_are_followed() {
+        let t = Tree::new("deps", &[
+            ("app/src/lib.rs", "use mathlib::twice;\nuse mathlib::geo::*;\nfn k() { mathlib::helper(); ::mathlib::helper(); twice(); area(); dev(); }\n"),
+            ("mathlib/src/lib.rs", "pub fn helper() {}\npub fn twice() {}\npub mod geo { pub fn area() {} #[device_fn] pub fn dev() {} }\n"),
+        ]);
+        DEPS.with(|d| *d.borrow_mut() = vec![("mathlib".to_owned(), t.0.join("mathlib/src/lib.rs"))]);
+        let call = at(3, 10);
+        assert_eq!(t.find("app/src/lib.rs", call, "mathlib::helper"), Some(("mathlib/src/lib.rs".into(), 1)));
+        let rooted = ["::", "mathlib", "helper"].map(str::to_owned);
+        assert_eq!(plain_fn_at(&t.0.join("app/src/lib.rs"), call, &rooted).map(|f| f.line), Some(1));
+        assert_eq!(t.find("app/src/lib.rs", call, "twice"), Some(("mathlib/src/lib.rs".into(), 2)));
+        assert_eq!(t.find("app/src/lib.rs", call, "area"), Some(("mathlib/src/lib.rs".into(), 3)));
+        assert_eq!(t.find("app/src/lib.rs", call, "dev"), None);
+        assert_eq!(t.find("app/src/lib.rs", call, "other::helper"), None);
+        DEPS.with(|d| d.borrow_mut().clear());
     }
 
     #[test]

@@ -28,6 +28,12 @@ impl core::ops::Add for Rgb {
     }
 }
 
+/// `0xRRGGBB`, for the host (a plain function: device code calling it gets an error naming it,
+/// `tests/ui/plain_fn_other_crate.rs`).
+pub fn to_hex(c: Rgb) -> u32 {
+    (c.r as u32) << 16 | (c.g as u32) << 8 | c.b as u32
+}
+
 /// Perceived brightness, 0..=255.
 #[device_fn]
 pub fn luma(c: Rgb) -> u8 {
