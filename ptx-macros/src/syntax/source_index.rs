@@ -60,8 +60,11 @@ struct Module {
 
 /// An `impl` block: the last name of its type (`Vec3` of `impl geo::Vec3<T>`), its trait's,
 /// whether it and each function carry no attribute but the inert ones.
+#[derive(Clone)]
 struct Impl {
     ty: String,
+    /// The self type's path, without arguments (`geo::Vec3`).
+    ty_path: Vec<String>,
     /// The self type as written (`Pair < f32 >`), and whether the impl has generic parameters.
     self_ty: String,
     generic: bool,
@@ -176,7 +179,8 @@ impl Module {
                 let of_trait = i.trait_.as_ref().and_then(|(_, p, _)| p.segments.last()).map(|s| s.ident.to_string());
                 let line = i.impl_token.span.start().line;
                 let (self_ty, generic) = (quote::ToTokens::to_token_stream(&i.self_ty).to_string(), !i.generics.params.is_empty());
-                self.impls.push(Impl { ty: ty.ident.to_string(), self_ty, generic, of_trait, plain: is_plain(&i.attrs), line, fns: fns.collect() });
+                let ty_path = tp.path.segments.iter().map(|s| s.ident.to_string()).collect();
+                self.impls.push(Impl { ty: ty.ident.to_string(), ty_path, self_ty, generic, of_trait, plain: is_plain(&i.attrs), line, fns: fns.collect() });
             }
             syn::Item::Struct(syn::ItemStruct { ident, attrs, .. }) | syn::Item::Enum(syn::ItemEnum { ident, attrs, .. }) | syn::Item::Union(syn::ItemUnion { ident, attrs, .. }) => {
                 self.define(ident.to_string(), Def::Type { line: ident.span().start().line, plain: is_plain_type(attrs) });
@@ -641,16 +645,24 @@ pub fn plain_method(at: Span, ty: &[String], name: &str, of_trait: Option<&str>)
 fn plain_method_at(file: &Path, pos: LineColumn, ty: &[String], name: &str, of_trait: Option<&str>) -> Option<PlainMethod> {
     let Target::Type(place, _) = place_at(file, pos)?.resolve(ty, Ns::Type, &mut Walk::default())? else { return None };
     let base = ty.last()?;
-    let mut found = None;
     // An operator is its trait's impl; a method or associated function any impl's.
-    for i in place.module().impls.iter().filter(|i| &i.ty == base && (of_trait.is_none() || i.of_trait.as_deref() == of_trait)) {
-        let Some(&(_, _, fn_plain)) = i.fns.iter().find(|f| f.0 == name) else { continue };
-        if !(i.plain && fn_plain) || (of_trait.is_some() && i.of_trait.as_deref() != of_trait) || found.is_some() {
-            return None;
+    let defines = |i: &&Impl| &i.ty == base && (of_trait.is_none() || i.of_trait.as_deref() == of_trait) && i.fns.iter().any(|f| f.0 == name);
+    let mut found = Vec::new();
+    found.extend(place.module().impls.iter().filter(defines).map(|i| (place.clone(), i.clone())));
+    // None in the type's module: an impl without `#[device_fn]` may be anywhere in the crate,
+    // its path naming the type there.
+    if found.is_empty() {
+        let (modules, true) = crate_modules(file)? else { return None };
+        for m in modules.iter().map(|(m, _)| m).filter(|m| !same_module(m, &place)) {
+            for i in m.module().impls.iter().filter(defines) {
+                if matches!(m.resolve(&i.ty_path, Ns::Type, &mut Walk::default()), Some(Target::Type(p, _)) if same_module(&p, &place)) {
+                    found.push((m.clone(), i.clone()));
+                }
+            }
         }
-        found = Some(PlainMethod { file: place.file.clone(), line: i.line, of_trait: i.of_trait.clone() });
     }
-    found
+    let [(m, i)] = <[(Place, Impl); 1]>::try_from(found).ok()?;
+    i.plain_fn(name).then(|| PlainMethod { file: m.file.clone(), line: i.line, of_trait: i.of_trait.clone() })
 }
 
 /// Where a definition is: its file and the 1-based line of its name.
@@ -1048,6 +1060,7 @@ mod geo {
 }
 use geo::V;
 fn k(v: V) { v.len(); }
+mod far { use super::geo::V; impl V { pub fn far(self) {} } impl crate::geo::W { pub fn w(self) {} } }
 ";
 
     #[test]
@@ -1066,6 +1079,13 @@ fn k(v: V) { v.len(); }
         assert_eq!(find("V", "nothing", None), None);
         assert_eq!(find("V", "sub", Some("Sub")), None);
         assert_eq!(find("k", "len", None), None);
+        // In another module of the crate, once its root is known.
+        assert_eq!(find("V", "far", None), None);
+        ROOTS.with(|r| *r.borrow_mut() = Some(vec![f.clone()]));
+        assert_eq!(find("V", "far", None), Some((13, None)));
+        assert_eq!(find("geo::W", "w", None), Some((13, None)));
+        assert_eq!(find("V", "w", None), None);
+        ROOTS.with(|r| *r.borrow_mut() = None);
     }
 
     #[test]
