@@ -10,9 +10,11 @@
 //!
 //! A dependency written `mathlib = { path = "../mathlib" }` (or `[dependencies.mathlib]`, or
 //! `{ workspace = true }` with the path in the workspace's `[workspace.dependencies]`) has its
-//! root at its own manifest's `[lib] path` or `src/lib.rs` ([`dependency_root`]); dependencies
-//! from a registry or git have no path and are not looked up. The device runtime's own crates
-//! are never looked up: their device functions have replays of their own making.
+//! root at its own manifest's `[lib] path` or `src/lib.rs` ([`dependency_root`]). A dependency
+//! from a registry is found through the workspace's `Cargo.lock` (its one locked version) in
+//! Cargo's registry sources (`$CARGO_HOME/registry/src/*/<name>-<version>`); git dependencies
+//! are not looked up. The device runtime's own crates are never looked up: their device
+//! functions have replays of their own making.
 //!
 //! The manifest is read line by line (`[lib]`, `[[bin]]`.. headers, `name = ".."` and
 //! `path = ".."` keys): enough for what Cargo and trybuild write; anything it misreads only
@@ -51,6 +53,7 @@ pub fn dependency_root(name: &str) -> Option<PathBuf> {
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
     let dep = match dependency_path(&manifest, name, false)? {
         DepPath::Path(p) => dir.join(p),
+        DepPath::Registry(package) => registry_source(&dir, &package)?,
         DepPath::Workspace => {
             let (root, text) = dir.ancestors().skip(1).find_map(|d| {
                 let text = std::fs::read_to_string(d.join("Cargo.toml")).ok()?;
@@ -58,6 +61,7 @@ pub fn dependency_root(name: &str) -> Option<PathBuf> {
             })?;
             match dependency_path(&text, name, true)? {
                 DepPath::Path(p) => root.join(p),
+                DepPath::Registry(package) => registry_source(&dir, &package)?,
                 DepPath::Workspace => return None,
             }
         }
@@ -67,10 +71,46 @@ pub fn dependency_root(name: &str) -> Option<PathBuf> {
     root.is_file().then_some(root)
 }
 
+/// The sources of the registry package `package` the workspace's `Cargo.lock` (found from the
+/// manifest directory `dir` up) locks at exactly one version.
+fn registry_source(dir: &Path, package: &str) -> Option<PathBuf> {
+    let lock = dir.ancestors().find_map(|d| std::fs::read_to_string(d.join("Cargo.lock")).ok())?;
+    let home = std::env::var_os("CARGO_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))?;
+    registry_source_in(&lock, package, &home)
+}
+
+/// [`registry_source`] with the lock file's text and Cargo's home.
+fn registry_source_in(lock: &str, package: &str, home: &Path) -> Option<PathBuf> {
+    let mut versions = Vec::new();
+    let (mut name, mut version) = (None, None);
+    for line in lock.lines().chain(std::iter::once("[[package]]")) {
+        let line = line.trim();
+        if line == "[[package]]" {
+            if let (Some(n), Some(v)) = (name.take(), version.take()) {
+                if n == package {
+                    versions.push(v);
+                }
+            }
+            continue;
+        }
+        match line.split_once('=') {
+            Some((k, v)) if k.trim() == "name" => name = string(v),
+            Some((k, v)) if k.trim() == "version" => version = string(v),
+            Some((k, v)) if k.trim() == "source" && !v.contains("registry+") => name = None,
+            _ => {}
+        }
+    }
+    let [version] = <[String; 1]>::try_from(versions).ok()?;
+    let found: Vec<PathBuf> = std::fs::read_dir(home.join("registry/src")).ok()?.filter_map(|e| Some(e.ok()?.path().join(format!("{package}-{version}")))).filter(|p| p.is_dir()).collect();
+    found.into_iter().next()
+}
+
 /// Where a dependency's path is written.
 #[derive(Debug, PartialEq)]
 enum DepPath {
     Path(String),
+    /// From a registry: the package's name.
+    Registry(String),
     /// `{ workspace = true }`: in the workspace's manifest.
     Workspace,
 }
@@ -105,7 +145,12 @@ fn dependency_path(manifest: &str, name: &str, workspace: bool) -> Option<DepPat
             if value.contains("workspace") && value.contains("true") {
                 return Some(DepPath::Workspace);
             }
-            return None;
+            if value.contains("git") {
+                return None;
+            }
+            // `libm = "0.2"`, `m = { version = "0.2", package = "libm" }`.
+            let package = value.find("package").and_then(|at| string(value[at + 7..].trim_start().strip_prefix('=')?));
+            return Some(DepPath::Registry(package.unwrap_or_else(|| key.trim().trim_matches('"').to_owned())));
         }
     }
     None
@@ -233,10 +278,25 @@ mod tests {
     }
 
     #[test]
+    fn registry_sources_by_the_locked_version() {
+        let home = std::env::temp_dir().join(format!("ptx-crate-root-{}", std::process::id()));
+        std::fs::create_dir_all(home.join("registry/src/index.example/m-0.2.16")).unwrap();
+        let lock = "[[package]]\nname = \"m\"\nversion = \"0.2.16\"\nsource = \"registry+https://x\"\n\n[[package]]\nname = \"two\"\nversion = \"1.0.0\"\nsource = \"registry+https://x\"\n\n[[package]]\nname = \"two\"\nversion = \"2.0.0\"\nsource = \"registry+https://x\"\n\n[[package]]\nname = \"g\"\nversion = \"1.0.0\"\nsource = \"git+https://x\"\n";
+        assert_eq!(registry_source_in(lock, "m", &home), Some(home.join("registry/src/index.example/m-0.2.16")));
+        // Two locked versions, a git source, a package not downloaded.
+        assert_eq!(registry_source_in(lock, "two", &home), None);
+        assert_eq!(registry_source_in(lock, "g", &home), None);
+        assert_eq!(registry_source_in(lock, "absent", &home), None);
+        let _ = std::fs::remove_dir_all(&home);
+    }
+
+    #[test]
     fn path_dependencies() {
         let manifest = "[dependencies]\nmath-lib = { version = \"1\", path = \"../math\" }\nserde = \"1\"\nws = { workspace = true }\n\n[dependencies.other]\npath = 'x/other'\n\n[target.'cfg(unix)'.dev-dependencies]\nu = { path = \"u\" }\n";
         assert_eq!(dependency_path(manifest, "math_lib", false), Some(DepPath::Path("../math".into())));
-        assert_eq!(dependency_path(manifest, "serde", false), None);
+        assert_eq!(dependency_path(manifest, "serde", false), Some(DepPath::Registry("serde".into())));
+        assert_eq!(dependency_path("[dependencies]\nm = { version = \"0.2\", package = \"libm\" }\ng = { git = \"https://x\" }\n", "m", false), Some(DepPath::Registry("libm".into())));
+        assert_eq!(dependency_path("[dependencies]\ng = { git = \"https://x\" }\n", "g", false), None);
         assert_eq!(dependency_path(manifest, "ws", false), Some(DepPath::Workspace));
         assert_eq!(dependency_path(manifest, "other", false), Some(DepPath::Path("x/other".into())));
         assert_eq!(dependency_path(manifest, "u", false), Some(DepPath::Path("u".into())));

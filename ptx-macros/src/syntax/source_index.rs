@@ -465,14 +465,17 @@ impl Place {
             }
             Ns::Type => {
                 let mods: Vec<&Def> = defs.iter().filter(|d| matches!(d, Def::Inline(_) | Def::File)).collect();
+                // A `use` beside a module of the same name imports a value (`mod sinf;` and
+                // `pub use self::sinf::sinf;`): rustc refuses two items of one namespace.
+                let uses_only = others.iter().all(|d| matches!(d, Def::Use(_)));
                 match (mods.as_slice(), others.as_slice()) {
-                    ([Def::Inline(i)], []) => {
+                    ([Def::Inline(i)], _) if uses_only => {
                         let mut p = self.clone();
                         p.chain.push(*i);
                         p.names.push(name.to_owned());
                         Some(Target::Module(p))
                     }
-                    ([Def::File], []) => Some(self.file_module(name).map_or(Target::Other, Target::Module)),
+                    ([Def::File], _) if uses_only => Some(self.file_module(name).map_or(Target::Other, Target::Module)),
                     ([], [Def::Use(path)]) => Some(self.resolve(path, Ns::Type, w).unwrap_or(Target::Other)),
                     ([], [Def::Type { line, plain }]) => Some(Target::Type(self.clone(), plain.then(|| Found { file: self.file.clone(), line: *line }))),
                     ([], [Def::Trait { line, plain: true }]) => Some(Target::PlainTrait(Found { file: self.file.clone(), line: *line })),
@@ -1217,7 +1220,8 @@ mod far { use super::geo::V; impl V { pub fn far(self) {} } impl crate::geo::W {
     fn path_dependencies_are_followed() {
         let t = Tree::new("deps", &[
             ("app/src/lib.rs", "use mathlib::twice;\nuse mathlib::geo::*;\nfn k() { mathlib::helper(); ::mathlib::helper(); twice(); area(); dev(); }\n"),
-            ("mathlib/src/lib.rs", "pub fn helper() {}\npub fn twice() {}\npub mod geo { pub fn area() {} #[device_fn] pub fn dev() {} }\n"),
+            ("mathlib/src/lib.rs", "pub fn helper() {}\npub fn twice() {}\npub mod geo { pub fn area() {} #[device_fn] pub fn dev() {} }\nmod sq;\npub use self::sq::sq;\n"),
+            ("mathlib/src/sq.rs", "pub fn sq() {}\n"),
         ]);
         DEPS.with(|d| *d.borrow_mut() = vec![("mathlib".to_owned(), t.0.join("mathlib/src/lib.rs"))]);
         let call = at(3, 10);
@@ -1228,6 +1232,8 @@ mod far { use super::geo::V; impl V { pub fn far(self) {} } impl crate::geo::W {
         assert_eq!(t.find("app/src/lib.rs", call, "area"), Some(("mathlib/src/lib.rs".into(), 3)));
         assert_eq!(t.find("app/src/lib.rs", call, "dev"), None);
         assert_eq!(t.find("app/src/lib.rs", call, "other::helper"), None);
+        // A module and the function it re-exports under the module's name.
+        assert_eq!(t.find("app/src/lib.rs", call, "mathlib::sq"), Some(("mathlib/src/sq.rs".into(), 1)));
         DEPS.with(|d| d.borrow_mut().clear());
     }
 
