@@ -60,6 +60,39 @@ pub mod geo {
         }
     }
 
+    // Operators for one instance each: `+` of `Pair<f32>` and of `Pair<u32>` differ.
+    #[device_fn]
+    impl core::ops::Add for Pair<f32> {
+        type Output = Pair<f32>;
+        fn add(self, o: Pair<f32>) -> Pair<f32> {
+            Pair { a: self.a + o.a, b: self.b - o.b }
+        }
+    }
+
+    #[device_fn]
+    impl core::ops::Add for Pair<u32> {
+        type Output = Self;
+        fn add(self, o: Self) -> Self {
+            Pair { a: self.a + o.a * 2, b: self.b ^ o.b }
+        }
+    }
+
+    #[device_fn]
+    impl core::ops::Mul<f32> for Pair<f32> {
+        type Output = Self;
+        fn mul(self, k: f32) -> Self {
+            Pair { a: self.a * k, b: self.b + k }
+        }
+    }
+
+    #[device_fn]
+    impl core::ops::Neg for Pair<f32> {
+        type Output = Self;
+        fn neg(self) -> Self {
+            Pair { a: -self.a, b: self.b * 0.5 }
+        }
+    }
+
     #[device_fn]
     impl<T: Copy> Pair<T> {
         pub fn first(self) -> T {
@@ -84,7 +117,8 @@ mod user {
         let (p, q) = (ps[i], qs[i]);
         let a = p.scale(2.0f32).sum() + p.scale(3u32).sum() * 0.5 + p.scale(0.25).sum();
         let b = q.scale(4u32).sum() + q.sum() + doubled(q).sum() + doubled(p).sum();
-        out[i] = a + b + Pair::<f32>::sum(p) + p.first() + q.first() as f32;
+        let c = (p + p * 0.5).sum() + (-p).sum() + (q + q).sum();
+        out[i] = a + b + c + Pair::<f32>::sum(p) + p.first() + q.first() as f32;
     }
 }
 
@@ -115,5 +149,29 @@ fn instance_methods_are_members_of_the_specialization() {
         format!("{geo}::Pair<unsigned int>::scale<unsigned int> const"),
     ] {
         assert_eq!(syms.iter().filter(|s| **s == want).count(), 2, "{want}: one prototype and one definition in {syms:#?}");
+    }
+}
+
+/// An instance's operators as nvcc names `template <> struct Pair<float> { Pair operator+(Pair)
+/// const; .. }`'s: with their parameter types, the instance itself abbreviated (`S3_`).
+#[test]
+fn instance_operators_are_nvccs() {
+    let ptx = user::instance_impls::PTX;
+    let geo = "suite::body_instance_impls::geo";
+    let want = [
+        ("_ZNK5suite19body_instance_impls3geo4PairIfEplES3_", format!("{geo}::Pair<float>::operator+({geo}::Pair<float>) const")),
+        ("_ZNK5suite19body_instance_impls3geo4PairIjEplES3_", format!("{geo}::Pair<unsigned int>::operator+({geo}::Pair<unsigned int>) const")),
+        ("_ZNK5suite19body_instance_impls3geo4PairIfEmlEf", format!("{geo}::Pair<float>::operator*(float) const")),
+        ("_ZNK5suite19body_instance_impls3geo4PairIfEngEv", format!("{geo}::Pair<float>::operator-() const")),
+    ];
+    for (sym, _) in &want {
+        assert_eq!(ptx.matches(&format!("{sym}(")).count(), 2, "{sym}: one prototype and one definition:\n{ptx}");
+    }
+    if has_cxxfilt() {
+        let out = std::process::Command::new("c++filt").args(want.iter().map(|w| w.0)).output().expect("c++filt runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        for (line, (sym, demangled)) in text.lines().zip(&want) {
+            assert_eq!(line, demangled, "c++filt {sym}");
+        }
     }
 }

@@ -39,12 +39,11 @@ impl Pair<f32> {
     }
 }
 
-// ... nor an operator impl for one instance: one error naming the generic impl to write.
+// ... nor a conversion impl for one instance: one error naming the generic impl to write.
 #[device_fn]
-impl core::ops::Neg for Pair<f64> {
-    type Output = Self;
-    fn neg(self) -> Self {
-        Pair { a: -self.a, b: -self.b }
+impl From<f32> for Pair<f64> {
+    fn from(x: f32) -> Self {
+        Pair { a: x as f64, b: 0.0 }
     }
 }
 

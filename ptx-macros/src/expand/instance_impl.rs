@@ -8,9 +8,11 @@
 //! are) and makes the type's name for each (`Pair__sum__…`) a marker, `per_instance`, through a
 //! glob of a hidden module: the globs of several instances' impls name the same macro, which
 //! rustc accepts. The caller fetches the type's name, finds the marker and fetches the
-//! instance's (`front::user_method::method_info`). A call on an instance with no impl fetches
-//! a name nothing defines: rustc's "cannot find macro `Pair_u32__sum__needs_device_fn_impl_in_scope`"
-//! at the call, beside its own "no method named `sum`".
+//! instance's (`front::user_method::method_info`). A call on an instance with no impl is one
+//! error naming the instances that have it, where the type's module shows that no other impl
+//! may define it (`front::plain_call::missing_instance_method`); elsewhere it fetches a name
+//! nothing defines, rustc's "cannot find macro `Pair_u32__sum__needs_device_fn_impl_in_scope`".
+//! Operators are keyed like methods (`Pair_f32__Add__…`) and named with their operand's type.
 //!
 //! Each method is the member of the class template's explicit specialization, as nvcc names
 //! `template <> struct Pair<float> { float sum() const; }`'s: `krate::geo::Pair<float>::sum()

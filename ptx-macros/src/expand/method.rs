@@ -66,6 +66,20 @@ pub fn replay_name(ty: &str, key: &str, span: Span) -> proc_macro2::Ident {
     proc_macro2::Ident::new(&name, span)
 }
 
+/// The operand of an operator in an impl for one instance of a generic type (`impl Add for
+/// Pair<f32>`), as a `TemplateArg`: the class itself (`Self`, or the instance written out) as
+/// its name, which the mangling abbreviates; a primitive's code; `v` for a unary operator.
+fn instance_operand(f: &syn::ImplItemFn, self_ty: &syn::Type, class: &str, errors: &mut Errors) -> Option<TokenStream> {
+    let p = quote!(::ptx_runtime::__private);
+    let Some(syn::FnArg::Typed(pt)) = f.sig.inputs.iter().nth(1) else { return Some(quote!(#p::TemplateArg::Builtin("v"))) };
+    let t = &*pt.ty;
+    let is_self = matches!(t, syn::Type::Path(tp) if tp.path.is_ident("Self")) || t.to_token_stream().to_string() == self_ty.to_token_stream().to_string();
+    if is_self {
+        return Some(quote!(#p::TemplateArg::Struct { path: ::core::module_path!(), name: #class }));
+    }
+    super::generic_trait::type_arg(t, self_ty, errors)
+}
+
 /// The key of an operator impl: the trait, and `_scalar` or `_<Type>` for a right operand that
 /// is not the type itself.
 pub fn op_key(trait_name: &str, rhs: Option<&str>) -> String {
@@ -229,8 +243,8 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
             }
         }
     }
-    if let (Some(inst), true) = (&instance, op.is_some() || from.is_some()) {
-        errors.error(&imp.self_ty, format!("operator and conversion impls for one instance of a generic type are not supported in device code yet: write the impl generic over the type's parameters (`impl<T: ..> Add for {}<T>`)", inst.base));
+    if let (Some(inst), true) = (&instance, from.is_some() || scalar_lhs.is_some()) {
+        errors.error(&imp.self_ty, format!("conversion impls and operators with a primitive on the left for one instance of a generic type are not supported in device code yet: write the impl generic over the type's parameters (`impl<T: ..> From<T> for {}<T>`)", inst.base));
     }
     if !errors.is_empty() {
         let e = errors.to_compile_errors();
@@ -424,10 +438,19 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
                     Some(inst) => (inst.base.clone(), inst.targs.clone()),
                     None => (class, Vec::new()),
                 };
+                // An instance's operator carries its operand's type, as nvcc's
+                // `Pair<float>::operator+(Pair<float>) const` does (see `instance_operand`).
+                let op_params = match (&instance, operator) {
+                    (Some(_), true) => match instance_operand(f, &imp.self_ty, &class, &mut errors) {
+                        Some(t) => vec![t],
+                        None => continue,
+                    },
+                    _ => Vec::new(),
+                };
                 symbols.push(quote! {
                     #[doc(hidden)]
                     pub const #sym_const: &'static str = ::ptx_runtime::__private::ptx_text![::ptx_runtime::__private::Piece::MemberTemplate {
-                        path: ::core::module_path!(), class: #class, args: &[#(#args),*], name: #sym_name, margs: &[#(#margs),*], konst: #konst, operator: false, params: &[],
+                        path: ::core::module_path!(), class: #class, args: &[#(#args),*], name: #sym_name, margs: &[#(#margs),*], konst: #konst, operator: #operator, params: &[#(#op_params),*],
                     }];
                 });
             }
