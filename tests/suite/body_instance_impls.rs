@@ -58,6 +58,11 @@ pub mod geo {
         pub fn sum(self) -> f32 {
             (self.a * 2 + self.b) as f32
         }
+
+        /// A generic method of one instance's impl: one instance per argument type.
+        pub fn weighted<U: Into<f32> + Copy>(self, u: U) -> f32 {
+            self.a as f32 * u.into() - self.b as f32
+        }
     }
 
     // Operators for one instance each: `+` of `Pair<f32>` and of `Pair<u32>` differ.
@@ -117,7 +122,7 @@ mod user {
         let (p, q) = (ps[i], qs[i]);
         let a = p.scale(2.0f32).sum() + p.scale(3u32).sum() * 0.5 + p.scale(0.25).sum();
         let b = q.scale(4u32).sum() + q.sum() + doubled(q).sum() + doubled(p).sum();
-        let c = (p + p * 0.5).sum() + (-p).sum() + (q + q).sum();
+        let c = (p + p * 0.5).sum() + (-p).sum() + (q + q).sum() + q.weighted(1.5f32) + q.weighted(3u8) + q.weighted::<u16>(7);
         out[i] = a + b + c + Pair::<f32>::sum(p) + p.first() + q.first() as f32;
     }
 }
@@ -147,6 +152,9 @@ fn instance_methods_are_members_of_the_specialization() {
         format!("{geo}::Pair<float>::scale<float> const"),
         format!("{geo}::Pair<float>::scale<unsigned int> const"),
         format!("{geo}::Pair<unsigned int>::scale<unsigned int> const"),
+        format!("{geo}::Pair<unsigned int>::weighted<float> const"),
+        format!("{geo}::Pair<unsigned int>::weighted<unsigned char> const"),
+        format!("{geo}::Pair<unsigned int>::weighted<unsigned short> const"),
     ] {
         assert_eq!(syms.iter().filter(|s| **s == want).count(), 2, "{want}: one prototype and one definition in {syms:#?}");
     }

@@ -28,7 +28,7 @@ impl Dims<3> for V {
     }
 }
 
-// An impl for one instance of a generic type works, but not its generic methods...
+// An impl for one instance of a generic type works, its generic methods too...
 #[device_fn]
 impl Pair<f32> {
     pub fn total(self) -> f32 {
@@ -36,6 +36,19 @@ impl Pair<f32> {
     }
     pub fn weighted<U: Into<f32>>(self, u: U) -> f32 {
         self.a * u.into()
+    }
+}
+
+#[device_fn]
+pub trait Weigh {
+    fn weigh<U: Into<f32>>(self, u: U) -> f32;
+}
+
+// ... but not a generic method of a trait's impl for one instance: one error at its parameters.
+#[device_fn]
+impl Weigh for Pair<f32> {
+    fn weigh<U: Into<f32>>(self, u: U) -> f32 {
+        self.b * u.into()
     }
 }
 

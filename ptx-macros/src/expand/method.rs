@@ -295,8 +295,12 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
         }
         let name = f.sig.ident.to_string();
         if crate::front::generic::is_generic(&f.sig) && op.is_none() {
-            if let Some(inst) = &instance {
-                errors.error(&f.sig.generics, format!("generic methods of an impl for one instance of a generic type are not supported in device code yet: give the method concrete parameter types, or write it in a generic impl (`impl<T> {}<T>`)", inst.base));
+            if let (Some(inst), Some(_)) = (&instance, &imp.trait_) {
+                errors.error(&f.sig.generics, format!("generic methods of a trait's impl for one instance of a generic type are not supported in device code yet: give the method concrete parameter types, or write the impl generic (`impl<T> Trait for {}<T>`)", inst.base));
+            } else if instance.is_some() {
+                // An inherent impl's generic method, keyed by the instance as its other methods.
+                out.extend(super::generic::generic_method_replay(&ty_name, &name, &self_ty, f, TokenStream::new()));
+                instance_keys.push(name.clone());
             } else if prim.is_some() {
                 errors.error(&f.sig.generics, "generic methods of a trait implemented for a primitive are not supported in device code: give the method concrete parameter types, or implement the trait for a `DeviceRepr` type");
             } else if gtrait.is_some() && gtrait_args.is_empty() {

@@ -24,7 +24,12 @@ pub fn has_own_generics(g: &GenericMethodInfo) -> bool {
 impl Checker<'_> {
     /// The replay of `def`'s method `name` when it is a generic method already fetched.
     pub(super) fn own_generic_method(&self, def: &StructDef, name: &str, span: Span) -> Option<GenericMethodInfo> {
-        match self.env.get(&super::user_method::method_path(def, name, span)) {
+        let found = match self.env.get(&super::user_method::method_path(def, name, span)) {
+            // An impl for one instance (`impl Pair<u32> { fn weighted<U> }`): the instance's name.
+            Some(Info::PerInstance) => self.env.get(&super::user_method::instance_method_path(def, name, span)?),
+            found => found,
+        };
+        match found {
             Some(Info::GenericMethod(g)) if has_own_generics(g) => Some(g.clone()),
             _ => None,
         }

@@ -311,7 +311,8 @@ impl Checker<'_> {
         };
         let mut map = HashMap::new();
         let mut consts = HashMap::new();
-        for (i, a) in self_args.iter().enumerate() {
+        // An impl for one instance (`impl Pair<u32>`) has no parameters to bind.
+        for (i, a) in self_args.iter().enumerate().filter(|_| !params.is_empty()) {
             match (a, type_tokens.get(i), type_args.get(i)) {
                 (Some(p), Some(_), Some(GenericArg::Const(v, code))) if params.contains(p) => {
                     consts.insert(p.clone(), (*v, *code));

@@ -60,6 +60,39 @@ impl Checker<'_> {
         true
     }
 
+    /// Reports a method, associated function or operator (`key`) of a `DeviceRepr` type written
+    /// by its name alone (`use geo::Vec3;`) where its module's items are not glob-imported: the
+    /// replay the call fetches (`replay`) lives in that module, out of reach (see
+    /// `source_index::unseen_type_impl`); `false` (fetch as usual) otherwise.
+    pub fn unseen_method(&mut self, def: &StructDef, key: &str, replay: &str, span: Span) -> bool {
+        let Ok(ty) = syn::parse2::<syn::Path>(def.path.clone()) else { return false };
+        let ty: Vec<String> = ty.segments.iter().map(|s| s.ident.to_string()).collect();
+        let op = OPS.iter().find(|(t, _, _)| key == *t || key.strip_prefix(t).is_some_and(|r| r.starts_with('_')));
+        let (name, of_trait) = match op {
+            Some((t, m, _)) => (*m, Some(*t)),
+            None => (key, None),
+        };
+        let Some((found, module)) = source_index::unseen_type_impl(span, &ty, name, of_trait, replay) else { return false };
+        let base = def.base_name();
+        let (place, import) = match &module {
+            Some(m) => (format!(" in `{m}`"), format!("`use {m}::*;`")),
+            None => (String::new(), "a glob import of its module's items".to_owned()),
+        };
+        let what = match of_trait {
+            Some(t) => format!("`{t}` of `{base}`"),
+            None => format!("`{name}` of `{base}`"),
+        };
+        self.errors.at(
+            span,
+            format!(
+                "{what} is defined by a `#[device_fn] impl`{place} (at {}:{}), whose items are not glob-imported here: device code reaches a type's methods through its module, and `use` of the type alone does not bring them; add {import}, or name the type by its module's path",
+                source_index::display(&found.file),
+                found.line
+            ),
+        );
+        true
+    }
+
     /// Reports a method that neither the primitive `prim` nor any `#[device_fn]` impl the call
     /// can reach has (`x.frobnicate()`), instead of fetching `alias`, which then cannot exist:
     /// only where every glob of the call's module can be followed, for a call in the item
@@ -89,14 +122,17 @@ impl Checker<'_> {
         let user_trait = |t: &str| !OPS.iter().any(|(op, _, _)| *op == t) && !crate::expand::trait_def::is_core_trait(t);
         let Some(impls) = source_index::instance_impls(span, &ty, name, user_trait) else { return false };
         let mut written = Vec::new();
-        for (self_ty, _) in &impls {
+        for (self_ty, _, of_trait) in &impls {
             let Ok(t) = syn::parse_str::<syn::Type>(self_ty) else { return false };
+            // An impl for this instance (a trait's may have the method as a default).
             if crate::expand::generic_trait::type_key(&t, "") == instance {
                 return false;
             }
-            written.push(format!("`{}`", quote::ToTokens::to_token_stream(&t).to_string().replace(' ', "")));
+            if !of_trait {
+                written.push(format!("`{}`", quote::ToTokens::to_token_stream(&t).to_string().replace(' ', "")));
+            }
         }
-        let first = &impls[0].1;
+        let Some((_, first, _)) = impls.iter().find(|i| !i.2) else { return false };
         let base = def.base_name();
         self.errors.at(
             span,

@@ -38,7 +38,7 @@ impl<'a> Checker<'a> {
             }
             None => {
                 let missing = per_instance && instance_name(def).is_some_and(|n| self.missing_instance_method(def, &n, key, span));
-                if !missing && !self.plain_method(def, key, span) {
+                if !missing && !self.plain_method(def, key, span) && !self.unseen_method(def, key, &path.to_string(), span) {
                     self.needs.need(&path);
                 }
                 None
@@ -351,7 +351,7 @@ pub(super) fn method_path(def: &StructDef, key: &str, span: Span) -> TokenStream
 
 /// Where the method `key` of an impl for one instance is (`geo::Pair_f32__sum__…` for a
 /// `Pair<f32>`): the type's name and its arguments' keys, as the impl names them.
-fn instance_method_path(def: &StructDef, key: &str, span: Span) -> Option<TokenStream> {
+pub(super) fn instance_method_path(def: &StructDef, key: &str, span: Span) -> Option<TokenStream> {
     let name = instance_name(def)?;
     let module = method_path(def, key, span);
     let replay = replay_name(&name, key, span);

@@ -493,7 +493,7 @@ impl Place {
         // extern prelude); after a leading `::` it can only be one.
         let external = |seg: &str| extern_crate(seg).map(Target::Module);
         for (i, seg) in path.iter().enumerate() {
-            let after_colons = i == 1 && path[0] == "::";
+            let after_colons = i == 1 && path.first().is_some_and(|f| f == "::");
             place = match seg.as_str() {
                 "::" if i == 0 => continue,
                 _ if after_colons && i == init.len() => return external(seg).filter(|_| ns == Ns::Type),
@@ -885,13 +885,13 @@ fn crate_modules(file: &Path) -> Option<(Vec<(Place, Vec<String>)>, bool)> {
     Some((out, rooted))
 }
 
-/// The `#[device_fn]` inherent impls for single instances of the generic type written `ty` at
-/// `at` that define `name` (each one's self type as written, and where it is), when they are
-/// the only impls in the type's module (where a `#[device_fn] impl` must be) that define it:
-/// none generic, none of a trait, none without `#[device_fn]`, and no impl there of a trait that
-/// may be a user trait (`user_trait` of its name: its defaults may have the method). `None`
-/// otherwise.
-pub fn instance_impls(at: Span, ty: &[String], name: &str, user_trait: impl Fn(&str) -> bool) -> Option<Vec<(String, Found)>> {
+/// The `#[device_fn]` impls for single instances of the generic type written `ty` at `at` that
+/// may give it the method `name`: the inherent ones that define it (`false`) and those of traits
+/// that may be user traits (`user_trait` of the trait's name; `true`: one of its default
+/// methods may be `name`), each with its self type as written and where it is, when the type's
+/// module (where a `#[device_fn] impl` must be) has such inherent impls and no generic impl or
+/// impl without `#[device_fn]` that may define it. `None` otherwise.
+pub fn instance_impls(at: Span, ty: &[String], name: &str, user_trait: impl Fn(&str) -> bool) -> Option<Vec<(String, Found, bool)>> {
     let file = at.local_file()?;
     let pos = at.start();
     if pos.line == 0 {
@@ -900,25 +900,51 @@ pub fn instance_impls(at: Span, ty: &[String], name: &str, user_trait: impl Fn(&
     instance_impls_at(&file, pos, ty, name, user_trait)
 }
 
-fn instance_impls_at(file: &Path, pos: LineColumn, ty: &[String], name: &str, user_trait: impl Fn(&str) -> bool) -> Option<Vec<(String, Found)>> {
+fn instance_impls_at(file: &Path, pos: LineColumn, ty: &[String], name: &str, user_trait: impl Fn(&str) -> bool) -> Option<Vec<(String, Found, bool)>> {
     let Target::Type(place, _) = place_at(file, pos)?.resolve(ty, Ns::Type, &mut Walk::default())? else { return None };
     let module = place.module();
     if module.has_item_macro {
         return None;
     }
     let base = ty.last()?;
-    // A trait's impl may have the method from the trait's default methods.
-    if module.impls.iter().any(|i| &i.ty == base && i.of_trait.as_deref().is_some_and(&user_trait) && !i.plain) {
-        return None;
-    }
     let mut out = Vec::new();
-    for i in module.impls.iter().filter(|i| &i.ty == base && i.fns.iter().any(|f| f.0 == name)) {
-        if i.generic || i.of_trait.is_some() || i.plain || !i.self_ty.contains('<') {
+    for i in module.impls.iter().filter(|i| &i.ty == base) {
+        let defines = i.fns.iter().any(|f| f.0 == name);
+        let user = i.of_trait.as_deref().is_some_and(&user_trait);
+        if !(defines || user) || (i.of_trait.is_some() && !user) {
+            continue;
+        }
+        if i.generic || i.plain || !i.self_ty.contains('<') {
             return None;
         }
-        out.push((i.self_ty.clone(), Found { file: place.file.clone(), line: i.line }));
+        out.push((i.self_ty.clone(), Found { file: place.file.clone(), line: i.line }, i.of_trait.is_some()));
     }
-    (!out.is_empty()).then_some(out)
+    out.iter().any(|e| !e.2).then_some(out)
+}
+
+/// The `#[device_fn]` impl in the module of the type written `ty` (one name, imported alone:
+/// `use geo::Vec3;`) at `at` that defines `name` (an operator trait's method when `of_trait` is
+/// given), when the module at `at` does not see that module's items (it is not that module, no
+/// glob of it imports them, as far as every glob can be followed) nor imports `replay` (the
+/// name the call fetches) by name: the fetch cannot succeed. With the module's path from the
+/// crate's root (`crate::geo`) when the root is known.
+pub fn unseen_type_impl(at: Span, ty: &[String], name: &str, of_trait: Option<&str>, replay: &str) -> Option<(Found, Option<String>)> {
+    let file = at.local_file()?;
+    let pos = at.start();
+    if pos.line == 0 || ty.len() != 1 {
+        return None;
+    }
+    let call = place_at(&file, pos)?;
+    let Target::Type(place, _) = call.resolve(ty, Ns::Type, &mut Walk::default())? else { return None };
+    let base = ty.last()?;
+    let module = place.module();
+    let imp = module.impls.iter().find(|i| &i.ty == base && !i.plain && i.fns.iter().any(|f| f.0 == name) && (of_trait.is_none() || i.of_trait.as_deref() == of_trait))?;
+    let seen = call.seen_modules()?;
+    if seen.iter().any(|m| same_module(m, &place) || m.module().names.contains_key(replay) || m.module().has_item_macro) {
+        return None;
+    }
+    let path = crate_modules(&file).filter(|(_, rooted)| *rooted).and_then(|(ms, _)| ms.into_iter().find(|(m, _)| same_module(m, &place)).map(|(_, p)| p.join("::")));
+    Some((Found { file: place.file.clone(), line: imp.line }, path))
 }
 
 /// `path` for messages: relative to the crate's directory when under it.
@@ -1098,7 +1124,7 @@ mod far { use super::geo::V; impl V { pub fn far(self) {} } impl crate::geo::W {
             "mod geo {\n pub struct P<T>(T);\n #[device_fn] impl P<f32> { fn s(self) {} fn g(self) {} }\n #[device_fn] impl P<u8> { fn s(self) {} }\n #[device_fn] impl<T> P<T> { fn g(self) {} }\n}\nuse geo::*;\nfn k() {}\n",
         )]);
         let f = t.0.join("src/lib.rs");
-        let find = |name: &str| instance_impls_at(&f, at(8, 4), &segs("P"), name, |_| true).map(|v| v.into_iter().map(|(t, d)| (t, d.line)).collect::<Vec<_>>());
+        let find = |name: &str| instance_impls_at(&f, at(8, 4), &segs("P"), name, |_| true).map(|v| v.into_iter().map(|(t, d, _)| (t, d.line)).collect::<Vec<_>>());
         assert_eq!(find("s"), Some(vec![("P < f32 >".to_owned(), 3), ("P < u8 >".to_owned(), 4)]));
         // A generic impl defines `g` too; nothing defines `x`.
         assert_eq!(find("g"), None);
