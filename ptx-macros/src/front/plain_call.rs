@@ -65,13 +65,7 @@ impl Checker<'_> {
     /// replay the call fetches (`replay`) lives in that module, out of reach (see
     /// `source_index::unseen_type_impl`); `false` (fetch as usual) otherwise.
     pub fn unseen_method(&mut self, def: &StructDef, key: &str, replay: &str, span: Span) -> bool {
-        let Ok(ty) = syn::parse2::<syn::Path>(def.path.clone()) else { return false };
-        let ty: Vec<String> = ty.segments.iter().map(|s| s.ident.to_string()).collect();
-        let op = OPS.iter().find(|(t, _, _)| key == *t || key.strip_prefix(t).is_some_and(|r| r.starts_with('_')));
-        let (name, of_trait) = match op {
-            Some((t, m, _)) => (*m, Some(*t)),
-            None => (key, None),
-        };
+        let Some((ty, name, of_trait)) = method_target(def, key) else { return false };
         let Some((found, module)) = source_index::unseen_type_impl(span, &ty, name, of_trait, replay) else { return false };
         let base = def.base_name();
         let (place, import) = match &module {
@@ -184,17 +178,11 @@ impl Checker<'_> {
     /// `def` that an impl without `#[device_fn]` defines in the type's module; `false` (fetch
     /// the replay as usual) otherwise.
     pub fn plain_method(&mut self, def: &StructDef, key: &str, span: Span) -> bool {
-        let Ok(ty) = syn::parse2::<syn::Path>(def.path.clone()) else { return false };
-        let ty: Vec<String> = ty.segments.iter().map(|s| s.ident.to_string()).collect();
-        let op = OPS.iter().find(|(t, _, _)| key == *t || key.strip_prefix(t).is_some_and(|r| r.starts_with('_')));
-        let (name, of_trait) = match op {
-            Some((t, m, _)) => (*m, Some(*t)),
-            None => (key, None),
-        };
+        let Some((ty, name, of_trait)) = method_target(def, key) else { return false };
         let Some(found) = source_index::plain_method(span, &ty, name, of_trait) else { return false };
         let at = format!("{}:{}", source_index::display(&found.file), found.line);
         let base = def.base_name();
-        let msg = match (&found.of_trait, op) {
+        let msg = match (&found.of_trait, of_trait) {
             (Some(t), Some(_)) => format!("`{t}` of `{base}` is implemented without `#[device_fn]` (`impl {t} for {base}` at {at}): device code can use only operators of a `#[device_fn] impl`; add `#[device_fn]` to the impl"),
             (Some(t), None) => format!("`{name}` is defined by an `impl {t} for {base}` without `#[device_fn]` (at {at}): device code can call only methods of a `#[device_fn] impl`; add `#[device_fn]` to the impl (and to `trait {t}`, if it has none)"),
             (None, _) => format!("`{name}` is defined by an `impl {base}` without `#[device_fn]` (at {at}): device code can call only methods of a `#[device_fn] impl`; add `#[device_fn]` to the impl"),
@@ -254,5 +242,18 @@ fn in_item_body(span: Span) -> bool {
     let (Some(file), at) = (span.local_file(), span.start()) else { return false };
     ITEM_BODY.with(|b| {
         b.borrow().as_ref().is_some_and(|(f, start, end)| *f == file && (start.line, start.column) <= (at.line, at.column) && (at.line, at.column) < (end.line, end.column))
+    })
+}
+
+/// The type a method `key` (as the replay names it) is looked up on, by its path's segments,
+/// and the function the impl defines for it: the method, or an operator trait's method with
+/// the trait (`Add` is `add` of `Add`, `Mul_scalar` `mul` of `Mul`).
+fn method_target<'k>(def: &StructDef, key: &'k str) -> Option<(Vec<String>, &'k str, Option<&'static str>)> {
+    let ty = syn::parse2::<syn::Path>(def.path.clone()).ok()?;
+    let ty: Vec<String> = ty.segments.iter().map(|s| s.ident.to_string()).collect();
+    let op = OPS.iter().find(|(t, _, _)| key == *t || key.strip_prefix(t).is_some_and(|r| r.starts_with('_')));
+    Some(match op {
+        Some((t, m, _)) => (ty, *m, Some(*t)),
+        None => (ty, key, None),
     })
 }

@@ -587,15 +587,19 @@ fn descend(root: &Place, target: &Path) -> Option<Place> {
     reached.then_some(place)
 }
 
+/// The file a span of the compiler is in and where, when it names one (a span a macro made
+/// up has line 0).
+fn located(at: Span) -> Option<(PathBuf, LineColumn)> {
+    let file = at.local_file()?;
+    let pos = at.start();
+    (pos.line != 0).then_some((file, pos))
+}
+
 /// The definition of the function a body calls by `path` (its segments, without generic
 /// arguments) at `at`, when it is a plain function this lookup can see: written in the same
 /// file as the call or in a file one of its `mod m;` declares. `None` for everything else.
 pub fn plain_fn(at: Span, path: &[String]) -> Option<FnDef> {
-    let file = at.local_file()?;
-    let pos = at.start();
-    if pos.line == 0 {
-        return None;
-    }
+    let (file, pos) = located(at)?;
     plain_fn_at(&file, pos, path)
 }
 
@@ -637,11 +641,7 @@ pub struct PlainMethod {
 /// it is an impl without `#[device_fn]` in the type's own module (where a `#[device_fn] impl`
 /// must be), and no other impl there defines `name` (it may be the one a call resolves to).
 pub fn plain_method(at: Span, ty: &[String], name: &str, of_trait: Option<&str>) -> Option<PlainMethod> {
-    let file = at.local_file()?;
-    let pos = at.start();
-    if pos.line == 0 {
-        return None;
-    }
+    let (file, pos) = located(at)?;
     plain_method_at(&file, pos, ty, name, of_trait)
 }
 
@@ -678,11 +678,7 @@ pub struct Found {
 /// The definition of the trait written `path` at `at` when it is a trait without
 /// `#[device_fn]` (so it has no replay for an impl to fetch); `None` for everything else.
 pub fn plain_trait(at: Span, path: &[String]) -> Option<Found> {
-    let file = at.local_file()?;
-    let pos = at.start();
-    if pos.line == 0 {
-        return None;
-    }
+    let (file, pos) = located(at)?;
     plain_trait_at(&file, pos, path)
 }
 
@@ -696,11 +692,7 @@ fn plain_trait_at(file: &Path, pos: LineColumn, path: &[String]) -> Option<Found
 /// The definition of the struct, enum or union written `path` at `at` when nothing gives it a
 /// device layout (no `#[derive(DeviceRepr)]`); `None` for everything else.
 pub fn plain_type(at: Span, path: &[String]) -> Option<Found> {
-    let file = at.local_file()?;
-    let pos = at.start();
-    if pos.line == 0 {
-        return None;
-    }
+    let (file, pos) = located(at)?;
     plain_type_at(&file, pos, path)
 }
 
@@ -755,11 +747,7 @@ pub struct Unseen {
 /// the fetch cannot succeed. Globs of `ptx_runtime`, `core` and `std` are known not to bring
 /// a user trait's impls; any other this lookup cannot follow makes the answer `None`.
 pub fn unseen_prim_impl(at: Span, prim: &str, method: &str, alias: &str) -> Option<Unseen> {
-    let file = at.local_file()?;
-    let pos = at.start();
-    if pos.line == 0 {
-        return None;
-    }
+    let (file, pos) = located(at)?;
     unseen_prim_impl_at(&file, pos, prim, method, alias)
 }
 
@@ -831,9 +819,7 @@ impl Place {
 /// a `#[device_fn]` impl of a trait for `prim` (nor an item macro, nor an import of `alias`, the
 /// name the call fetches), as far as every glob can be followed.
 pub fn prim_method_unreachable(at: Span, prim: &str, method: &str, alias: &str) -> bool {
-    let Some(file) = at.local_file() else { return false };
-    let pos = at.start();
-    pos.line != 0 && prim_method_unreachable_at(&file, pos, prim, method, alias).unwrap_or(false)
+    located(at).and_then(|(file, pos)| prim_method_unreachable_at(&file, pos, prim, method, alias)).unwrap_or(false)
 }
 
 fn prim_method_unreachable_at(file: &Path, pos: LineColumn, prim: &str, _method: &str, alias: &str) -> Option<bool> {
@@ -892,11 +878,7 @@ fn crate_modules(file: &Path) -> Option<(Vec<(Place, Vec<String>)>, bool)> {
 /// module (where a `#[device_fn] impl` must be) has such inherent impls and no generic impl or
 /// impl without `#[device_fn]` that may define it. `None` otherwise.
 pub fn instance_impls(at: Span, ty: &[String], name: &str, user_trait: impl Fn(&str) -> bool) -> Option<Vec<(String, Found, bool)>> {
-    let file = at.local_file()?;
-    let pos = at.start();
-    if pos.line == 0 {
-        return None;
-    }
+    let (file, pos) = located(at)?;
     instance_impls_at(&file, pos, ty, name, user_trait)
 }
 
@@ -929,9 +911,8 @@ fn instance_impls_at(file: &Path, pos: LineColumn, ty: &[String], name: &str, us
 /// name the call fetches) by name: the fetch cannot succeed. With the module's path from the
 /// crate's root (`crate::geo`) when the root is known.
 pub fn unseen_type_impl(at: Span, ty: &[String], name: &str, of_trait: Option<&str>, replay: &str) -> Option<(Found, Option<String>)> {
-    let file = at.local_file()?;
-    let pos = at.start();
-    if pos.line == 0 || ty.len() != 1 {
+    let (file, pos) = located(at)?;
+    if ty.len() != 1 {
         return None;
     }
     let call = place_at(&file, pos)?;
