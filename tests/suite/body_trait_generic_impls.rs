@@ -202,6 +202,10 @@ pub mod user {
         let a = x.scale(2.0f32) + x.scale(3u32) + x.scale(-2i32) + x.scale(0.5f64);
         let b = x.scale(1.5) + x.scale(7) + x.scale_twice(1.25f32) + x.scale_twice(2);
         let v = V2 { x, y: x + 1.0 }.scale(3.0).scale(0.5f32);
+        // The trait's written argument names the impl, not the literal's fallback type.
+        let u = <V2 as Scale<f32>>::scale(V2 { x, y: x }, 2.0);
+        let t = Scale::<f32>::scale(V2 { x: 1.0, y: x }, 3.0);
+        let v = V2 { x: v.x + u.x + t.x, y: v.y + u.y + t.y };
         let p = ps[i].scale(2.0).scale_twice(0.5);
         let q = qs[i].scale(3);
         let w = V3 { x, y: 2.0 - x, z: 0.5 };

@@ -67,23 +67,4 @@ pub fn k(p: Pair<u32>, out: &mut [f32]) {
     out[0] = p.total();
 }
 
-#[device_fn]
-pub trait Scale<T: Copy>: Copy {
-    fn scale(self, by: T) -> Self;
-}
-
-#[device_fn]
-impl Scale<u32> for V {
-    fn scale(self, by: u32) -> V {
-        V { x: self.x * by as f32 }
-    }
-}
-
-// The trait's arguments on its path pick an impl for primitives only: for a `DeviceRepr` type,
-// one error saying to type the argument instead.
-#[kernel]
-pub fn k2(v: &[V], out: &mut [f32]) {
-    out[0] = Scale::<u32>::scale(v[0], 4).x;
-}
-
 fn main() {}

@@ -45,6 +45,8 @@ impl Checker<'_> {
     #[allow(clippy::too_many_arguments)]
     /// `written`: a turbofish, the arguments of the impl's method when it is generic.
     pub(super) fn generic_trait_call(&mut self, def: Rc<StructDef>, g: &GenericFnInfo, written: Option<syn::AngleBracketedGenericArguments>, recv: Option<Expr>, recv_syn: Option<&syn::Expr>, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
+        // Taken before the arguments are checked: a call among them has its own.
+        let trait_args = self.written_trait_args.take();
         let (tr, sig) = match self.generic_trait_method(g, name, span, name_span) {
             Ok(found) => found,
             Err(e) => return e,
@@ -57,6 +59,19 @@ impl Checker<'_> {
         let xs: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
         if inputs.len() != xs.len() {
             return self.error(name_span, format!("`{name}` takes {} argument(s) but {} were given", inputs.len(), xs.len()));
+        }
+        // The trait's arguments written at the call type the arguments its parameters stand for
+        // (`4` is a `u32` in `<V as Scale<u32>>::scale(v, 4)`), so they name the impl.
+        if let Some(ta) = &trait_args {
+            let written: Vec<&syn::Type> = ta.args.iter().filter_map(|a| if let syn::GenericArgument::Type(t) = a { Some(t) } else { None }).collect();
+            for (p, t) in tr.generics.type_params().zip(written) {
+                let ty = self.resolve_type(t, super::Position::Body);
+                for (pt, x) in inputs.iter().zip(&xs) {
+                    if matches!(pt, syn::Type::Path(tp) if tp.qself.is_none() && tp.path.is_ident(&p.ident)) {
+                        self.expect(x.span, &ty, &x.ty);
+                    }
+                }
+            }
         }
         let key = match self.trait_key(&tr.generics, &inputs, &xs, def.base_name(), name, span) {
             Ok(k) => k,

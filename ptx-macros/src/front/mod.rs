@@ -146,6 +146,9 @@ pub struct Checker<'a> {
     pub prim_bounds: Vec<(ptx_abi::Scalar, syn::Path)>,
     /// A method call's turbofish (`v.get::<2>()`), for a generic method (`generic_method`).
     pub method_generics: Option<syn::AngleBracketedGenericArguments>,
+    /// A generic trait's arguments written at a call (`<V as Scale<u32>>::scale`,
+    /// `Scale::<u32>::scale`), for the generic trait call that follows (`generic_trait`).
+    pub written_trait_args: Option<syn::AngleBracketedGenericArguments>,
     /// Closures and the names iterator chains bind (see `closure`).
     pub natural: closure::Natural,
 }
@@ -194,6 +197,7 @@ pub fn check(
         instances: Vec::new(),
         prim_bounds: traits::prim_bounds(item_sig),
         method_generics: None,
+        written_trait_args: None,
         natural: closure::Natural::default(),
     };
     let before = c.errors.len();

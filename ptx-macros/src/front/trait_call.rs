@@ -75,8 +75,8 @@ impl Checker<'_> {
     }
 
     /// `Trait::<A>::name(recv, args)` (`written`, whose `bare` path is a generic `#[device_fn]`
-    /// trait `g`): on a primitive the written arguments name the impl, as in
-    /// `<f32 as Trait<A>>::name(..)`; the receiver's type is its first argument's.
+    /// trait `g`): the written arguments name the impl, as in `<f32 as Trait<A>>::name(..)`;
+    /// the receiver's type is its first argument's.
     #[allow(clippy::too_many_arguments)]
     pub fn turbofish_trait_call(&mut self, written: &syn::Path, bare: &syn::Path, g: &GenericFnInfo, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
         let Some((first, rest)) = args.split_first() else {
@@ -88,6 +88,16 @@ impl Checker<'_> {
                 let module = super::prim_generic_trait::module_of(bare);
                 self.prim_generic_call(s, g, module, super::prim_generic_trait::written_args(written).as_ref(), Some(recv), name, rest, span, name_span)
             }
+            t @ (Ty::Struct(_) | Ty::Named(_)) => {
+                let Some(def) = self.struct_of(&t, recv.span) else {
+                    for a in rest {
+                        self.expr(a);
+                    }
+                    return self.error_expr(span);
+                };
+                self.written_trait_args = super::prim_generic_trait::written_args(written);
+                self.generic_trait_call(def, g, None, Some(recv), None, name, rest, span, name_span)
+            }
             t => {
                 for a in rest {
                     self.expr(a);
@@ -96,7 +106,7 @@ impl Checker<'_> {
                     return self.error_expr(span);
                 }
                 let shown = self.infer.resolve(&t);
-                self.error(name_span, format!("the trait's arguments written on its path pick an impl for primitives only; for `{shown}` write the arguments' types instead (`{}::{name}(v, 4u32)` or `v.{name}(4u32)`)", quote::ToTokens::to_token_stream(bare)))
+                self.error(recv.span, format!("`{shown}` has no device trait impls: call `{name}` on a primitive or a `DeviceRepr` type"))
             }
         }
     }
@@ -129,6 +139,22 @@ impl Checker<'_> {
                 }
             }
             Ty::Scalar(s) => self.with_prim_trait(s, trait_path, |c| c.prim_trait_call(s, None, &name, &args, span, name_span)),
+            // `<V as Scale<u32>>::scale(v, 4)`: the written arguments name the impl.
+            Ty::Struct(def) if super::prim_generic_trait::written_args(&trait_path).is_some() && super::traits::is_user_trait(&trait_path) => {
+                let bare = crate::expand::generic_trait::bare(&trait_path);
+                match self.generic_trait_at(&quote::quote!(#bare), name_span) {
+                    Ok(g) => {
+                        self.written_trait_args = super::prim_generic_trait::written_args(&trait_path);
+                        self.generic_trait_call(def, &g, None, None, None, &name, &args, span, name_span)
+                    }
+                    Err(_) => {
+                        for a in &args {
+                            self.expr(a);
+                        }
+                        self.error_expr(span)
+                    }
+                }
+            }
             Ty::Struct(def) => self.assoc_call(def, &name, &args, span, name_span),
             Ty::Error => {
                 for a in &args {
