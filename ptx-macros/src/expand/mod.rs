@@ -30,7 +30,7 @@ mod debuginfo;
 mod launch;
 mod lineinfo;
 pub mod method;
-pub mod trait_def;
+mod trait_def;
 
 pub use bitfields::bitfields;
 pub use derive::derive_device_repr;

@@ -36,11 +36,6 @@ pub enum Origin {
 /// Traits of `core` an impl can name that have no device code here, with what to write.
 const CORE_TRAITS: [&str; 17] = ["Clone", "Copy", "Default", "Debug", "Display", "PartialEq", "Eq", "PartialOrd", "Ord", "Hash", "Drop", "From", "Into", "Iterator", "Send", "Sync", "Deref"];
 
-/// Whether `name` is one of the standard library's traits that have no device code here.
-pub fn is_core_trait(name: &str) -> bool {
-    CORE_TRAITS.contains(&name) || name == "TryFrom"
-}
-
 /// `#[device_fn] trait ...`: the trait and its replay.
 pub fn device_trait(t: syn::ItemTrait) -> TokenStream {
     let mut errors = Errors::new();

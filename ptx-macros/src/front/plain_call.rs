@@ -38,17 +38,27 @@ impl Checker<'_> {
         Some(self.error_expr(span))
     }
 
+    /// Whether method syntax on the primitive `prim` (`x.name()`, fetching `alias`) was
+    /// reported as one of the cases below, where the fetch cannot succeed.
+    pub fn prim_method_reported(&mut self, prim: &str, name: &str, alias: &str, span: Span) -> bool {
+        self.plain_prim_method(prim, name, span) || self.unseen_prim_method(prim, name, alias, span) || self.missing_prim_method(prim, name, alias, span)
+    }
+
+    /// Whether the method `key` of `def` (fetching `replay`; `per_instance`: the instance's
+    /// name, see `expand::instance_impl`) was reported as one of the cases below.
+    pub fn method_reported(&mut self, def: &StructDef, key: &str, replay: &str, per_instance: bool, span: Span) -> bool {
+        let missing = per_instance && super::user_method::instance_name(def).is_some_and(|n| self.missing_instance_method(def, &n, key, span));
+        missing || self.plain_method(def, key, span) || self.unseen_method(def, key, replay, span)
+    }
+
     /// Reports a method that method syntax on the primitive `prim` cannot reach where it is
     /// called: the crate's `#[device_fn]` impls that define it are in a module whose items are
     /// not glob-imported here (so `alias`, the name the call fetches, is not in scope); `false`
     /// (fetch as usual) otherwise.
-    pub fn unseen_prim_method(&mut self, prim: &str, name: &str, alias: &str, span: Span) -> bool {
+    fn unseen_prim_method(&mut self, prim: &str, name: &str, alias: &str, span: Span) -> bool {
         let Some(u) = source_index::unseen_prim_impl(span, prim, name, alias) else { return false };
         let t = &u.of_trait;
-        let (module, import) = match &u.module {
-            Some(m) => (format!(" in `{m}`"), format!("`use {m}::*;`")),
-            None => (String::new(), "a glob import of its module's items (`use path::to::module::*;`)".to_owned()),
-        };
+        let (module, import) = import_hint(u.module.as_deref());
         self.errors.at(
             span,
             format!(
@@ -64,14 +74,11 @@ impl Checker<'_> {
     /// by its name alone (`use geo::Vec3;`) where its module's items are not glob-imported: the
     /// replay the call fetches (`replay`) lives in that module, out of reach (see
     /// `source_index::unseen_type_impl`); `false` (fetch as usual) otherwise.
-    pub fn unseen_method(&mut self, def: &StructDef, key: &str, replay: &str, span: Span) -> bool {
+    fn unseen_method(&mut self, def: &StructDef, key: &str, replay: &str, span: Span) -> bool {
         let Some((ty, name, of_trait)) = method_target(def, key) else { return false };
         let Some((found, module)) = source_index::unseen_type_impl(span, &ty, name, of_trait, replay) else { return false };
         let base = def.base_name();
-        let (place, import) = match &module {
-            Some(m) => (format!(" in `{m}`"), format!("`use {m}::*;`")),
-            None => (String::new(), "a glob import of its module's items".to_owned()),
-        };
+        let (place, import) = import_hint(module.as_deref());
         let what = match of_trait {
             Some(t) => format!("`{t}` of `{base}`"),
             None => format!("`{name}` of `{base}`"),
@@ -93,7 +100,7 @@ impl Checker<'_> {
     /// being compiled (an instance's body is written in another item, maybe another module);
     /// `false` (fetch as usual) otherwise. rustc's E0599 at the same token follows where the
     /// host has no such method either.
-    pub fn missing_prim_method(&mut self, prim: &str, name: &str, alias: &str, span: Span) -> bool {
+    fn missing_prim_method(&mut self, prim: &str, name: &str, alias: &str, span: Span) -> bool {
         if !in_item_body(span) || !source_index::prim_method_unreachable(span, prim, name, alias) {
             return false;
         }
@@ -110,10 +117,9 @@ impl Checker<'_> {
     /// `#[device_fn]` impls for other instances define (`impl Pair<f32> { fn total }`), instead
     /// of fetching the instance's replay, which then cannot exist; `false` (fetch as usual)
     /// otherwise. rustc's E0599 at the same token follows where the host has no such method.
-    pub fn missing_instance_method(&mut self, def: &StructDef, instance: &str, name: &str, span: Span) -> bool {
-        let Ok(ty) = syn::parse2::<syn::Path>(def.path.clone()) else { return false };
-        let ty: Vec<String> = ty.segments.iter().map(|s| s.ident.to_string()).collect();
-        let user_trait = |t: &str| !OPS.iter().any(|(op, _, _)| *op == t) && !crate::expand::trait_def::is_core_trait(t);
+    fn missing_instance_method(&mut self, def: &StructDef, instance: &str, name: &str, span: Span) -> bool {
+        let Some(ty) = segments(&def.path) else { return false };
+        let user_trait = |t: &str| !OPS.iter().any(|(op, _, _)| *op == t) && super::traits::is_user_trait_name(t);
         let Some(impls) = source_index::instance_impls(span, &ty, name, user_trait) else { return false };
         let mut written = Vec::new();
         for (self_ty, _, of_trait) in &impls {
@@ -177,7 +183,7 @@ impl Checker<'_> {
     /// Reports a method, associated function or operator (`key`, as the replay names it) of
     /// `def` that an impl without `#[device_fn]` defines in the type's module; `false` (fetch
     /// the replay as usual) otherwise.
-    pub fn plain_method(&mut self, def: &StructDef, key: &str, span: Span) -> bool {
+    fn plain_method(&mut self, def: &StructDef, key: &str, span: Span) -> bool {
         let Some((ty, name, of_trait)) = method_target(def, key) else { return false };
         let Some(found) = source_index::plain_method(span, &ty, name, of_trait) else { return false };
         let at = format!("{}:{}", source_index::display(&found.file), found.line);
@@ -194,7 +200,7 @@ impl Checker<'_> {
     /// Reports a method that method syntax on the primitive `prim` reaches only through impls
     /// of traits without `#[device_fn]` (every impl of a trait for `prim` in the crate that
     /// defines `name` is plain); `false` (fetch the replay as usual) otherwise.
-    pub fn plain_prim_method(&mut self, prim: &str, name: &str, span: Span) -> bool {
+    fn plain_prim_method(&mut self, prim: &str, name: &str, span: Span) -> bool {
         let Some(found) = source_index::plain_prim_impl(span, prim, name) else { return false };
         let t = found.of_trait.unwrap_or_default();
         self.errors.at(
@@ -249,11 +255,25 @@ fn in_item_body(span: Span) -> bool {
 /// and the function the impl defines for it: the method, or an operator trait's method with
 /// the trait (`Add` is `add` of `Add`, `Mul_scalar` `mul` of `Mul`).
 fn method_target<'k>(def: &StructDef, key: &'k str) -> Option<(Vec<String>, &'k str, Option<&'static str>)> {
-    let ty = syn::parse2::<syn::Path>(def.path.clone()).ok()?;
-    let ty: Vec<String> = ty.segments.iter().map(|s| s.ident.to_string()).collect();
+    let ty = segments(&def.path)?;
     let op = OPS.iter().find(|(t, _, _)| key == *t || key.strip_prefix(t).is_some_and(|r| r.starts_with('_')));
     Some(match op {
         Some((t, m, _)) => (ty, *m, Some(*t)),
         None => (ty, key, None),
     })
+}
+
+/// A path's segments by name (generic arguments left out), as the source index looks them up.
+fn segments(path: &TokenStream) -> Option<Vec<String>> {
+    let p = syn::parse2::<syn::Path>(path.clone()).ok()?;
+    Some(p.segments.iter().map(|s| s.ident.to_string()).collect())
+}
+
+/// Where an impl's module is and the `use` that brings its items (`crate::num`), from its path
+/// when the crate's root is known.
+fn import_hint(module: Option<&str>) -> (String, String) {
+    match module {
+        Some(m) => (format!(" in `{m}`"), format!("`use {m}::*;`")),
+        None => (String::new(), "a glob import of its module's items (`use path::to::module::*;`)".to_owned()),
+    }
 }

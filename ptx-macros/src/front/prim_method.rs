@@ -75,8 +75,7 @@ impl Checker<'_> {
             Some(Info::GenericTrait(g)) => return self.prim_generic_call(s, &g, proc_macro2::TokenStream::new(), None, Some(recv), name, args, span, name_span),
             Some(_) => return self.error(name_span, format!("`{alias}` is not the replay of a method of a `#[device_fn]` impl for `{prim}`")),
             None => {
-                let alias = alias.to_string();
-                if !self.plain_prim_method(&prim, name, name_span) && !self.unseen_prim_method(&prim, name, &alias, name_span) && !self.missing_prim_method(&prim, name, &alias, name_span) {
+                if !self.prim_method_reported(&prim, name, &alias.to_string(), name_span) {
                     self.needs.need(&path);
                 }
                 for a in args {

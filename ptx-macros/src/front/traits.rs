@@ -44,7 +44,12 @@ pub fn prim_bounds(sig: &syn::Signature) -> Vec<(Scalar, syn::Path)> {
 
 /// Whether a bound names a user trait (one whose functions may be looked up).
 pub fn is_user_trait(path: &syn::Path) -> bool {
-    path.segments.last().is_some_and(|l| !CORE.contains(&l.ident.to_string().as_str()))
+    path.segments.last().is_some_and(|l| is_user_trait_name(&l.ident.to_string()))
+}
+
+/// Whether a trait named `name` (its last segment) may be a user trait, not one of `core`'s.
+pub fn is_user_trait_name(name: &str) -> bool {
+    !CORE.contains(&name)
 }
 
 impl Checker<'_> {

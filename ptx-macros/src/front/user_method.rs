@@ -37,8 +37,7 @@ impl<'a> Checker<'a> {
                 None
             }
             None => {
-                let missing = per_instance && instance_name(def).is_some_and(|n| self.missing_instance_method(def, &n, key, span));
-                if !missing && !self.plain_method(def, key, span) && !self.unseen_method(def, key, &path.to_string(), span) {
+                if !self.method_reported(def, key, &path.to_string(), per_instance, span) {
                     self.needs.need(&path);
                 }
                 None

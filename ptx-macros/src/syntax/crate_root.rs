@@ -83,21 +83,19 @@ fn registry_source(dir: &Path, package: &str) -> Option<PathBuf> {
 fn registry_source_in(lock: &str, package: &str, home: &Path) -> Option<PathBuf> {
     let mut versions = Vec::new();
     let (mut name, mut version) = (None, None);
-    for line in lock.lines().chain(std::iter::once("[[package]]")) {
-        let line = line.trim();
-        if line == "[[package]]" {
-            if let (Some(n), Some(v)) = (name.take(), version.take()) {
-                if n == package {
-                    versions.push(v);
+    for item in items(lock).chain(std::iter::once(Item::Table("package"))) {
+        match item {
+            Item::Table(_) => {
+                if let (Some(n), Some(v)) = (name.take(), version.take()) {
+                    if n == package {
+                        versions.push(v);
+                    }
                 }
             }
-            continue;
-        }
-        match line.split_once('=') {
-            Some((k, v)) if k.trim() == "name" => name = string(v),
-            Some((k, v)) if k.trim() == "version" => version = string(v),
-            Some((k, v)) if k.trim() == "source" && !v.contains("registry+") => name = None,
-            _ => {}
+            Item::Key("name", v) => name = string(v),
+            Item::Key("version", v) => version = string(v),
+            Item::Key("source", v) if !v.contains("registry+") => name = None,
+            Item::Key(..) => {}
         }
     }
     let [version] = <[String; 1]>::try_from(versions).ok()?;
@@ -120,15 +118,16 @@ enum DepPath {
 fn dependency_path(manifest: &str, name: &str, workspace: bool) -> Option<DepPath> {
     let tables: &[&str] = if workspace { &["workspace.dependencies"] } else { &["dependencies", "dev-dependencies", "build-dependencies"] };
     let is_table = |section: &str| tables.contains(&section) || (!workspace && section.starts_with("target.") && tables.iter().any(|t| section.ends_with(&format!(".{t}"))));
-    let same = |key: &str| key.trim().trim_matches('"').replace('-', "_") == name;
-    let mut section = String::new();
-    for line in manifest.lines() {
-        let line = line.trim();
-        if line.starts_with('[') {
-            section = line.trim_matches(|c| c == '[' || c == ']').trim().to_owned();
-            continue;
-        }
-        let Some((key, value)) = line.split_once('=') else { continue };
+    let same = |key: &str| key.trim_matches('"').replace('-', "_") == name;
+    let mut section = "";
+    for item in items(manifest) {
+        let (key, value) = match item {
+            Item::Table(t) => {
+                section = t;
+                continue;
+            }
+            Item::Key(k, v) => (k, v),
+        };
         // `[dependencies.mathlib]` then `path = ".."`.
         if let Some((table, dep)) = section.rsplit_once('.') {
             if is_table(table) && same(dep) && key.trim() == "path" {
@@ -136,7 +135,7 @@ fn dependency_path(manifest: &str, name: &str, workspace: bool) -> Option<DepPat
             }
         }
         // `mathlib = { path = ".." }`, `mathlib = { workspace = true }`.
-        if is_table(&section) && same(key) {
+        if is_table(section) && same(key) {
             let value = value.trim();
             if let Some(at) = value.find("path") {
                 let rest = value[at + 4..].trim_start().strip_prefix('=')?;
@@ -150,7 +149,7 @@ fn dependency_path(manifest: &str, name: &str, workspace: bool) -> Option<DepPat
             }
             // `libm = "0.2"`, `m = { version = "0.2", package = "libm" }`.
             let package = value.find("package").and_then(|at| string(value[at + 7..].trim_start().strip_prefix('=')?));
-            return Some(DepPath::Registry(package.unwrap_or_else(|| key.trim().trim_matches('"').to_owned())));
+            return Some(DepPath::Registry(package.unwrap_or_else(|| key.trim_matches('"').to_owned())));
         }
     }
     None
@@ -220,19 +219,20 @@ fn conventional(dir: &Path, kind: &str, name: &str) -> Vec<PathBuf> {
 fn scan(manifest: &str) -> (Option<String>, Vec<Target>) {
     let mut package = None;
     let mut targets: Vec<Target> = Vec::new();
-    let mut section = String::new();
-    for line in manifest.lines() {
-        let line = line.trim();
-        if line.starts_with('[') {
-            section = line.trim_matches(|c| c == '[' || c == ']').trim().to_owned();
-            if matches!(section.as_str(), "lib" | "bin" | "test" | "example" | "bench") {
-                targets.push(Target { kind: section.clone(), ..Target::default() });
+    let mut section = "";
+    for item in items(manifest) {
+        let (key, value) = match item {
+            Item::Table(t) => {
+                section = t;
+                if matches!(section, "lib" | "bin" | "test" | "example" | "bench") {
+                    targets.push(Target { kind: section.to_owned(), ..Target::default() });
+                }
+                continue;
             }
-            continue;
-        }
-        let Some((key, value)) = line.split_once('=') else { continue };
+            Item::Key(k, v) => (k, v),
+        };
         let Some(value) = string(value) else { continue };
-        match (section.as_str(), key.trim()) {
+        match (section, key) {
             ("package", "name") => package = Some(value),
             ("lib" | "bin" | "test" | "example" | "bench", "name") => {
                 if let Some(t) = targets.last_mut() {
@@ -248,6 +248,25 @@ fn scan(manifest: &str) -> (Option<String>, Vec<Target>) {
         }
     }
     (package, targets)
+}
+
+/// A line of a manifest or lock file that says something: a table's header (`[lib]`,
+/// `[[bin]]`: `lib`, `bin`) or a key and its value's text (both trimmed).
+enum Item<'a> {
+    Table(&'a str),
+    Key(&'a str, &'a str),
+}
+
+/// The manifest's or lock file's headers and keys, line by line.
+fn items(text: &str) -> impl Iterator<Item = Item<'_>> {
+    text.lines().filter_map(|line| {
+        let line = line.trim();
+        if line.starts_with('[') {
+            return Some(Item::Table(line.trim_matches(|c| c == '[' || c == ']').trim()));
+        }
+        let (key, value) = line.split_once('=')?;
+        Some(Item::Key(key.trim(), value.trim()))
+    })
 }
 
 /// A TOML basic or literal string without escapes (`"src/lib.rs"`, `'x.rs'`), before any comment.

@@ -408,8 +408,14 @@ impl Place {
             }
         }
         let [file] = <[PathBuf; 1]>::try_from(found).ok()?;
+        Place::root(file, Some(Rc::new(self.clone())))
+    }
+
+    /// The root module of `file`, declared in `parent` (`None`: a crate's root, or a file looked
+    /// at by itself).
+    fn root(file: PathBuf, parent: Option<Rc<Place>>) -> Option<Place> {
         let index = index_of(&file)?;
-        Some(Place { file, index, chain: Vec::new(), names: Vec::new(), parent: Some(Rc::new(self.clone())) })
+        Some(Place { file, index, chain: Vec::new(), names: Vec::new(), parent })
     }
 
     /// What `name` is here: `None` when the module does not have it.
@@ -527,8 +533,7 @@ fn in_crate(file: &Path) -> Option<(Place, Place)> {
     let target = std::fs::canonicalize(file).ok()?;
     let mut found = None;
     for root_file in roots() {
-        let Some(index) = index_of(&root_file) else { continue };
-        let root = Place { file: root_file, index, chain: Vec::new(), names: Vec::new(), parent: None };
+        let Some(root) = Place::root(root_file, None) else { continue };
         let Some(place) = descend(&root, &target) else { continue };
         if found.is_some() {
             return None;
@@ -538,14 +543,12 @@ fn in_crate(file: &Path) -> Option<(Place, Place)> {
     found
 }
 
-/// The root module of the path dependency code names `name`.
+/// The root module of the dependency code names `name`.
 fn extern_crate(name: &str) -> Option<Place> {
-    let file = dependency_file(name)?;
-    let index = index_of(&file)?;
-    Some(Place { file, index, chain: Vec::new(), names: Vec::new(), parent: None })
+    Place::root(dependency_file(name)?, None)
 }
 
-/// The root file of the path dependency code names `name`.
+/// The root file of the dependency code names `name` (see `crate_root::dependency_root`).
 fn dependency_file(name: &str) -> Option<PathBuf> {
     #[cfg(test)]
     if let Some(file) = tests::DEPS.with(|d| d.borrow().iter().find(|(n, _)| n == name).map(|(_, f)| f.clone())) {
@@ -612,11 +615,11 @@ fn plain_fn_at(file: &Path, pos: LineColumn, path: &[String]) -> Option<FnDef> {
 
 /// The module a position of a file is in; `None` inside a block that defines items.
 fn place_at(file: &Path, pos: LineColumn) -> Option<Place> {
-    let index = index_of(file)?;
+    let mut place = Place::root(file.to_path_buf(), None)?;
+    let index = place.index.clone();
     if index.item_blocks.iter().any(|&(a, b)| contains(a, b, pos)) {
         return None;
     }
-    let mut place = Place { file: file.to_path_buf(), index: index.clone(), chain: Vec::new(), names: Vec::new(), parent: None };
     index.root.chain_to(pos, &mut place.chain);
     let mut m = &index.root;
     for &i in &place.chain {
