@@ -5,7 +5,7 @@
 //! unrolled loop's remainder is exercised), an index out of bounds still stops the kernel at
 //! its line, an offset index, a 2-byte element and a 12-byte struct step by their sizes, and a
 //! loop whose checks stay inside keeps its indices. A loop that only loads is left alone
-//! (ptxas unrolls it as well with indices).
+//! (ptxas unrolls it as well with indices) unless its index is multiplied (struct elements).
 
 use crate::body_exec::cpu_stream;
 use crate::tools::{assemble, sass};
@@ -47,6 +47,17 @@ pub fn points(p: &[Point], out: &mut [f32], n: usize) {
     for k in 0..n {
         out[k] = p[k].x * p[k].z - p[k].y; // points
     }
+}
+
+/// A loop that only loads, over 12-byte elements: the pointer saves the multiply by 12 on
+/// every trip (nbody's inner loop over its 28-byte particles).
+#[kernel]
+pub fn weigh(p: &[Point], out: &mut [f32], n: usize) {
+    let mut s = 0.0f32;
+    for k in 0..n {
+        s += p[k].x * p[k].z; // weigh
+    }
+    out[0] = s;
 }
 
 /// Two lines that can fail: the checks stay in the loop and read the indices, which stay too.
@@ -211,6 +222,32 @@ fn struct_elements_step_by_their_size() {
     }
     let mut big = DeviceBuffer::<f32>::zeroed(&stream, 12).unwrap();
     expect_bounds_failure(points::launch(&stream, LaunchConfig::new(1, 1), &pb, &mut big, 10usize), "out[k] = p[k].x * p[k].z - p[k].y; // points");
+}
+
+#[test]
+fn a_loop_that_only_loads_structs_steps_a_pointer() {
+    assert!(assemble("weigh", weigh::PTX));
+    let ptx = weigh::PTX;
+    let body = loops(ptx);
+    assert_eq!(body.len(), 1, "{ptx}");
+    assert!(body[0].iter().any(|l| l.starts_with("add.s64") && l.ends_with(", 12;")), "{ptx}");
+    assert!(!body[0].iter().any(|l| l.starts_with("mul.lo.s64")), "{ptx}");
+    let stream = cpu_stream();
+    let p: Vec<Point> = (0..9).map(|k| Point { x: k as f32 * 0.5 - 1.0, y: 0.0, z: 0.75 + k as f32 }).collect();
+    let pb = DeviceBuffer::from_slice(&stream, &p).unwrap();
+    for n in [0usize, 1, 2, 5, 8, 9] {
+        let mut on_host = [0.0f32];
+        let o = host::Disjoint::new(&mut on_host);
+        // SAFETY: one thread.
+        host::run([1, 1, 1], [1, 1, 1], 0, || weigh(&p, unsafe { o.get() }, n));
+        let want = p[..n].iter().fold(0.0f32, |s, q| s + q.x * q.z);
+        assert_eq!(on_host, [want]);
+        let mut ob = DeviceBuffer::<f32>::zeroed(&stream, 1).unwrap();
+        weigh::launch(&stream, LaunchConfig::new(1, 1), &pb, &mut ob, n).unwrap();
+        assert_eq!(ob.to_vec().unwrap(), [want], "{n} points");
+    }
+    let mut ob = DeviceBuffer::<f32>::zeroed(&stream, 1).unwrap();
+    expect_bounds_failure(weigh::launch(&stream, LaunchConfig::new(1, 1), &pb, &mut ob, 10usize), "s += p[k].x * p[k].z; // weigh");
 }
 
 #[test]

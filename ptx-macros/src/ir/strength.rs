@@ -26,7 +26,9 @@
 //!   they run in the same trip, before the address, and read the counter's value of that trip);
 //! - `P` and `C` are registers (or `C` an immediate) that the loop does not write;
 //! - the address's only readers use it as a memory operand, and the loop stores through one of
-//!   the addresses taken: ptxas unrolls a loop that only loads as well without pointers.
+//!   the addresses taken or one's scale is not a power of two: ptxas unrolls a loop that only
+//!   loads as well with shifted indices as with pointers, but a multiply (nbody's 28-byte
+//!   `Particle`s) costs every trip three or four instructions that the pointer saves.
 //!
 //! Addresses with the same `P`, `C` and scale share one pointer.
 
@@ -180,9 +182,9 @@ fn reduce(func: &mut Func, header: usize, k: Reg) {
             break;
         }
     }
-    // Only a loop that stores through one of its pointers: ptxas unrolls a loop that only
-    // loads as well with the indices as with pointers, and the pointers' set-up grew such
-    // kernels (a sum over two slices: 146 -> 156 SASS instructions on sm_80).
+    // Only a loop that stores through one of its pointers, or multiplies: ptxas unrolls a loop
+    // that only loads as well with shifted indices as with pointers, and the pointers' set-up
+    // grew such kernels (a sum over two slices: 146 -> 156 SASS instructions on sm_80).
     let stored: HashSet<Reg> = blocks
         .iter()
         .flat_map(|&b| &func.blocks[b].insts)
@@ -201,7 +203,10 @@ fn reduce(func: &mut Func, header: usize, k: Reg) {
         InstKind::Op { args, .. } => matches!(args[0], Arg::Reg(a) if stored.contains(&a)),
         _ => false,
     };
-    if !sites.iter().any(address) {
+    // A scale that is not a power of two (an array of 28-byte structs) is a 64-bit multiply on
+    // every trip, which the pointer saves whether or not the loop stores (nbody's inner loop).
+    let multiplied = |s: &Site| s.key.scale.count_ones() != 1;
+    if !sites.iter().any(|s| address(s) || multiplied(s)) {
         return;
     }
     // One pointer per key, built from the key's first site.
