@@ -101,8 +101,13 @@ pub fn guarded_by_the_loop(x: &[f32], y: &mut [f32]) {
     }
 }
 
+/// The different comparisons (a rotated loop's test is written twice: before the loop and at
+/// its bottom, `ir/rotate.rs`).
 fn comparisons(ptx: &str) -> usize {
-    ptx.lines().filter(|l| l.trim_start().starts_with("setp.")).count()
+    let mut setps: Vec<&str> = ptx.lines().map(str::trim).filter(|l| l.starts_with("setp.")).collect();
+    setps.sort();
+    setps.dedup();
+    setps.len()
 }
 
 #[test]
@@ -352,4 +357,148 @@ fn indexing_a_slice_by_its_own_for_counter_is_unchecked() {
     sum_by_index::launch(&stream, LaunchConfig::new(1, 4), &xb, &mut ob).unwrap();
     let s = x.iter().fold(0u32, |a, v| a.wrapping_add(*v));
     assert_eq!(ob.to_vec().unwrap(), [s; 4]);
+}
+
+/// `1.0 / x` in both widths, and a division by something other than one.
+#[kernel]
+pub fn reciprocals(x: &[f32], xd: &[f64], y: &mut [f32], yd: &mut [f64], z: &mut [f32]) {
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i < x.len() && i < y.len() && i < z.len() && i < xd.len() && i < yd.len() {
+        y[i] = 1.0 / x[i];
+        yd[i] = 1.0 / xd[i];
+        z[i] = 2.0 / x[i];
+    }
+}
+
+/// Values where a reciprocal is hard: signed zeros, infinities, NaN, the smallest and largest
+/// subnormals and normals (whose reciprocals overflow or are subnormal), powers of two, values
+/// next to them, and a spread of ordinary numbers.
+fn hard_f32() -> Vec<f32> {
+    let mut v = vec![0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, f32::MIN_POSITIVE, f32::MAX, -f32::MAX, 1.0, -1.0, 3.0, 0.1];
+    for bits in [1u32, 2, 3, 0x0007_ffff, 0x0040_0000, 0x007f_ffff, 0x0080_0001, 0x7e80_0000, 0x7e7f_ffff, 0x7eff_ffff, 0x3f80_0001, 0x3f7f_ffff] {
+        v.push(f32::from_bits(bits));
+        v.push(-f32::from_bits(bits));
+    }
+    let mut s = 0x1234_5678u32;
+    for _ in 0..200 {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        v.push(f32::from_bits(s));
+    }
+    v
+}
+
+#[test]
+fn one_over_x_is_nvcc_s_correctly_rounded_reciprocal() {
+    let ptx = reciprocals::PTX;
+    assert!(assemble("reciprocals", ptx));
+    // nvcc writes `rcp.rn` for `1.0f / x` and `1.0 / x`, and keeps `div.rn` for `2.0f / x`.
+    if let Some(nvcc) = crate::tools::nvcc_ptx("reciprocals_twin", "extern \"C\" __global__ void k(float *x, double *xd, float *y, double *yd, float *z) { y[0] = 1.0f / x[0]; yd[0] = 1.0 / xd[0]; z[0] = 2.0f / x[0]; }") {
+        for op in ["rcp.rn.f32", "rcp.rn.f64", "div.rn.f32"] {
+            assert!(nvcc.contains(op), "nvcc: {nvcc}");
+        }
+    }
+    for op in ["rcp.rn.f32", "rcp.rn.f64", "div.rn.f32"] {
+        assert_eq!(ptx.matches(op).count(), 1, "{op}: {ptx}");
+    }
+    assert!(!ptx.contains("div.rn.f64"), "{ptx}");
+    // Both round correctly, so the bits are the division's, on the host and on the device.
+    let x = hard_f32();
+    let xd: Vec<f64> = x.iter().map(|&v| v as f64 * 1.000000001).chain([f64::MIN_POSITIVE, 5e-324, 1e308, -1e-310]).collect();
+    let x: Vec<f32> = x.into_iter().chain([7.0; 4]).collect();
+    let n = x.len();
+    let stream = cpu_stream();
+    let (xb, xdb) = (DeviceBuffer::from_slice(&stream, &x).unwrap(), DeviceBuffer::from_slice(&stream, &xd).unwrap());
+    let (mut yb, mut ydb, mut zb) = (DeviceBuffer::<f32>::zeroed(&stream, n).unwrap(), DeviceBuffer::<f64>::zeroed(&stream, n).unwrap(), DeviceBuffer::<f32>::zeroed(&stream, n).unwrap());
+    reciprocals::launch(&stream, LaunchConfig::new(n.div_ceil(64) as u32, 64), &xb, &xdb, &mut yb, &mut ydb, &mut zb).unwrap();
+    let bits = |v: &[f32]| v.iter().map(|f| if f.is_nan() { u32::MAX } else { f.to_bits() }).collect::<Vec<_>>();
+    let bits64 = |v: &[f64]| v.iter().map(|f| if f.is_nan() { u64::MAX } else { f.to_bits() }).collect::<Vec<_>>();
+    assert_eq!(bits(&yb.to_vec().unwrap()), bits(&x.iter().map(|v| 1.0 / v).collect::<Vec<_>>()));
+    assert_eq!(bits64(&ydb.to_vec().unwrap()), bits64(&xd.iter().map(|v| 1.0 / v).collect::<Vec<_>>()));
+    assert_eq!(bits(&zb.to_vec().unwrap()), bits(&x.iter().map(|v| 2.0 / v).collect::<Vec<_>>()));
+}
+
+/// Loops of every kind the lowering makes: a `for` over a runtime range, a `while` with
+/// `continue` and `break`, a nested pair, and a `loop` left by `break`.
+#[kernel]
+pub fn loop_shapes(x: &[u32], out: &mut [u32], n: u32) {
+    let t = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if t < out.len() {
+        let n = n as usize;
+        let mut acc = 0u32;
+        for j in 0..n.min(x.len()) {
+            acc = acc.wrapping_add(x[j] ^ t as u32);
+        }
+        let mut i = t;
+        while i < x.len() {
+            i += 3;
+            if x[i - 3] % 5 == 0 {
+                continue;
+            }
+            if x[i - 3] > 900 {
+                break;
+            }
+            acc = acc.wrapping_mul(31).wrapping_add(x[i - 3]);
+        }
+        for a in 0..t % 4 {
+            for b in a..n.min(6) {
+                acc += (a * 7 + b) as u32;
+            }
+        }
+        let mut k = t as u32;
+        loop {
+            k = k / 2 + 1;
+            acc ^= k;
+            if k <= 2 {
+                break;
+            }
+        }
+        out[t] = acc;
+    }
+}
+
+fn loop_shapes_on_host(x: &[u32], threads: usize, n: u32) -> Vec<u32> {
+    let mut out = vec![0u32; threads];
+    let o = host::Disjoint::new(&mut out);
+    // SAFETY: each thread writes its own element.
+    host::run([threads.div_ceil(32) as u32, 1, 1], [32, 1, 1], 0, || loop_shapes(x, unsafe { o.get() }, n));
+    out
+}
+
+#[test]
+fn loops_are_rotated_and_compute_the_same() {
+    let ptx = loop_shapes::PTX;
+    assert!(assemble("loop_shapes", ptx));
+    // Every branch back to an earlier label is conditional and follows its own `setp` (the
+    // header's test, copied), as in nvcc's PTX; none is a `bra.uni` to a test at the top.
+    let lines: Vec<&str> = ptx.lines().map(str::trim).filter(|l| !l.starts_with(".loc")).collect();
+    let labels: Vec<(usize, &str)> = lines.iter().enumerate().filter_map(|(i, l)| l.strip_suffix(':').map(|n| (i, n))).collect();
+    // The failed checks' blocks are laid out last, from the first `call` on; their stubs jump
+    // back to the call.
+    let hot = lines.iter().position(|l| l.starts_with("call")).unwrap_or(lines.len());
+    let mut back = 0;
+    for (i, l) in lines[..hot].iter().enumerate() {
+        let Some(target) = l.split("bra").nth(1).map(|t| t.trim().trim_end_matches(';')) else { continue };
+        if labels.iter().any(|&(at, name)| name == target && at < i) {
+            back += 1;
+            assert!(l.starts_with('@'), "an unconditional branch back: `{l}` in\n{ptx}");
+            assert!(lines[..i].iter().rev().take(3).any(|p| p.starts_with("setp")), "no test before `{l}` in\n{ptx}");
+        }
+    }
+    assert!(back >= 4, "{back} loops in\n{ptx}");
+    let stream = cpu_stream();
+    let x: Vec<u32> = (0..97u32).map(|k| (k * 7919) % 1000).collect();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    for (threads, n) in [(1usize, 0u32), (5, 1), (64, 40), (70, 200)] {
+        let want = loop_shapes_on_host(&x, threads, n);
+        let mut ob = DeviceBuffer::<u32>::zeroed(&stream, threads).unwrap();
+        loop_shapes::launch(&stream, LaunchConfig::new(threads.div_ceil(32) as u32, 32), &xb, &mut ob, n).unwrap();
+        assert_eq!(ob.to_vec().unwrap(), want, "{threads} threads, n = {n}");
+    }
+    // An empty `x`: every loop over it runs no trip.
+    let empty = DeviceBuffer::<u32>::zeroed(&stream, 0).unwrap();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 8).unwrap();
+    loop_shapes::launch(&stream, LaunchConfig::new(1, 32), &empty, &mut ob, 5).unwrap();
+    assert_eq!(ob.to_vec().unwrap(), loop_shapes_on_host(&[], 8, 5));
 }

@@ -24,6 +24,7 @@ mod opcode;
 mod path_range;
 pub mod opt;
 mod range;
+mod rotate;
 mod strength;
 mod subsume;
 mod sym_bound;

@@ -26,6 +26,8 @@
 //!   `for` loop's 64-bit counter becomes a pointer advanced with it.
 //! - **Loop-invariant arithmetic** ([`super::licm`]): computed once before the loop (the
 //!   hoisted check of an inner loop leaves the outer loop too).
+//! - **Rotated loops** ([`super::rotate`]): the test of a loop's header copied to its bottom,
+//!   as nvcc's loops are.
 //! - **Move coalescing**: `op t, ...; mov x, t;` where `t` is used only by that `mov` becomes
 //!   `op x, ...;` (assignments to mutable locals, `if`/`loop` results).
 //! - **Dead code**: instructions without side effects whose results are never read are removed
@@ -51,6 +53,8 @@ pub fn run(func: &mut Func) {
     // After the moves are coalesced: an index is then the `add` that computes it.
     super::strength::run(func);
     remove_dead(func);
+    // Last: the passes above find loops by their tested headers.
+    super::rotate::run(func);
 }
 
 /// How many times each register is read, by register number.
