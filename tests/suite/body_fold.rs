@@ -1,4 +1,5 @@
-//! Bounds checks folded into a `while` loop's bound (`ptx-macros/src/ir/fold.rs`): the loop
+//! Bounds checks folded into a loop's bound (`ptx-macros/src/ir/fold.rs`), a `while` loop's or
+//! a `for` loop's over a runtime range: the loop
 //! runs while its index is below the least of its bound and the checks' lengths, and after it
 //! a test reports the check Rust would have failed. Each kernel runs on the CPU backend against
 //! the host run of the same body, in bounds and out of bounds (the trap at the line Rust
@@ -60,6 +61,21 @@ pub fn rows_twice(y: &mut [f32], cols: u32) {
     while j < n {
         y[base + j] = y[base + j] + 1.0; // twice
         j += block_dim_x() as usize;
+    }
+}
+
+/// layernorm's row loops: a `for` loop over a runtime range (from 1: the first trip's guard
+/// compares the start), one row per thread, with the checks of three slices on one line (one
+/// report: no test after the loop tells them apart).
+#[kernel]
+pub fn row_affine(x: &[f32], g: &[f32], y: &mut [f32], rows: u32, cols: u32) {
+    let row = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    let n = cols as usize;
+    if row < rows as usize {
+        let base = row * n;
+        for j in 1..n {
+            y[base + j] = x[base + j] * g[j] - 1.0; // affine
+        }
     }
 }
 
@@ -332,4 +348,59 @@ fn two_checks_of_one_index_fold_as_one() {
     }));
     let mut yb = DeviceBuffer::from_slice(&stream, short).unwrap();
     expect_bounds_failure(rows_twice::launch(&stream, LaunchConfig::new(blocks, threads), &mut yb, cols), "// twice");
+}
+
+fn row_affine_host(x: &[f32], g: &[f32], y0: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    let mut y = y0.to_vec();
+    let out = host::Disjoint::new(&mut y);
+    // SAFETY: each thread writes its own row.
+    host::run([2, 1, 1], [4, 1, 1], 0, || row_affine(x, g, unsafe { out.get() }, rows as u32, cols as u32));
+    y
+}
+
+#[test]
+fn a_for_loop_over_a_runtime_range_folds_its_checks() {
+    let ptx = row_affine::PTX;
+    assert!(assemble("row_affine", ptx));
+    // No check in the loop: it runs to the least of `n` and the slices' lengths, computed
+    // before it, and the test after it goes straight to the one report.
+    assert_eq!(checks_in_loops(ptx), 0, "{ptx}");
+    assert!(ptx.lines().any(|l| l.trim_start().starts_with("min.u64")), "{ptx}");
+    let stream = cpu_stream();
+    let rows = 6;
+    for cols in [0usize, 1, 2, 5, 8] {
+        let x: Vec<f32> = (0..rows * cols).map(|k| k as f32 * 0.5 - 3.0).collect();
+        let g: Vec<f32> = (0..cols).map(|k| 1.0 + k as f32 * 0.25).collect();
+        let y0 = vec![9.0f32; rows * cols];
+        let want = row_affine_host(&x, &g, &y0, rows, cols);
+        let (xb, gb) = (DeviceBuffer::from_slice(&stream, &x).unwrap(), DeviceBuffer::from_slice(&stream, &g).unwrap());
+        let mut yb = DeviceBuffer::from_slice(&stream, &y0).unwrap();
+        row_affine::launch(&stream, LaunchConfig::new(2, 4), &xb, &gb, &mut yb, rows as u32, cols as u32).unwrap();
+        assert_eq!(yb.to_vec().unwrap(), want, "{cols} columns");
+        if cols < 2 {
+            continue;
+        }
+        // Each slice one short (the last row's last element, or every row's for `g`), and `x`
+        // shorter than a whole first row (every trip of every row fails, the first one too):
+        // the host run panics, the device reports the loop's line.
+        let at = "y[base + j] = x[base + j] * g[j] - 1.0; // affine";
+        for (xl, gl, yl) in [(rows * cols - 1, cols, rows * cols), (rows * cols, cols - 1, rows * cols), (rows * cols, cols, rows * cols - 1), (1, cols, rows * cols)] {
+            assert!(host_panics(|| {
+                row_affine_host(&x[..xl], &g[..gl], &y0[..yl], rows, cols);
+            }));
+            let (xs, gs) = (DeviceBuffer::from_slice(&stream, &x[..xl]).unwrap(), DeviceBuffer::from_slice(&stream, &g[..gl]).unwrap());
+            let mut ys = DeviceBuffer::from_slice(&stream, &y0[..yl]).unwrap();
+            expect_bounds_failure(row_affine::launch(&stream, LaunchConfig::new(2, 4), &xs, &gs, &mut ys, rows as u32, cols as u32), at);
+        }
+    }
+}
+
+#[test]
+fn layernorm_s_loops_keep_the_memory_descriptor_in_uniform_registers_on_sm_90() {
+    // With a failure branch before each loop (the checks hoisted there), ptxas moved sm_90's
+    // global memory descriptor into uniform registers (`R2UR`) before every load of the
+    // loops: 66 times. Folded, the failure is after each loop and there is none.
+    let ptx = crate::corpus::layernorm::layernorm::PTX;
+    let Some(sass) = crate::tools::sass("layernorm_sm90", ptx, 90) else { return };
+    assert_eq!(sass.iter().filter(|i| i.starts_with("R2UR")).count(), 0, "{sass:#?}");
 }

@@ -5,10 +5,19 @@
 //! true, the trip Rust would have run fails its check, and the code after the loop branches to
 //! that check's failure (same message, same line).
 //!
+//! A `for` loop over a runtime range folds the same way (layernorm's `x[base + j]`): the
+//! lowering writes it rotated, with the test `i < A` in the latch after the increment and a
+//! guard before the loop that tests the first trip (`start < A`, `i` set to `start`); both
+//! compare with `M` instead, and both exits go to the test after the loop. It runs before
+//! `ir::hoist`, which would otherwise check the last trip's index before the loop: with the
+//! failure branch after the loop instead, ptxas keeps sm_90's global memory descriptor in
+//! uniform registers (layernorm had 66 `R2UR` copies of it, its third loop 62 instructions
+//! against nvcc's 49; now none, and 46), and the trips before the failing one run as in Rust.
+//!
 //! Why this is exact (docs/performance.md, "Checks folded into a loop's bound"): the loop's
-//! header tests `i < A`, with `A` not written in the loop; each folded check fails on a trip
-//! exactly when `i >= L'`, where `i` is the header's value (not written between the header and
-//! the check), for an `L'` computed before the loop:
+//! test (the header's, or the latch's and the guard's) is `i < A`, with `A` not written in
+//! the loop; each folded check fails on a trip exactly when `i >= L'`, where `i` is the tested
+//! value (not written between the test and the check), for an `L'` computed before the loop:
 //! - the index is `i` itself: `L' = len`;
 //! - the index is `base + i` with `base` not written in the loop and `ir::range` proving that
 //!   `base + i` does not wrap for any `i < A`: it is below `len` exactly when `i < len - base`,
@@ -19,9 +28,10 @@
 //! otherwise Rust runs that trip, and one of its folded checks fails. The code after the loop
 //! tests `i < A` and then each folded check again, in the source's order, and reports the
 //! first that fails: the one Rust reports, provided nothing in the trip before it can fail or
-//! stop otherwise. So a check folds only when:
+//! stop otherwise (where every folded check reports the same message and line, it needs no
+//! test to tell which, and goes to that report). So a check folds only when:
 //! - the loop holds no other loop, no call, no inline assembly, and is left only by its
-//!   header's test or a failed check;
+//!   test or a failed check;
 //! - the check is on the trip's straight path from the header (each block entered only from
 //!   the one before, ending in a jump or a failure branch), and every failure branch before it
 //!   on that path is a folded check (a division by zero, or a check that does not fold, ends
@@ -34,7 +44,7 @@
 //! first already has.
 
 use super::dom::{Cfg, Loop};
-use super::hoist::{failure, single_defs};
+use super::hoist::{failure, same_failure, single_defs};
 use super::range::{Range, Ranges};
 use super::{Arg, Arith, Block, BlockId, Cmp, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, RegClass, Term, Type};
 
@@ -97,8 +107,8 @@ fn same_arg(a: &Arg, b: &Arg) -> bool {
     }
 }
 
-fn header_test(func: &Func, l: &Loop, written: &[bool]) -> Option<Header> {
-    let h = l.header;
+/// The test `block` ends with, as `i < bound` deciding whether the loop runs another trip.
+fn branch_test(func: &Func, h: usize, l: &Loop, written: &[bool]) -> Option<Header> {
     let Term::Branch { pred, negate, if_true, if_false } = func.blocks[h].term else { return None };
     let (t_in, f_in) = (l.contains(if_true.0 as usize), l.contains(if_false.0 as usize));
     if t_in == f_in {
@@ -125,9 +135,61 @@ fn header_test(func: &Func, l: &Loop, written: &[bool]) -> Option<Header> {
         Arg::Imm(Imm::Int(_)) => true,
         _ => false,
     };
-    // The header must not change `i` after its test (the trip's checks see the tested value).
+    // The test's block must not change `i` after the test (the trip's checks see the tested
+    // value).
     let rewritten = func.blocks[h].insts[at + 1..].iter().any(|x| x.defs().contains(&i));
     (invariant && !rewritten && written[i.0 as usize]).then(|| Header { at, want, i, bound: bound.clone(), exit })
+}
+
+/// A `for` loop as the lowering writes it: the header only jumps into the body, the one latch
+/// advances the counter and tests `i < bound`, and the block that enters the loop tests the
+/// first trip (`start < bound`, with `i` set to `start` there) and otherwise skips to the same
+/// exit. Returns the latch's test, the latch, and the guard (its block and its `setp`).
+fn rotated_test(func: &Func, cfg: &Cfg, l: &Loop, written: &[bool]) -> Option<(Header, usize, (usize, usize))> {
+    let [latch] = l.latches[..] else { return None };
+    if latch == l.header || !matches!(func.blocks[l.header].term, Term::Jump(_)) {
+        return None;
+    }
+    let h = branch_test(func, latch, l, written)?;
+    // The counter is written in the latch only (by the increment before the test).
+    let writes_i = |b: usize| func.blocks[b].insts.iter().any(|x| x.defs().contains(&h.i));
+    if (0..func.blocks.len()).any(|b| l.contains(b) && b != latch && writes_i(b)) {
+        return None;
+    }
+    let [pre] = l.entries(cfg)[..] else { return None };
+    let Term::Branch { pred: g, negate, if_true, if_false } = func.blocks[pre].term else { return None };
+    let (t, f) = (if_true.0 as usize, if_false.0 as usize);
+    let want = match (t, f) {
+        (t, f) if t == l.header && f == h.exit => !negate,
+        (t, f) if f == l.header && t == h.exit => negate,
+        _ => return None,
+    };
+    let insts = &func.blocks[pre].insts;
+    let gs = insts.iter().rposition(|i| i.defs().contains(&g))?;
+    let InstKind::Op { opcode: Opcode::Setp(cmp, Type::U64), args, .. } = &insts[gs].kind else { return None };
+    if insts[gs].guard.is_some() || args.len() != 3 {
+        return None;
+    }
+    let (start, bound) = match if want { *cmp } else { cmp.negated() } {
+        Cmp::Lt => (&args[1], &args[2]),
+        Cmp::Gt => (&args[2], &args[1]),
+        _ => return None,
+    };
+    if !same_arg(bound, &h.bound) {
+        return None;
+    }
+    // When the guard skips the loop, `i` holds the `start` it compared: the exit's test of
+    // `i < bound` then asks what the guard asked.
+    let last_i = insts.iter().rposition(|x| x.defs().contains(&h.i));
+    let starts_i = match (start, last_i) {
+        (Arg::Reg(r), None) => *r == h.i,
+        (Arg::Reg(r), Some(d)) => *r == h.i && d < gs,
+        (Arg::Imm(Imm::Int(_)), Some(d)) => {
+            matches!(&insts[d].kind, InstKind::Op { opcode: Opcode::Mov(_), args: m, .. } if insts[d].guard.is_none() && m.len() == 2 && same_arg(&m[1], start))
+        }
+        _ => false,
+    };
+    starts_i.then_some((h, latch, (pre, gs)))
 }
 
 fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
@@ -138,7 +200,13 @@ fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
             written[r.0 as usize] = true;
         }
     }
-    let Some(h) = header_test(func, l, &written) else { return };
+    let (h, test_block, guard) = match branch_test(func, l.header, l, &written) {
+        Some(h) => (h, l.header, None),
+        None => match rotated_test(func, cfg, l, &written) {
+            Some((h, latch, guard)) => (h, latch, Some(guard)),
+            None => return,
+        },
+    };
     // A loop to a constant (`while b < 256 { local[b] = 0; b += threads }`) makes a few trips
     // per thread: a fold would cost more than it saves (see the module documentation).
     if matches!(h.bound, Arg::Imm(_)) {
@@ -153,7 +221,7 @@ fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
         if block.insts.iter().any(|i| matches!(i.kind, InstKind::Call { .. } | InstKind::Asm { .. } | InstKind::Raw(_))) {
             return;
         }
-        let leaves = block.term.successors().into_iter().map(|s| s.0 as usize).any(|s| !l.contains(s) && !(b == l.header && s == h.exit) && !failure(func, s));
+        let leaves = block.term.successors().into_iter().map(|s| s.0 as usize).any(|s| !l.contains(s) && !(b == test_block && s == h.exit) && !failure(func, s));
         if leaves {
             return;
         }
@@ -231,30 +299,37 @@ fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
         bound = least(func, &mut pre_insts, bound, limit);
     }
     let pre_insts: Vec<Inst> = pre_insts.into_iter().map(|i| i.at(loc)).collect();
-    if matches!(func.blocks[pre].term, Term::Jump(t) if t.0 as usize == l.header) {
-        func.blocks[pre].insts.extend(pre_insts);
-    } else {
-        let p = func.blocks.len();
-        func.blocks.push(Block { insts: pre_insts, term: Term::Jump(BlockId(l.header as u32)), term_loc: None });
-        retarget(&mut func.blocks[pre].term, l.header, p);
-    }
-
-    // The header tests `i` against the least bound instead.
-    let old = func.blocks[l.header].insts[h.at].clone();
-    let mut test = old.clone();
-    let q = fresh(func, RegClass::Pred);
-    if let InstKind::Op { args, .. } = &mut test.kind {
-        args[0] = Arg::Reg(q);
-        for a in &mut args[1..] {
-            if same_arg(a, &h.bound) {
-                *a = bound.clone();
+    match guard {
+        // The least bound is computed before the guard, which tests the first trip against it:
+        // what it reads must be written before that point.
+        Some((pre, gs)) => {
+            let ready = |r: &Reg| match def_site.get(r) {
+                Some(&(db, di)) => (db == pre && di < gs) || (db != pre && cfg.dominates(db, pre)),
+                None => false,
+            };
+            let reads = pre_insts.iter().flat_map(|i| match &i.kind {
+                InstKind::Op { defs, args, .. } => args[*defs..].to_vec(),
+                _ => Vec::new(),
+            });
+            let computed: Vec<Reg> = pre_insts.iter().flat_map(|i| i.defs()).collect();
+            if !reads.filter_map(|a| if let Arg::Reg(r) = a { Some(r) } else { None }).all(|r| computed.contains(&r) || ready(&r)) {
+                return;
             }
+            let n = pre_insts.len();
+            func.blocks[pre].insts.splice(gs..gs, pre_insts);
+            retest(func, pre, gs + n, &h.bound, &bound);
+        }
+        None if matches!(func.blocks[pre].term, Term::Jump(t) if t.0 as usize == l.header) => func.blocks[pre].insts.extend(pre_insts),
+        None => {
+            let p = func.blocks.len();
+            func.blocks.push(Block { insts: pre_insts, term: Term::Jump(BlockId(l.header as u32)), term_loc: None });
+            retarget(&mut func.blocks[pre].term, l.header, p);
         }
     }
-    func.blocks[l.header].insts.insert(h.at + 1, test);
-    if let Term::Branch { pred, .. } = &mut func.blocks[l.header].term {
-        *pred = q;
-    }
+
+    // The loop's test compares `i` with the least bound instead.
+    let old = func.blocks[test_block].insts[h.at].clone();
+    retest(func, test_block, h.at, &h.bound, &bound);
 
     // The checks leave the loop.
     for c in &checks {
@@ -273,7 +348,7 @@ fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
     // becomes the test and its code moves to a new block (so that the code after the loop
     // still follows it in the layout); otherwise the test is a new block on the exit edge.
     let exit = h.exit;
-    let test_block = if cfg.preds[exit] == [l.header] {
+    let exit_test = if guard.is_none() && cfg.preds[exit] == [l.header] {
         let moved = func.blocks.len();
         let old_exit = std::mem::replace(&mut func.blocks[exit], Block { insts: Vec::new(), term: Term::Open, term_loc: None });
         func.blocks.push(old_exit);
@@ -291,10 +366,13 @@ fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
     } else {
         let e = func.blocks.len();
         func.blocks.push(Block { insts: Vec::new(), term: Term::Open, term_loc: None });
-        retarget(&mut func.blocks[l.header].term, exit, e);
+        retarget(&mut func.blocks[test_block].term, exit, e);
+        if let Some((pre, _)) = guard {
+            retarget(&mut func.blocks[pre].term, exit, e);
+        }
         (e, exit)
     };
-    let (t, after) = test_block;
+    let (t, after) = exit_test;
     let r = fresh(func, RegClass::Pred);
     let mut again = old;
     if let InstKind::Op { args, .. } = &mut again.kind {
@@ -306,6 +384,26 @@ fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
         term: Term::Branch { pred: r, negate: !h.want, if_true: BlockId(chain as u32), if_false: BlockId(after as u32) },
         term_loc: func.blocks[checks[0].block].term_loc,
     };
+}
+
+/// The `setp` at `at` in `block`, whose predicate the block's branch reads, compared again with
+/// `bound` in place of `old` into a new predicate the branch reads instead (the old `setp`
+/// stays for whatever else reads it).
+fn retest(func: &mut Func, block: usize, at: usize, old: &Arg, bound: &Arg) {
+    let mut test = func.blocks[block].insts[at].clone();
+    let q = fresh(func, RegClass::Pred);
+    if let InstKind::Op { args, .. } = &mut test.kind {
+        args[0] = Arg::Reg(q);
+        for a in &mut args[1..] {
+            if same_arg(a, old) {
+                *a = bound.clone();
+            }
+        }
+    }
+    func.blocks[block].insts.insert(at + 1, test);
+    if let Term::Branch { pred, .. } = &mut func.blocks[block].term {
+        *pred = q;
+    }
 }
 
 /// The header's successor in the loop.
@@ -374,7 +472,8 @@ fn foldable(func: &Func, block: usize, pred: Reg, stub: usize, h: &Header, spine
 fn report_chain(func: &mut Func, checks: &[Check], i: Reg) -> usize {
     let start = func.blocks.len();
     let Some((last, tested)) = checks.split_last() else { unreachable!("a fold has a check") };
-    if tested.is_empty() {
+    // Checks that all report one failure (one message, one line) need no test to tell which.
+    if tested.iter().all(|c| same_failure(func, c.stub, last.stub)) {
         return last.stub;
     }
     for (k, c) in tested.iter().enumerate() {
