@@ -238,4 +238,12 @@ fn checks_that_do_not_run_on_every_trip_stay_in_the_loop() {
     let long = DeviceBuffer::from_slice(&stream, &[1u32, 2, 3, 4]).unwrap();
     expect_bounds_failure(two_lines::launch(&stream, LaunchConfig::new(1, 1), &long, &xb, &mut ob, 4usize), "s += y[k]; // second");
     expect_bounds_failure(two_lines::launch(&stream, LaunchConfig::new(1, 1), &xb, &long, &mut ob, 4usize), "s += x[k]; // first");
+    // Both short by one: on the trip both fail, the first line is reported.
+    expect_bounds_failure(two_lines::launch(&stream, LaunchConfig::new(1, 1), &xb, &xb, &mut ob, 4usize), "s += x[k]; // first");
+    // `y` shorter than `x` by two: `y`'s line, on an earlier trip than `x` would fail.
+    let five = DeviceBuffer::from_slice(&stream, &[1u32, 2, 3, 4, 5]).unwrap();
+    expect_bounds_failure(two_lines::launch(&stream, LaunchConfig::new(1, 1), &five, &xb, &mut ob, 5usize), "s += y[k]; // second");
+    // In bounds, the sum of both.
+    two_lines::launch(&stream, LaunchConfig::new(1, 1), &five, &long, &mut ob, 4usize).unwrap();
+    assert_eq!(ob.to_vec().unwrap(), [1 + 2 + 3 + 4 + 1 + 2 + 3 + 4]);
 }
