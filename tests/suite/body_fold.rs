@@ -238,6 +238,11 @@ fn checks_of_one_base_on_two_lines_fold_and_report_the_first_that_fails() {
     // One bounds comparison is left, after the loop: its report chain tests the load's check,
     // then reports the store's (one of them fails).
     assert_eq!(ptx.lines().filter(|l| l.trim_start().starts_with("setp.ge.u64")).count(), 1, "{ptx}");
+    // The chain computes the base `block_idx_x() * cols` again from `%ctaid.x` and the
+    // parameter, so that the base need not stay live across the loop for it.
+    let before = &ptx[..ptx.find("setp.ge.u64").unwrap()];
+    let chain_block: Vec<&str> = before.lines().rev().take_while(|l| !l.trim_end().ends_with(':')).collect();
+    assert!(chain_block.iter().any(|l| l.contains("%ctaid.x")), "the chain's block reads %ctaid.x again: {ptx}");
     let stream = cpu_stream();
     let (blocks, threads, cols) = (3u32, 32u32, 50u32);
     let n = (blocks * cols) as usize;

@@ -29,7 +29,9 @@
 //! tests `i < A` and then each folded check again, in the source's order, and reports the
 //! first that fails: the one Rust reports, provided nothing in the trip before it can fail or
 //! stop otherwise (where every folded check reports the same message and line, it needs no
-//! test to tell which, and goes to that report). So a check folds only when:
+//! test to tell which, and goes to that report). A base the chain needs is computed again
+//! there where it rests only on parameters, thread and block indices and immediates, so that
+//! it is not kept live across the loop for the cold path. So a check folds only when:
 //! - the loop holds no other loop, no call, no inline assembly, and is left only by its
 //!   test or a failed check;
 //! - the check is on the trip's straight path from the header (each block entered only from
@@ -46,7 +48,7 @@
 use super::dom::{Cfg, Loop};
 use super::hoist::{failure, same_failure, single_defs};
 use super::range::{Range, Ranges};
-use super::{Arg, Arith, Block, BlockId, Cmp, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, RegClass, Term, Type};
+use super::{Arg, Arith, Block, BlockId, Cmp, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, RegClass, StateSpace, Sym, Term, Type};
 
 pub fn run(func: &mut Func) {
     // The graph changes with each fold: recompute it.
@@ -378,7 +380,7 @@ fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
     if let InstKind::Op { args, .. } = &mut again.kind {
         args[0] = Arg::Reg(r);
     }
-    let chain = report_chain(func, &checks, h.i);
+    let chain = report_chain(func, &checks, h.i, &def_count, &def_site);
     func.blocks[t] = Block {
         insts: vec![again.at(loc)],
         term: Term::Branch { pred: r, negate: !h.want, if_true: BlockId(chain as u32), if_false: BlockId(after as u32) },
@@ -469,7 +471,7 @@ fn foldable(func: &Func, block: usize, pred: Reg, stub: usize, h: &Header, spine
 /// The failure after the loop: each check's comparison again, at the value `i` left the loop
 /// with, in the source's order; the first that fails is reported (the last needs no test: one
 /// of them fails). Returns the chain's first block.
-fn report_chain(func: &mut Func, checks: &[Check], i: Reg) -> usize {
+fn report_chain(func: &mut Func, checks: &[Check], i: Reg, def_count: &[usize], def_site: &super::hoist::DefSites) -> usize {
     let start = func.blocks.len();
     let Some((last, tested)) = checks.split_last() else { unreachable!("a fold has a check") };
     // Checks that all report one failure (one message, one line) need no test to tell which.
@@ -480,11 +482,25 @@ fn report_chain(func: &mut Func, checks: &[Check], i: Reg) -> usize {
         let mut insts = Vec::new();
         let idx = match &c.offset {
             None => Arg::Reg(i),
-            Some((add, _)) => {
+            Some((add, base)) => {
                 let mut add = add.clone();
                 let d = fresh(func, RegClass::B64);
+                // The base computed again here where it can be (softmax's `row * n`): otherwise
+                // it stays live across the loop for this test only (4 registers on sm_90).
+                let mut budget = REMAT_BUDGET;
+                let again = match base {
+                    Arg::Reg(b) => rematerialize(func, def_count, def_site, *b, &mut insts, &mut budget),
+                    _ => None,
+                };
                 if let InstKind::Op { args, .. } = &mut add.kind {
                     args[0] = Arg::Reg(d);
+                    if let Some(again) = again {
+                        for a in &mut args[1..] {
+                            if same_arg(a, base) {
+                                *a = Arg::Reg(again);
+                            }
+                        }
+                    }
                 }
                 insts.push(add);
                 Arg::Reg(d)
@@ -502,6 +518,46 @@ fn report_chain(func: &mut Func, checks: &[Check], i: Reg) -> usize {
     }
     func.blocks.push(Block { insts: Vec::new(), term: Term::Jump(BlockId(last.stub as u32)), term_loc: None });
     start
+}
+
+/// At most this many instructions are copied to compute a base again.
+const REMAT_BUDGET: usize = 8;
+
+/// `r` computed again, into fresh registers appended to `out`, from what a thread never sees
+/// change (immediates, its parameters, its thread and block indices and sizes) by unguarded
+/// pure instructions, each register on the way written once: the copy has `r`'s value wherever
+/// `r` has been written. `None` where `r` rests on anything else or takes more than `budget`
+/// instructions.
+fn rematerialize(func: &mut Func, def_count: &[usize], def_site: &super::hoist::DefSites, r: Reg, out: &mut Vec<Inst>, budget: &mut usize) -> Option<Reg> {
+    if def_count.get(r.0 as usize) != Some(&1) || *budget == 0 {
+        return None;
+    }
+    let &(b, i) = def_site.get(&r)?;
+    let mut copy = func.blocks[b].insts[i].clone();
+    let InstKind::Op { opcode, defs: 1, args } = &mut copy.kind else { return None };
+    let constant_space = !matches!(opcode, Opcode::Ld(m) if m.space != StateSpace::Param);
+    if copy.guard.is_some() || !opcode.is_pure() || !constant_space {
+        return None;
+    }
+    *budget -= 1;
+    for a in &mut args[1..] {
+        match a {
+            Arg::Imm(_) | Arg::Sym(Sym::Param(_)) => {}
+            Arg::Sym(Sym::Named(n)) if is_thread_constant(n) => {}
+            Arg::Mem { base, .. } if matches!(**base, Arg::Sym(Sym::Param(_))) => {}
+            Arg::Reg(x) => *a = Arg::Reg(rematerialize(func, def_count, def_site, *x, out, budget)?),
+            _ => return None,
+        }
+    }
+    let d = fresh(func, func.class(r));
+    args[0] = Arg::Reg(d);
+    out.push(copy);
+    Some(d)
+}
+
+/// Special registers whose value a thread never sees change.
+fn is_thread_constant(name: &str) -> bool {
+    ["%tid.", "%ntid.", "%ctaid.", "%nctaid."].iter().any(|p| name.starts_with(p)) || name == "%laneid"
 }
 
 /// `min.u64` of two bounds (computed here when both are constants).
