@@ -1,7 +1,7 @@
 //! Building a [`Func`]: fresh registers, blocks, and instructions appended to the current block.
 
 use super::loc::Loc;
-use super::{Arg, Block, BlockId, FpClass, Func, Imm, Inst, InstKind, Opcode, Reg, RegClass, Term, Type};
+use super::{Arg, Block, BlockId, FpClass, Func, Inst, InstKind, Opcode, Reg, RegClass, Term, Type};
 
 pub struct Builder {
     pub func: Func,
@@ -139,12 +139,7 @@ impl Builder {
     /// loops holding a `testp` of an immediate (the differential tester's seed 20261125,
     /// kernel 352), and nvcc never emits one.
     pub fn testp(&mut self, class: FpClass, ty: Type, a: Arg) -> Reg {
-        let value = match a {
-            Arg::Imm(Imm::F32(bits)) => Some(f32::from_bits(bits) as f64),
-            Arg::Imm(Imm::F64(bits)) => Some(f64::from_bits(bits)),
-            _ => None,
-        };
-        match value {
+        match a.float_imm() {
             Some(v) => {
                 let holds = match class {
                     FpClass::NotANumber => v.is_nan(),

@@ -91,6 +91,15 @@ impl Arg {
         Arg::Imm(Imm::Int(v))
     }
 
+    /// The value of a float immediate (an `f32`'s widened exactly).
+    pub fn float_imm(&self) -> Option<f64> {
+        match self {
+            Arg::Imm(Imm::F32(bits)) => Some(f32::from_bits(*bits) as f64),
+            Arg::Imm(Imm::F64(bits)) => Some(f64::from_bits(*bits)),
+            _ => None,
+        }
+    }
+
     pub fn mem(base: Arg, offset: i64) -> Arg {
         Arg::Mem { base: Box::new(base), offset }
     }

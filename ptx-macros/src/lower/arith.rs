@@ -135,7 +135,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 BinOp::Mul => self.b.op1(Opcode::Arith(Arith::Mul, Mode::Rn, t), c, vec![a, b]),
                 // `1.0 / x` is nvcc's `rcp.rn`: correctly rounded as the division is, so the
                 // same bits, without the division's range check and refinement steps.
-                BinOp::Div if is_one(&a) => self.b.op1(Opcode::Arith(Arith::Rcp, Mode::Rn, t), c, vec![b]),
+                BinOp::Div if a.float_imm() == Some(1.0) => self.b.op1(Opcode::Arith(Arith::Rcp, Mode::Rn, t), c, vec![b]),
                 BinOp::Div => self.b.op1(Opcode::Arith(Arith::Div, Mode::Rn, t), c, vec![a, b]),
                 BinOp::Rem => return self.math_fn("fmod", s, vec![lv.clone(), rv.clone()], span),
                 _ => return self.error(span, "internal: bitwise operator on floats"),
@@ -397,9 +397,4 @@ fn fold(op: BinOp, s: Scalar, l: &Val, r: &Val) -> Option<Val> {
         _ => return None,
     };
     Some(Val::S(super::value::int_imm(v as u128, s)))
-}
-
-/// A float immediate equal to one (`1.0f32` or `1.0f64`).
-fn is_one(a: &Arg) -> bool {
-    matches!(a, Arg::Imm(Imm::F32(bits)) if f32::from_bits(*bits) == 1.0) || matches!(a, Arg::Imm(Imm::F64(bits)) if f64::from_bits(*bits) == 1.0)
 }
