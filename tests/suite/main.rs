@@ -77,6 +77,7 @@ mod body_traits;
 mod body_tuples;
 mod body_unroll;
 mod body_values;
+mod body_version;
 mod corpus;
 mod corpus_twins;
 mod cpu_atomics;

@@ -195,3 +195,18 @@ pub fn sass(name: &str, ptx: &str, sm: u32) -> Option<Vec<String>> {
     let _ = std::fs::remove_dir_all(&dir);
     Some(String::from_utf8_lossy(&listing.stdout).lines().filter_map(|l| l.trim_start().strip_prefix("/*")?.split_once("*/").map(|(_, i)| i.trim().to_owned())).filter(|i| !i.is_empty()).collect())
 }
+
+/// The loops of a SASS listing (a backward branch and its target), as index ranges.
+pub fn sass_loops(sass: &[String]) -> Vec<std::ops::RangeInclusive<usize>> {
+    let mut out = Vec::new();
+    for (i, ins) in sass.iter().enumerate() {
+        let text = ins.split(';').next().unwrap_or("");
+        let Some(target) = text.split_whitespace().last().and_then(|t| u64::from_str_radix(t.strip_prefix("0x")?, 16).ok()) else { continue };
+        // Every instruction is 16 bytes from sm_70 on.
+        let first = (target / 16) as usize;
+        if text.contains("BRA") && first <= i {
+            out.push(first..=i);
+        }
+    }
+    out
+}

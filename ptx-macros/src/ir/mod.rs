@@ -30,6 +30,7 @@ mod subsume;
 mod sym_bound;
 mod unroll;
 mod vectorize;
+mod version;
 
 pub use builder::Builder;
 pub use inst::*;

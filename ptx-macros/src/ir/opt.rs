@@ -28,6 +28,8 @@
 //!   `for` loop's 64-bit counter becomes a pointer advanced with it.
 //! - **Loop-invariant arithmetic** ([`super::licm`]): computed once before the loop (the
 //!   hoisted check of an inner loop leaves the outer loop too).
+//! - **Versioned loops** ([`super::version`]): a loop whose remaining checks can all be decided
+//!   by values it does not write gets a copy without them, picked by one test before it.
 //! - **Rotated loops** ([`super::rotate`]): the test of a loop's header copied to its bottom,
 //!   as nvcc's loops are.
 //! - **Move coalescing**: `op t, ...; mov x, t;` where `t` is used only by that `mov` becomes
@@ -54,6 +56,8 @@ pub fn run(func: &mut Func) {
     coalesce_moves(func);
     // After the moves are coalesced: an index is then the `add` that computes it.
     super::strength::run(func);
+    // After every pass that reads `Func::for_loops` or counts a register's writes.
+    super::version::run(func);
     remove_dead(func);
     // Last: the passes above find loops by their tested headers.
     super::rotate::run(func);
