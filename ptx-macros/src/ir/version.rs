@@ -51,9 +51,10 @@ pub fn run(func: &mut Func) {
     let mut tried: Vec<usize> = Vec::new();
     // Block sets of the loops copied so far (originals and copies): loops inside them stay.
     let mut covered: Vec<Vec<bool>> = Vec::new();
+    // The graph changes only where a loop is copied: computed again then.
+    let mut cfg = Cfg::new(func);
+    let mut loops = cfg.loops();
     loop {
-        let cfg = Cfg::new(func);
-        let loops = cfg.loops();
         let inside = |b: usize| covered.iter().any(|c| c.get(b).copied().unwrap_or(false));
         // Outer loops first: versioning one copies the loops inside it.
         let Some(l) = loops
@@ -71,6 +72,8 @@ pub fn run(func: &mut Func) {
                 set[b] = true;
             }
             covered.push(set);
+            cfg = Cfg::new(func);
+            loops = cfg.loops();
         }
     }
 }
@@ -89,6 +92,24 @@ fn version(func: &mut Func, cfg: &Cfg, loops: &[Loop], l: &Loop) -> Option<Vec<u
     if !plain || !matches!(func.blocks[entry].term, Term::Jump(_) | Term::Branch { .. }) {
         return None;
     }
+    // Each check: its block, its predicate, the successor it continues at, and the predicate's
+    // value that fails. Found first: most loops have no check left under a condition, and
+    // the analysis below costs a pass over the function.
+    let mut found = Vec::new();
+    for &b in &body {
+        let Term::Branch { pred, negate, if_true, if_false } = func.blocks[b].term else { continue };
+        if doomed(func, l, if_true.0 as usize, 0) {
+            found.push((b, pred, if_false, !negate));
+        } else if doomed(func, l, if_false.0 as usize, 0) {
+            found.push((b, pred, if_true, negate));
+        }
+    }
+    // Some check runs only on some trips (under an `if`): what keeps ptxas from predicating the
+    // trip. Checks on every trip are `hoist`'s and `fold`'s, which copy nothing.
+    let under_if = |b: usize| l.latches.iter().any(|&x| !cfg.dominates(b, x));
+    if !found.iter().any(|c| under_if(c.0)) {
+        return None;
+    }
     let mut written = vec![false; func.regs.len()];
     for &b in &body {
         for r in func.blocks[b].insts.iter().flat_map(|i| i.defs()) {
@@ -99,27 +120,16 @@ fn version(func: &mut Func, cfg: &Cfg, loops: &[Loop], l: &Loop) -> Option<Vec<u
     let ranges = Ranges::compute(func);
     let inner: Vec<&Loop> = loops.iter().filter(|o| o.header != l.header && l.contains(o.header)).collect();
     let mut d = Derive { func, cfg, loops, l, inner, written, site, ranges, new_regs: Vec::new(), out: Vec::new(), facts: Vec::new() };
-    // Each check: its block, the successor it continues at, and whether it needs the test.
     let mut checks: Vec<(usize, BlockId)> = Vec::new();
     let mut conds: Vec<Reg> = Vec::new();
-    // Some check runs only on some trips (under an `if`): what keeps ptxas from predicating the
-    // trip. Checks on every trip are `hoist`'s and `fold`'s, which copy nothing.
     let mut conditional = false;
-    for &b in &body {
-        let Term::Branch { pred, negate, if_true, if_false } = d.func.blocks[b].term else { continue };
-        let (pass, fails_when) = if doomed(d.func, l, if_true.0 as usize, 0) {
-            (if_false, !negate)
-        } else if doomed(d.func, l, if_false.0 as usize, 0) {
-            (if_true, negate)
-        } else {
-            continue;
-        };
+    for (b, pred, pass, fails_when) in found {
         d.facts = d.path_facts(b);
         match d.never(pred, fails_when, (b, d.func.blocks[b].insts.len()), 0)? {
             Cond::Always => {}
             Cond::When(r) => {
                 conds.push(r);
-                conditional |= l.latches.iter().any(|&x| !cfg.dominates(b, x));
+                conditional |= under_if(b);
             }
         }
         checks.push((b, pass));
