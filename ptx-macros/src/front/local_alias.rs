@@ -35,7 +35,7 @@ pub fn resolve_aliases(block: &syn::Block, errors: &mut Errors) -> Option<syn::B
         return None;
     }
     let mut block = block.clone();
-    Expand { scopes: Vec::new(), errors }.visit_block_mut(&mut block);
+    Expand { scopes: Vec::new(), expanding: Vec::new(), errors }.visit_block_mut(&mut block);
     Some(block)
 }
 
@@ -61,6 +61,8 @@ fn const_code(t: &syn::Type) -> Option<&'static str> {
 
 struct Expand<'e> {
     scopes: Vec<HashMap<String, Alias>>,
+    /// The aliases being written out, innermost last: one met again names itself.
+    expanding: Vec<String>,
     errors: &'e mut Errors,
 }
 
@@ -71,7 +73,13 @@ impl Expand<'_> {
 
     /// The type `name<args>` stands for, its parameters replaced by `args`.
     fn instance(&mut self, seg: &syn::PathSegment) -> Option<syn::Type> {
-        let alias = self.lookup(&seg.ident.to_string())?.clone();
+        let name = seg.ident.to_string();
+        let alias = self.lookup(&name)?.clone();
+        if self.expanding.contains(&name) {
+            // rustc: "cycle detected when expanding type alias" (E0391).
+            self.errors.error(seg, format!("the type alias `{name}` names itself (through its own type or another alias's): an alias cannot contain itself; rename it, or write the type out"));
+            return None;
+        }
         let args: Vec<syn::GenericArgument> = match &seg.arguments {
             syn::PathArguments::None => Vec::new(),
             syn::PathArguments::AngleBracketed(ab) => ab.args.iter().filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_))).cloned().collect(),
@@ -107,7 +115,9 @@ impl Expand<'_> {
             crate::front::generic::Subst::new(types, consts).visit_type_mut(&mut ty);
         }
         // Its own paths are aliases of this scope too (`type Pair2 = [Tile; 2];`).
+        self.expanding.push(name);
         self.visit_type_mut(&mut ty);
+        self.expanding.pop();
         Some(ty)
     }
 
@@ -223,6 +233,16 @@ mod tests {
         let out = super::resolve_aliases(&block, &mut e).expect("aliases");
         assert!(e.is_empty());
         out.to_token_stream().to_string()
+    }
+
+    #[test]
+    fn an_alias_that_names_itself_is_one_error() {
+        for body in [quote::quote!({ type f32 = geo::Pair<f32>; let x: f32 = f32::new(1.0, 2.0); }), quote::quote!({ type A = [B; 2]; type B = (A, u8); let a: A = todo(); })] {
+            let block: syn::Block = syn::parse2(body).unwrap();
+            let mut e = crate::report::Errors::new();
+            super::resolve_aliases(&block, &mut e);
+            assert!(!e.is_empty());
+        }
     }
 
     #[test]

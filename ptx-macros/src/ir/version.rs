@@ -322,7 +322,7 @@ impl Derive<'_> {
             _ => None,
         };
         match *opcode {
-            Opcode::Setp(cmp, ty) if matches!(ty, Type::U32 | Type::U64 | Type::B32 | Type::B64) => {
+            Opcode::Setp(cmp, ty) if args.len() == 3 && matches!(ty, Type::U32 | Type::U64 | Type::B32 | Type::B64) => {
                 let cmp = if value { cmp } else { cmp.negated() };
                 let (x, bound, inclusive) = match cmp {
                     Cmp::Lt => (&args[1], &args[2], false),
@@ -381,19 +381,19 @@ impl Derive<'_> {
             _ => None,
         };
         match *opcode {
-            Opcode::Mov(Type::Pred) => of(&args[1]),
-            Opcode::Arith(Arith::Not, Mode::None, Type::Pred) => of(&args[1]).map(|v| !v),
-            Opcode::Arith(Arith::And, Mode::None, Type::Pred) => match (of(&args[1]), of(&args[2])) {
+            Opcode::Mov(Type::Pred) if args.len() == 2 => of(&args[1]),
+            Opcode::Arith(Arith::Not, Mode::None, Type::Pred) if args.len() == 2 => of(&args[1]).map(|v| !v),
+            Opcode::Arith(Arith::And, Mode::None, Type::Pred) if args.len() == 3 => match (of(&args[1]), of(&args[2])) {
                 (Some(false), _) | (_, Some(false)) => Some(false),
                 (Some(true), Some(true)) => Some(true),
                 _ => None,
             },
-            Opcode::Arith(Arith::Or, Mode::None, Type::Pred) => match (of(&args[1]), of(&args[2])) {
+            Opcode::Arith(Arith::Or, Mode::None, Type::Pred) if args.len() == 3 => match (of(&args[1]), of(&args[2])) {
                 (Some(true), _) | (_, Some(true)) => Some(true),
                 (Some(false), Some(false)) => Some(false),
                 _ => None,
             },
-            Opcode::Setp(cmp, ty) if !ty.is_float() => {
+            Opcode::Setp(cmp, ty) if args.len() == 3 && !ty.is_float() => {
                 let (a, b) = (self.int(&args[1], depth + 1)?, self.int(&args[2], depth + 1)?);
                 let bits = ty.bits();
                 let m = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
@@ -427,7 +427,7 @@ impl Derive<'_> {
                 let &(b, i) = self.site.get(r)?;
                 let inst = &self.func.blocks[b].insts[i];
                 match &inst.kind {
-                    InstKind::Op { opcode: Opcode::Mov(t), defs: 1, args } if inst.guard.is_none() && !t.is_float() => self.int(&args[1], depth + 1),
+                    InstKind::Op { opcode: Opcode::Mov(t), defs: 1, args } if args.len() == 2 && inst.guard.is_none() && !t.is_float() => self.int(&args[1], depth + 1),
                     _ => None,
                 }
             }
@@ -459,7 +459,7 @@ impl Derive<'_> {
             _ => None,
         };
         match opcode {
-            Opcode::Setp(cmp, ty) if matches!(ty, Type::U32 | Type::U64 | Type::B32 | Type::B64) => {
+            Opcode::Setp(cmp, ty) if args.len() == 3 && matches!(ty, Type::U32 | Type::U64 | Type::B32 | Type::B64) => {
                 // Fails when `x >= y` (or `x > y`): never when `upper(x) < y` (`<=`).
                 let cmp = if fails_when { cmp } else { cmp.negated() };
                 let (x, y, strict) = match cmp {
@@ -557,14 +557,14 @@ impl Derive<'_> {
         let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { return None };
         let (opcode, args) = (*opcode, args.clone());
         match opcode {
-            Opcode::Mov(t) if t.bits() == bits && !t.is_float() => self.upper(&args[1], bits, site, depth + 1),
+            Opcode::Mov(t) if args.len() == 2 && t.bits() == bits && !t.is_float() => self.upper(&args[1], bits, site, depth + 1),
             // Zero extension keeps the value.
-            Opcode::Cvt(Mode::None, to, from) if to.bits() == bits && !to.is_float() && !from.is_float() && !from.is_signed() && from.bits() < bits => {
+            Opcode::Cvt(Mode::None, to, from) if args.len() == 2 && to.bits() == bits && !to.is_float() && !from.is_float() && !from.is_signed() && from.bits() < bits => {
                 let (u, hi, ok) = self.upper(&args[1], from.bits(), site, depth + 1)?;
                 let w = self.emit(class(bits), Opcode::Cvt(Mode::None, Type::u(bits), Type::u(from.bits())), vec![u]);
                 Some((Arg::Reg(w), hi, ok))
             }
-            Opcode::Arith(op @ (Arith::Add | Arith::Mul | Arith::Shl), mode, t) if t.bits() == bits && !t.is_float() => {
+            Opcode::Arith(op @ (Arith::Add | Arith::Mul | Arith::Shl), mode, t) if args.len() == 3 && t.bits() == bits && !t.is_float() => {
                 let shift = matches!(op, Arith::Shl);
                 if !matches!((op, mode), (Arith::Add, Mode::None) | (Arith::Mul, Mode::Lo) | (Arith::Shl, Mode::None)) {
                     return None;
