@@ -25,8 +25,10 @@
 //!
 //! Only registers written once, in the loop but not in a loop inside it, are bounded by the
 //! branches they are tested by (their value at the check is the one tested), and the loop is
-//! copied only when every check in it has a condition, it is entered from one block, and it
-//! holds no inline PTX or call (whose labels and scopes a copy would repeat).
+//! copied only when every check in it has a condition, one of them runs only on some trips (under
+//! an `if`: checks on every trip are `hoist`'s and `fold`'s, which copy nothing), it is entered
+//! from one block, and it holds no inline PTX or call (whose labels and scopes a copy would
+//! repeat).
 //!
 //! This runs after the other passes (before `rotate`): the copy shares the original's
 //! registers, so a register the loop writes once is written twice after it, and
@@ -45,7 +47,7 @@ const DEPTH: u32 = 10;
 const MAX_COPIED: usize = 400;
 
 pub fn run(func: &mut Func) {
-    if !func.blocks.iter().enumerate().any(|(b, _)| failure(func, b)) {
+    if !(0..func.blocks.len()).any(|b| failure(func, b)) {
         return;
     }
     let mut tried: Vec<usize> = Vec::new();
@@ -138,6 +140,7 @@ fn version(func: &mut Func, cfg: &Cfg, loops: &[Loop], l: &Loop) -> Option<Vec<u
         return None;
     }
     // Emit: the test, in a block of its own between the entry and the loop.
+    let inner: Vec<usize> = d.inner.iter().map(|o| o.header).collect();
     let Derive { new_regs, mut out, .. } = d;
     func.regs.extend(new_regs);
     let mut all = conds[0];
@@ -176,10 +179,10 @@ fn version(func: &mut Func, cfg: &Cfg, loops: &[Loop], l: &Loop) -> Option<Vec<u
     }
     // The checked copy runs only where a check may fail: its inner loops are not unrolled
     // (ptxas unrolls the unchecked copy's), which keeps the kernel from growing by two.
-    for o in loops.iter().filter(|o| o.header != l.header && l.contains(o.header)) {
+    for h in inner {
         let mut pragma = crate::text::Text::new();
         pragma.str(".pragma \"nounroll\";\n");
-        func.blocks[o.header].insts.insert(0, Inst { guard: None, kind: InstKind::Raw(pragma), loc: None });
+        func.blocks[h].insts.insert(0, Inst { guard: None, kind: InstKind::Raw(pragma), loc: None });
     }
     let test = BlockId(func.blocks.len() as u32);
     let header = BlockId(l.header as u32);
@@ -323,14 +326,8 @@ impl Derive<'_> {
         };
         match *opcode {
             Opcode::Setp(cmp, ty) if args.len() == 3 && matches!(ty, Type::U32 | Type::U64 | Type::B32 | Type::B64) => {
-                let cmp = if value { cmp } else { cmp.negated() };
-                let (x, bound, inclusive) = match cmp {
-                    Cmp::Lt => (&args[1], &args[2], false),
-                    Cmp::Le => (&args[1], &args[2], true),
-                    Cmp::Gt => (&args[2], &args[1], false),
-                    Cmp::Ge => (&args[2], &args[1], true),
-                    _ => return,
-                };
+                let Some((x, bound, strict)) = less(if value { cmp } else { cmp.negated() }, &args[1], &args[2]) else { return };
+                let inclusive = !strict;
                 let Arg::Reg(x) = *x else { return };
                 // Tested where it holds the value the check reads: written once, before `d`
                 // in the same trip, outside the inner loops.
@@ -460,15 +457,8 @@ impl Derive<'_> {
         };
         match opcode {
             Opcode::Setp(cmp, ty) if args.len() == 3 && matches!(ty, Type::U32 | Type::U64 | Type::B32 | Type::B64) => {
-                // Fails when `x >= y` (or `x > y`): never when `upper(x) < y` (`<=`).
-                let cmp = if fails_when { cmp } else { cmp.negated() };
-                let (x, y, strict) = match cmp {
-                    Cmp::Ge => (&args[1], &args[2], false),
-                    Cmp::Gt => (&args[1], &args[2], true),
-                    Cmp::Le => (&args[2], &args[1], false),
-                    Cmp::Lt => (&args[2], &args[1], true),
-                    _ => return None,
-                };
+                // Fails when `y <= x` (or `y < x`): never when `upper(x) < y` (`<=`).
+                let (y, x, strict) = less(if fails_when { cmp } else { cmp.negated() }, &args[1], &args[2])?;
                 if !self.invariant(y) {
                     return None;
                 }
@@ -640,6 +630,17 @@ impl Derive<'_> {
             }
         }
         Some(Fact { x, bound: f.bound.clone(), inclusive: false, bits })
+    }
+}
+
+/// `a <cmp> b` as `lo < hi` (strict) or `lo <= hi`.
+fn less<'a>(cmp: Cmp, a: &'a Arg, b: &'a Arg) -> Option<(&'a Arg, &'a Arg, bool)> {
+    match cmp {
+        Cmp::Lt => Some((a, b, true)),
+        Cmp::Le => Some((a, b, false)),
+        Cmp::Gt => Some((b, a, true)),
+        Cmp::Ge => Some((b, a, false)),
+        _ => None,
     }
 }
 
