@@ -5,6 +5,7 @@ pub mod rejected;
 pub mod rewrite;
 pub mod signature;
 pub mod source_index;
+pub mod source_skim;
 pub mod crate_root;
 pub mod sum_ref;
 pub mod types;

@@ -37,6 +37,7 @@ pub struct FnDef {
 }
 
 /// What one file defines, by module.
+#[cfg_attr(test, derive(Debug, PartialEq))]
 struct Index {
     root: Module,
     /// Blocks that define items of their own (`fn k() { fn helper() {} .. }`): a name used
@@ -45,6 +46,7 @@ struct Index {
 }
 
 #[derive(Default)]
+#[cfg_attr(test, derive(Debug, PartialEq))]
 struct Module {
     /// Where its items are: its braces, or (for a file's root) everything.
     range: Option<(LineColumn, LineColumn)>,
@@ -61,6 +63,7 @@ struct Module {
 /// An `impl` block: the last name of its type (`Vec3` of `impl geo::Vec3<T>`), its trait's,
 /// whether it and each function carry no attribute but the inert ones.
 #[derive(Clone)]
+#[cfg_attr(test, derive(Debug, PartialEq))]
 struct Impl {
     ty: String,
     /// The self type's path, without arguments (`geo::Vec3`).
@@ -74,6 +77,7 @@ struct Impl {
     fns: Vec<(String, usize, bool)>,
 }
 
+#[cfg_attr(test, derive(Debug, PartialEq))]
 enum Def {
     /// A function; `plain` when it carries no attribute but the built-in inert ones.
     Fn { line: usize, plain: bool, generic: bool, public: bool },
@@ -280,10 +284,23 @@ fn parse(text: &str) -> Option<Index> {
     }
     proc_macro2::fallback::force();
     let _restore = Restore;
-    let file = syn::parse_file(text).ok()?;
+    // Bodies skimmed first (`source_skim`); anything that does not parse so (a shebang, a
+    // body the skim misjudged) gets the whole file parsed.
+    let file = match skimmed(text) {
+        Some(file) => file,
+        None => syn::parse_file(text).ok()?,
+    };
+    Some(index(&file))
+}
+
+fn skimmed(text: &str) -> Option<syn::File> {
+    syn::parse2(super::source_skim::skim(text.parse().ok()?)).ok()
+}
+
+fn index(file: &syn::File) -> Index {
     let mut blocks = ItemBlocks(Vec::new());
-    syn::visit::Visit::visit_file(&mut blocks, &file);
-    Some(Index { root: Module::of_items(&file.items, None, false), item_blocks: blocks.0 })
+    syn::visit::Visit::visit_file(&mut blocks, file);
+    Index { root: Module::of_items(&file.items, None, false), item_blocks: blocks.0 }
 }
 
 /// A file's version: its size and modification time.
@@ -981,6 +998,41 @@ mod tests {
         fn drop(&mut self) {
             let _ = std::fs::remove_dir_all(&self.0);
         }
+    }
+
+    /// The skimmed parse gives every `.rs` file of this workspace the index a full parse
+    /// gives, and skims something off most of them.
+    #[test]
+    fn skimmed_bodies_leave_the_index_as_it_was() {
+        fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() && !p.ends_with("target") && !p.ends_with(".git") {
+                    walk(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    out.push(p);
+                }
+            }
+        }
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let mut files = Vec::new();
+        walk(root, &mut files);
+        assert!(files.len() > 100, "{} files under {}", files.len(), root.display());
+        proc_macro2::fallback::force();
+        let (mut compared, mut smaller) = (0, 0);
+        for f in &files {
+            let text = std::fs::read_to_string(f).unwrap();
+            let Ok(full) = syn::parse_file(&text) else { continue };
+            let skim = skimmed(&text).unwrap_or_else(|| panic!("{}: the skimmed tokens do not parse", f.display()));
+            assert!(index(&skim) == index(&full), "{}: the skimmed index differs", f.display());
+            compared += 1;
+            let count = |t: proc_macro2::TokenStream| t.to_string().len();
+            if count(quote::ToTokens::to_token_stream(&skim)) < count(quote::ToTokens::to_token_stream(&full)) {
+                smaller += 1;
+            }
+        }
+        proc_macro2::fallback::unforce();
+        assert!(compared > 100 && smaller * 2 > compared, "{compared} files compared, {smaller} skimmed");
     }
 
     const LIB: &str = "\
