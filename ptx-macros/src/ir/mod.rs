@@ -16,6 +16,7 @@ mod hoist;
 mod licm;
 mod narrow;
 mod narrow_cmp;
+mod narrow_reg;
 mod poly;
 pub mod contract;
 mod inst;

@@ -30,6 +30,9 @@
 //!   hoisted check of an inner loop leaves the outer loop too).
 //! - **Versioned loops** ([`super::version`]): a loop whose remaining checks can all be decided
 //!   by values it does not write gets a copy without them, picked by one test before it.
+//! - **32-bit registers** ([`super::narrow_reg`]): a 64-bit register whose every value is
+//!   below 2^32 (a reduction's `tid`, `s`, `tid + s`), computed and compared in 32 bits where
+//!   all its writes and reads can be.
 //! - **Rotated loops** ([`super::rotate`]): the test of a loop's header copied to its bottom,
 //!   as nvcc's loops are.
 //! - **Move coalescing**: `op t, ...; mov x, t;` where `t` is used only by that `mov` becomes
@@ -58,6 +61,8 @@ pub fn run(func: &mut Func) {
     super::strength::run(func);
     // After every pass that reads `Func::for_loops` or counts a register's writes.
     super::version::run(func);
+    // After the passes that match 64-bit compares and counters.
+    super::narrow_reg::run(func);
     remove_dead(func);
     // Last: the passes above find loops by their tested headers.
     super::rotate::run(func);

@@ -1,0 +1,347 @@
+//! 64-bit registers whose every value is below 2^32, kept in 32 bits.
+//!
+//! A shared-memory reduction written with `usize`, as Rust has it,
+//!
+//! ```text
+//! let tid = thread_idx_x() as usize;
+//! let mut s = block_dim_x() as usize / 2;
+//! while s > 0 { if tid < s { red[tid] += red[tid + s]; } sync_threads(); s /= 2; }
+//! ```
+//!
+//! is 64-bit shifts, adds and compares (two SASS instructions each) on values that never
+//! reach 2^32: `tid < 1024`, `s <= 512`, `tid + s < 1536`. Here such a register gets a 32-bit
+//! twin, and its writes and reads are rewritten to it, where every one of them can be:
+//!
+//! - **Below 2^32.** The register's range ([`super::range`]) says so. A register written more
+//!   than once (the halving `s`) gets the union of what its writes can produce, found by
+//!   iterating from nothing until it is stable ([`multi_def_ranges`]); one that keeps growing
+//!   (a grid-stride counter) gets none.
+//! - **Writes.** `cvt.u64.u32 r, x` (the twin is `x` itself, and `r` stays for any other
+//!   reader); moves and `selp`; `add`, `sub`, `mul.lo`, `shl`, `and`, `or`, `xor`, `not`,
+//!   `mul.wide.u32`, whose low 32 bits depend only on the operands' low halves, so with the
+//!   result below 2^32 the 32-bit instruction computes the value itself; `shr`, `div`, `rem`,
+//!   `min`, `max` when their operands are such registers too (then their values, not only
+//!   their low halves, are what the 32-bit instruction reads).
+//! - **Reads.** By those writes; by an integer `setp` whose other operand is such a register
+//!   or an immediate below 2^32 (two values below 2^32 compare as their low halves do, signed
+//!   or not); by a truncation to 32 bits, which becomes a move; by a conversion to a float.
+//!   A register read by anything else (an address) is left in 64 bits, except a widened
+//!   `u32`, whose 64-bit form stays for those readers.
+//!
+//! Runs after `version` (the passes before it match 64-bit compares and counters) and before
+//! `rotate`. Functions with full debug information are left alone (their variables' locations
+//! name registers).
+
+use super::range::{def_counts, Range, Ranges};
+use super::fast_hash::{HashMap, HashSet};
+use super::{Arg, Arith, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, RegClass, Type};
+
+/// Rounds of the optimistic iteration for registers written more than once, and restarts
+/// after a register is found to grow.
+const ROUNDS: usize = 8;
+const RESTARTS: usize = 4;
+
+pub fn run(func: &mut Func) {
+    if func.debug {
+        return;
+    }
+    // Cheap filter first: the function must compare or shift a widened 32-bit value.
+    let widened = func.blocks.iter().flat_map(|b| &b.insts).any(|i| matches!(&i.kind, InstKind::Op { opcode: Opcode::Cvt(Mode::None, Type::U64 | Type::S64 | Type::B64, Type::U32 | Type::B32), .. }));
+    if !widened {
+        return;
+    }
+    let ranges = Ranges::compute_from(func, multi_def_ranges(func));
+    let below = |r: Reg| ranges.of(&Arg::Reg(r), 64).is_some_and(|g| g.hi <= u32::MAX as u64);
+    // Each 64-bit register's writes and reads.
+    let mut writes: HashMap<Reg, Vec<(usize, usize)>> = HashMap::default();
+    let mut reads: HashMap<Reg, Vec<(usize, usize)>> = HashMap::default();
+    for (b, block) in func.blocks.iter().enumerate() {
+        for (i, inst) in block.insts.iter().enumerate() {
+            for r in inst.defs() {
+                writes.entry(r).or_default().push((b, i));
+            }
+            for r in inst.uses() {
+                reads.entry(r).or_default().push((b, i));
+            }
+        }
+    }
+    // Start from every 64-bit register below 2^32, and drop those with a write or read that
+    // cannot be rewritten until none is left (a dropped register's writes and reads are
+    // then 64-bit, which its neighbours must accept).
+    let mut set: HashSet<Reg> = (0..func.regs.len() as u32)
+        .map(Reg)
+        .filter(|r| func.regs[r.0 as usize] == RegClass::B64 && below(*r))
+        .collect();
+    let aliases: HashMap<Reg, Reg> = set
+        .iter()
+        .filter_map(|r| {
+            let [(b, i)] = writes.get(r)?.as_slice() else { return None };
+            match &func.blocks[*b].insts[*i] {
+                Inst { guard: None, kind: InstKind::Op { opcode: Opcode::Cvt(Mode::None, _, Type::U32 | Type::B32), defs: 1, args }, .. } => match args.get(1) {
+                    // Written once: the twin holds, wherever `r` is read, what `r` was made from.
+                    Some(Arg::Reg(x)) if writes.get(x).is_some_and(|w| w.len() == 1) => Some((*r, *x)),
+                    _ => None,
+                },
+                _ => None,
+            }
+        })
+        .collect();
+    loop {
+        let drop: Vec<Reg> = set
+            .iter()
+            .copied()
+            .filter(|r| {
+                let wrote = aliases.contains_key(r) || writes.get(r).is_some_and(|w| w.iter().all(|&(b, i)| write_rule(&func.blocks[b].insts[i], &set).is_some()));
+                let read = aliases.contains_key(r) || reads.get(r).is_none_or(|u| u.iter().all(|&(b, i)| read_ok(&func.blocks[b].insts[i], *r, &set)));
+                !(wrote && read)
+            })
+            .collect();
+        if drop.is_empty() {
+            break;
+        }
+        for r in drop {
+            set.remove(&r);
+        }
+    }
+    if set.is_empty() {
+        return;
+    }
+    // The 32-bit twins.
+    let mut twin: HashMap<Reg, Reg> = HashMap::default();
+    for &r in &set {
+        let t = match aliases.get(&r) {
+            Some(x) => *x,
+            None => {
+                func.regs.push(RegClass::B32);
+                Reg(func.regs.len() as u32 - 1)
+            }
+        };
+        twin.insert(r, t);
+    }
+    for b in 0..func.blocks.len() {
+        let insts = std::mem::take(&mut func.blocks[b].insts);
+        let mut out = Vec::with_capacity(insts.len());
+        for inst in insts {
+            rewrite(func, inst, &set, &twin, &aliases, &mut out);
+        }
+        func.blocks[b].insts = out;
+    }
+}
+
+/// How an instruction that writes a register of `set` is rewritten: its 32-bit opcode, and
+/// whether its register operands must be in `set` (values) or may be any 64-bit register
+/// (low halves).
+fn write_rule(inst: &Inst, set: &HashSet<Reg>) -> Option<Opcode> {
+    let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { return None };
+    let (op32, values) = narrow_op(*opcode)?;
+    let ok = args[1..].iter().enumerate().all(|(k, a)| match a {
+        _ if kept(*opcode, k) => true,
+        Arg::Reg(r) => set.contains(r) || !values,
+        Arg::Imm(Imm::Int(v)) => !values || (*v as u64) <= u32::MAX as u64,
+        _ => false,
+    });
+    ok.then_some(op32)
+}
+
+fn is_shift(op: Opcode) -> bool {
+    matches!(op, Opcode::Arith(Arith::Shl | Arith::Shr, ..))
+}
+
+/// Whether source operand `k` of a narrowed write stays as it is: a shift's amount (32 bits
+/// already), `selp`'s predicate.
+fn kept(op: Opcode, k: usize) -> bool {
+    (is_shift(op) && k == 1) || (matches!(op, Opcode::Selp(_)) && k == 2)
+}
+
+/// The 32-bit form of a 64-bit integer write, and whether it needs its operands' values
+/// (`true`) or only their low halves.
+fn narrow_op(op: Opcode) -> Option<(Opcode, bool)> {
+    let wide = |t: Type| matches!(t, Type::U64 | Type::S64 | Type::B64);
+    Some(match op {
+        Opcode::Mov(t) if wide(t) => (Opcode::Mov(Type::B32), false),
+        Opcode::Selp(t) if wide(t) => (Opcode::Selp(Type::B32), false),
+        Opcode::Arith(Arith::Mul, Mode::Wide, Type::U32) => (Opcode::Arith(Arith::Mul, Mode::Lo, Type::U32), false),
+        Opcode::Arith(a, m, t) if wide(t) => match (a, m) {
+            (Arith::Add | Arith::Sub, Mode::None) => (Opcode::Arith(a, m, Type::U32), false),
+            (Arith::Shl | Arith::And | Arith::Or | Arith::Xor | Arith::Not, Mode::None) => (Opcode::Arith(a, m, Type::B32), false),
+            (Arith::Mul, Mode::Lo) => (Opcode::Arith(a, m, Type::U32), false),
+            // Values below 2^32 are non-negative: unsigned 32-bit arithmetic gives them.
+            (Arith::Shr | Arith::Div | Arith::Rem | Arith::Min | Arith::Max, Mode::None) => (Opcode::Arith(a, m, Type::U32), true),
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+/// Whether `inst`'s reads of `r` can read its twin.
+fn read_ok(inst: &Inst, r: Reg, set: &HashSet<Reg>) -> bool {
+    let InstKind::Op { opcode, defs, args } = &inst.kind else { return false };
+    if args.iter().take(*defs).any(|a| matches!(a, Arg::Mem { .. })) {
+        return false;
+    }
+    let in_set = |a: &Arg| match a {
+        Arg::Reg(x) => set.contains(x),
+        Arg::Imm(Imm::Int(v)) => (*v as u64) <= u32::MAX as u64,
+        _ => false,
+    };
+    match opcode {
+        Opcode::Setp(_, Type::U64 | Type::S64 | Type::B64) => args.len() == 3 && in_set(&args[1]) && in_set(&args[2]),
+        Opcode::Cvt(Mode::None, Type::U32 | Type::S32 | Type::B32, Type::U64 | Type::S64 | Type::B64) => true,
+        Opcode::Cvt(m, to, Type::U64 | Type::S64) if to.is_float() && *m != Mode::None => true,
+        _ => {
+            // Written into the set: the write's rule decides.
+            let Some(Arg::Reg(d)) = args.first() else { return false };
+            *defs == 1 && set.contains(d) && write_rule(inst, set).is_some() && !(is_shift(*opcode) && matches!(args.get(2), Some(Arg::Reg(x)) if *x == r))
+        }
+    }
+}
+
+fn rewrite(func: &mut Func, inst: Inst, set: &HashSet<Reg>, twin: &HashMap<Reg, Reg>, aliases: &HashMap<Reg, Reg>, out: &mut Vec<Inst>) {
+    let InstKind::Op { opcode, defs, args } = &inst.kind else {
+        out.push(inst);
+        return;
+    };
+    let low = |a: &Arg| match a {
+        Arg::Reg(r) => twin.get(r).map(|t| Arg::Reg(*t)),
+        Arg::Imm(Imm::Int(v)) => Some(Arg::imm(*v as u32 as i64)),
+        _ => None,
+    };
+    let (loc, guard) = (inst.loc, inst.guard);
+    let emit = |out: &mut Vec<Inst>, opcode: Opcode, args: Vec<Arg>| out.push(Inst { guard, kind: InstKind::Op { opcode, defs: 1, args }, loc });
+    // A write of a register in the set (not a widening that its twin aliases).
+    if let (1, Some(Arg::Reg(d))) = (*defs, args.first()) {
+        if set.contains(d) && !aliases.contains_key(d) {
+            let Some(op32) = write_rule(&inst, set) else { unreachable_keep(out, inst); return };
+            let mut new_args = vec![Arg::Reg(twin[d])];
+            for (k, a) in args[1..].iter().enumerate() {
+                if kept(*opcode, k) {
+                    new_args.push(a.clone());
+                    continue;
+                }
+                match low(a) {
+                    Some(l) => new_args.push(l),
+                    // `mul.wide.u32`'s operands.
+                    None if matches!(a, Arg::Reg(x) if func.regs[x.0 as usize] == RegClass::B32) => new_args.push(a.clone()),
+                    // A 64-bit register outside the set: its low half (a write that needs
+                    // only low halves).
+                    None => {
+                        let Arg::Reg(x) = a else { unreachable_keep(out, inst); return };
+                        func.regs.push(RegClass::B32);
+                        let t = Reg(func.regs.len() as u32 - 1);
+                        out.push(Inst { guard, kind: InstKind::Op { opcode: Opcode::Cvt(Mode::None, Type::U32, Type::U64), defs: 1, args: vec![Arg::Reg(t), Arg::Reg(*x)] }, loc });
+                        new_args.push(Arg::Reg(t));
+                    }
+                }
+            }
+            emit(out, op32, new_args);
+            return;
+        }
+    }
+    let touches = args.iter().skip(*defs).any(|a| matches!(a, Arg::Reg(r) if set.contains(r)));
+    if !touches {
+        out.push(inst);
+        return;
+    }
+    match opcode {
+        Opcode::Setp(cmp, _) if args.len() == 3 => match (low(&args[1]), low(&args[2])) {
+            (Some(a), Some(b)) => emit(out, Opcode::Setp(*cmp, Type::U32), vec![args[0].clone(), a, b]),
+            _ => out.push(inst),
+        },
+        Opcode::Cvt(Mode::None, Type::U32 | Type::S32 | Type::B32, Type::U64 | Type::S64 | Type::B64) => match low(&args[1]) {
+            Some(a) => emit(out, Opcode::Mov(Type::B32), vec![args[0].clone(), a]),
+            None => out.push(inst),
+        },
+        Opcode::Cvt(m, to, Type::U64 | Type::S64) if to.is_float() => match low(&args[1]) {
+            Some(a) => emit(out, Opcode::Cvt(*m, *to, Type::U32), vec![args[0].clone(), a]),
+            None => out.push(inst),
+        },
+        // A widened `u32` read by anything else keeps its 64-bit form.
+        _ => out.push(inst),
+    }
+}
+
+/// Keeps an instruction the analysis accepted but the rewrite cannot read (not reached: the
+/// rules are the same functions).
+fn unreachable_keep(out: &mut Vec<Inst>, inst: Inst) {
+    out.push(inst);
+}
+
+/// Ranges of 64-bit integer registers written more than once: the union of what their
+/// writes produce, from an empty range upwards until no register's range grows (a write
+/// that reads a register with nothing yet is skipped in that round). A register still growing
+/// after [`ROUNDS`] rounds, or written by something without an exact range, has none, and the
+/// iteration starts again without it, since others may have used its partial range.
+fn multi_def_ranges(func: &Func) -> HashMap<Reg, Range> {
+    let defs = def_counts(func);
+    let base = Ranges::compute(func);
+    let multi = |r: &Reg| defs.get(r.0 as usize).is_some_and(|n| *n > 1) && func.regs[r.0 as usize] == RegClass::B64;
+    let sites: Vec<(Reg, &Inst)> = func.blocks.iter().flat_map(|b| &b.insts).flat_map(|i| i.defs().into_iter().filter(multi).map(move |r| (r, i))).collect();
+    if sites.is_empty() {
+        return HashMap::default();
+    }
+    let mut none: HashSet<Reg> = HashSet::default();
+    for _ in 0..RESTARTS {
+        let mut est: HashMap<Reg, Range> = HashMap::default();
+        let mut work = base.clone();
+        let mut stable = false;
+        let mut grew: HashSet<Reg> = HashSet::default();
+        for _ in 0..ROUNDS {
+            grew.clear();
+            for &(r, inst) in &sites {
+                if none.contains(&r) {
+                    continue;
+                }
+                let InstKind::Op { opcode, defs: 1, args } = &inst.kind else {
+                    none.insert(r);
+                    continue;
+                };
+                let src = &args[1..];
+                let mut pending = false;
+                for a in src {
+                    if let Arg::Reg(x) = a {
+                        if multi(x) && none.contains(x) {
+                            none.insert(r);
+                        } else if multi(x) && !est.contains_key(x) {
+                            pending = true;
+                        }
+                    }
+                }
+                if none.contains(&r) || pending {
+                    continue;
+                }
+                let Some(g) = work.of_op(*opcode, src, &func.launch) else {
+                    none.insert(r);
+                    continue;
+                };
+                let new = match est.get(&r) {
+                    Some(old) => Range { lo: old.lo.min(g.lo), hi: old.hi.max(g.hi) },
+                    None => g,
+                };
+                if est.get(&r) != Some(&new) {
+                    est.insert(r, new);
+                    work.set(r, new);
+                    grew.insert(r);
+                }
+            }
+            if grew.is_empty() {
+                stable = true;
+                break;
+            }
+        }
+        let lost = est.keys().any(|r| none.contains(r));
+        if stable && !lost {
+            // A register some write of which never contributed (it read one with nothing)
+            // gets no range.
+            let complete = |r: &Reg| sites.iter().filter(|(s, _)| s == r).all(|(_, i)| contributes(i, &est, &multi));
+            let keep: Vec<Reg> = est.keys().copied().filter(|r| complete(r)).collect();
+            return keep.into_iter().map(|r| (r, est[&r])).collect();
+        }
+        none.extend(grew.iter().copied());
+    }
+    HashMap::default()
+}
+
+fn contributes(inst: &Inst, est: &HashMap<Reg, Range>, multi: &impl Fn(&Reg) -> bool) -> bool {
+    let InstKind::Op { args, .. } = &inst.kind else { return false };
+    args[1..].iter().all(|a| !matches!(a, Arg::Reg(x) if multi(x) && !est.contains_key(x)))
+}

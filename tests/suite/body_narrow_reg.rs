@@ -1,0 +1,107 @@
+//! 64-bit registers whose every value is below 2^32, kept in 32 bits
+//! (`ptx-macros/src/ir/narrow_reg.rs`): a shared-memory reduction written with `usize`
+//! (`tid`, the halving `s`, `tid + s`) is shifted, added and compared in 32 bits. Each kernel
+//! runs on the CPU backend against the host run of the same body, including a launch whose
+//! block is wider than the tile (the check of `red[tid + s]` fails at Rust's line, as the
+//! host panics); a register that grows past 2^32 in a loop stays 64-bit and gives the host's
+//! values; ptxas assembles both.
+
+use crate::body_exec::cpu_stream;
+use crate::tools::assemble;
+use ptx_runtime::device::*;
+use ptx_runtime::{kernel, DeviceBuffer, Error, LaunchConfig};
+
+/// Each block sums its threads' inputs in a 64-element shared tile (a `usize` reduction).
+#[kernel]
+pub fn block_sums(x: &[u32], out: &mut [u32]) {
+    let mut red = unsafe { shared_array::<u32, 64>() };
+    let tid = thread_idx_x() as usize;
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    red[tid] = if i < x.len() { x[i] } else { 0 };
+    sync_threads();
+    let mut s = block_dim_x() as usize / 2;
+    while s > 0 {
+        if tid < s {
+            red[tid] = red[tid].wrapping_add(red[tid + s]); // halving
+        }
+        sync_threads();
+        s /= 2;
+    }
+    if tid == 0 {
+        out[block_idx_x() as usize] = red[0];
+    }
+}
+
+/// `v` starts below 8 + 1024 and quadruples on every trip: past 2^32 within 16 trips, so it
+/// stays 64-bit (a range iteration that stopped early would have it below 2^32).
+#[kernel]
+pub fn grows(x: &[u32], out: &mut [u32], trips: u32) {
+    let i = thread_idx_x() as usize;
+    if i < x.len() && i < out.len() {
+        let mut v = (x[i] & 7) as usize + i;
+        let mut k = 0;
+        while k < trips {
+            v = v * 4 + 1;
+            k += 1;
+        }
+        out[i] = (v >> 20) as u32 ^ v as u32;
+    }
+}
+
+fn line_of(text: &str) -> u32 {
+    include_str!("body_narrow_reg.rs").lines().position(|l| l.contains(text)).unwrap() as u32 + 1
+}
+
+fn block_sums_host(x: &[u32], blocks: u32, threads: u32) -> Vec<u32> {
+    let mut out = vec![0u32; blocks as usize];
+    let o = host::Disjoint::new(&mut out);
+    // SAFETY: thread 0 of each block writes its block's element.
+    host::run([blocks, 1, 1], [threads, 1, 1], 0, || block_sums(x, unsafe { o.get() }));
+    out
+}
+
+#[test]
+fn a_usize_reduction_is_computed_in_32_bits_with_rusts_results_and_reports() {
+    assert!(assemble("block_sums", block_sums::PTX));
+    let ptx = block_sums::PTX;
+    // The halving, its test and `tid < s`, `tid + s < 64` in 32 bits; no 64-bit shift left.
+    assert!(!ptx.contains("shr.u64"), "{ptx}");
+    assert!(ptx.contains("shr.u32"), "{ptx}");
+    assert!(ptx.contains("setp.gt.u32"), "{ptx}");
+    let stream = cpu_stream();
+    let run = |x: &[u32], blocks: u32, threads: u32| {
+        let xb = DeviceBuffer::from_slice(&stream, x).unwrap();
+        let mut ob = DeviceBuffer::<u32>::zeroed(&stream, blocks as usize).unwrap();
+        block_sums::launch(&stream, LaunchConfig::new(blocks, threads), &xb, &mut ob).map(|()| ob.to_vec().unwrap())
+    };
+    let x: Vec<u32> = (0..500u32).map(|k| k.wrapping_mul(2_654_435_761)).collect();
+    for (blocks, threads) in [(8, 64), (3, 32), (5, 16), (2, 1), (1, 64)] {
+        assert_eq!(run(&x, blocks, threads).unwrap(), block_sums_host(&x, blocks, threads), "{blocks} x {threads}");
+    }
+    // 128 threads: `red[tid]` with `tid` up to 127 fails first, as on the host.
+    assert!(std::panic::catch_unwind(|| block_sums_host(&x, 1, 128)).is_err());
+    match run(&x, 1, 128) {
+        Err(Error::Assert { message, line, .. }) => {
+            assert_eq!(message, "index out of bounds");
+            assert_eq!(line, line_of("red[tid] = if i < x.len()"));
+        }
+        other => panic!("expected the tile's bounds check to fail, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_register_that_grows_past_2_to_the_32_stays_64_bit() {
+    assert!(assemble("grows", grows::PTX));
+    let stream = cpu_stream();
+    let x: Vec<u32> = vec![0, 1, 7, u32::MAX, 123_456_789, 1 << 31];
+    for trips in [0u32, 1, 5, 12, 20, 30] {
+        let mut want = vec![0u32; x.len()];
+        let o = host::Disjoint::new(&mut want);
+        // SAFETY: each thread writes its own element.
+        host::run([1, 1, 1], [x.len() as u32, 1, 1], 0, || grows(&x, unsafe { o.get() }, trips));
+        let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+        let mut ob = DeviceBuffer::<u32>::zeroed(&stream, x.len()).unwrap();
+        grows::launch(&stream, LaunchConfig::new(1, x.len() as u32), &xb, &mut ob, trips).unwrap();
+        assert_eq!(ob.to_vec().unwrap(), want, "trips = {trips}");
+    }
+}
