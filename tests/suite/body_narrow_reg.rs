@@ -48,6 +48,17 @@ pub fn grows(x: &[u32], out: &mut [u32], trips: u32) {
     }
 }
 
+/// A widened `u32` compared as `i64` with immediates: `n > -1` and `n == -10` stay signed
+/// 64-bit compares (`-1` is no value below 2^32), `9 <= n <= 35` may be 32-bit.
+#[kernel]
+pub fn signed_tests(x: &[u32], out: &mut [u32]) {
+    let i = thread_idx_x() as usize;
+    if i < x.len() && i < out.len() {
+        let n = x[i] as i64;
+        out[i] = (n > -1) as u32 + 2 * (n == -10) as u32 + 4 * (n >= 9 && n <= 35) as u32;
+    }
+}
+
 fn line_of(text: &str) -> u32 {
     include_str!("body_narrow_reg.rs").lines().position(|l| l.contains(text)).unwrap() as u32 + 1
 }
@@ -104,4 +115,20 @@ fn a_register_that_grows_past_2_to_the_32_stays_64_bit() {
         grows::launch(&stream, LaunchConfig::new(1, x.len() as u32), &xb, &mut ob, trips).unwrap();
         assert_eq!(ob.to_vec().unwrap(), want, "trips = {trips}");
     }
+}
+
+#[test]
+fn compares_with_negative_immediates_stay_64_bit() {
+    assert!(assemble("signed_tests", signed_tests::PTX));
+    let stream = cpu_stream();
+    let x: Vec<u32> = vec![0, 9, 10, 35, 36, u32::MAX, u32::MAX - 9, 1 << 31];
+    let mut want = vec![0u32; x.len()];
+    let o = host::Disjoint::new(&mut want);
+    // SAFETY: each thread writes its own element.
+    host::run([1, 1, 1], [x.len() as u32, 1, 1], 0, || signed_tests(&x, unsafe { o.get() }));
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, x.len()).unwrap();
+    signed_tests::launch(&stream, LaunchConfig::new(1, x.len() as u32), &xb, &mut ob).unwrap();
+    assert_eq!(ob.to_vec().unwrap(), want);
+    assert_eq!(want, [1, 5, 5, 5, 1, 1, 1, 1]);
 }

@@ -134,7 +134,7 @@ pub fn run(func: &mut Func) {
 fn write_rule(inst: &Inst, set: &HashSet<Reg>) -> Option<Opcode> {
     let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { return None };
     let (op32, values) = narrow_op(*opcode)?;
-    let ok = args[1..].iter().enumerate().all(|(k, a)| match a {
+    let ok = args.get(1..).unwrap_or_default().iter().enumerate().all(|(k, a)| match a {
         _ if kept(*opcode, k) => true,
         Arg::Reg(r) => set.contains(r) || !values,
         Arg::Imm(Imm::Int(v)) => !values || (*v as u64) <= u32::MAX as u64,
@@ -179,13 +179,8 @@ fn read_ok(inst: &Inst, r: Reg, set: &HashSet<Reg>) -> bool {
     if args.iter().take(*defs).any(|a| matches!(a, Arg::Mem { .. })) {
         return false;
     }
-    let in_set = |a: &Arg| match a {
-        Arg::Reg(x) => set.contains(x),
-        Arg::Imm(Imm::Int(v)) => (*v as u64) <= u32::MAX as u64,
-        _ => false,
-    };
     match opcode {
-        Opcode::Setp(_, Type::U64 | Type::S64 | Type::B64) => args.len() == 3 && in_set(&args[1]) && in_set(&args[2]),
+        Opcode::Setp(..) => narrow_compare(inst, set),
         Opcode::Cvt(Mode::None, Type::U32 | Type::S32 | Type::B32, Type::U64 | Type::S64 | Type::B64) => true,
         Opcode::Cvt(m, to, Type::U64 | Type::S64) if to.is_float() && *m != Mode::None => true,
         _ => {
@@ -194,6 +189,18 @@ fn read_ok(inst: &Inst, r: Reg, set: &HashSet<Reg>) -> bool {
             *defs == 1 && set.contains(d) && write_rule(inst, set).is_some() && !(is_shift(*opcode) && matches!(args.get(2), Some(Arg::Reg(x)) if *x == r))
         }
     }
+}
+
+/// Whether `inst` is an integer `setp` of two values below 2^32: registers of `set` or
+/// immediates (`-1` is not one: `n > -1` stays a 64-bit signed compare).
+fn narrow_compare(inst: &Inst, set: &HashSet<Reg>) -> bool {
+    let InstKind::Op { opcode: Opcode::Setp(_, Type::U64 | Type::S64 | Type::B64), args, .. } = &inst.kind else { return false };
+    let small = |a: &Arg| match a {
+        Arg::Reg(x) => set.contains(x),
+        Arg::Imm(Imm::Int(v)) => (*v as u64) <= u32::MAX as u64,
+        _ => false,
+    };
+    args.len() == 3 && small(&args[1]) && small(&args[2])
 }
 
 fn rewrite(func: &mut Func, inst: Inst, set: &HashSet<Reg>, twin: &HashMap<Reg, Reg>, aliases: &HashMap<Reg, Reg>, out: &mut Vec<Inst>) {
@@ -213,7 +220,7 @@ fn rewrite(func: &mut Func, inst: Inst, set: &HashSet<Reg>, twin: &HashMap<Reg, 
         if set.contains(d) && !aliases.contains_key(d) {
             let Some(op32) = write_rule(&inst, set) else { unreachable_keep(out, inst); return };
             let mut new_args = vec![Arg::Reg(twin[d])];
-            for (k, a) in args[1..].iter().enumerate() {
+            for (k, a) in args.get(1..).unwrap_or_default().iter().enumerate() {
                 if kept(*opcode, k) {
                     new_args.push(a.clone());
                     continue;
@@ -243,15 +250,15 @@ fn rewrite(func: &mut Func, inst: Inst, set: &HashSet<Reg>, twin: &HashMap<Reg, 
         return;
     }
     match opcode {
-        Opcode::Setp(cmp, _) if args.len() == 3 => match (low(&args[1]), low(&args[2])) {
+        Opcode::Setp(cmp, _) if narrow_compare(&inst, set) => match (low(&args[1]), low(&args[2])) {
             (Some(a), Some(b)) => emit(out, Opcode::Setp(*cmp, Type::U32), vec![args[0].clone(), a, b]),
             _ => out.push(inst),
         },
-        Opcode::Cvt(Mode::None, Type::U32 | Type::S32 | Type::B32, Type::U64 | Type::S64 | Type::B64) => match low(&args[1]) {
+        Opcode::Cvt(Mode::None, Type::U32 | Type::S32 | Type::B32, Type::U64 | Type::S64 | Type::B64) => match args.get(1).and_then(low) {
             Some(a) => emit(out, Opcode::Mov(Type::B32), vec![args[0].clone(), a]),
             None => out.push(inst),
         },
-        Opcode::Cvt(m, to, Type::U64 | Type::S64) if to.is_float() => match low(&args[1]) {
+        Opcode::Cvt(m, to, Type::U64 | Type::S64) if to.is_float() => match args.get(1).and_then(low) {
             Some(a) => emit(out, Opcode::Cvt(*m, *to, Type::U32), vec![args[0].clone(), a]),
             None => out.push(inst),
         },
@@ -295,7 +302,7 @@ fn multi_def_ranges(func: &Func) -> HashMap<Reg, Range> {
                     none.insert(r);
                     continue;
                 };
-                let src = &args[1..];
+                let src = args.get(1..).unwrap_or_default();
                 let mut pending = false;
                 for a in src {
                     if let Arg::Reg(x) = a {
@@ -343,5 +350,5 @@ fn multi_def_ranges(func: &Func) -> HashMap<Reg, Range> {
 
 fn contributes(inst: &Inst, est: &HashMap<Reg, Range>, multi: &impl Fn(&Reg) -> bool) -> bool {
     let InstKind::Op { args, .. } = &inst.kind else { return false };
-    args[1..].iter().all(|a| !matches!(a, Arg::Reg(x) if multi(x) && !est.contains_key(x)))
+    args.get(1..).unwrap_or_default().iter().all(|a| !matches!(a, Arg::Reg(x) if multi(x) && !est.contains_key(x)))
 }
