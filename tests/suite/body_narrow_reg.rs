@@ -59,6 +59,19 @@ pub fn signed_tests(x: &[u32], out: &mut [u32]) {
     }
 }
 
+/// An `f64` made from integer bits and read back as bits: the bits are below 2^32 (the
+/// `f64` register holds an integer immediate), but a float register has no 32-bit half to
+/// read, so the copy stays 64-bit (a difftest find: `cvt.u32.u64` of an `f64` register).
+#[kernel]
+pub fn float_bits(x: &[f64], out: &mut [u64]) {
+    let f = f64::from_bits(4_294_967_285);
+    let b = f.to_bits();
+    if out.len() > 1 && !x.is_empty() {
+        out[0] = (b as u32) as u64 + f.is_nan() as u64 + (b < 7) as u64;
+        out[1] = (x[0] + f).to_bits();
+    }
+}
+
 fn line_of(text: &str) -> u32 {
     include_str!("body_narrow_reg.rs").lines().position(|l| l.contains(text)).unwrap() as u32 + 1
 }
@@ -131,4 +144,19 @@ fn compares_with_negative_immediates_stay_64_bit() {
     signed_tests::launch(&stream, LaunchConfig::new(1, x.len() as u32), &xb, &mut ob).unwrap();
     assert_eq!(ob.to_vec().unwrap(), want);
     assert_eq!(want, [1, 5, 5, 5, 1, 1, 1, 1]);
+}
+
+#[test]
+fn bits_of_a_float_register_are_not_read_as_a_low_half() {
+    assert!(assemble("float_bits", float_bits::PTX));
+    let stream = cpu_stream();
+    let x = [1.5f64];
+    let mut want = vec![0u64; 2];
+    let o = host::Disjoint::new(&mut want);
+    // SAFETY: one thread.
+    host::run([1, 1, 1], [1, 1, 1], 0, || float_bits(&x, unsafe { o.get() }));
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut ob = DeviceBuffer::<u64>::zeroed(&stream, 2).unwrap();
+    float_bits::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut ob).unwrap();
+    assert_eq!(ob.to_vec().unwrap(), want);
 }

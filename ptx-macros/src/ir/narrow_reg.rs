@@ -91,8 +91,8 @@ pub fn run(func: &mut Func) {
             .iter()
             .copied()
             .filter(|r| {
-                let wrote = aliases.contains_key(r) || writes.get(r).is_some_and(|w| w.iter().all(|&(b, i)| write_rule(&func.blocks[b].insts[i], &set).is_some()));
-                let read = aliases.contains_key(r) || reads.get(r).is_none_or(|u| u.iter().all(|&(b, i)| read_ok(&func.blocks[b].insts[i], *r, &set)));
+                let wrote = aliases.contains_key(r) || writes.get(r).is_some_and(|w| w.iter().all(|&(b, i)| write_rule(&func.blocks[b].insts[i], &set, &func.regs).is_some()));
+                let read = aliases.contains_key(r) || reads.get(r).is_none_or(|u| u.iter().all(|&(b, i)| read_ok(&func.blocks[b].insts[i], *r, &set, &func.regs)));
                 !(wrote && read)
             })
             .collect();
@@ -131,12 +131,15 @@ pub fn run(func: &mut Func) {
 /// How an instruction that writes a register of `set` is rewritten: its 32-bit opcode, and
 /// whether its register operands must be in `set` (values) or may be any 64-bit register
 /// (low halves).
-fn write_rule(inst: &Inst, set: &HashSet<Reg>) -> Option<Opcode> {
+fn write_rule(inst: &Inst, set: &HashSet<Reg>, regs: &[RegClass]) -> Option<Opcode> {
     let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { return None };
     let (op32, values) = narrow_op(*opcode)?;
+    let wide_u32 = matches!(opcode, Opcode::Arith(Arith::Mul, Mode::Wide, _));
     let ok = args.get(1..).unwrap_or_default().iter().enumerate().all(|(k, a)| match a {
         _ if kept(*opcode, k) => true,
-        Arg::Reg(r) => set.contains(r) || !values,
+        // Outside the set: an integer register whose low half is read (not the bits of a
+        // float `f64::from_bits` moved in), or `mul.wide.u32`'s 32-bit operands.
+        Arg::Reg(r) => set.contains(r) || (!values && regs.get(r.0 as usize) == Some(if wide_u32 { &RegClass::B32 } else { &RegClass::B64 })),
         Arg::Imm(Imm::Int(v)) => !values || (*v as u64) <= u32::MAX as u64,
         _ => false,
     });
@@ -174,7 +177,7 @@ fn narrow_op(op: Opcode) -> Option<(Opcode, bool)> {
 }
 
 /// Whether `inst`'s reads of `r` can read its twin.
-fn read_ok(inst: &Inst, r: Reg, set: &HashSet<Reg>) -> bool {
+fn read_ok(inst: &Inst, r: Reg, set: &HashSet<Reg>, regs: &[RegClass]) -> bool {
     let InstKind::Op { opcode, defs, args } = &inst.kind else { return false };
     if args.iter().take(*defs).any(|a| matches!(a, Arg::Mem { .. })) {
         return false;
@@ -186,7 +189,7 @@ fn read_ok(inst: &Inst, r: Reg, set: &HashSet<Reg>) -> bool {
         _ => {
             // Written into the set: the write's rule decides.
             let Some(Arg::Reg(d)) = args.first() else { return false };
-            *defs == 1 && set.contains(d) && write_rule(inst, set).is_some() && !(is_shift(*opcode) && matches!(args.get(2), Some(Arg::Reg(x)) if *x == r))
+            *defs == 1 && set.contains(d) && write_rule(inst, set, regs).is_some() && !(is_shift(*opcode) && matches!(args.get(2), Some(Arg::Reg(x)) if *x == r))
         }
     }
 }
@@ -218,7 +221,7 @@ fn rewrite(func: &mut Func, inst: Inst, set: &HashSet<Reg>, twin: &HashMap<Reg, 
     // A write of a register in the set (not a widening that its twin aliases).
     if let (1, Some(Arg::Reg(d))) = (*defs, args.first()) {
         if set.contains(d) && !aliases.contains_key(d) {
-            let Some(op32) = write_rule(&inst, set) else { unreachable_keep(out, inst); return };
+            let Some(op32) = write_rule(&inst, set, &func.regs) else { unreachable_keep(out, inst); return };
             let mut new_args = vec![Arg::Reg(twin[d])];
             for (k, a) in args.get(1..).unwrap_or_default().iter().enumerate() {
                 if kept(*opcode, k) {
@@ -338,10 +341,16 @@ fn multi_def_ranges(func: &Func) -> HashMap<Reg, Range> {
         let lost = est.keys().any(|r| none.contains(r));
         if stable && !lost {
             // A register some write of which never contributed (it read one with nothing)
-            // gets no range.
-            let complete = |r: &Reg| sites.iter().filter(|(s, _)| s == r).all(|(_, i)| contributes(i, &est, &multi));
-            let keep: Vec<Reg> = est.keys().copied().filter(|r| complete(r)).collect();
-            return keep.into_iter().map(|r| (r, est[&r])).collect();
+            // gets no range, nor does one that read its partial range, and so on.
+            loop {
+                let incomplete: Vec<Reg> = est.keys().copied().filter(|r| !sites.iter().filter(|(s, _)| s == r).all(|(_, i)| contributes(i, &est, &multi))).collect();
+                if incomplete.is_empty() {
+                    return est;
+                }
+                for r in incomplete {
+                    est.remove(&r);
+                }
+            }
         }
         none.extend(grew.iter().copied());
     }
