@@ -86,13 +86,15 @@ pub fn run(func: &mut Func) {
             }
         })
         .collect();
+    // Written once, unguarded: other readers can read a widening of the twin, written after it.
+    let shadowed = |r: &Reg| writes.get(r).is_some_and(|w| matches!(w.as_slice(), [(b, i)] if func.blocks[*b].insts[*i].guard.is_none()));
     loop {
         let drop: Vec<Reg> = set
             .iter()
             .copied()
             .filter(|r| {
                 let wrote = aliases.contains_key(r) || writes.get(r).is_some_and(|w| w.iter().all(|&(b, i)| write_rule(&func.blocks[b].insts[i], &set, &func.regs).is_some()));
-                let read = aliases.contains_key(r) || reads.get(r).is_none_or(|u| u.iter().all(|&(b, i)| read_ok(&func.blocks[b].insts[i], *r, &set, &func.regs)));
+                let read = aliases.contains_key(r) || shadowed(r) || reads.get(r).is_none_or(|u| u.iter().all(|&(b, i)| read_ok(&func.blocks[b].insts[i], *r, &set, &func.regs)));
                 !(wrote && read)
             })
             .collect();
@@ -244,6 +246,10 @@ fn rewrite(func: &mut Func, inst: Inst, set: &HashSet<Reg>, twin: &HashMap<Reg, 
                 }
             }
             emit(out, op32, new_args);
+            // The 64-bit form for readers that need it (dead code where there are none).
+            if guard.is_none() {
+                emit(out, Opcode::Cvt(Mode::None, Type::U64, Type::U32), vec![Arg::Reg(*d), Arg::Reg(twin[d])]);
+            }
             return;
         }
     }
