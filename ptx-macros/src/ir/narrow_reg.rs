@@ -25,8 +25,10 @@
 //! - **Reads.** By those writes; by an integer `setp` whose other operand is such a register
 //!   or an immediate below 2^32 (two values below 2^32 compare as their low halves do, signed
 //!   or not); by a truncation to 32 bits, which becomes a move; by a conversion to a float.
-//!   A register read by anything else (an address) is left in 64 bits, except a widened
-//!   `u32`, whose 64-bit form stays for those readers.
+//!   Any other reader (an address, a compare with a 64-bit length) reads a 64-bit form: a
+//!   widened `u32` keeps its own; a register written once, unguarded, gets a widening of its
+//!   twin right after its write (dead code where no such reader is); a register written more
+//!   than once with such a reader stays 64-bit.
 //!
 //! Runs after `version` (the passes before it match 64-bit compares and counters) and before
 //! `rotate`. Functions with full debug information are left alone (their variables' locations
@@ -223,32 +225,40 @@ fn rewrite(func: &mut Func, inst: Inst, set: &HashSet<Reg>, twin: &HashMap<Reg, 
     // A write of a register in the set (not a widening that its twin aliases).
     if let (1, Some(Arg::Reg(d))) = (*defs, args.first()) {
         if set.contains(d) && !aliases.contains_key(d) {
-            let Some(op32) = write_rule(&inst, set, &func.regs) else { unreachable_keep(out, inst); return };
-            let mut new_args = vec![Arg::Reg(twin[d])];
+            // The analysis accepted this write with the same rule; the fallbacks keep the
+            // instruction whole (nothing half-written) should the two ever disagree.
+            let (Some(op32), Some(&t)) = (write_rule(&inst, set, &func.regs), twin.get(d)) else {
+                out.push(inst);
+                return;
+            };
+            let mut pre = Vec::new();
+            let mut new_args = vec![Arg::Reg(t)];
             for (k, a) in args.get(1..).unwrap_or_default().iter().enumerate() {
-                if kept(*opcode, k) {
-                    new_args.push(a.clone());
-                    continue;
-                }
-                match low(a) {
-                    Some(l) => new_args.push(l),
+                let narrowed = match (kept(*opcode, k), low(a), a) {
+                    (true, ..) => a.clone(),
+                    (false, Some(l), _) => l,
                     // `mul.wide.u32`'s operands.
-                    None if matches!(a, Arg::Reg(x) if func.regs[x.0 as usize] == RegClass::B32) => new_args.push(a.clone()),
+                    (false, None, Arg::Reg(x)) if func.regs[x.0 as usize] == RegClass::B32 => a.clone(),
                     // A 64-bit register outside the set: its low half (a write that needs
                     // only low halves).
-                    None => {
-                        let Arg::Reg(x) = a else { unreachable_keep(out, inst); return };
+                    (false, None, Arg::Reg(x)) => {
                         func.regs.push(RegClass::B32);
                         let t = Reg(func.regs.len() as u32 - 1);
-                        out.push(Inst { guard, kind: InstKind::Op { opcode: Opcode::Cvt(Mode::None, Type::U32, Type::U64), defs: 1, args: vec![Arg::Reg(t), Arg::Reg(*x)] }, loc });
-                        new_args.push(Arg::Reg(t));
+                        pre.push(Inst { guard, kind: InstKind::Op { opcode: Opcode::Cvt(Mode::None, Type::U32, Type::U64), defs: 1, args: vec![Arg::Reg(t), Arg::Reg(*x)] }, loc });
+                        Arg::Reg(t)
                     }
-                }
+                    (false, None, _) => {
+                        out.push(inst);
+                        return;
+                    }
+                };
+                new_args.push(narrowed);
             }
+            out.extend(pre);
             emit(out, op32, new_args);
             // The 64-bit form for readers that need it (dead code where there are none).
             if guard.is_none() {
-                emit(out, Opcode::Cvt(Mode::None, Type::U64, Type::U32), vec![Arg::Reg(*d), Arg::Reg(twin[d])]);
+                emit(out, Opcode::Cvt(Mode::None, Type::U64, Type::U32), vec![Arg::Reg(*d), Arg::Reg(t)]);
             }
             return;
         }
@@ -274,12 +284,6 @@ fn rewrite(func: &mut Func, inst: Inst, set: &HashSet<Reg>, twin: &HashMap<Reg, 
         // A widened `u32` read by anything else keeps its 64-bit form.
         _ => out.push(inst),
     }
-}
-
-/// Keeps an instruction the analysis accepted but the rewrite cannot read (not reached: the
-/// rules are the same functions).
-fn unreachable_keep(out: &mut Vec<Inst>, inst: Inst) {
-    out.push(inst);
 }
 
 /// Ranges of 64-bit integer registers written more than once: the union of what their
