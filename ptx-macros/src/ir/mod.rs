@@ -13,6 +13,7 @@ mod fast_hash;
 mod fold;
 mod folded;
 mod hoist;
+mod iv;
 mod licm;
 mod narrow;
 mod narrow_cmp;

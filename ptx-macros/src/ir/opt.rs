@@ -61,6 +61,8 @@ pub fn run(func: &mut Func) {
     super::strength::run(func);
     // After every pass that reads `Func::for_loops` or counts a register's writes.
     super::version::run(func);
+    // After `version`, whose test bounds values the loop computes, not ones it steps.
+    super::iv::run(func);
     // After the passes that match 64-bit compares and counters.
     super::narrow_reg::run(func);
     remove_dead(func);

@@ -263,7 +263,7 @@ fn reduce(func: &mut Func, header: usize, k: Reg) {
 
 /// The counter's step `d` when instruction `wi` of the latch writes it as `add k, k, d`, or as
 /// `mov k, t` after `add t, k, d`.
-fn step_of(insts: &[Inst], wi: usize, k: Reg) -> Option<i64> {
+pub(super) fn step_of(insts: &[Inst], wi: usize, k: Reg) -> Option<i64> {
     let add_imm = |i: &Inst, d: Reg| match (&i.kind, i.guard) {
         (InstKind::Op { opcode: Opcode::Arith(Arith::Add, Mode::None, t), defs: 1, args }, None) if !t.is_float() && t.bits() == 64 => match args[..] {
             [Arg::Reg(x), Arg::Reg(y), Arg::Imm(Imm::Int(s))] if x == d && y == k => Some(s),
