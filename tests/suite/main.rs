@@ -60,6 +60,7 @@ mod body_math;
 mod body_cuda_math;
 mod body_methods;
 mod body_narrow;
+mod body_iv;
 mod body_narrow_reg;
 mod body_memory;
 mod body_opt;

@@ -14,18 +14,19 @@
 //! [`super::strength`]), and is advanced by `d·S` right after the loop's only write of `k`
 //! (`add k, k, d` in the latch), so `v = A(k)` at every instruction of a trip before that write;
 //! the value's own instruction becomes `mov x, v`, and the arithmetic that only fed it is left to
-//! dead-code elimination. A slope that is a register `R` (`S = c·R`) is multiplied out once
-//! before the loop.
+//! dead-code elimination. A slope with factors (`S = c·R`, `c·T·units`: registers the loop
+//! does not write, constants rustc evaluates) is multiplied out once before the loop.
 //!
 //! When:
 //! - the loop is a `for` loop (`Func::entry_facts` names its counter at the header) over a
 //!   range whose end is not a constant (a constant trip count is unrolled by ptxas, which then
 //!   folds each trip's offset into its accesses, as it cannot through a register), entered from
 //!   one block, with one latch that leaves only to the header or out of the loop, whose only
-//!   write of the counter is an unguarded `add k, k, d` (or `add t, k, d; mov k, t`);
-//! - every instruction of the value's chain is unguarded and written once, earlier in the trip
-//!   than its reader (earlier in the same block, or in a block of the loop that dominates it,
-//!   not after the counter's write);
+//!   write of the counter is an unguarded `add k, k, d` (or `add t, k, d; mov k, t`), and that
+//!   [`super::version`] did not copy (see [`run`]);
+//! - every instruction of the value's chain is unguarded and the loop's only write of its
+//!   register, earlier in the trip than its reader (earlier in the same block, or in a block of
+//!   the loop that dominates it, not after the counter's write);
 //! - the chain costs more than the step: a multiply by a register or by a constant that is not a
 //!   power of two, or three instructions or more (counted down to the counter, values the loop
 //!   does not write, and values already taken). Cheaper ones (`k << 2`, `P + (k << 2)`) stay
@@ -39,7 +40,7 @@
 use super::dom::{Cfg, Loop};
 use super::fast_hash::{HashMap, HashSet};
 use super::folded;
-use super::hoist::{single_defs, DefSites};
+use super::hoist::single_defs;
 use super::strength::step_of;
 use super::{Arg, Arith, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, RegClass, Term, Type};
 
@@ -50,9 +51,20 @@ pub fn run(func: &mut Func) {
     let facts: Vec<(usize, Reg, Type, Arg)> = func.entry_facts.iter().map(|f| (f.block.0 as usize, f.reg, f.ty, f.bound.clone())).collect();
     for (header, counter, ty, end) in facts {
         let (_, single) = single_defs(func);
-        if !ty.is_float() && ty.bits() == 64 && folded::resolve(func, &end, &single).is_none() {
-            reduce(func, header, counter);
+        if ty.is_float() || ty.bits() != 64 || folded::resolve(func, &end, &single).is_some() {
+            continue;
         }
+        // A loop `version` copied is left as it is: its copy without checks computes the
+        // same values in other blocks with the same registers, and stepping them there (the
+        // matmul's tile loop) gave a loop two instructions shorter on sm_80 and one longer on
+        // sm_90, in a kernel 6 / 12 instructions longer (2 / 4 more with the checked copy's
+        // too, and 40 registers instead of 32).
+        let writes = |b: &usize| func.blocks[*b].insts.iter().any(|i| i.defs().contains(&counter));
+        let headers: Vec<usize> = Cfg::new(func).loops().iter().filter(|l| l.latches.iter().any(writes)).map(|l| l.header).collect();
+        if headers != [header] {
+            continue;
+        }
+        reduce(func, header, counter);
     }
 }
 
@@ -137,7 +149,9 @@ struct Scope<'a> {
     wi: usize,
     k: Reg,
     written: HashSet<Reg>,
-    single: DefSites,
+    /// Where each register the loop writes once is written (other writes may stand outside
+    /// the loop: `version`'s copies share registers).
+    single: HashMap<Reg, (usize, usize)>,
     /// Each register's slope where its instruction stands (`None`: not affine in the counter).
     memo: HashMap<Reg, Option<Slope>>,
 }
@@ -236,7 +250,17 @@ fn reduce(func: &mut Func, header: usize, k: Reg) {
     }
     let Some(step) = step_of(&func.blocks[latch].insts, wi, k) else { return };
     let written: HashSet<Reg> = blocks.iter().flat_map(|&b| func.blocks[b].insts.iter().flat_map(|i| i.defs())).collect();
-    let (_, single) = single_defs(func);
+    let mut count: HashMap<Reg, usize> = HashMap::default();
+    let mut single: HashMap<Reg, (usize, usize)> = HashMap::default();
+    for &b in &blocks {
+        for (i, inst) in func.blocks[b].insts.iter().enumerate() {
+            for r in inst.defs() {
+                *count.entry(r).or_insert(0) += 1;
+                single.insert(r, (b, i));
+            }
+        }
+    }
+    single.retain(|r, _| count[r] == 1);
     let mut scope = Scope { func, cfg: &cfg, l, latch, wi, k, written, single, memo: HashMap::default() };
 
     // The affine values the loop computes, in the order the trip computes them.
@@ -255,9 +279,10 @@ fn reduce(func: &mut Func, header: usize, k: Reg) {
         }
     }
     let sites: HashSet<(usize, usize)> = affine.iter().map(|&(_, b, i, _)| (b, i)).collect();
-    // Values that something other than their chains' arithmetic reads.
+    // Values that something in the loop other than their chains' arithmetic reads.
     let mut read_otherwise: HashSet<Reg> = HashSet::default();
-    for (b, block) in func.blocks.iter().enumerate() {
+    for &b in &blocks {
+        let block = &func.blocks[b];
         for (i, inst) in block.insts.iter().enumerate() {
             if !sites.contains(&(b, i)) {
                 read_otherwise.extend(inst.uses());
@@ -362,10 +387,10 @@ fn collect_chain(scope: &Scope, b: usize, i: usize, stops: &HashSet<Reg>, out: &
 }
 
 /// A 64-bit multiply that a shift cannot do: by a register, or by a constant that is not a
-/// power of two.
+/// power of two. A constant rustc evaluates (`TILE`) counts as a shift: ptxas sees its value.
 fn costly_multiply(inst: &Inst) -> bool {
     let InstKind::Op { opcode: Opcode::Arith(Arith::Mul, Mode::Lo, _), args, .. } = &inst.kind else { return false };
-    !args[1..].iter().any(|a| matches!(a, Arg::Imm(Imm::Int(m)) if m.count_ones() == 1))
+    !args[1..].iter().any(|a| matches!(a, Arg::Imm(Imm::Int(m)) if m.count_ones() == 1) || matches!(a, Arg::Sym(_)))
 }
 
 fn fresh(func: &mut Func, class: RegClass) -> Reg {
