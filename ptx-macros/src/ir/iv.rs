@@ -28,8 +28,8 @@
 //!   register, earlier in the trip than its reader (earlier in the same block, or in a block of
 //!   the loop that dominates it, not after the counter's write);
 //! - the chain costs more than the step: a multiply by a register or by a constant that is not a
-//!   power of two, or three instructions or more (counted down to the counter, values the loop
-//!   does not write, and values already taken). Cheaper ones (`k << 2`, `P + (k << 2)`) stay
+//!   power of two, or three instructions or more besides moves (counted down to the counter,
+//!   values the loop does not write, and values already taken). Cheaper ones (`k << 2`, `P + (k << 2)`) stay
 //!   as they are, as do the addresses computed from a taken index, which a shift and an add
 //!   reach as cheaply as a step would.
 //!
@@ -231,6 +231,8 @@ struct Taken {
     slope: Slope,
     /// Its chain's instructions, operands first, for its first value.
     chain: Vec<(usize, usize)>,
+    /// The chain written out ([`signature`]).
+    sig: String,
 }
 
 fn reduce(func: &mut Func, header: usize, k: Reg) {
@@ -294,16 +296,25 @@ fn reduce(func: &mut Func, header: usize, k: Reg) {
     }
 
     let mut taken: Vec<Taken> = Vec::new();
+    // Values computed again the same way as one taken (the same index for a check and for an
+    // address): (register, block, instruction, the register taken).
+    let mut again: Vec<(Reg, usize, usize, Reg)> = Vec::new();
     for (r, b, i, slope) in affine {
-        if slope.is_zero() || !read_otherwise.contains(&r) || taken.len() == MAX_VARS {
+        if slope.is_zero() || !read_otherwise.contains(&r) {
             continue;
         }
         let stops: HashSet<Reg> = taken.iter().map(|t| t.reg).collect();
         let mut chain = Vec::new();
         collect_chain(&scope, b, i, &stops, &mut chain);
-        let multiplies = chain.iter().any(|&(cb, ci)| costly_multiply(&func.blocks[cb].insts[ci]));
-        if multiplies || chain.len() >= 3 {
-            taken.push(Taken { reg: r, block: b, inst: i, slope, chain });
+        let sig = signature(func, &chain);
+        if let Some(t) = taken.iter().find(|t| t.sig == sig) {
+            again.push((r, b, i, t.reg));
+            continue;
+        }
+        let insts = || chain.iter().map(|&(cb, ci)| &func.blocks[cb].insts[ci]);
+        let arithmetic = insts().filter(|i| !matches!(i.kind, InstKind::Op { opcode: Opcode::Mov(_), .. })).count();
+        if taken.len() < MAX_VARS && (insts().any(costly_multiply) || arithmetic >= 3) {
+            taken.push(Taken { reg: r, block: b, inst: i, slope, chain, sig });
         }
     }
     drop(scope);
@@ -340,7 +351,6 @@ fn reduce(func: &mut Func, header: usize, k: Reg) {
         // The step: `d·c` times the factors, multiplied out before the loop.
         let mut by = Arg::imm(t.slope.c.wrapping_mul(step));
         for f in &t.slope.factors {
-            let s = fresh(func, RegClass::B64);
             let f = match &f.arg {
                 Arg::Reg(_) => f.arg.clone(),
                 constant => {
@@ -349,15 +359,20 @@ fn reduce(func: &mut Func, header: usize, k: Reg) {
                     Arg::Reg(r)
                 }
             };
+            if matches!(by, Arg::Imm(Imm::Int(1))) {
+                by = f;
+                continue;
+            }
+            let s = fresh(func, RegClass::B64);
             init.push(Inst::op(Opcode::Arith(Arith::Mul, Mode::Lo, Type::S64), 1, vec![Arg::Reg(s), f, by]).at(loc));
             by = Arg::Reg(s);
         }
         steps.push(Inst::op(Opcode::arith(Arith::Add, Type::S64), 1, vec![Arg::Reg(v), Arg::Reg(v), by]).at(loc));
         vars.insert(t.reg, v);
     }
-    for t in &taken {
-        let inst = &mut func.blocks[t.block].insts[t.inst];
-        inst.kind = InstKind::Op { opcode: Opcode::Mov(Type::B64), defs: 1, args: vec![Arg::Reg(t.reg), Arg::Reg(vars[&t.reg])] };
+    let sites = taken.iter().map(|t| (t.reg, t.block, t.inst, t.reg)).chain(again);
+    for (r, b, i, of) in sites {
+        func.blocks[b].insts[i].kind = InstKind::Op { opcode: Opcode::Mov(Type::B64), defs: 1, args: vec![Arg::Reg(r), Arg::Reg(vars[&of])] };
     }
     let at = wi + 1;
     func.blocks[latch].insts.splice(at..at, steps);
@@ -384,6 +399,29 @@ fn collect_chain(scope: &Scope, b: usize, i: usize, stops: &HashSet<Reg>, out: &
         }
     }
     out.push((b, i));
+}
+
+/// A chain's instructions written out with its own registers numbered by position: two chains
+/// with the same signature compute the same value in a trip (their other operands are the
+/// counter, values the loop does not write and values taken, named by register).
+fn signature(func: &Func, chain: &[(usize, usize)]) -> String {
+    let mut own: HashMap<Reg, usize> = HashMap::default();
+    let mut out = String::new();
+    for (j, &(b, i)) in chain.iter().enumerate() {
+        let InstKind::Op { opcode, args, .. } = &func.blocks[b].insts[i].kind else { continue };
+        out.push_str(&format!("{opcode:?}"));
+        for a in &args[1..] {
+            match a {
+                Arg::Reg(r) if own.contains_key(r) => out.push_str(&format!(" #{}", own[r])),
+                a => out.push_str(&format!(" {a:?}")),
+            }
+        }
+        out.push(';');
+        if let Arg::Reg(d) = args[0] {
+            own.insert(d, j);
+        }
+    }
+    out
 }
 
 /// A 64-bit multiply that a shift cannot do: by a register, or by a constant that is not a
