@@ -110,13 +110,13 @@ pub fn run(func: &mut Func) {
                 let InstKind::Op { args, .. } = &mut new.kind else { continue };
                 remap(&mut args[1..], &map);
                 let Arg::Reg(d) = args[0] else { continue };
-                let nd = fresh(func, func.class(d));
+                let nd = func.fresh(func.class(d));
                 args[0] = Arg::Reg(nd);
                 map.insert(d, Arg::Reg(nd));
                 insts.push(new);
             }
             let mut new = setp.clone();
-            let p = fresh(func, RegClass::Pred);
+            let p = func.fresh(RegClass::Pred);
             if let InstKind::Op { args, .. } = &mut new.kind {
                 remap(&mut args[1..], &map);
                 args[0] = Arg::Reg(p);
@@ -127,7 +127,7 @@ pub fn run(func: &mut Func) {
                 _ if decided[k + 1] => fail,
                 None => Some(p),
                 Some(f) => {
-                    let o = fresh(func, RegClass::Pred);
+                    let o = func.fresh(RegClass::Pred);
                     insts.push(Inst::op(Opcode::arith(Arith::Or, Type::Pred), 1, vec![Arg::Reg(o), Arg::Reg(f), Arg::Reg(p)]).at(setp.loc));
                     Some(o)
                 }
@@ -247,7 +247,7 @@ fn dispatch(func: &mut Func, reports: &[(Reg, Option<Inst>, usize)]) -> usize {
             let mut pred = *p;
             if let Some(mut again) = setp.clone() {
                 if let InstKind::Op { args, .. } = &mut again.kind {
-                    pred = fresh(func, RegClass::Pred);
+                    pred = func.fresh(RegClass::Pred);
                     args[0] = Arg::Reg(pred);
                     insts.push(again);
                 }
@@ -283,7 +283,3 @@ fn remap(args: &mut [Arg], map: &HashMap<Reg, Arg>) {
     }
 }
 
-fn fresh(func: &mut Func, class: RegClass) -> Reg {
-    func.regs.push(class);
-    Reg(func.regs.len() as u32 - 1)
-}

@@ -102,7 +102,7 @@ fn defer_loop(func: &mut Func, next: usize, exit: usize) {
             let moved = std::mem::take(&mut func.blocks[b].insts);
             func.blocks[p].insts.extend(moved);
             let inst = |op: Arith, args: Vec<Arg>| Inst::op(Opcode::arith(op, Type::Pred), 1, args).at(at);
-            let (failed, passed, ok) = (fresh(func), fresh(func), fresh(func));
+            let (failed, passed, ok) = (func.fresh(RegClass::Pred), func.fresh(RegClass::Pred), func.fresh(RegClass::Pred));
             let insts = [
                 inst(Arith::And, vec![Arg::Reg(failed), Arg::Reg(enter), Arg::Reg(pred)]),
                 inst(Arith::Not, vec![Arg::Reg(passed), Arg::Reg(pred)]),
@@ -123,7 +123,7 @@ fn defer_loop(func: &mut Func, next: usize, exit: usize) {
     }
     // Every way out of the loop but a failure passes the test of what was recorded.
     let tested = BlockId(func.blocks.len() as u32);
-    let any = fresh(func);
+    let any = func.fresh(RegClass::Pred);
     let test = Inst::op(Opcode::Setp(Cmp::Ne, Type::U32), 1, vec![Arg::Reg(any), Arg::Reg(acc), Arg::imm(0)]).at(loc);
     func.blocks.push(Block { insts: vec![test], term: Term::Branch { pred: any, negate: false, if_true: BlockId(report as u32), if_false: BlockId(exit as u32) }, term_loc: loc });
     for &b in &in_loop {
@@ -163,10 +163,6 @@ fn record(func: &mut Func, block: usize, acc: Reg, failed: Reg, at: Option<super
     func.blocks[block].insts.extend(insts);
 }
 
-fn fresh(func: &mut Func) -> Reg {
-    func.regs.push(RegClass::Pred);
-    Reg(func.regs.len() as u32 - 1)
-}
 
 /// A check `b` entered only from a block `p` that skips to the end of the trip otherwise
 /// (`if c { check; ... }`), with nothing in `b` but arithmetic whose registers are written
@@ -197,7 +193,7 @@ fn guard(func: &mut Func, cfg: &Cfg, b: usize, next: usize, def_count: &[usize])
     if to_b != negate {
         return Some((p, pred));
     }
-    let e = fresh(func);
+    let e = func.fresh(RegClass::Pred);
     let at = func.blocks[p].term_loc;
     func.blocks[p].insts.push(Inst::op(Opcode::arith(Arith::Not, Type::Pred), 1, vec![Arg::Reg(e), Arg::Reg(pred)]).at(at));
     Some((p, e))

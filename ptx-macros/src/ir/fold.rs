@@ -291,7 +291,7 @@ fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
             (None, _) => len,
             (Some(Arg::Imm(Imm::Int(k))), Arg::Imm(Imm::Int(n))) => Arg::imm((*n as u64).saturating_sub(*k as u64) as i64),
             (Some(base), _) => {
-                let (top, limit) = (fresh(func, RegClass::B64), fresh(func, RegClass::B64));
+                let (top, limit) = (func.fresh(RegClass::B64), func.fresh(RegClass::B64));
                 let (a, b) = if matches!(len, Arg::Imm(_)) { (base.clone(), len) } else { (len, base.clone()) };
                 pre_insts.push(Inst::op(Opcode::arith(Arith::Max, Type::U64), 1, vec![Arg::Reg(top), a, b]));
                 pre_insts.push(Inst::op(Opcode::arith(Arith::Sub, Type::S64), 1, vec![Arg::Reg(limit), Arg::Reg(top), base.clone()]));
@@ -375,7 +375,7 @@ fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
         (e, exit)
     };
     let (t, after) = exit_test;
-    let r = fresh(func, RegClass::Pred);
+    let r = func.fresh(RegClass::Pred);
     let mut again = old;
     if let InstKind::Op { args, .. } = &mut again.kind {
         args[0] = Arg::Reg(r);
@@ -393,7 +393,7 @@ fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
 /// stays for whatever else reads it).
 fn retest(func: &mut Func, block: usize, at: usize, old: &Arg, bound: &Arg) {
     let mut test = func.blocks[block].insts[at].clone();
-    let q = fresh(func, RegClass::Pred);
+    let q = func.fresh(RegClass::Pred);
     if let InstKind::Op { args, .. } = &mut test.kind {
         args[0] = Arg::Reg(q);
         for a in &mut args[1..] {
@@ -484,7 +484,7 @@ fn report_chain(func: &mut Func, checks: &[Check], i: Reg, def_count: &[usize], 
             None => Arg::Reg(i),
             Some((add, base)) => {
                 let mut add = add.clone();
-                let d = fresh(func, RegClass::B64);
+                let d = func.fresh(RegClass::B64);
                 // The base computed again here where it can be (softmax's `row * n`): otherwise
                 // it stays live across the loop for this test only (4 registers on sm_90).
                 let mut budget = REMAT_BUDGET;
@@ -506,7 +506,7 @@ fn report_chain(func: &mut Func, checks: &[Check], i: Reg, def_count: &[usize], 
                 Arg::Reg(d)
             }
         };
-        let p = fresh(func, RegClass::Pred);
+        let p = func.fresh(RegClass::Pred);
         let mut setp = c.setp.clone();
         if let InstKind::Op { args, .. } = &mut setp.kind {
             args[0] = Arg::Reg(p);
@@ -549,7 +549,7 @@ fn rematerialize(func: &mut Func, def_count: &[usize], def_site: &super::hoist::
             _ => return None,
         }
     }
-    let d = fresh(func, func.class(r));
+    let d = func.fresh(func.class(r));
     args[0] = Arg::Reg(d);
     out.push(copy);
     Some(d)
@@ -565,7 +565,7 @@ fn least(func: &mut Func, out: &mut Vec<Inst>, a: Arg, b: Arg) -> Arg {
     match (&a, &b) {
         (Arg::Imm(Imm::Int(x)), Arg::Imm(Imm::Int(y))) => Arg::imm((*x as u64).min(*y as u64) as i64),
         _ => {
-            let m = fresh(func, RegClass::B64);
+            let m = func.fresh(RegClass::B64);
             // The immediate second, as nvcc writes it.
             let (a, b) = if matches!(a, Arg::Imm(_)) { (b, a) } else { (a, b) };
             out.push(Inst::op(Opcode::arith(Arith::Min, Type::U64), 1, vec![Arg::Reg(m), a, b]));
@@ -590,7 +590,3 @@ fn retarget(term: &mut Term, from: usize, to: usize) {
     }
 }
 
-fn fresh(func: &mut Func, class: RegClass) -> Reg {
-    func.regs.push(class);
-    Reg(func.regs.len() as u32 - 1)
-}

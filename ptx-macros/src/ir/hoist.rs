@@ -278,7 +278,7 @@ fn hoist_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
     let last = match c.end {
         Arg::Imm(super::Imm::Int(v)) => Arg::imm(v.wrapping_sub(1)),
         _ => {
-            let r = fresh(func, class);
+            let r = func.fresh(class);
             pre_insts.push(Inst::op(Opcode::arith(Arith::Sub, Type::s(bits.max(16))), 1, vec![Arg::Reg(r), c.end.clone(), Arg::imm(1)]));
             Arg::Reg(r)
         }
@@ -318,12 +318,12 @@ fn hoist_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
     }
     let Some(mut fail) = fail else { return };
     if let Some(bad) = inexact {
-        let exact = fresh(func, RegClass::Pred);
+        let exact = func.fresh(RegClass::Pred);
         pre_insts.push(Inst::op(Opcode::arith(Arith::Not, Type::Pred), 1, vec![Arg::Reg(exact), Arg::Reg(bad)]));
         fail = and(func, &mut pre_insts, fail, exact);
     }
     if ranges.decide(Cmp::Lt, c.ty, &c.start, &c.end) != Some(true) {
-        let runs = fresh(func, RegClass::Pred);
+        let runs = func.fresh(RegClass::Pred);
         pre_insts.push(Inst::op(Opcode::Setp(Cmp::Lt, c.ty), 1, vec![Arg::Reg(runs), first_value.clone(), c.end.clone()]));
         fail = and(func, &mut pre_insts, fail, runs);
     }
@@ -342,7 +342,7 @@ fn hoist_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
             None => func.blocks[m.block].term = Term::Jump(if_false),
             Some(bad) => {
                 // In the loop, the check fails only where the one before it could not decide.
-                let q = fresh(func, RegClass::Pred);
+                let q = func.fresh(RegClass::Pred);
                 func.blocks[m.block].insts.push(Inst::op(Opcode::arith(Arith::And, Type::Pred), 1, vec![Arg::Reg(q), Arg::Reg(m.pred), Arg::Reg(bad)]));
                 func.blocks[m.block].term = Term::Branch { pred: q, negate: false, if_true, if_false };
             }
@@ -461,7 +461,7 @@ fn affine_fails(func: &mut Func, out: &mut Vec<Inst>, m: &Move, at_first: &HashM
             (Arg::Imm(super::Imm::Int(a)), Arg::Imm(super::Imm::Int(b))) => Arg::imm(a.wrapping_mul(*b)),
             (Arg::Imm(super::Imm::Int(1)), _) => factor,
             _ => {
-                let r = fresh(func, RegClass::B64);
+                let r = func.fresh(RegClass::B64);
                 out.push(Inst::op(Opcode::Arith(Arith::Mul, Mode::Lo, Type::S64), 1, vec![Arg::Reg(r), slope.clone(), factor]));
                 Arg::Reg(r)
             }
@@ -470,22 +470,22 @@ fn affine_fails(func: &mut Func, out: &mut Vec<Inst>, m: &Move, at_first: &HashM
     let unsure = match slope {
         Arg::Imm(super::Imm::Int(v)) if v >= 0 => None,
         Arg::Imm(_) => {
-            let u = fresh(func, RegClass::Pred);
+            let u = func.fresh(RegClass::Pred);
             out.push(Inst::op(Opcode::Mov(Type::Pred), 1, vec![Arg::Reg(u), Arg::imm(1)]));
             Some(u)
         }
         _ => {
-            let u = fresh(func, RegClass::Pred);
+            let u = func.fresh(RegClass::Pred);
             out.push(Inst::op(Opcode::Setp(Cmp::Lt, Type::S64), 1, vec![Arg::Reg(u), slope.clone(), Arg::imm(0)]));
             Some(u)
         }
     };
-    let n = fresh(func, RegClass::B64);
+    let n = func.fresh(RegClass::B64);
     out.push(Inst::op(Opcode::arith(Arith::Sub, Type::S64), 1, vec![Arg::Reg(n), last.clone(), start.clone()]));
-    let (hi, lo) = (fresh(func, RegClass::B64), fresh(func, RegClass::B64));
+    let (hi, lo) = (func.fresh(RegClass::B64), func.fresh(RegClass::B64));
     out.push(Inst::op(Opcode::Arith(Arith::Mul, Mode::Hi, Type::U64), 1, vec![Arg::Reg(hi), Arg::Reg(n), slope.clone()]));
     out.push(Inst::op(Opcode::Arith(Arith::Mul, Mode::Lo, Type::S64), 1, vec![Arg::Reg(lo), Arg::Reg(n), slope]));
-    let (big, far) = (fresh(func, RegClass::Pred), fresh(func, RegClass::Pred));
+    let (big, far) = (func.fresh(RegClass::Pred), func.fresh(RegClass::Pred));
     out.push(Inst::op(Opcode::Setp(Cmp::Ne, Type::U64), 1, vec![Arg::Reg(big), Arg::Reg(hi), Arg::imm(0)]));
     out.push(Inst::op(Opcode::Setp(Cmp::Lt, Type::S64), 1, vec![Arg::Reg(far), Arg::Reg(lo), Arg::imm(0)]));
     let first_fails = check(func, out, m.setp.clone(), first, len);
@@ -521,20 +521,20 @@ fn step_fails(func: &mut Func, out: &mut Vec<Inst>, step: &Inst, test: StepTest,
     };
     let k = args.iter().skip(1).position(|a| matches!(a, Arg::Reg(r) if written[r.0 as usize])).map_or(1, |k| k + 1);
     let other = if k == 1 { args.get(2) } else { args.get(1) }.cloned().unwrap_or(Arg::imm(0));
-    let bad = fresh(func, RegClass::Pred);
+    let bad = func.fresh(RegClass::Pred);
     let setp = |cmp: Cmp, a: Arg, b: Arg| Inst::op(Opcode::Setp(cmp, ty), 1, vec![Arg::Reg(bad), a, b]);
     match test {
         StepTest::Always => out.push(Inst::op(Opcode::Mov(Type::Pred), 1, vec![Arg::Reg(bad), Arg::imm(0)])),
         StepTest::NoCarryAtLast => out.push(setp(Cmp::Lt, at(at_last, &args[0]), at(at_last, &args[k]))),
         StepTest::NoBorrowAtFirst => out.push(setp(Cmp::Lt, at(at_first, &args[k]), at(at_first, &other))),
         StepTest::NoHighAtLast => {
-            let hi = fresh(func, class);
+            let hi = func.fresh(class);
             out.push(Inst::op(Opcode::Arith(Arith::Mul, Mode::Hi, ty), 1, vec![Arg::Reg(hi), at(at_last, &args[k]), at(at_last, &other)]));
             out.push(setp(Cmp::Ne, Arg::Reg(hi), Arg::imm(0)));
         }
         StepTest::NoShiftOutAtLast(0) => out.push(Inst::op(Opcode::Mov(Type::Pred), 1, vec![Arg::Reg(bad), Arg::imm(0)])),
         StepTest::NoShiftOutAtLast(s) => {
-            let hi = fresh(func, class);
+            let hi = func.fresh(class);
             out.push(Inst::op(Opcode::arith(Arith::Shr, ty), 1, vec![Arg::Reg(hi), at(at_last, &args[k]), Arg::imm((ty.bits() - s) as i64)]));
             out.push(setp(Cmp::Ne, Arg::Reg(hi), Arg::imm(0)));
         }
@@ -553,7 +553,7 @@ fn or(func: &mut Func, out: &mut Vec<Inst>, a: Option<Reg>, b: Reg) -> Reg {
     match a {
         None => b,
         Some(a) => {
-            let o = fresh(func, RegClass::Pred);
+            let o = func.fresh(RegClass::Pred);
             out.push(Inst::op(Opcode::arith(Arith::Or, Type::Pred), 1, vec![Arg::Reg(o), Arg::Reg(a), Arg::Reg(b)]));
             o
         }
@@ -561,20 +561,16 @@ fn or(func: &mut Func, out: &mut Vec<Inst>, a: Option<Reg>, b: Reg) -> Reg {
 }
 
 fn and(func: &mut Func, out: &mut Vec<Inst>, a: Reg, b: Reg) -> Reg {
-    let o = fresh(func, RegClass::Pred);
+    let o = func.fresh(RegClass::Pred);
     out.push(Inst::op(Opcode::arith(Arith::And, Type::Pred), 1, vec![Arg::Reg(o), Arg::Reg(a), Arg::Reg(b)]));
     o
 }
 
-fn fresh(func: &mut Func, class: RegClass) -> Reg {
-    func.regs.push(class);
-    Reg(func.regs.len() as u32 - 1)
-}
 
 /// `setp` (a clone of the loop's, so it keeps what the instruction carries) of `a` and `b` into
 /// a fresh predicate.
 fn check(func: &mut Func, out: &mut Vec<Inst>, mut setp: Inst, a: Arg, b: Arg) -> Reg {
-    let p = fresh(func, RegClass::Pred);
+    let p = func.fresh(RegClass::Pred);
     if let InstKind::Op { opcode: Opcode::Setp(cmp, _), args, .. } = &mut setp.kind {
         // The immediate second, as nvcc writes it.
         *args = if matches!(a, Arg::Imm(_)) && !matches!(b, Arg::Imm(_)) {
@@ -724,7 +720,7 @@ fn clone_chain(func: &mut Func, chain: &[(Inst, bool)], counter: Reg, value: &Ar
             }
         }
         let Arg::Reg(d) = args[0] else { continue };
-        let nd = fresh(func, func.class(d));
+        let nd = func.fresh(func.class(d));
         args[0] = Arg::Reg(nd);
         map.insert(d, Arg::Reg(nd));
         out.push(new);

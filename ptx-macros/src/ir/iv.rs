@@ -335,7 +335,7 @@ fn reduce(func: &mut Func, cfg: &Cfg, l: &Loop, k: Reg) {
     let mut steps: Vec<Inst> = Vec::new();
     let mut vars: HashMap<Reg, Reg> = HashMap::default();
     for t in &taken {
-        let v = fresh(func, RegClass::B64);
+        let v = func.fresh(RegClass::B64);
         let mut map: HashMap<Reg, Reg> = vars.clone();
         let n = t.chain.len();
         for (j, &(cb, ci)) in t.chain.iter().enumerate() {
@@ -349,7 +349,7 @@ fn reduce(func: &mut Func, cfg: &Cfg, l: &Loop, k: Reg) {
                 }
             }
             let Arg::Reg(d) = args[0] else { continue };
-            let to = if j + 1 == n { v } else { fresh(func, RegClass::B64) };
+            let to = if j + 1 == n { v } else { func.fresh(RegClass::B64) };
             map.insert(d, to);
             args[0] = Arg::Reg(to);
             init.push(new);
@@ -361,7 +361,7 @@ fn reduce(func: &mut Func, cfg: &Cfg, l: &Loop, k: Reg) {
             let f = match &f.arg {
                 Arg::Reg(_) => f.arg.clone(),
                 constant => {
-                    let r = fresh(func, RegClass::B64);
+                    let r = func.fresh(RegClass::B64);
                     init.push(Inst::op(Opcode::Mov(Type::B64), 1, vec![Arg::Reg(r), constant.clone()]).at(loc));
                     Arg::Reg(r)
                 }
@@ -370,7 +370,7 @@ fn reduce(func: &mut Func, cfg: &Cfg, l: &Loop, k: Reg) {
                 by = f;
                 continue;
             }
-            let s = fresh(func, RegClass::B64);
+            let s = func.fresh(RegClass::B64);
             init.push(Inst::op(Opcode::Arith(Arith::Mul, Mode::Lo, Type::S64), 1, vec![Arg::Reg(s), f, by]).at(loc));
             by = Arg::Reg(s);
         }
@@ -438,7 +438,3 @@ fn costly_multiply(inst: &Inst) -> bool {
     !args[1..].iter().any(|a| matches!(a, Arg::Imm(Imm::Int(m)) if m.count_ones() == 1) || matches!(a, Arg::Sym(_)))
 }
 
-fn fresh(func: &mut Func, class: RegClass) -> Reg {
-    func.regs.push(class);
-    Reg(func.regs.len() as u32 - 1)
-}

@@ -117,6 +117,12 @@ impl Func {
         self.regs[r.0 as usize]
     }
 
+    /// A new register of `class`.
+    pub fn fresh(&mut self, class: RegClass) -> Reg {
+        self.regs.push(class);
+        Reg(self.regs.len() as u32 - 1)
+    }
+
     /// Blocks reachable from the entry, in order.
     pub fn reachable(&self) -> Vec<bool> {
         let mut seen = vec![false; self.blocks.len()];

@@ -215,16 +215,16 @@ fn rewrite(func: &mut Func, b: usize, i: usize, rw: Rewrite) {
     let loc = inst.loc;
     let mut out: Vec<Inst> = Vec::new();
     let pred_op = |op| Opcode::arith(op, Type::Pred);
-    let p64 = fresh(func, RegClass::Pred);
+    let p64 = func.fresh(RegClass::Pred);
     let mut wide = inst.clone();
     if let InstKind::Op { args, .. } = &mut wide.kind {
         args[0] = Arg::Reg(p64);
     }
     // `setp.ne.u32 g, G, 0` and its negation.
     let test = |func: &mut Func, out: &mut Vec<Inst>, guard: Arg| {
-        let g = fresh(func, RegClass::Pred);
+        let g = func.fresh(RegClass::Pred);
         out.push(Inst::op(Opcode::Setp(Cmp::Ne, Type::U32), 1, vec![Arg::Reg(g), guard, Arg::imm(0)]));
-        let ng = fresh(func, RegClass::Pred);
+        let ng = func.fresh(RegClass::Pred);
         out.push(Inst::op(pred_op(Arith::Not), 1, vec![Arg::Reg(ng), Arg::Reg(g)]));
         (g, ng)
     };
@@ -232,11 +232,11 @@ fn rewrite(func: &mut Func, b: usize, i: usize, rw: Rewrite) {
     if let Some(guard) = rw.narrow {
         let Some((low, lows)) = super::narrow::low_halves(func, (b, i), &[x, y]) else { return };
         out.extend(low);
-        let p32 = fresh(func, RegClass::Pred);
+        let p32 = func.fresh(RegClass::Pred);
         out.push(Inst::op(Opcode::Setp(cmp, Type::U32), 1, vec![Arg::Reg(p32), lows[0].clone(), lows[1].clone()]));
         out.push(wide);
         let (g, ng) = test(func, &mut out, guard);
-        let (t1, t2, v) = (fresh(func, RegClass::Pred), fresh(func, RegClass::Pred), fresh(func, RegClass::Pred));
+        let (t1, t2, v) = (func.fresh(RegClass::Pred), func.fresh(RegClass::Pred), func.fresh(RegClass::Pred));
         out.push(Inst::op(pred_op(Arith::And), 1, vec![Arg::Reg(t1), Arg::Reg(g), Arg::Reg(p32)]));
         out.push(Inst::op(pred_op(Arith::And), 1, vec![Arg::Reg(t2), Arg::Reg(ng), Arg::Reg(p64)]));
         out.push(Inst::op(pred_op(Arith::Or), 1, vec![Arg::Reg(v), Arg::Reg(t1), Arg::Reg(t2)]));
@@ -246,7 +246,7 @@ fn rewrite(func: &mut Func, b: usize, i: usize, rw: Rewrite) {
     }
     for (guard, outcome) in rw.decided {
         let (g, ng) = test(func, &mut out, guard);
-        let v = fresh(func, RegClass::Pred);
+        let v = func.fresh(RegClass::Pred);
         out.push(match outcome {
             true => Inst::op(pred_op(Arith::Or), 1, vec![Arg::Reg(v), Arg::Reg(value), Arg::Reg(g)]),
             false => Inst::op(pred_op(Arith::And), 1, vec![Arg::Reg(v), Arg::Reg(value), Arg::Reg(ng)]),
@@ -261,7 +261,3 @@ fn rewrite(func: &mut Func, b: usize, i: usize, rw: Rewrite) {
     func.blocks[b].insts.splice(i..=i, out);
 }
 
-fn fresh(func: &mut Func, class: RegClass) -> Reg {
-    func.regs.push(class);
-    Reg(func.regs.len() as u32 - 1)
-}

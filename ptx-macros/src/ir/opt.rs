@@ -30,6 +30,9 @@
 //!   hoisted check of an inner loop leaves the outer loop too).
 //! - **Versioned loops** ([`super::version`]): a loop whose remaining checks can all be decided
 //!   by values it does not write gets a copy without them, picked by one test before it.
+//! - **Stepped indices** ([`super::iv`]): a 64-bit value that grows with a `for` loop's
+//!   counter and stays read (a check's index) becomes a register stepped with it, instead of
+//!   being rebuilt by multiplies on every trip.
 //! - **32-bit registers** ([`super::narrow_reg`]): a 64-bit register whose every value is
 //!   below 2^32 (a reduction's `tid`, `s`, `tid + s`), computed and compared in 32 bits where
 //!   all its writes and reads can be.

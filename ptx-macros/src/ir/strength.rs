@@ -225,7 +225,7 @@ fn reduce(func: &mut Func, header: usize, k: Reg) {
     let mut init: Vec<Inst> = Vec::new();
     let mut steps: Vec<Inst> = Vec::new();
     for s in &firsts {
-        let p = fresh(func, RegClass::B64);
+        let p = func.fresh(RegClass::B64);
         pointer.insert(s.key, p);
         // The chain cloned with fresh registers, its last instruction writing `p`.
         let mut map: HashMap<Reg, Reg> = HashMap::default();
@@ -241,7 +241,7 @@ fn reduce(func: &mut Func, header: usize, k: Reg) {
                     }
                 }
                 let Arg::Reg(d) = args[0] else { unreachable!("chain instructions write a register") };
-                let to = if j + 1 == n { p } else { fresh(func, func.class(d)) };
+                let to = if j + 1 == n { p } else { func.fresh(func.class(d)) };
                 map.insert(d, to);
                 args[0] = Arg::Reg(to);
             }
@@ -320,7 +320,3 @@ fn chain<'a>(x: Reg, b: usize, before: usize, k: Reg, earlier: &dyn Fn(Reg, usiz
     Some((Some(offset), scale, regs, insts))
 }
 
-fn fresh(func: &mut Func, class: RegClass) -> Reg {
-    func.regs.push(class);
-    Reg(func.regs.len() as u32 - 1)
-}

@@ -183,7 +183,7 @@ fn unroll(func: &mut Func, header: usize, counter: Reg, ty: Type, end: &Arg) -> 
     for j in 0..FACTOR {
         let mut map: HashMap<Reg, Reg> = HashMap::default();
         if j > 0 {
-            let kj = fresh(func, class);
+            let kj = func.fresh(class);
             insts.push(Inst::op(Opcode::arith(Arith::Add, Type::s(ty.bits())), 1, vec![Arg::Reg(kj), Arg::Reg(counter), Arg::imm(j)]).at(test.loc));
             map.insert(counter, kj);
         }
@@ -191,7 +191,7 @@ fn unroll(func: &mut Func, header: usize, counter: Reg, ty: Type, end: &Arg) -> 
             let mut new = inst.clone();
             for r in new.defs() {
                 if temps.contains(&r) {
-                    let f = fresh(func, func.class(r));
+                    let f = func.fresh(func.class(r));
                     map.insert(r, f);
                 }
             }
@@ -200,7 +200,7 @@ fn unroll(func: &mut Func, header: usize, counter: Reg, ty: Type, end: &Arg) -> 
         }
     }
     insts.push(Inst::op(Opcode::arith(Arith::Add, Type::s(ty.bits())), 1, vec![Arg::Reg(counter), Arg::Reg(counter), Arg::imm(FACTOR)]).at(test.loc));
-    let again4 = fresh(func, RegClass::Pred);
+    let again4 = func.fresh(RegClass::Pred);
     let mut test4 = test.clone();
     if let InstKind::Op { args, .. } = &mut test4.kind {
         args[0] = Arg::Reg(again4);
@@ -251,7 +251,7 @@ fn unroll(func: &mut Func, header: usize, counter: Reg, ty: Type, end: &Arg) -> 
                 return false;
             }
             Err(piece) => {
-                let p = fresh(func, RegClass::Pred);
+                let p = func.fresh(RegClass::Pred);
                 d.push(Inst::op(Opcode::Setp(Cmp::Ne, Type::U32), 1, vec![Arg::Reg(p), piece, Arg::imm(0)]));
                 g = Some(and(func, &mut d, g, p, false));
             }
@@ -334,20 +334,16 @@ fn rename_arg(a: &mut Arg, swap: &dyn Fn(&mut Reg)) {
 /// `a && b` (`a && !b` when `negate`; `b` alone without `a`).
 fn and(func: &mut Func, out: &mut Vec<Inst>, a: Option<Reg>, b: Reg, negate: bool) -> Reg {
     let b = if negate {
-        let n = fresh(func, RegClass::Pred);
+        let n = func.fresh(RegClass::Pred);
         out.push(Inst::op(Opcode::arith(Arith::Not, Type::Pred), 1, vec![Arg::Reg(n), Arg::Reg(b)]));
         n
     } else {
         b
     };
     let Some(a) = a else { return b };
-    let o = fresh(func, RegClass::Pred);
+    let o = func.fresh(RegClass::Pred);
     out.push(Inst::op(Opcode::arith(Arith::And, Type::Pred), 1, vec![Arg::Reg(o), Arg::Reg(a), Arg::Reg(b)]));
     o
 }
 
-fn fresh(func: &mut Func, class: RegClass) -> Reg {
-    func.regs.push(class);
-    Reg(func.regs.len() as u32 - 1)
-}
 

@@ -145,7 +145,7 @@ fn version(func: &mut Func, cfg: &Cfg, loops: &[Loop], l: &Loop) -> Option<Vec<u
     func.regs.extend(new_regs);
     let mut all = conds[0];
     for &c in &conds[1..] {
-        let r = fresh(func, RegClass::Pred);
+        let r = func.fresh(RegClass::Pred);
         out.push(Inst::op(Opcode::arith(Arith::And, Type::Pred), 1, vec![Arg::Reg(r), Arg::Reg(all), Arg::Reg(c)]));
         all = r;
     }
@@ -153,9 +153,9 @@ fn version(func: &mut Func, cfg: &Cfg, loops: &[Loop], l: &Loop) -> Option<Vec<u
     // barriers are different instructions (`bar.sync` is aligned: a warp's threads reach the
     // same one) and whose warp-wide operations would see half a warp. A warp with a thread
     // that might fail runs the checked copy, which is exact for every thread.
-    let mask = fresh(func, RegClass::B32);
+    let mask = func.fresh(RegClass::B32);
     out.push(Inst::op(Opcode::Activemask, 1, vec![Arg::Reg(mask)]));
-    let warp = fresh(func, RegClass::Pred);
+    let warp = func.fresh(RegClass::Pred);
     out.push(Inst::op(Opcode::Vote(Vote::All, Type::Pred), 1, vec![Arg::Reg(warp), Arg::Reg(all), Arg::Reg(mask)]));
     let all = warp;
     let loc = func.blocks[l.header].insts.first().and_then(|i| i.loc).or(func.blocks[l.header].term_loc);
@@ -650,9 +650,4 @@ fn class(bits: u32) -> RegClass {
 
 fn mask(bits: u32) -> u64 {
     if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 }
-}
-
-fn fresh(func: &mut Func, class: RegClass) -> Reg {
-    func.regs.push(class);
-    Reg(func.regs.len() as u32 - 1)
 }
