@@ -379,7 +379,9 @@ fn reduce(func: &mut Func, cfg: &Cfg, l: &Loop, k: Reg) {
     }
     let sites = taken.iter().map(|t| (t.reg, t.block, t.inst, t.reg)).chain(again);
     for (r, b, i, of) in sites {
-        func.blocks[b].insts[i].kind = InstKind::Op { opcode: Opcode::Mov(Type::B64), defs: 1, args: vec![Arg::Reg(r), Arg::Reg(vars[&of])] };
+        if let Some(&v) = vars.get(&of) {
+            func.blocks[b].insts[i].kind = InstKind::Op { opcode: Opcode::Mov(Type::B64), defs: 1, args: vec![Arg::Reg(r), Arg::Reg(v)] };
+        }
     }
     let at = wi + 1;
     func.blocks[latch].insts.splice(at..at, steps);
