@@ -258,7 +258,6 @@ fn reduce(func: &mut Func, cfg: &Cfg, l: &Loop, k: Reg) {
         return;
     }
     let Some(step) = step_of(&func.blocks[latch].insts, wi, k) else { return };
-    let written: HashSet<Reg> = blocks.iter().flat_map(|&b| func.blocks[b].insts.iter().flat_map(|i| i.defs())).collect();
     let mut count: HashMap<Reg, usize> = HashMap::default();
     let mut single: HashMap<Reg, (usize, usize)> = HashMap::default();
     for &b in &blocks {
@@ -270,6 +269,7 @@ fn reduce(func: &mut Func, cfg: &Cfg, l: &Loop, k: Reg) {
         }
     }
     single.retain(|r, _| count[r] == 1);
+    let written: HashSet<Reg> = count.into_keys().collect();
     let mut scope = Scope { func, cfg, l, latch, wi, k, written, single, memo: HashMap::default() };
 
     // The affine values the loop computes, in the order the trip computes them.
