@@ -19,6 +19,7 @@
 //! | [`symbol`]  | symbol names (chapter 7: Itanium-style mangling)                |
 //! | [`tagged`]  | §1.2 applied to data-carrying enums (RFC 2195 `repr(C, u8)`)     |
 //! | [`text`]    | assembling PTX text at compile time from literal and const parts |
+//! | [`const_test`] | tests on a kernel's outside constants, evaluated by rustc     |
 #![no_std]
 #![forbid(unsafe_code)]
 
@@ -26,6 +27,7 @@ extern crate alloc;
 
 pub mod atomic;
 pub mod bitfield;
+pub mod const_test;
 pub mod cpp;
 pub mod launch;
 pub mod mbarrier;

@@ -6,6 +6,7 @@ pub use ptx_abi::tagged::{tagged_field_offset, tagged_layout, TagStyle};
 pub use ptx_abi::param::{ParamAbi, Site};
 pub use ptx_abi::Scalar;
 pub use ptx_abi::ptx_text;
+pub use ptx_abi::const_test;
 pub use ptx_abi::target::{Isa, Target};
 pub use ptx_abi::lineinfo::FileRef;
 pub use ptx_abi::text::{as_str, file_refs, render_array, render_len, FnNode, Piece};

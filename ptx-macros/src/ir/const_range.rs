@@ -202,45 +202,39 @@ impl Pieces {
 
     /// The pieces that the ranges of `args` rest on: those read by the instructions their
     /// registers are computed by, through registers written once and counters' starts and ends.
-    pub fn of(&self, func: &Func, args: &[Arg]) -> Vec<TokenStream> {
+    pub fn of<'a>(&'a self, func: &'a Func, args: &'a [Arg]) -> Vec<TokenStream> {
         let mut seen: HashSet<Reg> = HashSet::default();
-        let mut out: Vec<TokenStream> = Vec::new();
-        let mut stack: Vec<Arg> = args.to_vec();
+        // By reference until the end: a token stream's clone is a call into the compiler.
+        let mut out: Vec<&TokenStream> = Vec::new();
+        let mut stack: Vec<&Arg> = args.iter().collect();
         while let Some(a) = stack.pop() {
             match a {
                 Arg::Sym(Sym::Piece(p)) => out.push(p),
-                Arg::Reg(r) if seen.insert(r) => {
-                    for &(b, i) in self.site.get(&r).into_iter().flatten() {
+                Arg::Reg(r) if seen.insert(*r) => {
+                    for &(b, i) in self.site.get(r).into_iter().flatten() {
                         if let InstKind::Op { args, defs, .. } = &func.blocks[b].insts[i].kind {
-                            stack.extend(args[*defs..].iter().cloned());
+                            stack.extend(&args[*defs..]);
                         }
                     }
-                    stack.extend(self.loops.iter().filter(|l| l.0 == r).map(|l| l.1.clone()));
+                    stack.extend(self.loops.iter().filter(|l| l.0 == *r).map(|l| &l.1));
                 }
                 _ => {}
             }
         }
         // Each once, by text: made only where there are two or more (each `to_string` is a
-        // call into the compiler).
+        // call into the compiler too).
         if out.len() > 1 {
             let mut keys: HashSet<String> = HashSet::default();
             out.retain(|p| keys.insert(p.to_string()));
         }
-        out
+        out.into_iter().cloned().collect()
     }
 }
 
 /// The test that the assumption of [`assuming`] holds for `pieces`: a piece rustc evaluates to
 /// 1 where each is a number in `1..=bound`, else to 0.
 pub fn guard(pieces: &[TokenStream], bound: u64) -> Arg {
-    let each = pieces.iter().map(|p| {
-        quote!(match #p {
-            ::ptx_runtime::__private::Piece::Dec(v) => v >= 1 && v <= #bound,
-            _ => false,
-        })
-    });
-    Arg::Sym(Sym::Piece(quote!({
-        const __OK: u64 = (true #(&& #each)*) as u64;
-        ::ptx_runtime::__private::Piece::Dec(__OK)
-    })))
+    Arg::Sym(Sym::Piece(quote!(::ptx_runtime::__private::const_test::outcome(
+        ::ptx_runtime::__private::const_test::all_within(&[#(#pieces),*], 1, #bound)
+    ))))
 }

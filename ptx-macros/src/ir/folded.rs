@@ -45,10 +45,7 @@ fn value(a: &Arg) -> TokenStream {
             let v = *v as u64;
             quote!(::core::option::Option::Some(#v))
         }
-        Arg::Sym(Sym::Piece(p)) => quote!(match #p {
-            ::ptx_runtime::__private::Piece::Dec(v) => ::core::option::Option::Some(v),
-            _ => ::core::option::Option::None,
-        }),
+        Arg::Sym(Sym::Piece(p)) => quote!(::ptx_runtime::__private::const_test::value(#p)),
         _ => quote!(::core::option::Option::None),
     }
 }
@@ -58,14 +55,10 @@ fn value(a: &Arg) -> TokenStream {
 /// a piece is not a number).
 pub fn multiple_of_difference(a: &Arg, b: &Arg, m: u64) -> Result<bool, Arg> {
     if let (Arg::Imm(Imm::Int(x)), Arg::Imm(Imm::Int(y))) = (a, b) {
-        return Ok((*x as u64).wrapping_sub(*y as u64).is_multiple_of(m));
+        return Ok(ptx_abi::const_test::multiple_of_difference(Some(*x as u64), Some(*y as u64), m));
     }
     let (x, y) = (value(a), value(b));
-    Err(Arg::Sym(Sym::Piece(quote!({
-        const __OK: u64 = match (#x, #y) {
-            (::core::option::Option::Some(x), ::core::option::Option::Some(y)) => (x.wrapping_sub(y) % #m == 0) as u64,
-            _ => 0,
-        };
-        ::ptx_runtime::__private::Piece::Dec(__OK)
-    }))))
+    Err(Arg::Sym(Sym::Piece(quote!(::ptx_runtime::__private::const_test::outcome(
+        ::ptx_runtime::__private::const_test::multiple_of_difference(#x, #y, #m)
+    )))))
 }

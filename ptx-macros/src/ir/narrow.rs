@@ -31,7 +31,7 @@ const DEPTH: usize = 8;
 
 pub fn run(func: &mut Func) {
     let (defs, site, preds) = def_sites(func);
-    let single = |r: &Reg| defs.get(r) == Some(&1);
+    let single = |r: &Reg| defs.get(r.0 as usize) == Some(&1);
     let other_uses = other_uses(func);
     // Rewrites, found first and applied after (positions stay valid while finding).
     let mut rewrites: Vec<(usize, usize, Vec<Inst>, Vec<RegClass>)> = Vec::new();
@@ -39,7 +39,7 @@ pub fn run(func: &mut Func) {
         for (i, inst) in block.insts.iter().enumerate() {
             let InstKind::Op { opcode: Opcode::Cvt(Mode::None, Type::U32 | Type::S32 | Type::B32, Type::U64 | Type::S64 | Type::B64), defs: 1, args } = &inst.kind else { continue };
             let (Some(Arg::Reg(dst)), Some(Arg::Reg(src)), None) = (args.first(), args.get(1), inst.guard) else { continue };
-            if !single(src) || other_uses.contains(src) || !site.get(src).is_some_and(|&(sb, _)| narrowable(func, sb, site[src].1)) {
+            if !single(src) || other_uses.contains(src) || !site.get(src).is_some_and(|&(sb, si)| narrowable(func, sb, si)) {
                 continue;
             }
             let mut n = Narrower { func, defs: &defs, site: &site, preds: &preds, at: (b, i), out: Vec::new(), base: func.regs.len() as u32, new_regs: Vec::new() };
@@ -153,8 +153,9 @@ fn low_op(opcode: Opcode) -> Option<Opcode> {
 
 struct Narrower<'a> {
     func: &'a Func,
-    defs: &'a HashMap<Reg, usize>,
-    site: &'a HashMap<Reg, (usize, usize)>,
+    /// Each register's number of writes, by register number.
+    defs: &'a [usize],
+    site: &'a super::hoist::DefSites,
     /// Each block's predecessors.
     preds: &'a [Vec<usize>],
     /// The truncation's block and index.
@@ -174,7 +175,7 @@ impl Narrower<'_> {
 
     /// Whether `r`, read at `read` (block, index), has the same value at the truncation.
     fn same_at_truncation(&self, r: Reg, read: (usize, usize)) -> bool {
-        if self.defs.get(&r) == Some(&1) {
+        if self.defs.get(r.0 as usize) == Some(&1) {
             return true;
         }
         // Back from the truncation through blocks entered only from one block (the rest of a
@@ -261,7 +262,7 @@ impl Narrower<'_> {
         if depth >= DEPTH {
             return None;
         }
-        let (b, i) = if self.defs.get(&r) == Some(&1) { *self.site.get(&r)? } else { self.reaching_def(r, read)? };
+        let (b, i) = if self.defs.get(r.0 as usize) == Some(&1) { *self.site.get(&r)? } else { self.reaching_def(r, read)? };
         let inst = &self.func.blocks[b].insts[i];
         let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { return None };
         if inst.guard.is_some() {
@@ -305,20 +306,10 @@ impl Narrower<'_> {
     }
 }
 
-/// How many times each register is written, where (block, index) its last write is, and
-/// each block's predecessors: what a [`Narrower`] walks.
-#[allow(clippy::type_complexity)]
-fn def_sites(func: &Func) -> (HashMap<Reg, usize>, HashMap<Reg, (usize, usize)>, Vec<Vec<usize>>) {
-    let mut defs: HashMap<Reg, usize> = HashMap::default();
-    let mut site: HashMap<Reg, (usize, usize)> = HashMap::default();
-    for (b, block) in func.blocks.iter().enumerate() {
-        for (i, inst) in block.insts.iter().enumerate() {
-            for r in inst.defs() {
-                *defs.entry(r).or_insert(0) += 1;
-                site.insert(r, (b, i));
-            }
-        }
-    }
+/// How many times each register is written, where (block, index) the registers written once
+/// are written, and each block's predecessors: what a [`Narrower`] walks.
+fn def_sites(func: &Func) -> (Vec<usize>, super::hoist::DefSites, Vec<Vec<usize>>) {
+    let (defs, site) = super::hoist::single_defs(func);
     let mut preds = vec![Vec::new(); func.blocks.len()];
     for (b, block) in func.blocks.iter().enumerate() {
         for s in block.term.successors() {

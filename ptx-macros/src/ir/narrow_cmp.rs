@@ -182,11 +182,11 @@ fn symbolic(func: &Func, exact: &Ranges, single: &super::hoist::DefSites, cmp: C
         Cmp::Le | Cmp::Gt => true,
         _ => return None,
     };
-    // `y` first: a bounds check's length is a parameter, without bounds, and `x`'s tokens are
-    // then not built.
+    // `y` first: a bounds check's length is a parameter, without bounds, and `x` is then not
+    // followed.
     let by = sym_bound::bounds(func, exact, single, y, 0)?;
     let bx = sym_bound::bounds(func, exact, single, x, 0)?;
-    Some(sym_bound::below(bx, by, or_equal))
+    sym_bound::below(&bx, &by, or_equal)
 }
 
 #[derive(Clone, Copy)]

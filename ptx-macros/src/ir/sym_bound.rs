@@ -4,40 +4,43 @@
 //! (the bound grows with `TILE`); the expression can, and rustc decides it for the `TILE` the
 //! program has.
 //!
-//! [`bounds`] builds a `const` expression of type `Option<(u128, u128)>`: the least and the
-//! greatest value of an operand, `None` where they are not known (a piece that is not a
-//! number, arithmetic that may wrap). It follows registers written once through moves,
-//! unsigned widenings, `add`, `sub`, `mul` and `shl` by an immediate, each checked not to wrap
-//! in the operand's width, and ends at immediates, pieces and registers that `ir::range` bounds
-//! (special registers under the declared launch bounds).
+//! [`bounds`] follows registers written once through moves, unsigned widenings, `add`, `sub`,
+//! `mul` and `shl` by an immediate, and ends at immediates, pieces and registers that
+//! `ir::range` bounds (special registers under the declared launch bounds). It builds a
+//! [`Bound`]: numbers where no piece is involved (folded here), else the expression of
+//! `ptx_abi::const_test` calls that rustc evaluates. [`below`] writes the test; a test of
+//! numbers alone is decided here and costs rustc nothing.
 
 use super::range::Ranges;
 use super::{Arg, Arith, Func, Imm, InstKind, Mode, Opcode, Sym};
+use ptx_abi::const_test::{self, Bounds, Step};
 use proc_macro2::TokenStream;
 use quote::quote;
 
 /// How deep the chain of instructions is followed.
 const DEPTH: usize = 8;
 
-/// `Some((least, greatest))` of `a`, as a `const` expression (`None` at macro time where a step
-/// is not one of those followed).
-pub fn bounds(func: &Func, exact: &Ranges, single: &super::hoist::DefSites, a: &Arg, depth: usize) -> Option<TokenStream> {
+/// The least and the greatest value of an operand.
+pub enum Bound<'a> {
+    /// Known here (`None`: the arithmetic may wrap, so nothing is known).
+    Known(Bounds),
+    /// A piece's value, for rustc to read.
+    Piece(&'a TokenStream),
+    /// [`const_test::step`] on two bounds, `max` the operation width's largest value.
+    Op { op: Step, max: u128, x: Box<Bound<'a>>, y: Box<Bound<'a>> },
+}
+
+/// The bounds of `a`, or `None` where a step is not one of those followed.
+pub fn bounds<'a>(func: &'a Func, exact: &Ranges, single: &super::hoist::DefSites, a: &'a Arg, depth: usize) -> Option<Bound<'a>> {
     if depth > DEPTH {
         return None;
     }
     match a {
-        Arg::Imm(Imm::Int(v)) => {
-            let v = *v as u64 as u128;
-            Some(quote!(::core::option::Option::Some((#v, #v))))
-        }
-        Arg::Sym(Sym::Piece(p)) => Some(quote!(match #p {
-            ::ptx_runtime::__private::Piece::Dec(v) => ::core::option::Option::Some((v as u128, v as u128)),
-            _ => ::core::option::Option::None,
-        })),
+        Arg::Imm(Imm::Int(v)) => Some(Bound::Known(Some((*v as u64 as u128, *v as u64 as u128)))),
+        Arg::Sym(Sym::Piece(p)) => Some(Bound::Piece(p)),
         Arg::Reg(r) => {
             if let Some(range) = exact.of(a, 64) {
-                let (lo, hi) = (range.lo as u128, range.hi as u128);
-                return Some(quote!(::core::option::Option::Some((#lo, #hi))));
+                return Some(Bound::Known(Some((range.lo as u128, range.hi as u128))));
             }
             let &(b, i) = single.get(r)?;
             let inst = &func.blocks[b].insts[i];
@@ -56,27 +59,18 @@ pub fn bounds(func: &Func, exact: &Ranges, single: &super::hoist::DefSites, a: &
                     if mode == Mode::Wide && t.is_signed() {
                         return None;
                     }
-                    let m = max(if mode == Mode::Wide { t.bits() * 2 } else { t.bits() });
-                    let (x, y) = (src(1)?, src(2)?);
-                    let combine = match op {
-                        Arith::Add => quote!(match (a.0.checked_add(b.0), a.1.checked_add(b.1)) {
-                            (::core::option::Option::Some(lo), ::core::option::Option::Some(hi)) => ::core::option::Option::Some((lo, hi)),
-                            _ => ::core::option::Option::None,
-                        }),
-                        Arith::Sub => quote!(if a.0 >= b.1 { ::core::option::Option::Some((a.0 - b.1, a.1 - b.0)) } else { ::core::option::Option::None }),
-                        Arith::Mul => quote!(match (a.0.checked_mul(b.0), a.1.checked_mul(b.1)) {
-                            (::core::option::Option::Some(lo), ::core::option::Option::Some(hi)) => ::core::option::Option::Some((lo, hi)),
-                            _ => ::core::option::Option::None,
-                        }),
-                        _ => quote!(if b.0 == b.1 && b.0 < 64 && a.1 <= (#m >> b.0) { ::core::option::Option::Some((a.0 << b.0, a.1 << b.0)) } else { ::core::option::Option::None }),
+                    let max = max(if mode == Mode::Wide { t.bits() * 2 } else { t.bits() });
+                    let op = match op {
+                        Arith::Add => Step::Add,
+                        Arith::Sub => Step::Sub,
+                        Arith::Mul => Step::Mul,
+                        _ => Step::Shl,
                     };
-                    Some(quote!(match (#x, #y) {
-                        (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => match #combine {
-                            ::core::option::Option::Some((lo, hi)) if hi <= #m => ::core::option::Option::Some((lo, hi)),
-                            _ => ::core::option::Option::None,
-                        },
-                        _ => ::core::option::Option::None,
-                    }))
+                    Some(match (src(1)?, src(2)?) {
+                        (Bound::Known(x), Bound::Known(y)) => Bound::Known(const_test::step(op, max, x, y)),
+                        (Bound::Known(None), _) | (_, Bound::Known(None)) => Bound::Known(None),
+                        (x, y) => Bound::Op { op, max, x: Box::new(x), y: Box::new(y) },
+                    })
                 }
                 _ => None,
             }
@@ -85,15 +79,31 @@ pub fn bounds(func: &Func, exact: &Ranges, single: &super::hoist::DefSites, a: &
     }
 }
 
-/// The test, as a piece rustc evaluates to 1 or 0, that every value of `x` is below every
-/// value of `y` (`or_equal`: at most).
-pub fn below(x: TokenStream, y: TokenStream, or_equal: bool) -> Arg {
-    let cmp = if or_equal { quote!(x.1 <= y.0) } else { quote!(x.1 < y.0) };
-    Arg::Sym(Sym::Piece(quote!({
-        const __OK: u64 = match (#x, #y) {
-            (::core::option::Option::Some(x), ::core::option::Option::Some(y)) => (#cmp) as u64,
-            _ => 0,
-        };
-        ::ptx_runtime::__private::Piece::Dec(__OK)
-    })))
+/// A bound as a `const` expression of type `Option<(u128, u128)>`.
+fn tokens(bound: &Bound) -> TokenStream {
+    match bound {
+        Bound::Known(Some((lo, hi))) => quote!(::core::option::Option::Some((#lo, #hi))),
+        Bound::Known(None) => quote!(::core::option::Option::None),
+        Bound::Piece(p) => quote!(::ptx_runtime::__private::const_test::bounds(#p)),
+        Bound::Op { op, max, x, y } => {
+            let op = proc_macro2::Ident::new(&format!("{op:?}"), proc_macro2::Span::call_site());
+            let (x, y) = (tokens(x), tokens(y));
+            quote!(::ptx_runtime::__private::const_test::step(::ptx_runtime::__private::const_test::Step::#op, #max, #x, #y))
+        }
+    }
+}
+
+/// The test that every value of `x` is below every value of `y` (`or_equal`: at most): as a
+/// piece rustc evaluates to 1 or 0, or, where both bounds are numbers, decided here (`None`
+/// when it fails: the test would be 0).
+pub fn below(x: &Bound, y: &Bound, or_equal: bool) -> Option<Arg> {
+    match (x, y) {
+        (Bound::Known(None), _) | (_, Bound::Known(None)) => return None,
+        (Bound::Known(x), Bound::Known(y)) => return const_test::below(*x, *y, or_equal).then(|| Arg::imm(1)),
+        _ => {}
+    }
+    let (x, y) = (tokens(x), tokens(y));
+    Some(Arg::Sym(Sym::Piece(quote!(::ptx_runtime::__private::const_test::outcome(
+        ::ptx_runtime::__private::const_test::below(#x, #y, #or_equal)
+    )))))
 }
