@@ -65,6 +65,22 @@ impl Text {
         self
     }
 
+    /// The text with each `Piece::FileRef(n)` written as `n`: what it renders to where no
+    /// module renumbers it (a kernel's own body: the module's `.file` table starts with the
+    /// kernel's files, `ptx_abi::lineinfo`). A body has a `.loc` per few instructions, so this
+    /// leaves a few long strings where each `.loc` split one (less for rustc to read).
+    pub fn with_file_numbers(&self) -> Text {
+        let mut out = Text::new();
+        for p in &self.parts {
+            match p {
+                Part::Str(s) => out.str(s),
+                Part::Piece(t) => out.piece(t.clone()),
+                Part::FileRef(n) => out.str(&n.to_string()),
+            };
+        }
+        out
+    }
+
     /// Replaces `from` by `to` in the literal text (not in pieces); whether it was there.
     pub fn replace(&mut self, from: &str, to: &str) -> bool {
         for p in &mut self.parts {
@@ -197,6 +213,17 @@ mod tests {
         let pieces: Vec<String> = pieces.iter().map(|p| p.to_string()).collect();
         assert_eq!((pieces[1].as_str(), pieces[3].as_str()), ("__P0", "__P0"), "{pieces:?}");
         assert!(pieces[5].contains("FileRef (2u16)"), "{pieces:?}");
+    }
+
+    #[test]
+    fn an_entry_writes_its_file_numbers_as_numbers() {
+        let mut t = Text::new();
+        t.str("\t.loc\t").file_ref(1).str(" 3 4\n\tmov.u32 %r1, ").piece(quote!(P)).str(";\n\t.loc\t").file_ref(2).str(" 5 6\n");
+        let pieces: Vec<String> = t.with_file_numbers().pieces().iter().map(|p| p.to_string()).collect();
+        assert_eq!(pieces.len(), 3, "{pieces:?}");
+        assert!(pieces[0].contains(r#""\t.loc\t1 3 4\n\tmov.u32 %r1, ""#), "{pieces:?}");
+        assert_eq!(pieces[1], "P");
+        assert!(pieces[2].contains(r#"";\n\t.loc\t2 5 6\n""#), "{pieces:?}");
     }
 
     #[test]

@@ -206,7 +206,7 @@ pub fn definition(args: TokenStream, item: syn::ItemFn) -> TokenStream {
         let attr = format_ident!("{}", SYMBOL_ATTR);
         let symbol = quote!(#p::Piece::Template { path: super::#ident::__PTX_MODULE, args: &[#(#targs),*] });
         concrete.attrs.push(syn::parse_quote!(#[#attr(#symbol)]));
-        instance_items.extend(super::round(FnKind::Kernel, rest.clone(), concrete.to_token_stream(), quote!(), Vec::new(), true, None));
+        instance_items.extend(super::round(FnKind::Kernel, rest.clone(), (concrete.to_token_stream(), None), quote!(), Vec::new(), true, None));
         impls.push(quote! {
             impl Instance<#(#trait_args),*> for Instances {
                 const KERNEL: &'static ::ptx_runtime::Kernel = &super::#module::KERNEL;

@@ -26,7 +26,8 @@ pub fn expand(c: Compiled) -> TokenStream {
     let dyn_smem = dyn_smem_decl();
     let strings = string_nodes(&c);
     let prototype = c.prototype.pieces();
-    let (shared, body) = c.body.shared_pieces("__PTX_PIECE_");
+    // The entry's file numbers are the module's (its files come first): written as numbers.
+    let (shared, body) = c.body.with_file_numbers().shared_pieces("__PTX_PIECE_");
     let launcher = launch::launcher(&c);
     let files = super::lineinfo::files(&c);
     let debug = c.args.debug;

@@ -155,6 +155,8 @@ fn first_round(kind: FnKind, args: TokenStream, item_tokens: TokenStream) -> Tok
     if kind == FnKind::Kernel && (front::generic::is_generic(&item.sig) || generic_kernel::declares_instances(&args)) {
         return generic_kernel::definition(args, item);
     }
+    // The round reads the item as written (it takes `#[no_mangle]` itself): parsed once.
+    let parsed = item.clone();
     attrs::take_no_mangle(&mut item.attrs);
     // Keep the function so rustc goes on checking the rest of the crate against it, less what
     // rustc would report a second time (a variadic signature is an error of ours already).
@@ -181,7 +183,7 @@ fn first_round(kind: FnKind, args: TokenStream, item_tokens: TokenStream) -> Tok
         }
         FnKind::Kernel => quote!(),
     };
-    let round = round(kind, args, item_tokens, quote!(), Vec::new(), true, None);
+    let round = round(kind, args, (item_tokens, Some(parsed)), quote!(), Vec::new(), true, None);
     let allow = match kind {
         FnKind::Kernel => quote!(#[allow(dead_code)]),
         // Used by the PTX even when no host code calls it.
@@ -213,7 +215,7 @@ fn method_marker(item: &syn::ItemFn) -> Option<proc_macro2::Span> {
 
 /// The first round of one method of a `#[device_fn] impl` (see `method`).
 fn method_first_round(args: TokenStream, item: syn::ItemFn, cx: method::MethodCx) -> TokenStream {
-    round(FnKind::Device, args, item.to_token_stream(), quote!(), Vec::new(), true, Some(&cx))
+    round(FnKind::Device, args, (item.to_token_stream(), None), quote!(), Vec::new(), true, Some(&cx))
 }
 
 /// `ptx_runtime::__private::compile! { {STATE} {FOUND} }`: a round after a fetch.
@@ -231,15 +233,15 @@ pub fn compile(input: TokenStream) -> TokenStream {
         let Some((cx, item)) = method::MethodCx::read(item) else {
             return quote!(::core::compile_error!("internal: malformed method state in the device compiler's fetch chain"););
         };
-        return round(FnKind::Device, args, item, found_tokens, found, false, Some(&cx));
+        return round(FnKind::Device, args, (item, None), found_tokens, found, false, Some(&cx));
     }
     let kind = if kind == "kernel" { FnKind::Kernel } else { FnKind::Device };
-    round(kind, args, item, found_tokens, found, false, None)
+    round(kind, args, (item, None), found_tokens, found, false, None)
 }
 
 /// One compile round: the generated module, a further fetch, or the errors.
-fn round(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_tokens: TokenStream, found: Vec<(TokenStream, Info)>, first: bool, method: Option<&method::MethodCx>) -> TokenStream {
-    let out = round_inner(kind, args, item_tokens, found_tokens, found, first, method);
+fn round(kind: FnKind, args: TokenStream, item: Item, found_tokens: TokenStream, found: Vec<(TokenStream, Info)>, first: bool, method: Option<&method::MethodCx>) -> TokenStream {
+    let out = round_inner(kind, args, item, found_tokens, found, first, method);
     match (out, method) {
         (Round::Failed(e), Some(m)) => {
             let stub = method::stub(m);
@@ -249,14 +251,22 @@ fn round(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_tokens
     }
 }
 
+/// The item a round compiles: its tokens, and the item parsed from them where the caller has
+/// it already (a parse of the body is a good part of a round, in an unoptimized macro).
+type Item = (TokenStream, Option<syn::ItemFn>);
+
 /// What a round produced: a module or further fetch, or errors.
 enum Round {
     Done(TokenStream),
     Failed(TokenStream),
 }
 
-fn round_inner(kind: FnKind, args: TokenStream, item_tokens: TokenStream, found_tokens: TokenStream, found: Vec<(TokenStream, Info)>, first: bool, method: Option<&method::MethodCx>) -> Round {
-    let mut item: syn::ItemFn = match syn::parse2(item_tokens.clone()) {
+fn round_inner(kind: FnKind, args: TokenStream, (item_tokens, parsed): Item, found_tokens: TokenStream, found: Vec<(TokenStream, Info)>, first: bool, method: Option<&method::MethodCx>) -> Round {
+    let parsed = match parsed {
+        Some(item) => Ok(item),
+        None => syn::parse2(item_tokens.clone()),
+    };
+    let mut item: syn::ItemFn = match parsed {
         Ok(item) => item,
         Err(e) => return Round::Failed(e.to_compile_error()),
     };
