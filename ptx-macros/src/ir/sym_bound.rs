@@ -107,3 +107,22 @@ pub fn below(x: &Bound, y: &Bound, or_equal: bool) -> Option<Arg> {
         ::ptx_runtime::__private::const_test::below(#x, #y, #or_equal)
     )))))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_decided_here_and_pieces_left_to_rustc() {
+        let known = |lo, hi| Bound::Known(Some((lo, hi)));
+        assert!(matches!(below(&known(0, 15), &known(16, 16), false), Some(Arg::Imm(Imm::Int(1)))));
+        assert!(below(&known(0, 16), &known(16, 16), false).is_none(), "a test that fails is no test");
+        assert!(matches!(below(&known(0, 16), &known(16, 16), true), Some(Arg::Imm(Imm::Int(1)))));
+        assert!(below(&Bound::Known(None), &known(16, 16), false).is_none());
+        let tile = quote!(TILE);
+        let x = Bound::Op { op: Step::Mul, max: u32::MAX as u128, x: Box::new(known(0, 15)), y: Box::new(Bound::Piece(&tile)) };
+        let Some(Arg::Sym(Sym::Piece(t))) = below(&x, &Bound::Piece(&tile), false) else { panic!("a piece's test is rustc's") };
+        let t = t.to_string();
+        assert!(t.contains("const_test :: below") && t.contains("Step :: Mul") && t.contains("bounds (TILE)"), "{t}");
+    }
+}
