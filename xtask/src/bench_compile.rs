@@ -16,7 +16,8 @@
 //! cached by it). nvcc gets the CUDA C twins, renamed the same number of times, and
 //! `nvcc -ptx` is timed against an empty `.cu`. Each time is the median of [`RUNS`] runs.
 //! `--update-docs` replaces the table in `docs/performance.md` and `README.md`, between the
-//! `<!-- bench-compile -->` markers.
+//! `<!-- bench-compile -->` markers. `--against REV` compares the same crate's rebuild with the
+//! macros of another revision instead ([`crate::compile_against`]).
 
 use crate::tools::{self, Tools};
 use std::fmt::Write as _;
@@ -25,11 +26,12 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 pub const KERNELS: usize = 100;
+const USAGE: &str = "usage: cargo xtask bench-compile [--update-docs | --against REV [--rounds N]]";
 const RUNS: usize = 3;
 
 /// One template: a corpus file's kernel items (Rust) and its CUDA C twin.
-struct Template {
-    name: String,
+pub(crate) struct Template {
+    pub(crate) name: String,
     rust: String,
     cuda: String,
 }
@@ -38,7 +40,8 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let update_docs = match args {
         [] => false,
         [a] if a == "--update-docs" => true,
-        _ => return Err("usage: cargo xtask bench-compile [--update-docs]".into()),
+        [a, rev, rest @ ..] if a == "--against" => return crate::compile_against::run(rev, rest),
+        _ => return Err(USAGE.into()),
     };
     let tools = tools::ensure()?;
     let root = tools::workspace_root();
@@ -49,12 +52,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     eprintln!("xtask: {KERNELS} kernels from {}", templates.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", "));
 
     // The crate, built once empty so that its dependencies are in place before timing.
-    let manifest = format!(
-        "[package]\nname = \"ptx-bench-compile\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-         [dependencies]\nptx-runtime = {{ path = {:?} }}\n\n[workspace]\n",
-        root.join("ptx-runtime").display().to_string()
-    );
-    write(&crate_dir.join("Cargo.toml"), &manifest)?;
+    write(&crate_dir.join("Cargo.toml"), &manifest(&root.join("ptx-runtime")))?;
     std::fs::copy(root.join("Cargo.lock"), crate_dir.join("Cargo.lock")).map_err(|e| e.to_string())?;
     let lib = crate_dir.join("src/lib.rs");
     write(&lib, "")?;
@@ -113,8 +111,17 @@ pub fn run(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// The crate's manifest: a dependency on the `ptx-runtime` at `runtime`, as a user's crate has.
+pub(crate) fn manifest(runtime: &Path) -> String {
+    format!(
+        "[package]\nname = \"ptx-bench-compile\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+         [dependencies]\nptx-runtime = {{ path = {:?} }}\n\n[workspace]\n",
+        runtime.display().to_string()
+    )
+}
+
 /// The corpus files with a CUDA C twin and exactly one kernel, in name order.
-fn templates(root: &Path) -> Result<Vec<Template>, String> {
+pub(crate) fn templates(root: &Path) -> Result<Vec<Template>, String> {
     let mut out = Vec::new();
     let mut twins: Vec<PathBuf> = std::fs::read_dir(root.join("benches/cuda")).map_err(|e| e.to_string())?.filter_map(|e| Some(e.ok()?.path())).filter(|p| p.extension().is_some_and(|x| x == "cu")).collect();
     twins.sort();
@@ -145,7 +152,7 @@ fn kernel_items(corpus: &str) -> String {
 }
 
 /// The crate's source: copy `i` of template `i % n` in `mod k{i}`, with or without `#[kernel]`.
-fn rust_crate(templates: &[Template], kernels: bool) -> String {
+pub(crate) fn rust_crate(templates: &[Template], kernels: bool) -> String {
     let mut s = String::from("#![allow(clippy::all, dead_code, unused_mut)]\n");
     for i in 0..KERNELS {
         let t = &templates[i % templates.len()];
@@ -169,10 +176,20 @@ fn cuda_file(root: &Path, templates: &[Template]) -> String {
 }
 
 fn cargo_build(root: &Path, crate_dir: &Path) -> Result<(), String> {
+    build_in(crate_dir, &target_dir(root))
+}
+
+/// The workspace's target directory (`CARGO_TARGET_DIR` when set).
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or(root.join("target"), PathBuf::from)
+}
+
+/// `cargo build --lib` of the crate at `crate_dir` into `target`.
+pub(crate) fn build_in(crate_dir: &Path, target: &Path) -> Result<(), String> {
     let o = Command::new(crate::cargo())
         .args(["build", "--quiet", "--lib"])
         .current_dir(crate_dir)
-        .env("CARGO_TARGET_DIR", std::env::var_os("CARGO_TARGET_DIR").map_or(root.join("target"), PathBuf::from))
+        .env("CARGO_TARGET_DIR", target)
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if o.status.success() {
@@ -188,7 +205,7 @@ fn median(mut f: impl FnMut() -> Result<Duration, String>) -> Result<Duration, S
     Ok(v[RUNS / 2])
 }
 
-fn write(path: &Path, text: &str) -> Result<(), String> {
+pub(crate) fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 

@@ -23,7 +23,7 @@
 //! - `bench-codegen [--update-docs]`: our PTX against nvcc's on the CUDA C twins in
 //!   `benches/cuda/` (registers, spills, SASS instructions, inner loops), for sm_80 and sm_90;
 //!   writes `target/bench/codegen.md` (see `docs/performance.md`). No GPU needed.
-//! - `bench-compile [--update-docs]`: build time of 100 corpus kernels with and without `#[kernel]`, against
+//! - `bench-compile [--update-docs | --against REV]`: build time of 100 corpus kernels with and without `#[kernel]`, against
 //!   `nvcc -ptx` on their CUDA C twins; writes `target/bench/compile.md`.
 //! - `bench-gpu`: run time of the same kernels and of nvcc's builds on a GPU
 //!   (`benches/gpu_timing.rs`), with bandwidth against a device-to-device copy; writes
@@ -32,6 +32,7 @@
 
 mod bench_codegen;
 mod bench_compile;
+mod compile_against;
 mod cust;
 mod fuzz;
 mod difftest;
@@ -61,7 +62,7 @@ fn main() -> ExitCode {
                 println!("export {var}={}", path.display());
             }
         }),
-        _ => Err("usage: cargo xtask <test [cargo test args] | difftest [--seed S] [--kernels N] [--replay S:I] ... | fuzz [--count N] [--seed S] [--only I] [--threads T] [--debug] | tools | gpu-pack | bench-cpu | bench-cubins | test-cust | bench-codegen [--update-docs] | bench-compile [--update-docs] | bench-gpu>".to_owned()),
+        _ => Err("usage: cargo xtask <test [cargo test args] | difftest [--seed S] [--kernels N] [--replay S:I] ... | fuzz [--count N] [--seed S] [--only I] [--threads T] [--debug] | tools | gpu-pack | bench-cpu | bench-cubins | test-cust | bench-codegen [--update-docs] | bench-compile [--update-docs | --against REV [--rounds N]] | bench-gpu>".to_owned()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
