@@ -52,7 +52,7 @@ pub fn run(args: &[String]) -> Result<(), String> {
     eprintln!("xtask: {KERNELS} kernels from {}", templates.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", "));
 
     // The crate, built once empty so that its dependencies are in place before timing.
-    write(&crate_dir.join("Cargo.toml"), &manifest(&root.join("ptx-runtime")))?;
+    write(&crate_dir.join("Cargo.toml"), &manifest("ptx-bench-compile", &root.join("ptx-runtime")))?;
     std::fs::copy(root.join("Cargo.lock"), crate_dir.join("Cargo.lock")).map_err(|e| e.to_string())?;
     let lib = crate_dir.join("src/lib.rs");
     write(&lib, "")?;
@@ -111,10 +111,12 @@ pub fn run(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// The crate's manifest: a dependency on the `ptx-runtime` at `runtime`, as a user's crate has.
-pub(crate) fn manifest(runtime: &Path) -> String {
+/// The manifest of a crate `name`: a dependency on the `ptx-runtime` at `runtime`, as a user's
+/// crate has. Crates that share a target directory need names of their own: cargo keys a
+/// path package's build state by its name and version, not by where it is.
+pub(crate) fn manifest(name: &str, runtime: &Path) -> String {
     format!(
-        "[package]\nname = \"ptx-bench-compile\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+        "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
          [dependencies]\nptx-runtime = {{ path = {:?} }}\n\n[workspace]\n",
         runtime.display().to_string()
     )

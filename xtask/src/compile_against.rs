@@ -71,7 +71,8 @@ pub fn run(rev: &str, rest: &[String]) -> Result<(), String> {
 /// A crate depending on `tree`'s `ptx-runtime`, with `tree`'s lock file.
 fn make_crate(tree: &Path, crate_dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(crate_dir.join("src")).map_err(|e| e.to_string())?;
-    write(&crate_dir.join("Cargo.toml"), &manifest(&tree.join("ptx-runtime")))?;
+    // Not `bench-compile`'s crate name: this tree's copy shares the workspace's target dir.
+    write(&crate_dir.join("Cargo.toml"), &manifest("ptx-bench-compile-against", &tree.join("ptx-runtime")))?;
     std::fs::copy(tree.join("Cargo.lock"), crate_dir.join("Cargo.lock")).map_err(|e| format!("{}: {e}", tree.join("Cargo.lock").display()))?;
     Ok(())
 }
