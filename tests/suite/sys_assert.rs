@@ -164,21 +164,26 @@ pub fn two_sites(v: &[u32], i: u32, j: u32, out: &mut [u32]) {
     let a = v[i as usize]; // MARK: site a
     let b = v[j as usize]; // MARK: site b
     out[0] = a / b; // MARK: divide
+    assert!(out[0] != 7, "seven"); // MARK: seven
+    if a == 9 {
+        panic!("nine"); // MARK: nine
+    }
 }
 
 #[test]
 fn failed_checks_report_their_own_location() {
     assemble("two_sites", two_sites::PTX);
-    // One `__assertfail` call per kind of check, however many places check.
-    assert_eq!(two_sites::PTX.matches("call.uni __assertfail").count(), 2, "{}", two_sites::PTX);
-    let v = [4u32, 0, 2];
+    // One `__assertfail` call for the function, however many places and kinds of failure:
+    // each place sets the message and the line and jumps to it.
+    assert_eq!(two_sites::PTX.matches("call.uni __assertfail").count(), 1, "{}", two_sites::PTX);
+    let v = [4u32, 0, 2, 14, 9];
     let mut k = Harness::new(two_sites::PTX);
     let (dv, out) = (k.upload(&v), k.zeroed::<u32>(1));
     let run = |k: &Harness, i: u32, j: u32| k.launch(two_sites::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[dv.slice(), arg(i), arg(j), out.slice()]);
     run(&k, 0, 2).unwrap();
     assert_eq!(k.download::<u32>(out), [2]);
     let mut o = [0u32];
-    for (i, j, marker) in [(3, 0, "MARK: site a"), (0, 5, "MARK: site b"), (0, 1, "MARK: divide")] {
+    for (i, j, marker) in [(5, 0, "MARK: site a"), (0, 5, "MARK: site b"), (0, 1, "MARK: divide"), (3, 2, "MARK: seven"), (4, 2, "MARK: nine")] {
         let (message, file, line, function) = assert_error(run(&k, i, j));
         assert_eq!(line, line_of(&format!("// {marker}")), "{marker}");
         assert!(file.ends_with("sys_assert.rs") && function == "suite::sys_assert::two_sites", "{file} {function}");
@@ -254,8 +259,9 @@ fn the_call_is_nvccs() {
     assert!(checks::PTX.contains(ptx_runtime::abi::syscall::ASSERTFAIL));
     let (ours, theirs_calls) = (call_shapes(checks::PTX), call_shapes(&theirs));
     assert_eq!(theirs_calls.len(), 1, "{theirs}");
-    // Ours has two: the `assert!` and the bounds check of `v[i]` (the CUDA indexes unchecked).
-    assert_eq!(ours.len(), 2, "{}", checks::PTX);
+    // Ours has one, which the `assert!` and the bounds check of `v[i]` (the CUDA indexes
+    // unchecked) both reach.
+    assert_eq!(ours.len(), 1, "{}", checks::PTX);
     for c in &ours {
         assert_eq!(c, &theirs_calls[0]);
     }

@@ -191,10 +191,11 @@ pub struct Lowerer<'a, 'e> {
     volatile: bool,
     /// System calls and string constants the function uses.
     decls: Decls,
-    /// Failure stubs of run-time checks, by kind and source location.
+    /// Failure stubs, by message and source location.
     fails: HashMap<String, BlockId>,
-    /// The shared `__assertfail` block of each kind of check, and its line register.
-    check_blocks: HashMap<panic::Check, (BlockId, Reg)>,
+    /// The function's one `__assertfail` call, and the registers holding its message (the
+    /// string's global-window address) and line.
+    report_call: Option<(BlockId, Reg, Reg)>,
     /// The span of the expression being lowered: the location a failed check reports.
     span: Span,
     /// Under `debug`: the `.local`/`.shared` array each register holding one's address names.
@@ -237,7 +238,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             volatile: false,
             decls: Decls::default(),
             fails: HashMap::new(),
-            check_blocks: HashMap::new(),
+            report_call: None,
             span: Span::call_site(),
             debug_syms: HashMap::new(),
             debug_consts: HashMap::new(),

@@ -8,8 +8,12 @@
 //! CUDA reports `CUDA_ERROR_ASSERT` (the driver prints the message, file and line); the CPU
 //! backend returns `Error::Assert` with all four.
 //!
-//! There is one failure block per kind of check and source location (a check repeated at the
-//! same place shares it); the writer places blocks that end in `trap` after the hot code.
+//! A function makes one `__assertfail` call, in a cold block that takes the message and the
+//! line in registers. Every failure (a check, an `assert!`, a `panic!`) reaches it through a
+//! stub that sets the two (`mov`, `mov`, `bra`): one stub per message and source location (a
+//! check repeated at the same place shares it), one ABI call sequence (about twenty SASS
+//! instructions) per function whatever the number of kinds. The writer places blocks that end
+//! in `trap`, and those that jump to one, after the hot code.
 
 use super::value::Val;
 use super::Lowerer;
@@ -49,35 +53,46 @@ impl Check {
 impl<'a, 'e> Lowerer<'a, 'e> {
     /// Stops the thread with `check`'s panic when `pred` holds, reporting the location of the
     /// expression being lowered.
-    ///
-    /// Checks of one kind share a failure block that calls `__assertfail` with the line in a
-    /// register; each location has a two-instruction stub that sets it (`mov`, `bra`), so a
-    /// kernel with many indexing sites carries one call sequence per kind, not one per site.
     pub fn check_fails_if(&mut self, pred: Reg, check: Check) {
-        let span = self.span;
-        let key = format!("{check:?} {span:?}");
-        let stub = match self.fails.get(&key) {
-            Some(b) => *b,
-            None => {
-                let (shared, line) = match self.check_blocks.get(&check) {
-                    Some(x) => *x,
-                    None => {
-                        let line = self.reg(RegClass::B32);
-                        let message = check.message();
-                        let b = self.cold_block(|l| l.assertfail(quote!(#message), Arg::Reg(line), span));
-                        self.check_blocks.insert(check, (b, line));
-                        (b, line)
-                    }
-                };
-                let b = self.cold_block(|l| {
-                    l.b.op_into(Opcode::Mov(Type::U32), line, vec![line_number(span)]);
-                    l.b.terminate(Term::Jump(shared));
-                });
-                self.fails.insert(key, b);
-                b
-            }
-        };
+        let message = check.message();
+        let stub = self.fail_stub(quote!(#message), self.span);
         self.branch_to_fail(pred, false, stub);
+    }
+
+    /// The stub that reports `message` at `span`'s line: made once per message and location.
+    fn fail_stub(&mut self, message: TokenStream, span: Span) -> BlockId {
+        let key = format!("{} {span:?}", crate::link::key(&message));
+        if let Some(&b) = self.fails.get(&key) {
+            return b;
+        }
+        // The call is made first: the writer places cold blocks in the order they were made,
+        // and with the stubs after the call ptxas predicates a stub into its branch.
+        self.report_call(span);
+        let b = self.cold_block(|l| l.report(message, span));
+        self.fails.insert(key, b);
+        b
+    }
+
+    /// The function's `__assertfail` call (made on first use, reporting `span`'s file) and the
+    /// registers of its message and line.
+    fn report_call(&mut self, span: Span) -> (BlockId, Reg, Reg) {
+        if let Some(x) = self.report_call {
+            return x;
+        }
+        let (message, line) = (self.reg(RegClass::B64), self.reg(RegClass::B32));
+        let call = self.cold_block(|l| l.assertfail(Arg::Reg(message), Arg::Reg(line), span));
+        self.report_call = Some((call, message, line));
+        (call, message, line)
+    }
+
+    /// Ends the current block with a jump to the function's `__assertfail` call, reporting
+    /// `message` at `span`'s line.
+    fn report(&mut self, message: TokenStream, span: Span) {
+        let (call, message_reg, line) = self.report_call(span);
+        let symbol = self.string_symbol(message);
+        self.b.op_into(Opcode::Mov(Type::U32), line, vec![line_number(span)]);
+        self.b.op_into(Opcode::Mov(Type::U64), message_reg, vec![symbol]);
+        self.b.terminate(Term::Jump(call));
     }
 
     /// A new block filled by `fill`, off the current path (the current block goes on).
@@ -119,7 +134,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         };
         match &p.when {
             PanicWhen::Always => {
-                self.assertfail(p.message.clone(), line_number(p.span), p.span);
+                self.report(p.message.clone(), p.span);
                 return Val::Never;
             }
             PanicWhen::Not(cond) => {
@@ -165,7 +180,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     /// ` right: ..`, as Rust's message for `assert_eq!` shows them: integers in decimal, `bool`s
     /// as `true`/`false`, floats with `%.9g`/`%.17g`, pointers with `%p`).
     fn new_fail_block(&mut self, message: TokenStream, span: Span, values: Option<(&Ty, Val, Val)>) -> BlockId {
-        self.cold_block(|l| l.fail_with_values(message, span, values))
+        match values {
+            None => self.fail_stub(message, span),
+            values => self.cold_block(|l| l.fail_with_values(message, span, values)),
+        }
     }
 
     fn fail_with_values(&mut self, message: TokenStream, span: Span, values: Option<(&Ty, Val, Val)>) {
@@ -183,7 +201,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             let format = format!("  left: {conv}\n right: {conv}\n");
             self.print_values(&format, ty, &[l, r]);
         }
-        self.assertfail(message, line_number(span), span);
+        self.report(message, span);
     }
 }
 

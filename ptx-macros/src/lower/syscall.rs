@@ -49,6 +49,14 @@ struct Packed {
 impl<'a, 'e> Lowerer<'a, 'e> {
     /// The generic address of a string constant (a `&'static str` expression rustc evaluates).
     pub fn string_const(&mut self, value: TokenStream) -> Arg {
+        let symbol = self.string_symbol(value);
+        let a = self.b.op1(Opcode::Mov(Type::U64), RegClass::B64, vec![symbol]);
+        Arg::Reg(self.b.op1(Opcode::Cvta { to: false, space: StateSpace::Global }, RegClass::B64, vec![Arg::Reg(a)]))
+    }
+
+    /// The `.global` symbol of a string constant (its address in the global window), declared
+    /// once per function however often it is used.
+    pub fn string_symbol(&mut self, value: TokenStream) -> Arg {
         let key = crate::link::key(&value);
         let strings = &mut self.decls.strings;
         let i = match strings.iter().position(|s| crate::link::key(s) == key) {
@@ -58,8 +66,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 strings.len() - 1
             }
         };
-        let a = self.b.op1(Opcode::Mov(Type::U64), RegClass::B64, vec![Arg::Sym(Sym::Piece(string_name(i)))]);
-        Arg::Reg(self.b.op1(Opcode::Cvta { to: false, space: StateSpace::Global }, RegClass::B64, vec![Arg::Reg(a)]))
+        Arg::Sym(Sym::Piece(string_name(i)))
     }
 
     /// A call of system call `name` (declared by `ptx_abi::syscall::<node>`): each argument a
@@ -194,9 +201,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 
     /// `__assertfail(message, file, line, function, 1)` for a panic in the file of `span`,
-    /// then `trap` (the call does not return; `trap` makes that explicit to ptxas).
-    pub fn assertfail(&mut self, message: TokenStream, line: Arg, span: proc_macro2::Span) {
-        let msg = self.string_const(message);
+    /// then `trap` (the call does not return; `trap` makes that explicit to ptxas). `message`
+    /// is the global-window address of the message (`string_symbol`), made generic here.
+    pub fn assertfail(&mut self, message: Arg, line: Arg, span: proc_macro2::Span) {
+        let msg = Arg::Reg(self.b.op1(Opcode::Cvta { to: false, space: StateSpace::Global }, RegClass::B64, vec![message]));
         let file = self.string_const(quote::quote_spanned!(span=> ::core::file!()));
         let function = self.string_const(quote!(::core::module_path!()));
         let args = [(Type::B64, msg), (Type::B64, file), (Type::B32, line), (Type::B64, function), (Type::B64, Arg::imm(1))];
