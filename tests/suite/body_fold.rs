@@ -107,6 +107,39 @@ pub fn until_zero(x: &[u32], y: &[u32], out: &mut [u32]) {
     out[0] = s;
 }
 
+/// saxpy as Rust writes a grid-stride loop: `step_by` over `first..y.len()`. `y[i]` is decided
+/// by the range (`i < y.len()` whenever the loop's header is entered), `x[i]` folds into the
+/// bound, and the latch compares once: in the folded loop the advance cannot wrap.
+#[kernel]
+pub fn axpy_step(a: f32, x: &[f32], y: &mut [f32], start: usize) {
+    let stride = (grid_dim_x() * block_dim_x()) as usize;
+    let first = start + (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    for i in (first..y.len()).step_by(stride) {
+        y[i] = a * x[i] + y[i]; // axpy step
+    }
+}
+
+/// A `step_by` loop to a bound that is not a length, with a `u32` step (below 2^63: it folds).
+#[kernel]
+pub fn stepped_u32(x: &[u32], out: &mut [u32], first: usize, n: usize, step: u32) {
+    let mut s = 0u32;
+    for i in (first..n).step_by(step as usize) {
+        s = s.wrapping_add(x[i]); // u32 step
+    }
+    out[0] = s;
+}
+
+/// A step that may be 2^63 or more (a `usize` parameter): the advance may wrap inside the
+/// range, where Rust's `StepBy` stops, so the loop keeps its wrap test and its check.
+#[kernel]
+pub fn stepped_usize(x: &[u32], out: &mut [u32], first: usize, n: usize, step: usize) {
+    let mut s = 0u32;
+    for i in (first..n).step_by(step) {
+        s = s.wrapping_add(x[i]); // usize step
+    }
+    out[0] = s;
+}
+
 /// The `setp.ge.u64` (bounds checks) between a label and a later branch back to it.
 fn checks_in_loops(ptx: &str) -> usize {
     let lines: Vec<&str> = ptx.lines().map(str::trim).collect();
@@ -408,4 +441,85 @@ fn layernorm_s_loops_keep_the_memory_descriptor_in_uniform_registers_on_sm_90() 
     let ptx = crate::corpus::layernorm::layernorm::PTX;
     let Some(sass) = crate::tools::sass("layernorm_sm90", ptx, 90) else { return };
     assert_eq!(sass.iter().filter(|i| i.starts_with("R2UR")).count(), 0, "{sass:#?}");
+}
+
+fn axpy_step_host(grid: u32, block: u32, x: &[f32], y0: &[f32], start: usize) -> Vec<f32> {
+    let mut y = y0.to_vec();
+    let out = host::Disjoint::new(&mut y);
+    // SAFETY: each thread writes elements i, i + stride, ... of its own.
+    host::run([grid, 1, 1], [block, 1, 1], 0, || axpy_step(1.5, x, unsafe { out.get() }, start));
+    y
+}
+
+#[test]
+fn a_step_by_grid_stride_loop_folds_like_the_while_loop() {
+    let ptx = axpy_step::PTX;
+    assert!(assemble("axpy_step", ptx));
+    // No check in the loop, one comparison (the bound), a minimum before it.
+    assert_eq!(checks_in_loops(ptx), 0, "{ptx}");
+    assert_eq!(setps_per_loop(ptx), [1], "{ptx}");
+    assert!(ptx.contains("min.u64"), "{ptx}");
+    let stream = cpu_stream();
+    let at = "y[i] = a * x[i] + y[i]; // axpy step";
+    let x: Vec<f32> = (0..300).map(|k| k as f32 * 0.25 - 7.0).collect();
+    let y0: Vec<f32> = (0..300).map(|k| 3.0 - k as f32 * 0.5).collect();
+    for (grid, block, nx, ny, start) in [(2, 64, 300, 300, 0), (4, 128, 100, 100, 0), (1, 32, 0, 40, 50), (1, 32, 0, 0, 0), (3, 32, 300, 250, 7)] {
+        let want = axpy_step_host(grid, block, &x[..nx], &y0[..ny], start);
+        let xb = DeviceBuffer::from_slice(&stream, &x[..nx]).unwrap();
+        let mut yb = DeviceBuffer::from_slice(&stream, &y0[..ny]).unwrap();
+        axpy_step::launch(&stream, LaunchConfig::new(grid, block), 1.5, &xb, &mut yb, start).unwrap();
+        assert_eq!(yb.to_vec().unwrap(), want, "grid {grid}, block {block}, x {nx}, y {ny}, start {start}");
+    }
+    // x one shorter than y: on a later trip, on the first trip, from a start inside the range.
+    for (grid, block, start) in [(1, 64, 0), (4, 128, 0), (1, 32, 290)] {
+        assert!(host_panics(|| {
+            axpy_step_host(grid, block, &x[..299], &y0, start);
+        }));
+        let xb = DeviceBuffer::from_slice(&stream, &x[..299]).unwrap();
+        let mut yb = DeviceBuffer::from_slice(&stream, &y0).unwrap();
+        expect_bounds_failure(axpy_step::launch(&stream, LaunchConfig::new(grid, block), 1.5, &xb, &mut yb, start), at);
+    }
+}
+
+#[test]
+fn a_step_by_loop_folds_only_where_its_advance_cannot_wrap() {
+    assert!(assemble("stepped_u32", stepped_u32::PTX) && assemble("stepped_usize", stepped_usize::PTX));
+    assert_eq!(checks_in_loops(stepped_u32::PTX), 0, "{}", stepped_u32::PTX);
+    // The check and the wrap test (`i >= step` after the advance) stay in the loop.
+    assert_eq!(checks_in_loops(stepped_usize::PTX), 2, "{}", stepped_usize::PTX);
+    let stream = cpu_stream();
+    let x: Vec<u32> = (0..10u32).map(|k| 1 << k).collect();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 1).unwrap();
+    let host = |f: &(dyn Fn(&mut [u32]) + Sync)| {
+        let mut out = vec![0u32; 1];
+        let o = host::Disjoint::new(&mut out);
+        // SAFETY: one thread.
+        host::run([1, 1, 1], [1, 1, 1], 0, || f(unsafe { o.get() }));
+        out
+    };
+    // (first, n, step): in bounds, an end past the slice that the steps jump over, no trip,
+    // and (u32 step) an end of usize::MAX with the slice's end reached first.
+    for (first, n, step) in [(0usize, 10usize, 3u32), (1, 10, 1), (2, 13, 7), (12, 5, 2), (9, 10, 4)] {
+        stepped_u32::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut ob, first, n, step).unwrap();
+        assert_eq!(ob.to_vec().unwrap(), host(&|o| stepped_u32(&x, o, first, n, step)), "{first}..{n} by {step}");
+    }
+    for (first, n, step, at) in [(0usize, usize::MAX, 4u32, "// u32 step"), (3, 11, 1, "// u32 step")] {
+        assert!(host_panics(|| {
+            host(&|o| stepped_u32(&x, o, first, n, step));
+        }));
+        expect_bounds_failure(stepped_u32::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut ob, first, n, step), at);
+    }
+    // A step of usize::MAX from 1: the advance wraps to 0, inside `1..usize::MAX` but past
+    // Rust's last element, so one trip; the folded form would have run a second, from 0.
+    for (first, n, step) in [(1usize, usize::MAX, usize::MAX), (3, usize::MAX, usize::MAX - 1), (2, 10, 3)] {
+        let want = host(&|o| stepped_usize(&x, o, first, n, step));
+        stepped_usize::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut ob, first, n, step).unwrap();
+        assert_eq!(ob.to_vec().unwrap(), want, "{first}..{n} by {step}");
+    }
+    assert_eq!(host(&|o| stepped_usize(&x, o, 1, usize::MAX, usize::MAX)), [x[1]]);
+    assert!(host_panics(|| {
+        host(&|o| stepped_usize(&x, o, 5, usize::MAX, 6));
+    }));
+    expect_bounds_failure(stepped_usize::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut ob, 5usize, usize::MAX, 6usize), "// usize step");
 }

@@ -14,6 +14,12 @@
 //! uniform registers (layernorm had 66 `R2UR` copies of it, its third loop 62 instructions
 //! against nvcc's 49; now none, and 46), and the trips before the failing one run as in Rust.
 //!
+//! An unsigned `for i in (a..b).step_by(s)` loop is written the same way, its latch testing
+//! `i < b && i >= s` after `i += s` (the second test fails when the sum wraps, where Rust's
+//! `StepBy` stops). It folds where `s <= 2^63` (a widened `u32` stride): the folded loop's
+//! trips start below a bounds check's length, so below `2^63`, and the sum cannot wrap. The
+//! latch then tests `i < M` alone and the test after the loop `i < b` (`stepped_test`).
+//!
 //! Why this is exact (docs/performance.md, "Checks folded into a loop's bound"): the loop's
 //! test (the header's, or the latch's and the guard's) is `i < A`, with `A` not written in
 //! the loop; each folded check fails on a trip exactly when `i >= L'`, where `i` is the tested
@@ -143,16 +149,84 @@ fn branch_test(func: &Func, h: usize, l: &Loop, written: &[bool]) -> Option<Head
     (invariant && !rewritten && written[i.0 as usize]).then(|| Header { at, want, i, bound: bound.clone(), exit })
 }
 
+/// Whether the loop's one latch branches on an `and.pred` (a `step_by` loop's, perhaps): a
+/// cheap test before `stepped_test` needs the value ranges.
+fn and_latch(func: &Func, l: &Loop) -> bool {
+    let [latch] = l.latches[..] else { return false };
+    let Term::Branch { pred, .. } = func.blocks[latch].term else { return false };
+    let def = func.blocks[latch].insts.iter().rev().find(|x| x.defs().contains(&pred));
+    def.is_some_and(|x| matches!(x.kind, InstKind::Op { opcode: Opcode::Arith(Arith::And, _, Type::Pred), .. }))
+}
+
+/// The latch of an unsigned `step_by` loop as the lowering writes it: `i = i + s`, then
+/// `p = i < bound && i >= s` (the second false exactly when the sum wrapped), the trip running
+/// when `p` holds; as `branch_test`, the `setp` of `i < bound`. Only where `s <= 2^63`: then a
+/// trip that starts below `2^63` cannot wrap, and the folded loop's trips start below the least
+/// length it tests (a bounds check's length is below `2^63`, Rust's `isize::MAX` bound). So the
+/// folded loop's latch branches on `i < M` alone, and the test after the loop asks `i < bound`
+/// only (docs/performance.md, "`step_by` loops").
+fn stepped_test(func: &Func, latch: usize, l: &Loop, written: &[bool], ranges: &Ranges) -> Option<Header> {
+    let Term::Branch { pred, negate: false, if_true, if_false } = func.blocks[latch].term else { return None };
+    if !l.contains(if_true.0 as usize) || l.contains(if_false.0 as usize) {
+        return None;
+    }
+    let insts = &func.blocks[latch].insts;
+    let def_at = |r: Reg, before: usize| insts[..before].iter().rposition(|x| x.defs().contains(&r));
+    let and_at = def_at(pred, insts.len())?;
+    let InstKind::Op { opcode: Opcode::Arith(Arith::And, _, Type::Pred), args, .. } = &insts[and_at].kind else { return None };
+    let (&[_, Arg::Reg(a), Arg::Reg(b)], None) = (&args[..], &insts[and_at].guard) else { return None };
+    let setp = |r: Reg| {
+        let at = def_at(r, and_at)?;
+        match &insts[at].kind {
+            InstKind::Op { opcode: Opcode::Setp(cmp, Type::U64), args, .. } if insts[at].guard.is_none() && args.len() == 3 => Some((at, *cmp, args[1].clone(), args[2].clone())),
+            _ => None,
+        }
+    };
+    let ((at, Cmp::Lt, Arg::Reg(i), bound), (wrap_at, Cmp::Ge, Arg::Reg(j), step)) = (setp(a)?, setp(b)?) else { return None };
+    // `i` is the advance's sum (`add i, i, s`, or `add t, i, s; mov i, t` as the lowering
+    // writes it), written last before both tests.
+    let set_at = def_at(i, at.min(wrap_at))?;
+    let sum = |k: usize, to: Reg| {
+        matches!(&insts[k].kind, InstKind::Op { opcode: Opcode::Arith(Arith::Add, Mode::None, Type::U64 | Type::S64 | Type::B64), args, .. }
+            if insts[k].guard.is_none() && args.len() == 3 && matches!(args[0], Arg::Reg(r) if r == to) && matches!(args[1], Arg::Reg(r) if r == i) && same_arg(&args[2], &step))
+    };
+    let advance = sum(set_at, i)
+        || match &insts[set_at].kind {
+            InstKind::Op { opcode: Opcode::Mov(_), args, .. } if insts[set_at].guard.is_none() && args.len() == 2 => match args[1] {
+                Arg::Reg(t) => def_at(t, set_at).is_some_and(|k| sum(k, t) && !insts[k + 1..set_at].iter().any(|x| x.defs().contains(&i) || x.defs().contains(&t))),
+                _ => false,
+            },
+            _ => false,
+        };
+    if j != i || !advance {
+        return None;
+    }
+    if ranges.of(&step, 64).is_none_or(|r| r.hi > 1 << 63) {
+        return None;
+    }
+    let invariant = |a: &Arg| match a {
+        Arg::Reg(r) => !written[r.0 as usize],
+        Arg::Imm(Imm::Int(_)) => true,
+        _ => false,
+    };
+    (invariant(&bound) && invariant(&step)).then(|| Header { at, want: true, i, bound, exit: if_false.0 as usize })
+}
+
 /// A `for` loop as the lowering writes it: the header only jumps into the body, the one latch
 /// advances the counter and tests `i < bound`, and the block that enters the loop tests the
 /// first trip (`start < bound`, with `i` set to `start` there) and otherwise skips to the same
 /// exit. Returns the latch's test, the latch, and the guard (its block and its `setp`).
-fn rotated_test(func: &Func, cfg: &Cfg, l: &Loop, written: &[bool]) -> Option<(Header, usize, (usize, usize))> {
+///
+/// With `ranges`, the latch may be an unsigned `step_by` loop's (`stepped_test`).
+fn rotated_test(func: &Func, cfg: &Cfg, l: &Loop, written: &[bool], ranges: Option<&Ranges>) -> Option<(Header, usize, (usize, usize))> {
     let [latch] = l.latches[..] else { return None };
     if latch == l.header || !matches!(func.blocks[l.header].term, Term::Jump(_)) {
         return None;
     }
-    let h = branch_test(func, latch, l, written)?;
+    let h = match ranges {
+        None => branch_test(func, latch, l, written)?,
+        Some(ranges) => stepped_test(func, latch, l, written, ranges)?,
+    };
     // The counter is written in the latch only (by the increment before the test).
     let writes_i = |b: usize| func.blocks[b].insts.iter().any(|x| x.defs().contains(&h.i));
     if (0..func.blocks.len()).any(|b| l.contains(b) && b != latch && writes_i(b)) {
@@ -183,8 +257,12 @@ fn rotated_test(func: &Func, cfg: &Cfg, l: &Loop, written: &[bool]) -> Option<(H
     // When the guard skips the loop, `i` holds the `start` it compared: the exit's test of
     // `i < bound` then asks what the guard asked.
     let last_i = insts.iter().rposition(|x| x.defs().contains(&h.i));
+    let copies = |d: usize, r: &Reg| matches!(&insts[d].kind, InstKind::Op { opcode: Opcode::Mov(_), args: m, .. } if insts[d].guard.is_none() && m.len() == 2 && matches!(m[1], Arg::Reg(x) if x == *r));
     let starts_i = match (start, last_i) {
         (Arg::Reg(r), None) => *r == h.i,
+        // `i` set to the compared register after the test (`setp p, s, b; mov i, s`), which
+        // nothing writes in between.
+        (Arg::Reg(r), Some(d)) if d > gs => copies(d, r) && !insts[gs..d].iter().any(|x| x.defs().contains(r)),
         (Arg::Reg(r), Some(d)) => *r == h.i && d < gs,
         (Arg::Imm(Imm::Int(_)), Some(d)) => {
             matches!(&insts[d].kind, InstKind::Op { opcode: Opcode::Mov(_), args: m, .. } if insts[d].guard.is_none() && m.len() == 2 && same_arg(&m[1], start))
@@ -202,10 +280,18 @@ fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
             written[r.0 as usize] = true;
         }
     }
+    let mut ranges = None;
     let (h, test_block, guard) = match branch_test(func, l.header, l, &written) {
         Some(h) => (h, l.header, None),
-        None => match rotated_test(func, cfg, l, &written) {
+        None => match rotated_test(func, cfg, l, &written, None) {
             Some((h, latch, guard)) => (h, latch, Some(guard)),
+            None if and_latch(func, l) => {
+                let r = ranges.insert(Ranges::compute(func));
+                match rotated_test(func, cfg, l, &written, Some(r)) {
+                    Some((h, latch, guard)) => (h, latch, Some(guard)),
+                    None => return,
+                }
+            }
             None => return,
         },
     };
@@ -231,7 +317,7 @@ fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
 
     // The trip's straight path from the header, and the checks on it that fold.
     let (def_count, def_site) = single_defs(func);
-    let ranges = Ranges::compute(func);
+    let ranges = ranges.unwrap_or_else(|| Ranges::compute(func));
     let trips = ranges.of(&h.bound, 64).unwrap_or(Range { lo: 0, hi: u64::MAX });
     let mut checks: Vec<Check> = Vec::new();
     let mut dropped: Vec<usize> = Vec::new();
@@ -329,7 +415,8 @@ fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
         }
     }
 
-    // The loop's test compares `i` with the least bound instead.
+    // The loop's test compares `i` with the least bound instead (a `step_by` loop's latch
+    // branches on that comparison alone: see `stepped_test`).
     let old = func.blocks[test_block].insts[h.at].clone();
     retest(func, test_block, h.at, &h.bound, &bound);
 
@@ -392,6 +479,15 @@ fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
 /// `bound` in place of `old` into a new predicate the branch reads instead (the old `setp`
 /// stays for whatever else reads it).
 fn retest(func: &mut Func, block: usize, at: usize, old: &Arg, bound: &Arg) {
+    let q = compare_again(func, block, at, old, bound);
+    if let Term::Branch { pred, .. } = &mut func.blocks[block].term {
+        *pred = q;
+    }
+}
+
+/// The `setp` at `at` in `block` with `bound` in place of `old`, into a new predicate, inserted
+/// after it.
+fn compare_again(func: &mut Func, block: usize, at: usize, old: &Arg, bound: &Arg) -> Reg {
     let mut test = func.blocks[block].insts[at].clone();
     let q = func.fresh(RegClass::Pred);
     if let InstKind::Op { args, .. } = &mut test.kind {
@@ -403,9 +499,7 @@ fn retest(func: &mut Func, block: usize, at: usize, old: &Arg, bound: &Arg) {
         }
     }
     func.blocks[block].insts.insert(at + 1, test);
-    if let Term::Branch { pred, .. } = &mut func.blocks[block].term {
-        *pred = q;
-    }
+    q
 }
 
 /// The header's successor in the loop.

@@ -85,13 +85,18 @@ impl LaunchFacts {
     }
 }
 
-/// `reg < bound`, compared as `ty`, holds whenever `block` is entered.
+/// `reg < bound`, compared as `ty`, holds whenever `block` is entered: the header of a `for`
+/// loop counting up to an excluded end, `reg` its counter.
 #[derive(Clone, Debug)]
 pub struct EntryFact {
     pub block: BlockId,
     pub reg: Reg,
     pub ty: Type,
     pub bound: Arg,
+    /// The counter's step: `None` when it counts by one (the passes that reason about every
+    /// value from the start to the end, or about the trip count, need that), the `step_by`
+    /// operand otherwise.
+    pub step: Option<Arg>,
 }
 
 /// A `for` loop over a range: `next` advances the counter and decides whether another trip

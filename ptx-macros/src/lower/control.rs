@@ -310,11 +310,12 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             self.slots[var] = v;
         }
         self.mutable_regs.insert(counter);
-        // Counting up by one to an excluded end, with a variable the body cannot assign: the
-        // header is entered only with `counter < end` (the emptiness test, or the test at the
-        // end of the previous trip). `end` is stable (copied if it was a mutable local's).
-        if !r.rev && step.is_none() && !r.inclusive && !mutable {
-            self.b.func.entry_facts.push(EntryFact { block: head, reg: counter, ty: t, bound: b.clone() });
+        // Counting up to an excluded end, with a variable the body cannot assign: the header
+        // is entered only with `counter < end` (the emptiness test, or the test at the end of
+        // the previous trip, which for a `step_by` also fails when the sum wraps). `end` is
+        // stable (copied if it was a mutable local's).
+        if !r.rev && !r.inclusive && !mutable {
+            self.b.func.entry_facts.push(EntryFact { block: head, reg: counter, ty: t, bound: b.clone(), step: step.clone() });
         }
         self.loops.insert(id, LoopTarget { brk: exit, cont: Some(next), result: None });
         self.block(body);
