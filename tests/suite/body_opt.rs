@@ -360,6 +360,65 @@ fn indexing_a_slice_by_its_own_for_counter_is_unchecked() {
     assert_eq!(ob.to_vec().unwrap(), [s; 4]);
 }
 
+/// Reversed and stepped ranges over a slice's own length: their counters stay below the end
+/// too (`Func::entry_facts`), so none of the four loops checks `x[j]`; the reversed ranges
+/// by a step, to `n` (not a length), keep theirs.
+#[kernel]
+pub fn sum_reversed(x: &[u32], out: &mut [u32], step: usize, n: usize) {
+    let mut s = 0u32;
+    for j in (0..x.len()).rev() {
+        s = s.wrapping_mul(3).wrapping_add(x[j]);
+    }
+    for j in (1..x.len()).step_by(step) {
+        s = s.wrapping_mul(5).wrapping_add(x[j]);
+    }
+    for j in (0..x.len()).rev().step_by(step) {
+        s = s.wrapping_mul(7).wrapping_add(x[j]);
+    }
+    for j in (0..x.len()).step_by(step).rev() {
+        s = s.wrapping_mul(11).wrapping_add(x[j]);
+    }
+    for j in (0..n).rev() {
+        s = s.wrapping_add(x[j]); // to n
+    }
+    let i = thread_idx_x() as usize;
+    if i < out.len() {
+        out[i] = s;
+    }
+}
+
+#[test]
+fn reversed_and_stepped_counters_are_below_their_end() {
+    assert!(assemble("sum_reversed", sum_reversed::PTX));
+    let ptx = sum_reversed::PTX;
+    // Of the compares with `x.len()`, one is a bounds check: `x[j]` of the loop to `n`. The
+    // others are the loops' emptiness tests (`0 >= len`, `1 >= len`).
+    let len = ptx.lines().find(|l| l.contains("_param_0+8]")).and_then(|l| l.split_whitespace().nth(1)).expect("x's length").trim_end_matches(',');
+    let checks: Vec<&str> = bounds_checks(ptx).into_iter().filter(|l| l.trim_end().ends_with(&format!(" {len};")) && !l.contains(" 0, ") && !l.contains(" 1, ")).collect();
+    assert_eq!(checks.len(), 1, "{checks:?}\n{ptx}");
+    assert_eq!(ptx.matches("call.uni __assertfail").count(), 1, "{ptx}");
+    let stream = cpu_stream();
+    let x: Vec<u32> = (0..37u32).map(|k| k.wrapping_mul(2654435761)).collect();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 2).unwrap();
+    for (step, n) in [(1usize, 37usize), (4, 0), (5, 12), (100, 1)] {
+        let mut want = vec![0u32; 2];
+        let o = host::Disjoint::new(&mut want);
+        // SAFETY: each thread writes its own element.
+        host::run([1, 1, 1], [2, 1, 1], 0, || sum_reversed(&x, unsafe { o.get() }, step, n));
+        sum_reversed::launch(&stream, LaunchConfig::new(1, 2), &xb, &mut ob, step, n).unwrap();
+        assert_eq!(ob.to_vec().unwrap(), want, "step {step}, n {n}");
+    }
+    match sum_reversed::launch(&stream, LaunchConfig::new(1, 2), &xb, &mut ob, 3usize, 38usize) {
+        Err(ptx_runtime::Error::Assert { message, line, .. }) => {
+            assert_eq!(message, "index out of bounds");
+            let want = include_str!("body_opt.rs").lines().position(|l| l.contains("x[j]); // to n")).unwrap() + 1;
+            assert_eq!(line as usize, want);
+        }
+        other => panic!("expected a failed bounds check, got {other:?}"),
+    }
+}
+
 /// `1.0 / x` in both widths, and a division by something other than one.
 #[kernel]
 pub fn reciprocals(x: &[f32], xd: &[f64], y: &mut [f32], yd: &mut [f64], z: &mut [f32]) {

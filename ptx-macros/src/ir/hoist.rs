@@ -132,7 +132,7 @@ struct Counted {
 }
 
 fn counted(func: &Func, cfg: &Cfg, l: &Loop, written_in_loop: &dyn Fn(&Arg) -> bool) -> Option<Counted> {
-    let fact = func.entry_facts.iter().find(|f| f.block.0 as usize == l.header && f.step.is_none())?;
+    let fact = func.entry_facts.iter().find(|f| f.block.0 as usize == l.header && f.up_by_one)?;
     let (counter, ty, end) = (fact.reg, fact.ty, fact.bound.clone());
     if ty.is_float() || written_in_loop(&end) || matches!(end, Arg::Sym(_) | Arg::Mem { .. } | Arg::Vec(_)) {
         return None;

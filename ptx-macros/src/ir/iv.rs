@@ -52,7 +52,7 @@ pub fn run(func: &mut Func) {
     let facts: Vec<(usize, Reg)> = func
         .entry_facts
         .iter()
-        .filter(|f| f.step.is_none() && !f.ty.is_float() && f.ty.bits() == 64 && folded::resolve(func, &f.bound, &single).is_none())
+        .filter(|f| f.up_by_one && !f.ty.is_float() && f.ty.bits() == 64 && folded::resolve(func, &f.bound, &single).is_none())
         .map(|f| (f.block.0 as usize, f.reg))
         .collect();
     if facts.is_empty() {

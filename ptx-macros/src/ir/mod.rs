@@ -93,10 +93,10 @@ pub struct EntryFact {
     pub reg: Reg,
     pub ty: Type,
     pub bound: Arg,
-    /// The counter's step: `None` when it counts by one (the passes that reason about every
-    /// value from the start to the end, or about the trip count, need that), the `step_by`
-    /// operand otherwise.
-    pub step: Option<Arg>,
+    /// The counter counts up by one (`a..b`): the passes that reason about every value from
+    /// the start to the end, or about the trip count, need that. Not for `step_by` or `rev`,
+    /// whose counters stay below `bound` too.
+    pub up_by_one: bool,
 }
 
 /// A `for` loop over a range: `next` advances the counter and decides whether another trip

@@ -42,7 +42,7 @@ use super::fast_hash::{HashMap, HashSet};
 const MAX_POINTERS: usize = 6;
 
 pub fn run(func: &mut Func) {
-    let facts: Vec<(usize, Reg, Type, Arg)> = func.entry_facts.iter().filter(|f| f.step.is_none()).map(|f| (f.block.0 as usize, f.reg, f.ty, f.bound.clone())).collect();
+    let facts: Vec<(usize, Reg, Type, Arg)> = func.entry_facts.iter().filter(|f| f.up_by_one).map(|f| (f.block.0 as usize, f.reg, f.ty, f.bound.clone())).collect();
     for (header, counter, ty, end) in facts {
         // A constant trip count: ptxas unrolls the loop completely and folds each trip's
         // offset into its accesses (conv1d's nine taps), which it no longer does once the

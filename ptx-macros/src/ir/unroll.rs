@@ -49,7 +49,7 @@ const MAX_INSTS: usize = 48;
 const FACTOR: i64 = 4;
 
 pub fn run(func: &mut Func) {
-    let facts: Vec<_> = func.entry_facts.iter().filter(|f| f.step.is_none()).map(|f| (f.block.0 as usize, f.reg, f.ty, f.bound.clone())).collect();
+    let facts: Vec<_> = func.entry_facts.iter().filter(|f| f.up_by_one).map(|f| (f.block.0 as usize, f.reg, f.ty, f.bound.clone())).collect();
     for (header, counter, ty, end) in facts {
         let saved = func.regs.len();
         if !unroll(func, header, counter, ty, &end) {

@@ -310,12 +310,15 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             self.slots[var] = v;
         }
         self.mutable_regs.insert(counter);
-        // Counting up to an excluded end, with a variable the body cannot assign: the header
-        // is entered only with `counter < end` (the emptiness test, or the test at the end of
-        // the previous trip, which for a `step_by` also fails when the sum wraps). `end` is
-        // stable (copied if it was a mutable local's).
-        if !r.rev && !r.inclusive && !mutable {
-            self.b.func.entry_facts.push(EntryFact { block: head, reg: counter, ty: t, bound: b.clone(), step: step.clone() });
+        // A range with an excluded end, with a variable the body cannot assign: the header is
+        // entered only with `counter < end`. Counting up: from the emptiness test, or the test
+        // at the end of the previous trip (which for a `step_by` also fails when the sum
+        // wraps). Counting down (`rev`): the first value is at most `end - 1` and the counter
+        // only decreases, stopping at the start. `end` is stable (copied if it was a mutable
+        // local's).
+        if !r.inclusive && !mutable {
+            let up_by_one = !r.rev && step.is_none();
+            self.b.func.entry_facts.push(EntryFact { block: head, reg: counter, ty: t, bound: b.clone(), up_by_one });
         }
         self.loops.insert(id, LoopTarget { brk: exit, cont: Some(next), result: None });
         self.block(body);
