@@ -196,6 +196,8 @@ pub struct Lowerer<'a, 'e> {
     /// The function's one `__assertfail` call, and the registers holding its message (the
     /// string's global-window address) and line.
     report_call: Option<(BlockId, Reg, Reg)>,
+    /// The messages the stubs pass to it (`crate::link::key` of each, once).
+    report_messages: Vec<String>,
     /// The span of the expression being lowered: the location a failed check reports.
     span: Span,
     /// Under `debug`: the `.local`/`.shared` array each register holding one's address names.
@@ -239,6 +241,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             decls: Decls::default(),
             fails: HashMap::new(),
             report_call: None,
+            report_messages: Vec::new(),
             span: Span::call_site(),
             debug_syms: HashMap::new(),
             debug_consts: HashMap::new(),
@@ -266,6 +269,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         if self.b.is_open() {
             self.ret(v, proc_macro2::Span::call_site());
         }
+        self.settle_report();
     }
 
     /// The type with inference variables and named types resolved.

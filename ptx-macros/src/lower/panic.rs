@@ -12,14 +12,16 @@
 //! line in registers. Every failure (a check, an `assert!`, a `panic!`) reaches it through a
 //! stub that sets the two (`mov`, `mov`, `bra`): one stub per message and source location (a
 //! check repeated at the same place shares it), one ABI call sequence (about twenty SASS
-//! instructions) per function whatever the number of kinds. The writer places blocks that end
-//! in `trap`, and those that jump to one, after the hot code.
+//! instructions) per function whatever the number of kinds. Where the function has one message
+//! (bounds checks only, the common case), the call sets it and the stubs only the line
+//! (`settle_report`). The writer places blocks that end in `trap`, and those that jump to one,
+//! after the hot code.
 
 use super::value::Val;
 use super::Lowerer;
 use crate::front::hir::{BinOp, Panic, PanicWhen};
 use crate::front::ty::Ty;
-use crate::ir::{Arg, BlockId, Opcode, Reg, RegClass, Sym, Term, Type};
+use crate::ir::{Arg, BlockId, Inst, InstKind, Opcode, Reg, RegClass, Sym, Term, Type};
 use proc_macro2::{Span, TokenStream};
 use ptx_abi::Scalar;
 use quote::quote;
@@ -89,10 +91,39 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     /// `message` at `span`'s line.
     fn report(&mut self, message: TokenStream, span: Span) {
         let (call, message_reg, line) = self.report_call(span);
+        let key = crate::link::key(&message);
+        if !self.report_messages.contains(&key) {
+            self.report_messages.push(key);
+        }
         let symbol = self.string_symbol(message);
         self.b.op_into(Opcode::Mov(Type::U32), line, vec![line_number(span)]);
         self.b.op_into(Opcode::Mov(Type::U64), message_reg, vec![symbol]);
         self.b.terminate(Term::Jump(call));
+    }
+
+    /// Where every failure reports one message (most functions: bounds checks only), the call
+    /// takes it as an immediate and the stubs set only the line: the PTX is shorter, and so is
+    /// the expansion (each stub's `mov` names the string's symbol, a piece rustc evaluates).
+    pub(super) fn settle_report(&mut self) {
+        let Some((call, message, _)) = self.report_call else { return };
+        if self.report_messages.len() != 1 {
+            return;
+        }
+        // The stubs' `mov`s of the message move to the call's block: one, first.
+        let sets_message = |i: &Inst| matches!(&i.kind, InstKind::Op { opcode: Opcode::Mov(Type::U64), args, .. } if matches!(args[0], Arg::Reg(r) if r == message));
+        let mut set = None;
+        for block in &mut self.b.func.blocks {
+            block.insts.retain(|i| {
+                let keep = !sets_message(i);
+                if !keep {
+                    set = Some(i.clone());
+                }
+                keep
+            });
+        }
+        if let Some(set) = set {
+            self.b.func.blocks[call.0 as usize].insts.insert(0, set);
+        }
     }
 
     /// A new block filled by `fill`, off the current path (the current block goes on).
