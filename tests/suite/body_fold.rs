@@ -189,12 +189,43 @@ fn host_panics(f: impl FnOnce()) -> bool {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err()
 }
 
-fn axpy_host(grid: u32, block: u32, x: &[f32], y0: &[f32], start: usize) -> Vec<f32> {
+/// The host run of a grid-stride kernel shaped as `axpy` (`axpy` or `axpy_step`).
+fn stride_host(body: fn(f32, &[f32], &mut [f32], usize), grid: u32, block: u32, x: &[f32], y0: &[f32], start: usize) -> Vec<f32> {
     let mut y = y0.to_vec();
     let out = host::Disjoint::new(&mut y);
     // SAFETY: each thread writes elements i, i + stride, ... of its own.
-    host::run([grid, 1, 1], [block, 1, 1], 0, || axpy(1.5, x, unsafe { out.get() }, start));
+    host::run([grid, 1, 1], [block, 1, 1], 0, || body(1.5, x, unsafe { out.get() }, start));
     y
+}
+
+type StrideLaunch = dyn Fn(&ptx_runtime::Stream, LaunchConfig, &DeviceBuffer<f32>, &mut DeviceBuffer<f32>, usize) -> ptx_runtime::Result<()>;
+
+/// Runs a grid-stride kernel shaped as `axpy` against its host run: in bounds (a stride larger
+/// than the length, a start past the end, empty slices, x longer than y), and with x one
+/// shorter than y, failing at `at`.
+fn check_stride_kernel(body: fn(f32, &[f32], &mut [f32], usize), launch: &StrideLaunch, at: &str) {
+    let stream = cpu_stream();
+    let x: Vec<f32> = (0..300).map(|k| k as f32 * 0.25 - 7.0).collect();
+    let y0: Vec<f32> = (0..300).map(|k| 3.0 - k as f32 * 0.5).collect();
+    // (grid, block, x's length, y's length, start): in bounds, a stride larger than the
+    // length, a start past the end (no trip), empty slices, x longer than y.
+    for (grid, block, nx, ny, start) in [(2, 64, 300, 300, 0), (4, 128, 100, 100, 0), (1, 32, 0, 40, 50), (1, 32, 0, 0, 0), (3, 32, 300, 250, 7)] {
+        let want = stride_host(body, grid, block, &x[..nx], &y0[..ny], start);
+        let xb = DeviceBuffer::from_slice(&stream, &x[..nx]).unwrap();
+        let mut yb = DeviceBuffer::from_slice(&stream, &y0[..ny]).unwrap();
+        launch(&stream, LaunchConfig::new(grid, block), &xb, &mut yb, start).unwrap();
+        assert_eq!(yb.to_vec().unwrap(), want, "grid {grid}, block {block}, x {nx}, y {ny}, start {start}");
+    }
+    // x one shorter than y: on a later trip of one thread (64 threads, 300 elements), on the
+    // first trip (a stride larger than the length), and from a start inside the range.
+    for (grid, block, start) in [(1, 64, 0), (4, 128, 0), (1, 32, 290)] {
+        assert!(host_panics(|| {
+            stride_host(body, grid, block, &x[..299], &y0, start);
+        }));
+        let xb = DeviceBuffer::from_slice(&stream, &x[..299]).unwrap();
+        let mut yb = DeviceBuffer::from_slice(&stream, &y0).unwrap();
+        expect_bounds_failure(launch(&stream, LaunchConfig::new(grid, block), &xb, &mut yb, start), at);
+    }
 }
 
 #[test]
@@ -203,29 +234,7 @@ fn a_grid_stride_check_folds_into_the_loop_bound_and_still_reports_its_line() {
     let ptx = axpy::PTX;
     assert_eq!(checks_in_loops(ptx), 0, "{ptx}");
     assert!(ptx.contains("min.u64"), "{ptx}");
-    let stream = cpu_stream();
-    let at = "y[i] = a * x[i] + y[i]; // axpy";
-    let x: Vec<f32> = (0..300).map(|k| k as f32 * 0.25 - 7.0).collect();
-    let y0: Vec<f32> = (0..300).map(|k| 3.0 - k as f32 * 0.5).collect();
-    // (grid, block, x's length, y's length, start): in bounds, a stride larger than the
-    // length, a start past the end (no trip), empty slices, x longer than y.
-    for (grid, block, nx, ny, start) in [(2, 64, 300, 300, 0), (4, 128, 100, 100, 0), (1, 32, 0, 40, 50), (1, 32, 0, 0, 0), (3, 32, 300, 250, 7)] {
-        let want = axpy_host(grid, block, &x[..nx], &y0[..ny], start);
-        let xb = DeviceBuffer::from_slice(&stream, &x[..nx]).unwrap();
-        let mut yb = DeviceBuffer::from_slice(&stream, &y0[..ny]).unwrap();
-        axpy::launch(&stream, LaunchConfig::new(grid, block), 1.5, &xb, &mut yb, start).unwrap();
-        assert_eq!(yb.to_vec().unwrap(), want, "grid {grid}, block {block}, x {nx}, y {ny}, start {start}");
-    }
-    // x one shorter than y: on a later trip of one thread (64 threads, 300 elements), on the
-    // first trip (a stride larger than the length), and from a start inside the range.
-    for (grid, block, start) in [(1, 64, 0), (4, 128, 0), (1, 32, 290)] {
-        assert!(host_panics(|| {
-            axpy_host(grid, block, &x[..299], &y0, start);
-        }));
-        let xb = DeviceBuffer::from_slice(&stream, &x[..299]).unwrap();
-        let mut yb = DeviceBuffer::from_slice(&stream, &y0).unwrap();
-        expect_bounds_failure(axpy::launch(&stream, LaunchConfig::new(grid, block), 1.5, &xb, &mut yb, start), at);
-    }
+    check_stride_kernel(axpy, &|s, cfg, x, y, start| axpy::launch(s, cfg, 1.5, x, y, start), "y[i] = a * x[i] + y[i]; // axpy");
 }
 
 #[test]
@@ -443,14 +452,6 @@ fn layernorm_s_loops_keep_the_memory_descriptor_in_uniform_registers_on_sm_90() 
     assert_eq!(sass.iter().filter(|i| i.starts_with("R2UR")).count(), 0, "{sass:#?}");
 }
 
-fn axpy_step_host(grid: u32, block: u32, x: &[f32], y0: &[f32], start: usize) -> Vec<f32> {
-    let mut y = y0.to_vec();
-    let out = host::Disjoint::new(&mut y);
-    // SAFETY: each thread writes elements i, i + stride, ... of its own.
-    host::run([grid, 1, 1], [block, 1, 1], 0, || axpy_step(1.5, x, unsafe { out.get() }, start));
-    y
-}
-
 #[test]
 fn a_step_by_grid_stride_loop_folds_like_the_while_loop() {
     let ptx = axpy_step::PTX;
@@ -459,26 +460,7 @@ fn a_step_by_grid_stride_loop_folds_like_the_while_loop() {
     assert_eq!(checks_in_loops(ptx), 0, "{ptx}");
     assert_eq!(setps_per_loop(ptx), [1], "{ptx}");
     assert!(ptx.contains("min.u64"), "{ptx}");
-    let stream = cpu_stream();
-    let at = "y[i] = a * x[i] + y[i]; // axpy step";
-    let x: Vec<f32> = (0..300).map(|k| k as f32 * 0.25 - 7.0).collect();
-    let y0: Vec<f32> = (0..300).map(|k| 3.0 - k as f32 * 0.5).collect();
-    for (grid, block, nx, ny, start) in [(2, 64, 300, 300, 0), (4, 128, 100, 100, 0), (1, 32, 0, 40, 50), (1, 32, 0, 0, 0), (3, 32, 300, 250, 7)] {
-        let want = axpy_step_host(grid, block, &x[..nx], &y0[..ny], start);
-        let xb = DeviceBuffer::from_slice(&stream, &x[..nx]).unwrap();
-        let mut yb = DeviceBuffer::from_slice(&stream, &y0[..ny]).unwrap();
-        axpy_step::launch(&stream, LaunchConfig::new(grid, block), 1.5, &xb, &mut yb, start).unwrap();
-        assert_eq!(yb.to_vec().unwrap(), want, "grid {grid}, block {block}, x {nx}, y {ny}, start {start}");
-    }
-    // x one shorter than y: on a later trip, on the first trip, from a start inside the range.
-    for (grid, block, start) in [(1, 64, 0), (4, 128, 0), (1, 32, 290)] {
-        assert!(host_panics(|| {
-            axpy_step_host(grid, block, &x[..299], &y0, start);
-        }));
-        let xb = DeviceBuffer::from_slice(&stream, &x[..299]).unwrap();
-        let mut yb = DeviceBuffer::from_slice(&stream, &y0).unwrap();
-        expect_bounds_failure(axpy_step::launch(&stream, LaunchConfig::new(grid, block), 1.5, &xb, &mut yb, start), at);
-    }
+    check_stride_kernel(axpy_step, &|s, cfg, x, y, start| axpy_step::launch(s, cfg, 1.5, x, y, start), "y[i] = a * x[i] + y[i]; // axpy step");
 }
 
 #[test]
