@@ -193,6 +193,32 @@ fn failed_checks_report_their_own_location() {
     }
 }
 
+/// Bounds checks only: one message for the whole function.
+#[kernel]
+pub fn bounds_only(v: &[u32], i: u32, j: u32, out: &mut [u32]) {
+    out[0] = v[i as usize] + v[j as usize]; // MARK: two loads
+    out[1] = v[(i + j) as usize];
+}
+
+#[test]
+fn one_message_is_set_by_the_call_not_by_each_stub() {
+    assemble("bounds_only", bounds_only::PTX);
+    let ptx = bounds_only::PTX;
+    // The message, the file and the function: each string's address taken once, in the call's
+    // block, however many places fail (the stubs set only the line).
+    assert_eq!(ptx.lines().filter(|l| l.trim_start().starts_with("mov.u64") && l.contains("$str$")).count(), 3, "{ptx}");
+    assert!(ptx.lines().filter(|l| l.trim_start().starts_with("mov.u32") && l.trim_end().ends_with(';')).count() >= 2, "{ptx}");
+    let mut k = Harness::new(ptx);
+    let (dv, out) = (k.upload(&[1u32, 2, 3]), k.zeroed::<u32>(2));
+    let run = |k: &Harness, i: u32, j: u32| k.launch(bounds_only::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[dv.slice(), arg(i), arg(j), out.slice()]);
+    run(&k, 0, 1).unwrap();
+    assert_eq!(k.download::<u32>(out), [3, 2]);
+    for (i, j, line) in [(3, 0, line_of("// MARK: two loads")), (0, 3, line_of("// MARK: two loads")), (1, 2, line_of("// MARK: two loads") + 1)] {
+        let (message, _, at, _) = assert_error(run(&k, i, j));
+        assert_eq!((message.as_str(), at), ("index out of bounds", line), "{i} {j}");
+    }
+}
+
 #[device_fn]
 pub fn positive(x: i32) -> i32 {
     assert!(x > 0, "not positive");
