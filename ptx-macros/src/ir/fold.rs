@@ -138,15 +138,20 @@ fn branch_test(func: &Func, h: usize, l: &Loop, written: &[bool]) -> Option<Head
         _ => return None,
     };
     let Arg::Reg(i) = *i else { return None };
-    let invariant = match bound {
-        Arg::Reg(r) => !written[r.0 as usize],
-        Arg::Imm(Imm::Int(_)) => true,
-        _ => false,
-    };
+    let invariant = invariant(bound, written);
     // The test's block must not change `i` after the test (the trip's checks see the tested
     // value).
     let rewritten = func.blocks[h].insts[at + 1..].iter().any(|x| x.defs().contains(&i));
     (invariant && !rewritten && written[i.0 as usize]).then(|| Header { at, want, i, bound: bound.clone(), exit })
+}
+
+/// An integer or a register the loop does not write (`written`).
+fn invariant(a: &Arg, written: &[bool]) -> bool {
+    match a {
+        Arg::Reg(r) => !written[r.0 as usize],
+        Arg::Imm(Imm::Int(_)) => true,
+        _ => false,
+    }
 }
 
 /// Whether the loop's one latch branches on an `and.pred` (a `step_by` loop's, perhaps): a
@@ -204,12 +209,7 @@ fn stepped_test(func: &Func, latch: usize, l: &Loop, written: &[bool], ranges: &
     if ranges.of(&step, 64).is_none_or(|r| r.hi > 1 << 63) {
         return None;
     }
-    let invariant = |a: &Arg| match a {
-        Arg::Reg(r) => !written[r.0 as usize],
-        Arg::Imm(Imm::Int(_)) => true,
-        _ => false,
-    };
-    (invariant(&bound) && invariant(&step)).then(|| Header { at, want: true, i, bound, exit: if_false.0 as usize })
+    (invariant(&bound, written) && invariant(&step, written)).then(|| Header { at, want: true, i, bound, exit: if_false.0 as usize })
 }
 
 /// A `for` loop as the lowering writes it: the header only jumps into the body, the one latch
@@ -257,16 +257,15 @@ fn rotated_test(func: &Func, cfg: &Cfg, l: &Loop, written: &[bool], ranges: Opti
     // When the guard skips the loop, `i` holds the `start` it compared: the exit's test of
     // `i < bound` then asks what the guard asked.
     let last_i = insts.iter().rposition(|x| x.defs().contains(&h.i));
-    let copies = |d: usize, r: &Reg| matches!(&insts[d].kind, InstKind::Op { opcode: Opcode::Mov(_), args: m, .. } if insts[d].guard.is_none() && m.len() == 2 && matches!(m[1], Arg::Reg(x) if x == *r));
+    // `i`'s last write copies `start` (`mov i, start`).
+    let copies_start = |d: usize| matches!(&insts[d].kind, InstKind::Op { opcode: Opcode::Mov(_), args: m, .. } if insts[d].guard.is_none() && m.len() == 2 && same_arg(&m[1], start));
     let starts_i = match (start, last_i) {
         (Arg::Reg(r), None) => *r == h.i,
         // `i` set to the compared register after the test (`setp p, s, b; mov i, s`), which
         // nothing writes in between.
-        (Arg::Reg(r), Some(d)) if d > gs => copies(d, r) && !insts[gs..d].iter().any(|x| x.defs().contains(r)),
+        (Arg::Reg(r), Some(d)) if d > gs => copies_start(d) && !insts[gs..d].iter().any(|x| x.defs().contains(r)),
         (Arg::Reg(r), Some(d)) => *r == h.i && d < gs,
-        (Arg::Imm(Imm::Int(_)), Some(d)) => {
-            matches!(&insts[d].kind, InstKind::Op { opcode: Opcode::Mov(_), args: m, .. } if insts[d].guard.is_none() && m.len() == 2 && same_arg(&m[1], start))
-        }
+        (Arg::Imm(Imm::Int(_)), Some(d)) => copies_start(d),
         _ => false,
     };
     starts_i.then_some((h, latch, (pre, gs)))
@@ -522,11 +521,7 @@ fn foldable(func: &Func, block: usize, pred: Reg, stub: usize, h: &Header, spine
     if b != block || setp.guard.is_some() || args.len() != 3 {
         return None;
     }
-    let invariant = |a: &Arg| match a {
-        Arg::Reg(r) => !written[r.0 as usize],
-        Arg::Imm(Imm::Int(_)) => true,
-        _ => false,
-    };
+    let invariant = |a: &Arg| invariant(a, written);
     let len = args[2].clone();
     if !invariant(&len) {
         return None;

@@ -196,8 +196,8 @@ pub struct Lowerer<'a, 'e> {
     /// The function's one `__assertfail` call, and the registers holding its message (the
     /// string's global-window address) and line.
     report_call: Option<(BlockId, Reg, Reg)>,
-    /// The messages the stubs pass to it (`crate::link::key` of each, once).
-    report_messages: Vec<String>,
+    /// The messages the stubs pass to it (their numbers among the function's strings, once).
+    report_messages: Vec<usize>,
     /// The span of the expression being lowered: the location a failed check reports.
     span: Span,
     /// Under `debug`: the `.local`/`.shared` array each register holding one's address names.

@@ -91,11 +91,11 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     /// `message` at `span`'s line.
     fn report(&mut self, message: TokenStream, span: Span) {
         let (call, message_reg, line) = self.report_call(span);
-        let key = crate::link::key(&message);
-        if !self.report_messages.contains(&key) {
-            self.report_messages.push(key);
+        let i = self.string_index(message);
+        if !self.report_messages.contains(&i) {
+            self.report_messages.push(i);
         }
-        let symbol = self.string_symbol(message);
+        let symbol = Arg::Sym(Sym::Piece(super::syscall::string_name(i)));
         self.b.op_into(Opcode::Mov(Type::U32), line, vec![line_number(span)]);
         self.b.op_into(Opcode::Mov(Type::U64), message_reg, vec![symbol]);
         self.b.terminate(Term::Jump(call));

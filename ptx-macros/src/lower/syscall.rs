@@ -54,19 +54,23 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         Arg::Reg(self.b.op1(Opcode::Cvta { to: false, space: StateSpace::Global }, RegClass::B64, vec![Arg::Reg(a)]))
     }
 
-    /// The `.global` symbol of a string constant (its address in the global window), declared
-    /// once per function however often it is used.
+    /// The `.global` symbol of a string constant (its address in the global window).
     pub fn string_symbol(&mut self, value: TokenStream) -> Arg {
+        Arg::Sym(Sym::Piece(string_name(self.string_index(value))))
+    }
+
+    /// The number of a string constant among the function's, declared once however often it
+    /// is used.
+    pub fn string_index(&mut self, value: TokenStream) -> usize {
         let key = crate::link::key(&value);
         let strings = &mut self.decls.strings;
-        let i = match strings.iter().position(|s| crate::link::key(s) == key) {
+        match strings.iter().position(|s| crate::link::key(s) == key) {
             Some(i) => i,
             None => {
                 strings.push(value);
                 strings.len() - 1
             }
-        };
-        Arg::Sym(Sym::Piece(string_name(i)))
+        }
     }
 
     /// A call of system call `name` (declared by `ptx_abi::syscall::<node>`): each argument a
