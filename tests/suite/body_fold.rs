@@ -140,6 +140,42 @@ pub fn stepped_usize(x: &[u32], out: &mut [u32], first: usize, n: usize, step: u
     out[0] = s;
 }
 
+/// saxpy's grid-stride loop with a `u32` counter, as CUDA writes it: the checks compare the
+/// counter widened (`i as usize`) with the lengths, and fold into the loop's 32-bit bound.
+#[kernel]
+pub fn axpy_u32(a: f32, x: &[f32], y: &mut [f32], start: usize) {
+    let stride = grid_dim_x() * block_dim_x();
+    let n = y.len() as u32;
+    let mut i = start as u32 + block_idx_x() * block_dim_x() + thread_idx_x();
+    while i < n {
+        y[i as usize] = a * x[i as usize] + y[i as usize]; // axpy u32
+        i += stride;
+    }
+}
+
+/// `rows` with a `u32` column counter: `base + j as usize`.
+#[kernel]
+pub fn rows_u32(x: &[f32], y: &mut [f32], cols: u32) {
+    let base = block_idx_x() as usize * cols as usize;
+    let mut j = thread_idx_x();
+    while j < cols {
+        let v = x[base + j as usize]; // load u32
+        y[base + j as usize] = v * 2.0; // store u32
+        j += block_dim_x();
+    }
+}
+
+/// A `for` loop over a `u32` range, one chunk per thread: the first trip's guard compares
+/// 32 bits too.
+#[kernel]
+pub fn chunks_u32(x: &[f32], y: &mut [f32], n: u32, chunk: u32) {
+    let lo = (block_idx_x() * block_dim_x() + thread_idx_x()) * chunk;
+    let hi = (lo + chunk).min(n);
+    for i in lo..hi {
+        y[i as usize] = x[i as usize] * 2.0 + 1.0; // chunk u32
+    }
+}
+
 /// The `setp.ge.u64` (bounds checks) between a label and a later branch back to it.
 fn checks_in_loops(ptx: &str) -> usize {
     let lines: Vec<&str> = ptx.lines().map(str::trim).collect();
@@ -264,18 +300,91 @@ fn dots_loop_has_one_compare_and_a_short_y_is_reported() {
     expect_bounds_failure(partial_dot::launch(&stream, LaunchConfig::new(grid, block), &xb, &short, &mut ob), "s += x[i] * y[i]; // dot");
 }
 
-fn rows_host(blocks: u32, threads: u32, x: &[f32], y0: &[f32], cols: u32) -> Vec<f32> {
+type RowsLaunch = dyn Fn(&ptx_runtime::Stream, LaunchConfig, &DeviceBuffer<f32>, &mut DeviceBuffer<f32>, u32) -> ptx_runtime::Result<()>;
+
+fn rows_host(body: fn(&[f32], &mut [f32], u32), blocks: u32, threads: u32, x: &[f32], y0: &[f32], cols: u32) -> Vec<f32> {
     let mut y = y0.to_vec();
     let out = host::Disjoint::new(&mut y);
     // SAFETY: each element is written by one thread between barriers.
-    host::run([blocks, 1, 1], [threads, 1, 1], 0, || rows(x, unsafe { out.get() }, cols));
+    host::run([blocks, 1, 1], [threads, 1, 1], 0, || body(x, unsafe { out.get() }, cols));
     y
 }
 
 #[test]
 fn checks_of_one_base_on_two_lines_fold_and_report_the_first_that_fails() {
-    assert!(assemble("rows", rows::PTX));
-    let ptx = rows::PTX;
+    let launch = |s: &_, cfg, x: &_, y: &mut _, cols| rows::launch(s, cfg, x, y, cols);
+    check_rows(rows, &launch, rows::PTX, ["let v = x[base + j]; // load", "y[base + j] = v * 2.0; // store"]);
+}
+
+#[test]
+fn a_u32_counter_folds_its_widened_index() {
+    let launch = |s: &_, cfg, x: &_, y: &mut _, cols| rows_u32::launch(s, cfg, x, y, cols);
+    check_rows(rows_u32, &launch, rows_u32::PTX, ["// load u32", "// store u32"]);
+    // The loop compares 32 bits, once.
+    let ptx = rows_u32::PTX;
+    assert_eq!(setps_per_loop(ptx), [1], "{ptx}");
+    assert!(loop_lines(ptx).iter().any(|l| l.starts_with("setp.lt.u32")), "{ptx}");
+
+    // The widened counter scaled by an element's size is `mul.wide.u32`, as nvcc writes it
+    // (`ir::wide_index`), not a widening and a 64-bit shift: three addresses (x[i], y[i] read,
+    // y[i] written).
+    let ptx = axpy_u32::PTX;
+    assert!(assemble("axpy_u32", ptx));
+    assert_eq!(checks_in_loops(ptx), 0, "{ptx}");
+    assert_eq!(loop_lines(ptx).iter().filter(|l| l.starts_with("mul.wide.u32")).count(), 3, "{ptx}");
+    assert!(loop_lines(ptx).iter().all(|l| !l.starts_with("cvt.u64.u32") && !l.starts_with("shl.b64")), "{ptx}");
+    check_stride_kernel(axpy_u32, &|s, cfg, x, y, start| axpy_u32::launch(s, cfg, 1.5, x, y, start), "// axpy u32");
+}
+
+#[test]
+fn a_for_loop_over_a_u32_range_folds_its_checks() {
+    assert!(assemble("chunks_u32", chunks_u32::PTX));
+    let ptx = chunks_u32::PTX;
+    assert_eq!(checks_in_loops(ptx), 0, "{ptx}");
+    let stream = cpu_stream();
+    let x: Vec<f32> = (0..200).map(|k| k as f32 * 0.5 - 3.0).collect();
+    let host = |x: &[f32], ny: usize, n: u32, chunk: u32| {
+        let mut y = vec![0.0f32; ny];
+        let out = host::Disjoint::new(&mut y);
+        // SAFETY: each thread writes its own chunk.
+        host::run([2, 1, 1], [32, 1, 1], 0, || chunks_u32(x, unsafe { out.get() }, n, chunk));
+        y
+    };
+    let device = |x: &[f32], ny: usize, n: u32, chunk: u32| {
+        let xb = DeviceBuffer::from_slice(&stream, x).unwrap();
+        let mut yb = DeviceBuffer::<f32>::zeroed(&stream, ny).unwrap();
+        chunks_u32::launch(&stream, LaunchConfig::new(2, 32), &xb, &mut yb, n, chunk).map(|()| yb.to_vec().unwrap())
+    };
+    // In bounds: chunks that end at `n` inside a thread's chunk, past the last thread, none.
+    for (n, chunk) in [(200, 4), (150, 3), (200, 7), (0, 5), (200, 0)] {
+        assert_eq!(device(&x, 200, n, chunk).unwrap(), host(&x, 200, n, chunk), "n {n}, chunk {chunk}");
+    }
+    // `x` or `y` shorter than `n`: the thread whose chunk crosses the end fails at the line.
+    for (nx, ny) in [(199, 200), (200, 150), (10, 200)] {
+        assert!(host_panics(|| {
+            host(&x[..nx], ny, 200, 4);
+        }));
+        expect_bounds_failure(device(&x[..nx], ny, 200, 4).map(|_| ()), "// chunk u32");
+    }
+}
+
+/// The instructions of each loop (between a label and the last branch back to it).
+fn loop_lines(ptx: &str) -> Vec<&str> {
+    let lines: Vec<&str> = ptx.lines().map(str::trim).collect();
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let Some(label) = l.strip_suffix(':') else { continue };
+        if let Some(end) = lines[i..].iter().rposition(|b| b.contains("bra") && b.ends_with(&format!("{label};"))) {
+            out.extend(&lines[i..i + end]);
+        }
+    }
+    out
+}
+
+/// Runs a kernel shaped as `rows` against its host run, in and out of bounds (`at`: the load's
+/// line and the store's).
+fn check_rows(body: fn(&[f32], &mut [f32], u32), launch: &RowsLaunch, ptx: &str, at: [&str; 2]) {
+    assert!(assemble("rows", ptx));
     assert_eq!(checks_in_loops(ptx), 0, "{ptx}");
     // One bounds comparison is left, after the loop: its report chain tests the load's check,
     // then reports the store's (one of them fails).
@@ -293,22 +402,18 @@ fn checks_of_one_base_on_two_lines_fold_and_report_the_first_that_fails() {
     let run = |x: &[f32], y: &[f32], cols: u32| {
         let xb = DeviceBuffer::from_slice(&stream, x).unwrap();
         let mut yb = if y.is_empty() { DeviceBuffer::<f32>::zeroed(&stream, 0).unwrap() } else { DeviceBuffer::from_slice(&stream, y).unwrap() };
-        rows::launch(&stream, LaunchConfig::new(blocks, threads), &xb, &mut yb, cols).map(|()| yb.to_vec().unwrap())
+        launch(&stream, LaunchConfig::new(blocks, threads), &xb, &mut yb, cols).map(|()| yb.to_vec().unwrap())
     };
-    assert_eq!(run(&x, &y0, cols).unwrap(), rows_host(blocks, threads, &x, &y0, cols));
+    assert_eq!(run(&x, &y0, cols).unwrap(), rows_host(body, blocks, threads, &x, &y0, cols));
     // No trip: zero columns, empty slices.
     assert_eq!(run(&[], &[], 0).unwrap(), Vec::<f32>::new());
     // `x` short: the load's line; `y` short: the store's; both: the load's (first in the trip);
     // `x` shorter than a row's base: every trip of that row fails at the load.
-    let cases: [(&[f32], &[f32], &str); 4] = [
-        (&x[..n - 1], &y0, "let v = x[base + j]; // load"),
-        (&x, &y0[..n - 1], "y[base + j] = v * 2.0; // store"),
-        (&x[..n - 1], &y0[..n - 1], "let v = x[base + j]; // load"),
-        (&x[..60], &y0, "let v = x[base + j]; // load"),
-    ];
+    let [load, store] = at;
+    let cases: [(&[f32], &[f32], &str); 4] = [(&x[..n - 1], &y0, load), (&x, &y0[..n - 1], store), (&x[..n - 1], &y0[..n - 1], load), (&x[..60], &y0, load)];
     for (xs, ys, at) in cases {
         assert!(host_panics(|| {
-            rows_host(blocks, threads, xs, ys, cols);
+            rows_host(body, blocks, threads, xs, ys, cols);
         }));
         expect_bounds_failure(run(xs, ys, cols).map(|_| ()), at);
     }

@@ -76,6 +76,8 @@ struct Header {
     i: Reg,
     bound: Arg,
     exit: usize,
+    /// `u64`, or `u32` for a 32-bit counter whose checks index with its widened value.
+    ty: Type,
 }
 
 /// A check that folds: its block, failure block, comparison, length and index form.
@@ -84,16 +86,34 @@ struct Check {
     stub: usize,
     setp: Inst,
     len: Arg,
-    /// `Some((add, base))` for an index `base + i` computed by `add`; `None` for `i` itself.
-    offset: Option<(Inst, Arg)>,
+    index: Index,
+}
+
+/// How a folded check's index is made from the counter `i`. A 32-bit counter's index reads
+/// `i` widened (`cvt.u64.u32`): the register it is widened into is kept, to be computed
+/// again after the loop.
+enum Index {
+    /// `i` itself (or a 64-bit copy of it), or its widening.
+    Counter(Option<Reg>),
+    /// `base + i` (or `base` plus the widening), computed by the `add`.
+    Offset { add: Inst, base: Arg, widen: Option<Reg> },
+}
+
+impl Index {
+    fn base(&self) -> Option<Arg> {
+        match self {
+            Index::Offset { base, .. } => Some(base.clone()),
+            Index::Counter(_) => None,
+        }
+    }
 }
 
 impl Check {
     /// The same index and length as `other`: the two fail together.
     fn same_as(&self, other: &Check) -> bool {
-        same_arg(&self.len, &other.len) && match (&self.offset, &other.offset) {
-            (None, None) => true,
-            (Some((_, a)), Some((_, b))) => same_arg(a, b),
+        same_arg(&self.len, &other.len) && match (&self.index, &other.index) {
+            (Index::Counter(_), Index::Counter(_)) => true,
+            (Index::Offset { base: a, .. }, Index::Offset { base: b, .. }) => same_arg(a, b),
             _ => false,
         }
     }
@@ -126,7 +146,7 @@ fn branch_test(func: &Func, h: usize, l: &Loop, written: &[bool]) -> Option<Head
     let exit = if t_in { if_false } else { if_true }.0 as usize;
     let at = func.blocks[h].insts.iter().rposition(|i| i.defs().contains(&pred))?;
     let setp = &func.blocks[h].insts[at];
-    let InstKind::Op { opcode: Opcode::Setp(cmp, Type::U64), args, .. } = &setp.kind else { return None };
+    let InstKind::Op { opcode: Opcode::Setp(cmp, ty @ (Type::U64 | Type::U32)), args, .. } = &setp.kind else { return None };
     if setp.guard.is_some() || args.len() != 3 {
         return None;
     }
@@ -142,7 +162,7 @@ fn branch_test(func: &Func, h: usize, l: &Loop, written: &[bool]) -> Option<Head
     // The test's block must not change `i` after the test (the trip's checks see the tested
     // value).
     let rewritten = func.blocks[h].insts[at + 1..].iter().any(|x| x.defs().contains(&i));
-    (invariant && !rewritten && written[i.0 as usize]).then(|| Header { at, want, i, bound: bound.clone(), exit })
+    (invariant && !rewritten && written[i.0 as usize]).then(|| Header { at, want, i, bound: bound.clone(), exit, ty: *ty })
 }
 
 /// An integer or a register the loop does not write (`written`).
@@ -209,7 +229,7 @@ fn stepped_test(func: &Func, latch: usize, l: &Loop, written: &[bool], ranges: &
     if ranges.of(&step, 64).is_none_or(|r| r.hi > 1 << 63) {
         return None;
     }
-    (invariant(&bound, written) && invariant(&step, written)).then(|| Header { at, want: true, i, bound, exit: if_false.0 as usize })
+    (invariant(&bound, written) && invariant(&step, written)).then(|| Header { at, want: true, i, bound, exit: if_false.0 as usize, ty: Type::U64 })
 }
 
 /// A `for` loop as the lowering writes it: the header only jumps into the body, the one latch
@@ -242,8 +262,8 @@ fn rotated_test(func: &Func, cfg: &Cfg, l: &Loop, written: &[bool], ranges: Opti
     };
     let insts = &func.blocks[pre].insts;
     let gs = insts.iter().rposition(|i| i.defs().contains(&g))?;
-    let InstKind::Op { opcode: Opcode::Setp(cmp, Type::U64), args, .. } = &insts[gs].kind else { return None };
-    if insts[gs].guard.is_some() || args.len() != 3 {
+    let InstKind::Op { opcode: Opcode::Setp(cmp, ty), args, .. } = &insts[gs].kind else { return None };
+    if insts[gs].guard.is_some() || args.len() != 3 || *ty != h.ty {
         return None;
     }
     let (start, bound) = match if want { *cmp } else { cmp.negated() } {
@@ -317,7 +337,9 @@ fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
     // The trip's straight path from the header, and the checks on it that fold.
     let (def_count, def_site) = single_defs(func);
     let ranges = ranges.unwrap_or_else(|| Ranges::compute(func));
-    let trips = ranges.of(&h.bound, 64).unwrap_or(Range { lo: 0, hi: u64::MAX });
+    // A 32-bit bound is below 2^32 whatever the ranges know of it.
+    let widest = Range { lo: 0, hi: u64::MAX >> (64 - h.ty.bits()) };
+    let trips = ranges.of(&h.bound, h.ty.bits()).unwrap_or(widest);
     let mut checks: Vec<Check> = Vec::new();
     let mut dropped: Vec<usize> = Vec::new();
     let mut i_written = false;
@@ -357,15 +379,22 @@ fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
     let mut pre_insts: Vec<Inst> = Vec::new();
     let mut bound = h.bound.clone();
     let mut bases: Vec<Option<Arg>> = Vec::new();
+    // A 32-bit counter's bound is widened, and the least (below it) narrowed again: exact.
+    let narrow = h.ty == Type::U32;
+    if narrow {
+        let wide = func.fresh(RegClass::B64);
+        pre_insts.push(Inst::op(Opcode::Cvt(Mode::None, Type::U64, Type::U32), 1, vec![Arg::Reg(wide), bound]));
+        bound = Arg::Reg(wide);
+    }
     for c in &checks {
-        let base = c.offset.as_ref().map(|(_, b)| b.clone());
+        let base = c.index.base();
         if !bases.iter().any(|b| same_base(b, &base)) {
             bases.push(base);
         }
     }
     for base in &bases {
         let mut len: Option<Arg> = None;
-        for c in checks.iter().filter(|c| same_base(&c.offset.as_ref().map(|(_, b)| b.clone()), base)) {
+        for c in checks.iter().filter(|c| same_base(&c.index.base(), base)) {
             len = Some(match len {
                 None => c.len.clone(),
                 Some(l) => least(func, &mut pre_insts, l, c.len.clone()),
@@ -384,6 +413,11 @@ fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
             }
         };
         bound = least(func, &mut pre_insts, bound, limit);
+    }
+    if narrow {
+        let least32 = func.fresh(RegClass::B32);
+        pre_insts.push(Inst::op(Opcode::Cvt(Mode::None, Type::U32, Type::U64), 1, vec![Arg::Reg(least32), bound]));
+        bound = Arg::Reg(least32);
     }
     let pre_insts: Vec<Inst> = pre_insts.into_iter().map(|i| i.at(loc)).collect();
     match guard {
@@ -527,31 +561,50 @@ fn foldable(func: &Func, block: usize, pred: Reg, stub: usize, h: &Header, spine
         return None;
     }
     let Arg::Reg(idx) = args[1] else { return None };
-    let check = |offset| Some(Check { block, stub, setp: setp.clone(), len: len.clone(), offset });
+    let check = |index| Some(Check { block, stub, setp: setp.clone(), len: len.clone(), index });
     if idx == h.i {
-        return check(None);
+        return check(Index::Counter(None));
     }
-    if def_count[idx.0 as usize] != 1 {
-        return None;
+    // The single, unguarded instruction that writes `r` on the trip's path before the check.
+    let def_before = |r: Reg| {
+        if def_count[r.0 as usize] != 1 {
+            return None;
+        }
+        let &(db, di) = def_site.get(&r)?;
+        let def = &func.blocks[db].insts[di];
+        let InstKind::Op { opcode, args, .. } = &def.kind else { return None };
+        (def.guard.is_none() && args.len() >= 2 && (spine.contains(&db) || (db == block && di < at))).then_some((def, opcode, args))
+    };
+    // `a` as the counter: `i` itself, or (for a 32-bit counter) its widening.
+    let counter = |a: &Arg| -> Option<Option<Reg>> {
+        let Arg::Reg(r) = *a else { return None };
+        match h.ty {
+            Type::U32 => match def_before(r)? {
+                (_, Opcode::Cvt(Mode::None, Type::U64, Type::U32), args) if same_arg(&args[1], &Arg::Reg(h.i)) => Some(Some(r)),
+                _ => None,
+            },
+            _ => (r == h.i).then_some(None),
+        }
+    };
+    if let Some(widen @ Some(_)) = counter(&args[1]) {
+        return check(Index::Counter(widen));
     }
-    let &(db, di) = def_site.get(&idx)?;
-    let def = &func.blocks[db].insts[di];
-    let InstKind::Op { opcode, args: dargs, .. } = &def.kind else { return None };
-    if def.guard.is_some() || dargs.len() < 2 || !(spine.contains(&db) || (db == block && di < at)) {
-        return None;
-    }
-    let is_i = |a: &Arg| matches!(a, Arg::Reg(r) if *r == h.i);
+    let (def, opcode, dargs) = def_before(idx)?;
     match opcode {
-        Opcode::Mov(t) if t.bits() == 64 && dargs.len() == 2 && is_i(&dargs[1]) => check(None),
+        Opcode::Mov(t) if t.bits() == 64 && dargs.len() == 2 && h.ty == Type::U64 && counter(&dargs[1]).is_some() => check(Index::Counter(None)),
         Opcode::Arith(Arith::Add, Mode::None, Type::U64 | Type::S64 | Type::B64) if dargs.len() == 3 => {
-            let base = if is_i(&dargs[1]) { &dargs[2] } else if is_i(&dargs[2]) { &dargs[1] } else { return None };
+            let (base, widen) = match (counter(&dargs[1]), counter(&dargs[2])) {
+                (Some(w), _) => (&dargs[2], w),
+                (_, Some(w)) => (&dargs[1], w),
+                _ => return None,
+            };
             if !invariant(base) || trips.hi == 0 {
                 return None;
             }
             // On a trip, `i < bound`: the sum is exact if `base + (bound - 1)` is.
             let base_range = ranges.of(base, 64)?;
             base_range.hi.checked_add(trips.hi - 1)?;
-            check(Some((def.clone(), base.clone())))
+            check(Index::Offset { add: def.clone(), base: base.clone(), widen })
         }
         _ => None,
     }
@@ -569,9 +622,17 @@ fn report_chain(func: &mut Func, checks: &[Check], i: Reg, def_count: &[usize], 
     }
     for (k, c) in tested.iter().enumerate() {
         let mut insts = Vec::new();
-        let idx = match &c.offset {
-            None => Arg::Reg(i),
-            Some((add, base)) => {
+        // A 32-bit counter widened again, into a fresh register.
+        let mut widen = |insts: &mut Vec<Inst>| {
+            let d = func.fresh(RegClass::B64);
+            insts.push(Inst::op(Opcode::Cvt(Mode::None, Type::U64, Type::U32), 1, vec![Arg::Reg(d), Arg::Reg(i)]).at(c.setp.loc));
+            d
+        };
+        let idx = match &c.index {
+            Index::Counter(None) => Arg::Reg(i),
+            Index::Counter(Some(_)) => Arg::Reg(widen(&mut insts)),
+            Index::Offset { add, base, widen: w } => {
+                let widened = w.map(|w| (w, widen(&mut insts)));
                 let mut add = add.clone();
                 let d = func.fresh(RegClass::B64);
                 // The base computed again here where it can be (softmax's `row * n`): otherwise
@@ -583,11 +644,11 @@ fn report_chain(func: &mut Func, checks: &[Check], i: Reg, def_count: &[usize], 
                 };
                 if let InstKind::Op { args, .. } = &mut add.kind {
                     args[0] = Arg::Reg(d);
-                    if let Some(again) = again {
-                        for a in &mut args[1..] {
-                            if same_arg(a, base) {
-                                *a = Arg::Reg(again);
-                            }
+                    for a in &mut args[1..] {
+                        match (again, widened) {
+                            (Some(again), _) if same_arg(a, base) => *a = Arg::Reg(again),
+                            (_, Some((w, d))) if matches!(a, Arg::Reg(r) if *r == w) => *a = Arg::Reg(d),
+                            _ => {}
                         }
                     }
                 }

@@ -33,6 +33,7 @@ mod sym_bound;
 mod unroll;
 mod vectorize;
 mod version;
+mod wide_index;
 
 pub use builder::Builder;
 pub use inst::*;
