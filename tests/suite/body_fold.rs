@@ -341,6 +341,8 @@ fn a_for_loop_over_a_u32_range_folds_its_checks() {
     assert!(assemble("chunks_u32", chunks_u32::PTX));
     let ptx = chunks_u32::PTX;
     assert_eq!(checks_in_loops(ptx), 0, "{ptx}");
+    // Folded (the lengths' least, `min.u64`, narrowed to the 32-bit bound), not hoisted.
+    assert!(ptx.contains("min.u64") && ptx.contains("cvt.u32.u64"), "{ptx}");
     let stream = cpu_stream();
     let x: Vec<f32> = (0..200).map(|k| k as f32 * 0.5 - 3.0).collect();
     let host = |x: &[f32], ny: usize, n: u32, chunk: u32| {

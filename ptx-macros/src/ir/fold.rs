@@ -20,6 +20,11 @@
 //! trips start below a bounds check's length, so below `2^63`, and the sum cannot wrap. The
 //! latch then tests `i < M` alone and the test after the loop `i < b` (`stepped_test`).
 //!
+//! A 32-bit counter (`while i < n` with `i, n: u32`, indexing `x[i as usize]`, as CUDA's
+//! grid-stride loop is written) folds too: its checks compare `i` widened (`cvt.u64.u32`), or
+//! `base` plus it, and `M` is computed in 64 bits from the widened bound and narrowed, exact
+//! since `M <= A < 2^32` (`Index` keeps the widening, which the report chain computes again).
+//!
 //! Why this is exact (docs/performance.md, "Checks folded into a loop's bound"): the loop's
 //! test (the header's, or the latch's and the guard's) is `i < A`, with `A` not written in
 //! the loop; each folded check fails on a trip exactly when `i >= L'`, where `i` is the tested
