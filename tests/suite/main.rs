@@ -28,6 +28,7 @@ mod body_iter_chain;
 mod body_iter_filter_map;
 mod body_iter_option;
 mod body_slice_option;
+mod body_space;
 mod body_option_ref;
 mod body_iter_peek;
 mod body_try_from;

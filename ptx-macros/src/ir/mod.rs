@@ -27,6 +27,7 @@ mod path_range;
 pub mod opt;
 mod range;
 mod rotate;
+mod space;
 mod strength;
 mod subsume;
 mod sym_bound;

@@ -69,6 +69,7 @@ pub fn run(func: &mut Func) {
     // After the passes that match 64-bit compares and counters.
     super::narrow_reg::run(func);
     super::wide_index::run(func);
+    super::space::run(func);
     remove_dead(func);
     // Last: the passes above find loops by their tested headers.
     super::rotate::run(func);
