@@ -16,6 +16,7 @@ use super::{Arg, Arith, Cmp, Func, Imm, InstKind, Opcode, Reg, RegClass, Sym, Te
 use super::fast_hash::HashMap;
 
 pub fn run(func: &mut Func) {
+    count_bits(func);
     let consts = constants(func);
     let mut folded: HashMap<Reg, bool> = HashMap::default();
     for b in func.blocks.iter_mut().filter(|_| !consts.is_empty()) {
@@ -133,6 +134,27 @@ fn constants(func: &Func) -> HashMap<Reg, Arg> {
         }
     }
     out
+}
+
+/// `popc` and `clz` of an integer immediate (`(true as usize).is_power_of_two()`,
+/// `8u32.leading_zeros()`) written as the `mov` of their count, so that a comparison of it
+/// folds here with its branch (ptxas 13 crashed on a loop behind such a constant `return`,
+/// difftest seed 20261202 kernel 27).
+fn count_bits(func: &mut Func) {
+    for inst in func.blocks.iter_mut().flat_map(|b| &mut b.insts) {
+        let InstKind::Op { opcode: Opcode::Arith(op @ (Arith::Popc | Arith::Clz), _, ty), defs: 1, args } = &inst.kind else { continue };
+        let [d, Arg::Imm(Imm::Int(v))] = &args[..] else { continue };
+        let (bits, v) = match ty {
+            Type::B64 | Type::U64 | Type::S64 => (64, *v as u64),
+            Type::B32 | Type::U32 | Type::S32 => (32, *v as u64 & 0xffff_ffff),
+            _ => continue,
+        };
+        let n = match op {
+            Arith::Popc => v.count_ones(),
+            _ => v.leading_zeros() - (64 - bits),
+        };
+        inst.kind = InstKind::Op { opcode: Opcode::Mov(Type::B32), defs: 1, args: vec![d.clone(), Arg::imm(n as i64)] };
+    }
 }
 
 /// `setp.<cmp>.<type> x, y` on integer constants, or `None` for types it does not evaluate.

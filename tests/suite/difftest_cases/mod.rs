@@ -9,3 +9,4 @@ pub mod support;
 mod s12_k14;
 mod s12_k0;
 mod s20261125_k352;
+mod s20261202_k27;

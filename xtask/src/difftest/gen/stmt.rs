@@ -30,6 +30,8 @@ pub const STMTS: &[(&str, u32, Maker)] = &[
     ("struct", 3, struct_let),
     ("field-store", 3, field_store),
     ("late-typed-index", 2, late_typed),
+    ("slice-u32-loop", 3, slice_u32_loop),
+    ("slice-get", 3, slice_get),
     ("trap", 1, trap),
     ("early-return", 1, early_return),
 ];
@@ -390,6 +392,47 @@ fn late_typed(g: &mut Gen) -> Option<Stmt> {
     } else {
         Stmt::Block { head: format!("for {q} in 0..{n} {{"), parts: vec![(vec![line(format!("{a}[{q}] = {value};"))], "}".into())], keep: false }
     })
+}
+
+/// A `u32` counter over the input slice, as CUDA's loops are written: `while c < b { ..
+/// xs[c as usize] ..; c += k }` or `for c in a..b`, the bound past the end now and then (a
+/// failed check, reported where Rust reports it).
+fn slice_u32_loop(g: &mut Gen) -> Option<Stmt> {
+    if g.nesting >= 3 {
+        return None;
+    }
+    let st = g.slice_ty;
+    let (acc, c, b) = (g.fresh("v"), g.fresh("c"), g.fresh("b"));
+    let start = format!("(({}) as u32 % 4)", expr(g, Ty::U32, 1));
+    let over = if g.rng.chance(12) { 3 } else { 1 };
+    let bound = format!("(({}) as u32 % (xs.len() as u32 + {over}))", expr(g, Ty::U32, 1));
+    let add = format!("{acc} = {acc}.wrapping_add(xs[{c} as usize]);");
+    let (head, body) = if g.rng.chance(50) {
+        let step = 1 + g.rng.below(3);
+        (format!("let {b} = {bound}; let mut {c}: u32 = {start}; while {c} < {b} {{"), vec![kept(add), kept(format!("{c} += {step};"))])
+    } else {
+        (format!("let {b} = {bound}; for {c} in {start}..{b} {{"), vec![kept(add)])
+    };
+    g.declare(acc.clone(), Kind::Scalar(st), true);
+    let inner = Stmt::Block { head, parts: vec![(body, "}".into())], keep: true };
+    Some(Stmt::Block { head: format!("let mut {acc}: {} = 0; {{", st.name()), parts: vec![(vec![inner], "}".into())], keep: true })
+}
+
+/// An element of the input slice through `get` (a reference in an `Option`), past the end now
+/// and then (`None`).
+fn slice_get(g: &mut Gen) -> Option<Stmt> {
+    let st = g.slice_ty;
+    let v = g.fresh("v");
+    let it = *g.rng.pick(&ty::INTS);
+    let idx = format!("(({}) as usize % (xs.len() + 2))", expr(g, it, 1));
+    let none = st.literal(g.rng.below(5) as u64);
+    let value = match g.rng.below(3) {
+        0 => format!("match xs.get({idx}) {{ Some(r) => *r, None => {none} }}"),
+        1 => format!("xs.get({idx}).copied().unwrap_or({none})"),
+        _ => format!("if let Some(r) = xs.get({idx}) {{ r.wrapping_add(1) }} else {{ {none} }}"),
+    };
+    g.declare(v.clone(), Kind::Scalar(st), false);
+    Some(line(format!("let {v}: {} = {value};", st.name())))
 }
 
 /// A kernel that may stop on purpose: `assert!` or `panic!` under a run-time condition.
