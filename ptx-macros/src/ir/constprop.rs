@@ -7,7 +7,9 @@
 //! Here the immediate replaces the register in the instructions that take immediates, so
 //! ptxas sees `div.u64 %rd, %rd, 16` (a shift). A `setp` of two immediates the macro knows is
 //! evaluated here and its branch becomes a jump, as does a branch on a predicate the macro
-//! knows (`if false`, `x.is_nan()` of a literal, `&&`/`||`/`!` of such).
+//! knows (`if false`, `x.is_nan()` of a literal, `&&`/`||`/`!` of such). `popc` and `clz` of
+//! an immediate (`(true as usize).is_power_of_two()`) are counted first, so that such tests of
+//! them fold too.
 //!
 //! Only registers written exactly once, by an unguarded `mov` of an integer immediate, are
 //! propagated: Rust's definite initialisation means every read comes after that write.

@@ -68,6 +68,9 @@ pub fn run(func: &mut Func) {
     super::iv::run(func);
     // After the passes that match 64-bit compares and counters.
     super::narrow_reg::run(func);
+    // Peepholes on the code as it now stands: a widened `u32` index scaled by `mul.wide.u32`
+    // (after `narrow_reg`, whose twins are widened where 64-bit readers remain), and global
+    // accesses through generic pointers made from global addresses.
     super::wide_index::run(func);
     super::space::run(func);
     remove_dead(func);
