@@ -56,6 +56,10 @@ pub struct Func {
     pub entry_facts: Vec<EntryFact>,
     /// The `for` loops over ranges, for `defer`.
     pub for_loops: Vec<ForLoop>,
+    /// Global addresses of memory no thread writes while the kernel runs (a kernel's `&[T]`
+    /// and `&T` parameters after `cvta.to.global`): their loads are `ld.global.nc`, and so may
+    /// be loads through pointers made from them (`ir::space`).
+    pub read_only: Vec<Reg>,
     /// The source files the instructions' locations name.
     pub files: loc::Files,
     /// Full debug information describes this function: the writer labels its first and last

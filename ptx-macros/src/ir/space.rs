@@ -9,7 +9,9 @@
 //! `cvta.global` of an address, the integer 0, a copy of such a register or such a register
 //! plus an offset, gets a twin written beside each of those writes with the global address
 //! itself (the `cvta`'s operand, 0, the twin copied or offset), and a plain access through the
-//! register reads the twin with `.global`.
+//! register reads the twin with `.global`. Where every address it can hold is made from a
+//! read-only base (`Func::read_only`: a kernel's `&[T]` or `&T` parameter, whose own loads are
+//! `ld.global.nc`), its loads are `.nc` too (`read_only_registers`).
 //!
 //! Exact: the twin holds the global address whose generic form the register holds, on every
 //! path (each write of the register writes the twin next to it, under the same guard), and a
@@ -18,7 +20,7 @@
 //! null); were one made, both forms fault. Other readers of the register (a comparison, a
 //! call's argument) keep reading it; where none is left it is dead code.
 
-use super::fast_hash::HashMap;
+use super::fast_hash::{HashMap, HashSet};
 use super::{Arg, Arith, Func, Imm, Inst, InstKind, Mode, Opcode, Order, Reg, RegClass, StateSpace, Type};
 
 pub fn run(func: &mut Func) {
@@ -26,12 +28,14 @@ pub fn run(func: &mut Func) {
     if global.is_empty() {
         return;
     }
+    let read_only = read_only_registers(func, &global);
     // Rewrite the accesses first: their positions move when the twins' writes go in.
     let mut twins: HashMap<Reg, Reg> = HashMap::default();
     let mut used = false;
     for b in 0..func.blocks.len() {
         for at in 0..func.blocks[b].insts.len() {
-            let InstKind::Op { opcode: Opcode::Ld(m) | Opcode::St(m), args, .. } = &func.blocks[b].insts[at].kind else { continue };
+            let InstKind::Op { opcode: opcode @ (Opcode::Ld(m) | Opcode::St(m)), args, .. } = &func.blocks[b].insts[at].kind else { continue };
+            let load = matches!(opcode, Opcode::Ld(_));
             if m.space != StateSpace::Generic || m.order != Order::Plain {
                 continue;
             }
@@ -41,6 +45,7 @@ pub fn run(func: &mut Func) {
             let twin = twin_of(func, &mut twins, r);
             if let InstKind::Op { opcode: Opcode::Ld(m) | Opcode::St(m), args, .. } = &mut func.blocks[b].insts[at].kind {
                 m.space = StateSpace::Global;
+                m.nc = load && read_only.contains(&r);
                 if let Arg::Mem { base, .. } = &mut args[slot] {
                     **base = Arg::Reg(twin);
                 }
@@ -82,10 +87,10 @@ pub fn run(func: &mut Func) {
 }
 
 /// How a register with a global address is written.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Source {
     /// `cvta.global.u64 r, a`: the generic form of the global address `a`.
-    Cvta,
+    Cvta(Arg),
     /// `mov r, 0`.
     Null,
     /// `mov r, q`, or `add.s64 r, q, x`: a copy of `q`, or an offset into what it points to.
@@ -127,12 +132,58 @@ fn global_registers(func: &Func) -> HashMap<Reg, Vec<Source>> {
 
 fn source(opcode: &Opcode, args: &[Arg]) -> Option<Source> {
     match (opcode, args) {
-        (Opcode::Cvta { to: false, space: StateSpace::Global }, [_, _]) => Some(Source::Cvta),
+        (Opcode::Cvta { to: false, space: StateSpace::Global }, [_, a]) => Some(Source::Cvta(a.clone())),
         (Opcode::Mov(t), [_, Arg::Imm(Imm::Int(0))]) if t.bits() == 64 => Some(Source::Null),
         (Opcode::Mov(t), [_, Arg::Reg(q)]) if t.bits() == 64 => Some(Source::From(*q)),
         (Opcode::Arith(Arith::Add, Mode::None, Type::S64 | Type::U64 | Type::B64), [_, Arg::Reg(q), Arg::Reg(_) | Arg::Imm(Imm::Int(_))]) => Some(Source::From(*q)),
         _ => None,
     }
+}
+
+/// The registers of `global` whose every global address lies in read-only memory
+/// (`Func::read_only`): each `cvta` converts an address made from a read-only base by copies
+/// and additions (the element's address in a `&[T]` parameter), and each register copied or
+/// offset is such a register. Loads through them may be `ld.global.nc`, as the slice's own are.
+fn read_only_registers(func: &Func, global: &HashMap<Reg, Vec<Source>>) -> HashSet<Reg> {
+    let counts = super::range::def_counts(func);
+    let mut defs: HashMap<Reg, &Inst> = HashMap::default();
+    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
+        for r in inst.defs() {
+            if counts.get(r.0 as usize) == Some(&1) && inst.guard.is_none() {
+                defs.insert(r, inst);
+            }
+        }
+    }
+    let mut out: HashSet<Reg> = global
+        .iter()
+        .filter(|(_, sources)| sources.iter().all(|s| !matches!(s, Source::Cvta(a) if !rests_on_read_only(func, &defs, a, 8))))
+        .map(|(r, _)| *r)
+        .collect();
+    // Registers copied from one that is not are dropped, until none is.
+    loop {
+        let bad: Vec<Reg> = out.iter().filter(|r| global.get(r).is_none_or(|s| s.iter().any(|s| matches!(s, Source::From(q) if !out.contains(q))))).copied().collect();
+        if bad.is_empty() {
+            return out;
+        }
+        for r in bad {
+            out.remove(&r);
+        }
+    }
+}
+
+/// Whether `a` is a read-only base, or a copy of one or a sum with one (written once each).
+fn rests_on_read_only(func: &Func, defs: &HashMap<Reg, &Inst>, a: &Arg, depth: u32) -> bool {
+    let Arg::Reg(r) = a else { return false };
+    if func.read_only.contains(r) {
+        return true;
+    }
+    let Some(InstKind::Op { opcode, defs: 1, args }) = defs.get(r).map(|i| &i.kind) else { return false };
+    depth > 0
+        && match (opcode, &args[..]) {
+            (Opcode::Mov(_), [_, x]) => rests_on_read_only(func, defs, x, depth - 1),
+            (Opcode::Arith(Arith::Add, Mode::None, Type::S64 | Type::U64 | Type::B64), [_, x, y]) => rests_on_read_only(func, defs, x, depth - 1) || rests_on_read_only(func, defs, y, depth - 1),
+            _ => false,
+        }
 }
 
 fn twin_of(func: &mut Func, twins: &mut HashMap<Reg, Reg>, r: Reg) -> Reg {

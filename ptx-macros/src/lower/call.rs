@@ -42,6 +42,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 if kernel {
                     let g = self.b.op1(Opcode::Cvta { to: true, space: StateSpace::Global }, RegClass::B64, vec![Arg::Reg(raw)]);
                     let nc = !*mutable && (*reference || self.const_ptrs_nc);
+                    if nc {
+                        self.b.func.read_only.push(g);
+                    }
                     Val::Ptr(Arg::Reg(g), Space::Global { nc })
                 } else {
                     Val::Ptr(Arg::Reg(raw), Space::Generic)
@@ -52,6 +55,9 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 let len = self.b.op1(Opcode::Ld(Mem::plain(StateSpace::Param, Type::U64)), RegClass::B64, vec![Arg::mem(sym, 8)]);
                 let ptr = if kernel {
                     let g = self.b.op1(Opcode::Cvta { to: true, space: StateSpace::Global }, RegClass::B64, vec![Arg::Reg(raw)]);
+                    if !*mutable {
+                        self.b.func.read_only.push(g);
+                    }
                     Val::Ptr(Arg::Reg(g), Space::Global { nc: !*mutable })
                 } else {
                     Val::Ptr(Arg::Reg(raw), Space::Generic)
