@@ -43,7 +43,7 @@
 //! - **Dead code**: instructions without side effects whose results are never read are removed
 //!   (unused parameter loads, address arithmetic of unused fields).
 
-use super::{Arg, Func, InstKind, Opcode, Reg};
+use super::{Arg, Func, Inst, InstKind, Opcode, Reg};
 
 pub fn run(func: &mut Func) {
     super::constprop::run(func);
@@ -141,26 +141,47 @@ fn reads_clock(args: &[Arg]) -> bool {
 }
 
 fn remove_dead(func: &mut Func) {
-    loop {
-        let uses = use_counts(func);
-        let mut changed = false;
-        for b in &mut func.blocks {
-            b.insts.retain(|inst| {
-                let dead = match &inst.kind {
-                    InstKind::Op { opcode, defs, args } => {
-                        *defs > 0
-                            && opcode.is_pure()
-                            && !reads_clock(args)
-                            && inst.defs().iter().all(|r| uses.get(r.0 as usize).copied().unwrap_or(0) == 0)
+    // Mark and sweep: the registers read by what must stay (an instruction with an effect, a
+    // branch) are live, and so, transitively, are those read by the pure instructions that
+    // write a live register; a pure instruction that writes none is removed. Counting reads
+    // instead would keep an instruction that reads its own result (`v /= 7` of a variable
+    // never read again): ptxas 13.5 segfaulted on such a dead division (difftest seed
+    // 20261204 kernel 30).
+    let removable = |inst: &Inst| matches!(&inst.kind, InstKind::Op { opcode, defs, args } if *defs > 0 && opcode.is_pure() && !reads_clock(args));
+    let mut live = vec![false; func.regs.len()];
+    let mut work: Vec<Reg> = Vec::new();
+    let mark = |r: Reg, live: &mut Vec<bool>, work: &mut Vec<Reg>| {
+        if let Some(l) = live.get_mut(r.0 as usize) {
+            if !*l {
+                *l = true;
+                work.push(r);
+            }
+        }
+    };
+    let mut writers: Vec<Vec<(usize, usize)>> = vec![Vec::new(); func.regs.len()];
+    for (bi, b) in func.blocks.iter().enumerate() {
+        for (ii, inst) in b.insts.iter().enumerate() {
+            if removable(inst) {
+                for r in inst.defs() {
+                    if let Some(w) = writers.get_mut(r.0 as usize) {
+                        w.push((bi, ii));
                     }
-                    _ => false,
-                };
-                changed |= dead;
-                !dead
-            });
+                }
+            } else {
+                inst.uses().into_iter().for_each(|r| mark(r, &mut live, &mut work));
+            }
         }
-        if !changed {
-            break;
+        if let super::Term::Branch { pred, .. } = b.term {
+            mark(pred, &mut live, &mut work);
         }
+    }
+    while let Some(r) = work.pop() {
+        for &(bi, ii) in writers.get(r.0 as usize).map(Vec::as_slice).unwrap_or_default() {
+            func.blocks[bi].insts[ii].uses().into_iter().for_each(|u| mark(u, &mut live, &mut work));
+        }
+    }
+    let is_live = |r: &Reg| live.get(r.0 as usize).copied().unwrap_or(true);
+    for b in &mut func.blocks {
+        b.insts.retain(|inst| !removable(inst) || inst.defs().iter().any(is_live));
     }
 }
