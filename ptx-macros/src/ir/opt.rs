@@ -40,8 +40,9 @@
 //!   as nvcc's loops are.
 //! - **Move coalescing**: `op t, ...; mov x, t;` where `t` is used only by that `mov` becomes
 //!   `op x, ...;` (assignments to mutable locals, `if`/`loop` results).
-//! - **Dead code**: instructions without side effects whose results are never read are removed
-//!   (unused parameter loads, address arithmetic of unused fields).
+//! - **Dead code**: instructions without side effects whose results nothing with an effect
+//!   reads, directly or through other such instructions, are removed (unused parameter loads,
+//!   address arithmetic of unused fields, `v /= 7` of a variable never read again).
 
 use super::{Arg, Func, Inst, InstKind, Opcode, Reg};
 

@@ -30,8 +30,8 @@ pub const STMTS: &[(&str, u32, Maker)] = &[
     ("struct", 3, struct_let),
     ("field-store", 3, field_store),
     ("late-typed-index", 2, late_typed),
-    ("slice-u32-loop", 3, slice_u32_loop),
-    ("slice-get", 3, slice_get),
+    ("slice-u32-loop", 1, slice_u32_loop),
+    ("slice-get", 1, slice_get),
     ("trap", 1, trap),
     ("early-return", 1, early_return),
 ];
