@@ -21,6 +21,7 @@
 //! call's argument) keep reading it; where none is left it is dead code.
 
 use super::fast_hash::{HashMap, HashSet};
+use super::hoist::{single_defs, DefSites};
 use super::{Arg, Arith, Func, Imm, Inst, InstKind, Mode, Opcode, Order, Reg, RegClass, StateSpace, Type};
 
 pub fn run(func: &mut Func) {
@@ -114,18 +115,22 @@ fn global_registers(func: &Func) -> HashMap<Reg, Vec<Source>> {
     }
     let mut global: HashMap<Reg, Vec<Source>> =
         writes.into_iter().filter_map(|(r, w)| w.into_iter().collect::<Option<Vec<Source>>>().map(|s| (r, s))).collect();
-    // Registers read by a member that is not one are dropped, until none is.
+    let mut members: HashSet<Reg> = global.keys().copied().collect();
+    close(&mut members, &global);
+    global.retain(|r, _| members.contains(r));
+    global
+}
+
+/// Drops from `members` each register copied or offset from one that is not a member, until
+/// none is.
+fn close(members: &mut HashSet<Reg>, sources: &HashMap<Reg, Vec<Source>>) {
     loop {
-        let bad: Vec<Reg> = global
-            .iter()
-            .filter(|(_, s)| s.iter().any(|s| matches!(s, Source::From(q) if !global.contains_key(q))))
-            .map(|(r, _)| *r)
-            .collect();
+        let bad: Vec<Reg> = members.iter().filter(|r| sources.get(r).is_none_or(|s| s.iter().any(|s| matches!(s, Source::From(q) if !members.contains(q))))).copied().collect();
         if bad.is_empty() {
-            return global;
+            return;
         }
         for r in bad {
-            global.remove(&r);
+            members.remove(&r);
         }
     }
 }
@@ -145,43 +150,30 @@ fn source(opcode: &Opcode, args: &[Arg]) -> Option<Source> {
 /// and additions (the element's address in a `&[T]` parameter), and each register copied or
 /// offset is such a register. Loads through them may be `ld.global.nc`, as the slice's own are.
 fn read_only_registers(func: &Func, global: &HashMap<Reg, Vec<Source>>) -> HashSet<Reg> {
-    let counts = super::range::def_counts(func);
-    let mut defs: HashMap<Reg, &Inst> = HashMap::default();
-    for inst in func.blocks.iter().flat_map(|b| &b.insts) {
-        for r in inst.defs() {
-            if counts.get(r.0 as usize) == Some(&1) && inst.guard.is_none() {
-                defs.insert(r, inst);
-            }
-        }
-    }
+    let (_, sites) = single_defs(func);
     let mut out: HashSet<Reg> = global
         .iter()
-        .filter(|(_, sources)| sources.iter().all(|s| !matches!(s, Source::Cvta(a) if !rests_on_read_only(func, &defs, a, 8))))
+        .filter(|(_, sources)| sources.iter().all(|s| !matches!(s, Source::Cvta(a) if !rests_on_read_only(func, &sites, a, 8))))
         .map(|(r, _)| *r)
         .collect();
-    // Registers copied from one that is not are dropped, until none is.
-    loop {
-        let bad: Vec<Reg> = out.iter().filter(|r| global.get(r).is_none_or(|s| s.iter().any(|s| matches!(s, Source::From(q) if !out.contains(q))))).copied().collect();
-        if bad.is_empty() {
-            return out;
-        }
-        for r in bad {
-            out.remove(&r);
-        }
-    }
+    close(&mut out, global);
+    out
 }
 
-/// Whether `a` is a read-only base, or a copy of one or a sum with one (written once each).
-fn rests_on_read_only(func: &Func, defs: &HashMap<Reg, &Inst>, a: &Arg, depth: u32) -> bool {
+/// Whether `a` is a read-only base, or a copy of one or a sum with one (each written once,
+/// unguarded).
+fn rests_on_read_only(func: &Func, sites: &DefSites, a: &Arg, depth: u32) -> bool {
     let Arg::Reg(r) = a else { return false };
     if func.read_only.contains(r) {
         return true;
     }
-    let Some(InstKind::Op { opcode, defs: 1, args }) = defs.get(r).map(|i| &i.kind) else { return false };
+    let Some(&(b, i)) = sites.get(r) else { return false };
+    let inst = &func.blocks[b].insts[i];
+    let (InstKind::Op { opcode, defs: 1, args }, None) = (&inst.kind, inst.guard) else { return false };
     depth > 0
         && match (opcode, &args[..]) {
-            (Opcode::Mov(_), [_, x]) => rests_on_read_only(func, defs, x, depth - 1),
-            (Opcode::Arith(Arith::Add, Mode::None, Type::S64 | Type::U64 | Type::B64), [_, x, y]) => rests_on_read_only(func, defs, x, depth - 1) || rests_on_read_only(func, defs, y, depth - 1),
+            (Opcode::Mov(_), [_, x]) => rests_on_read_only(func, sites, x, depth - 1),
+            (Opcode::Arith(Arith::Add, Mode::None, Type::S64 | Type::U64 | Type::B64), [_, x, y]) => rests_on_read_only(func, sites, x, depth - 1) || rests_on_read_only(func, sites, y, depth - 1),
             _ => false,
         }
 }
