@@ -99,6 +99,16 @@ impl Text {
         self.parts.iter().any(|p| matches!(p, Part::Str(t) if t.contains(s)))
     }
 
+    /// The literal text, pieces left out.
+    pub fn literal(&self) -> String {
+        self.parts.iter().filter_map(|p| if let Part::Str(s) = p { Some(s.as_str()) } else { None }).collect()
+    }
+
+    /// The expressions rustc evaluates (not the literal text nor the file numbers).
+    pub fn evaluated(&self) -> impl Iterator<Item = &TokenStream> {
+        self.parts.iter().filter_map(|p| if let Part::Piece(t) = p { Some(t) } else { None })
+    }
+
     /// The parts as `Piece` expressions.
     pub fn pieces(&self) -> Vec<TokenStream> {
         self.parts

@@ -1,6 +1,7 @@
 //! Calls: the guide's chapter 6 example, the calling sequence for every kind of parameter
 //! (note A's widening, `bool`, pointers from any state space, slices, arrays, structs), device
-//! functions in other modules and in another crate.
+//! functions in other modules and in another crate. The callees whose calling sequence is under
+//! test are `#[inline(never)]` (kernels inline small self-contained ones, `body_inline.rs`).
 
 // The kernels spell out the language forms under test (a `loop` that breaks with a value at
 // once, `x % 1`, index loops, casts to the same type...): the device compiler must handle what
@@ -77,17 +78,20 @@ fn guide_chapter_6_runs() {
 }
 
 #[device_fn]
+#[inline(never)]
 pub fn narrow(a: i8, b: u8, c: i16, d: u16, e: bool) -> i8 {
     let s = a as i32 + b as i32 + c as i32 + d as i32 + e as i32;
     (s % 128) as i8 - if e { 100 } else { 0 }
 }
 
 #[device_fn]
+#[inline(never)]
 pub fn is_negative(x: i16) -> bool {
     x < 0
 }
 
 #[device_fn]
+#[inline(never)]
 pub fn sum(xs: &[f32]) -> f32 {
     let mut s = 0.0;
     for i in 0..xs.len() {
@@ -97,6 +101,7 @@ pub fn sum(xs: &[f32]) -> f32 {
 }
 
 #[device_fn]
+#[inline(never)]
 pub fn scale_through(p: *mut f32, n: u32, by: f32) {
     for i in 0..n as usize {
         unsafe { *p.add(i) *= by };
@@ -104,11 +109,13 @@ pub fn scale_through(p: *mut f32, n: u32, by: f32) {
 }
 
 #[device_fn]
+#[inline(never)]
 pub fn reverse4(a: [f32; 4]) -> [f32; 4] {
     [a[3], a[2], a[1], a[0]]
 }
 
 #[device_fn]
+#[inline(never)]
 pub fn first_positive(xs: &[i32]) -> *const i32 {
     for i in 0..xs.len() {
         if xs[i] > 0 {
@@ -178,6 +185,7 @@ pub mod far {
 }
 
 #[device_fn]
+#[inline(never)]
 pub fn helpers_at_the_root(x: u32) -> u32 {
     x + 1
 }

@@ -10,7 +10,9 @@ use ptx_runtime::{device_fn, kernel};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// A call under test: not inlined (`body_inline.rs`).
 #[device_fn]
+#[inline(never)]
 fn twice(x: f32) -> f32 {
     x * 2.0 // LINE: twice
 }

@@ -18,6 +18,7 @@ mod body_exec;
 mod body_mma;
 mod body_wmma;
 mod body_force_inline;
+mod body_inline;
 mod body_fmad;
 mod body_defer;
 mod body_fold;

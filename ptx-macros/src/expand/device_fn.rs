@@ -5,6 +5,7 @@
 //!     pub const PTX: &str;     // a module holding the `.visible .func` and what it reaches
 //!     pub const SYMBOL: &str;  // the `.func` symbol
 //!     pub static NODE: FnNode; // its node in the static call graph, for kernels that call it
+//!     __ptx_inline!            // whether kernels inline it (see `inline_form`)
 //! }
 //! ```
 
@@ -22,6 +23,7 @@ pub fn expand(c: Compiled) -> TokenStream {
     let dyn_smem = dyn_smem_decl();
     let node = node_items(&c);
     let doc = format!("PTX for the device function [`{ident}`](fn@{ident}).");
+    let inline = &c.inline;
     quote! {
         #[doc = #doc]
         #[allow(unused_imports, non_snake_case, non_upper_case_globals)]
@@ -35,7 +37,12 @@ pub fn expand(c: Compiled) -> TokenStream {
             /// The `.func` symbol.
             pub const SYMBOL: &str = __SYMBOL;
 
+            /// The function's path: a failed check in its body inlined into a kernel names it.
+            #[doc(hidden)]
+            pub const __PATH: &str = ::core::module_path!();
+
             #node
+            #inline
 
             /// A PTX module holding this function's `.visible .func` and every device function it
             /// reaches.

@@ -137,7 +137,7 @@ fn function(f: &syn::ForeignItemFn) -> syn::Result<TokenStream> {
     let msg = format!("`{ident}` is a CUDA C++ device function (`{symbol}`): it runs on the device only, in a module linked with its definition (`ptx_runtime::Linker`)");
     let inputs = &sig.inputs;
     let output = &sig.output;
-    let info = Info::Fn(FnInfo { name: ident.to_string(), params: params.iter().map(|t| t.to_token_stream()).collect(), ret: ret.as_ref().map(|t| t.to_token_stream()) });
+    let info = Info::Fn(FnInfo { name: ident.to_string(), params: params.iter().map(|t| t.to_token_stream()).collect(), ret: ret.as_ref().map(|t| t.to_token_stream()), inlinable: false });
     let replay = crate::link::replay::emit("fn", ident, vis, &f.to_token_stream(), &info);
     let doc = format!("PTX declaration of the CUDA C++ device function [`{ident}`](fn@{ident}).");
     Ok(quote! {

@@ -24,6 +24,7 @@ mod generic;
 mod generic_kernel;
 pub mod generic_trait;
 mod index_ops;
+mod inline_form;
 mod instance_impl;
 mod kernel;
 mod debuginfo;
@@ -122,6 +123,8 @@ pub struct Compiled {
     pub checks: Vec<TokenStream>,
     /// An instance of a generic kernel: its symbol's `Piece::Template` (see `generic_kernel`).
     pub template: Option<TokenStream>,
+    /// A device function's `__ptx_inline` replay, for the kernels that call it (`inline_form`).
+    pub inline: Option<TokenStream>,
 }
 
 fn kind_name(kind: FnKind) -> &'static str {
@@ -178,6 +181,7 @@ fn first_round(kind: FnKind, args: TokenStream, item_tokens: TokenStream) -> Tok
                     syn::ReturnType::Default => None,
                     syn::ReturnType::Type(_, t) => Some(t.to_token_stream()),
                 },
+                inlinable: !front::force_inline::is_never_inline(&item.attrs),
             });
             crate::link::replay::emit("fn", &item.sig.ident, &item.vis, &item_tokens, &info)
         }
@@ -272,24 +276,30 @@ fn round_inner(kind: FnKind, args: TokenStream, (item_tokens, parsed): Item, fou
     };
     let mut errors = Errors::new();
     front::plain_call::set_item_body(item.block.brace_token.span.join());
+    crate::ir::loc::forget_replayed();
     let parsed_args = attrs::parse_args(args.clone(), kind, &mut errors);
     let no_mangle = attrs::take_no_mangle(&mut item.attrs);
     let template = generic_kernel::take_symbol(&mut item.attrs);
     check::ascii_name(&item.sig.ident, &mut errors);
     let sig = Signature::parse(&item.sig, kind, method.map(|m| &m.self_ty), &mut errors);
+    // A device function's module tells kernels whether they inline it, from what it fetched.
+    let fetched = (kind == FnKind::Device && method.is_none()).then(|| found.clone());
+    // Kernels inline small device functions, except under `debug` (nvcc -G inlines only
+    // `__forceinline__` functions: a debugger steps into the calls).
+    let inline_device_fns = kind == FnKind::Kernel && !parsed_args.debug;
     let env = Env::new(found);
     let mut needs = Needs::default();
     if !errors.is_empty() {
         // Signature errors are reported by the first round, with the body's own errors (those
         // that do not wait for a fetch).
         if first {
-            front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors);
+            front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors, inline_device_fns);
             return Round::Failed(errors.to_compile_errors());
         }
         return Round::Failed(quote!());
     }
     front::generic::set_round(&format!("{} {}", item_tokens, method.map(|m| m.write().to_string()).unwrap_or_default()));
-    let checked = front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors);
+    let checked = front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors, inline_device_fns);
     // The generic functions' instantiations the body reaches, and theirs, each once.
     let mut instances = Vec::new();
     if let Some(c) = &checked {
@@ -303,7 +313,7 @@ fn round_inner(kind: FnKind, args: TokenStream, (item_tokens, parsed): Item, fou
             let mut plain = inst.item.sig.clone();
             plain.generics = syn::Generics::default();
             let isig = Signature::parse(&plain, FnKind::Device, inst.self_ty.as_ref(), &mut errors);
-            if let Some(ic) = front::check(&inst.item.block, &isig, &inst.item.sig, &env, &mut needs, &mut errors) {
+            if let Some(ic) = front::check(&inst.item.block, &isig, &inst.item.sig, &env, &mut needs, &mut errors, false) {
                 work.extend(ic.instances.iter().cloned());
                 instances.push((inst, isig, ic));
             }
@@ -352,6 +362,7 @@ fn round_inner(kind: FnKind, args: TokenStream, (item_tokens, parsed): Item, fou
             decls: lowered.decls,
             checks,
             template: None,
+            inline: None,
         };
         instance_items.extend(generic::expand_instance(compiled, &inst));
     }
@@ -363,8 +374,11 @@ fn round_inner(kind: FnKind, args: TokenStream, (item_tokens, parsed): Item, fou
     let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.of_failure("the lowering")) };
     let dwarf = debuginfo::unit(&item, &checked, &lowered, kind);
     let mut checks = abi_agreement(&checked.body, &checked, &types);
-    checks.extend(checked.checks);
     let body = crate::back::ptx::body_with_locs(&lowered.func);
+    let inline = fetched.map(|found| {
+        inline_form::replay(&inline_form::Compiled { item: &item, found: &found, body: &body.0, checks: checked.checks.len(), strings: &lowered.decls.strings, tables: lowered.decls.tables.len(), exported: no_mangle })
+    });
+    checks.extend(checked.checks);
     let compiled = Compiled {
         prototype: {
             let mut p = crate::back::ptx::prototype(kind, &types);
@@ -385,6 +399,7 @@ fn round_inner(kind: FnKind, args: TokenStream, (item_tokens, parsed): Item, fou
         decls: lowered.decls,
         checks,
         template,
+        inline,
     };
     let expanded = match (kind, method) {
         (_, Some(m)) => method::expand(compiled, m),

@@ -136,6 +136,9 @@ impl<'a> Checker<'a> {
         }
         match self.env.get(&fetch_path).cloned() {
             Some(Info::Fn(info)) => {
+                if let Some(e) = self.default_inline(&info, &fetch_path, &c.args, span) {
+                    return e;
+                }
                 let mut params = Vec::new();
                 for t in &info.params {
                     params.push(self.callee_type(t, &fetch_path, false));

@@ -66,9 +66,9 @@ pub fn strip_refs_ty(t: &syn::Type) -> &syn::Type {
 }
 
 /// `return` in a closure body leaves the closure: `break 'label value`.
-struct Returns {
-    label: syn::Lifetime,
-    found: bool,
+pub(super) struct Returns {
+    pub(super) label: syn::Lifetime,
+    pub(super) found: bool,
 }
 
 impl syn::visit_mut::VisitMut for Returns {
@@ -311,6 +311,7 @@ impl<'a> Checker<'a> {
         }
         syn::visit::Visit::visit_block(&mut locals, &item.block);
         known.extend(locals.0);
+        crate::ir::loc::note_replayed(item.block.brace_token.span.join(), None);
         let mut block = (*item.block).clone();
         syn::visit_mut::VisitMut::visit_block_mut(&mut super::generic::ThroughCalleeBody { callee: &callee, known: &known }, &mut block);
         self.natural.next += 1;
@@ -378,7 +379,7 @@ impl<'a> Checker<'a> {
         Some(Expr { kind: ExprKind::Block(super::hir::Block { stmts, tail: Some(Box::new(value)) }), ty, span })
     }
 
-    fn in_scopes<T>(&mut self, scopes: Scopes, f: impl FnOnce(&mut Self) -> T) -> T {
+    pub(super) fn in_scopes<T>(&mut self, scopes: Scopes, f: impl FnOnce(&mut Self) -> T) -> T {
         let saved = std::mem::replace(&mut self.scopes, scopes);
         let r = f(self);
         self.scopes = saved;

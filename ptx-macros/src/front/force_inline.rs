@@ -14,6 +14,12 @@ pub fn is_forced_inline(attrs: &[syn::Attribute]) -> bool {
     })
 }
 
+/// Whether the function is marked `#[inline(never)]`: CUDA's `__noinline__`, a call in every
+/// caller (see `expand::inline_form` for what is inlined otherwise).
+pub fn is_never_inline(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| a.path().is_ident("inline") && matches!(&a.meta, syn::Meta::List(l) if l.tokens.to_string().trim() == "never"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -25,5 +31,8 @@ mod tests {
         assert!(!f("#[inline] fn a() {}"));
         assert!(!f("#[inline(never)] fn a() {}"));
         assert!(!f("#[doc = \"x\"] fn a() {}"));
+        let never = |src: &str| is_never_inline(&syn::parse_str::<syn::ItemFn>(src).unwrap().attrs);
+        assert!(never("#[inline(never)] fn a() {}"));
+        assert!(!never("#[inline] fn a() {}") && !never("#[inline(always)] fn a() {}") && !never("fn a() {}"));
     }
 }

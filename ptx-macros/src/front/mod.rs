@@ -34,6 +34,7 @@ pub mod generic_method;
 pub mod generic_trait;
 pub mod generic_type;
 pub mod half2;
+pub mod inline_call;
 pub mod hir;
 pub mod infer;
 pub mod intrinsic;
@@ -151,6 +152,9 @@ pub struct Checker<'a> {
     pub written_trait_args: Option<syn::AngleBracketedGenericArguments>,
     /// Closures and the names iterator chains bind (see `closure`).
     pub natural: closure::Natural,
+    /// A kernel's body: calls of small self-contained device functions are inlined
+    /// (`inline_call`).
+    pub inline_device_fns: bool,
 }
 
 /// The checked body, or `None` when errors were reported (or knowledge must be fetched first).
@@ -161,6 +165,7 @@ pub fn check(
     env: &Env,
     needs: &mut Needs,
     errors: &mut Errors,
+    inline_device_fns: bool,
 ) -> Option<Checked> {
     // `use Enum::{A, B};` in the body: the variants written with their type (`use_variants`).
     let resolved = use_variants::resolve_uses(block, errors);
@@ -199,6 +204,7 @@ pub fn check(
         method_generics: None,
         written_trait_args: None,
         natural: closure::Natural::default(),
+        inline_device_fns,
     };
     let before = c.errors.len();
     // A type the signature check refused (`syntax::signature`, reported there) is not

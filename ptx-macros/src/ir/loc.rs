@@ -9,6 +9,7 @@
 //! `.loc` in the text, as in PTX.
 
 use proc_macro2::Span;
+use std::cell::RefCell;
 
 /// A Rust source location: `file` numbers the function's [`Files`] from 1; `line` and `col`
 /// are 1-based, as rustc's `line!()` and `column!()`.
@@ -76,4 +77,43 @@ impl Scope {
     pub fn contains(&self, l: &Loc) -> bool {
         l.file == self.file && (l.line, l.col) >= self.start && (l.line, l.col) <= self.end
     }
+}
+
+thread_local! {
+    /// The source ranges (file, first and last line) of the bodies replayed into the item
+    /// being compiled: inlined device functions (see [`note_replayed`]).
+    static REPLAYED: RefCell<Vec<Replayed>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A replayed body's source range, and the path of the function it is the body of.
+#[derive(Clone)]
+pub struct Replayed {
+    pub file: String,
+    lines: std::ops::RangeInclusive<usize>,
+    /// An expression rustc evaluates to the function's path (`f::__PATH`), where there is one.
+    pub function: Option<proc_macro2::TokenStream>,
+}
+
+/// Notes that the tokens of `block` (an inlined function's body, spans and all) came through a
+/// replay macro. rustc's `file!()` and `line!()` at such a token name where the expansion began
+/// (the kernel's attribute), not the token: a failed check there reports the token's own
+/// file and line instead ([`replayed`]), which is where Rust reports it.
+pub fn note_replayed(block: Span, function: Option<proc_macro2::TokenStream>) {
+    let (start, end, file) = (block.start().line, block.end().line, block.file());
+    if start == 0 || file.is_empty() || file.starts_with('<') {
+        return;
+    }
+    REPLAYED.with(|r| r.borrow_mut().push(Replayed { file, lines: start..=end, function }));
+}
+
+/// Forgets the replayed ranges: a new item (or round) is being compiled.
+pub fn forget_replayed() {
+    REPLAYED.with(|r| r.borrow_mut().clear());
+}
+
+/// The replayed body `span` lies in ([`note_replayed`]), and the span's line.
+pub fn replayed(span: Span) -> Option<(Replayed, u32)> {
+    let (file, line) = (span.file(), span.start().line);
+    let found = REPLAYED.with(|r| r.borrow().iter().find(|b| b.file == file && b.lines.contains(&line)).cloned());
+    found.map(|b| (b, line as u32))
 }

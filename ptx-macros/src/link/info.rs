@@ -4,7 +4,9 @@
 //! @struct Name named|tuple|union ALIGN { field [Ty] field [Ty] ... }
 //! @generic Name (T U [N usize]) { @struct Name named|tuple ALIGN { field [Ty] ... } }
 //! @generic_method name by_value|by_ref|by_mut|assoc {impl generics} {Self type} { item } [op code]
-//! @fn name ( [Ty] [Ty] ... ) [Ret]          // [] for `()`
+//! @fn name ( [Ty] [Ty] ... ) [Ret] inlinable? // [] for `()`; `inlinable`: a `#[device_fn]`
+//! @inline { item } ( [path] api_name ... )    // `f::__ptx_inline`: its body, to inline
+//! @no_inline
 //! @api name
 //! @trait Name
 //! @method name by_value|by_ref|by_mut|assoc ( [Ty] ... ) [Ret]
@@ -44,6 +46,11 @@ pub enum Info {
     /// A generic `#[device_fn] trait Scale<T>`: its item, whose method signatures say how a
     /// call's arguments pick the impl (see `front::generic_trait`).
     GenericTrait(GenericFnInfo),
+    /// `f::__ptx_inline` of a `#[device_fn] f` small and self-contained enough to be inlined into
+    /// a kernel by default (see `expand::inline_form`).
+    Inline(InlineInfo),
+    /// `f::__ptx_inline` of a `#[device_fn] f` that stays a call.
+    NoInline,
     /// An associated type of a user trait's impl, as written (see `expand::assoc_types`).
     AssocType(TokenStream),
     /// A `ptx-runtime` name device code cannot use as a type (`texture::Boundary`, a constant
@@ -196,6 +203,17 @@ pub struct FnInfo {
     pub name: String,
     pub params: Vec<TokenStream>,
     pub ret: Option<TokenStream>,
+    /// A `#[device_fn]` (not `#[inline(never)]`) whose generated module says whether it is
+    /// inlined (`f::__ptx_inline`); an `extern "C"` function is not.
+    pub inlinable: bool,
+}
+
+/// A device function a kernel inlines: its item (signature and body, no attributes) and the
+/// device-API paths its body calls with the API function each names (see `expand::inline_form`).
+#[derive(Clone, Debug)]
+pub struct InlineInfo {
+    pub item: TokenStream,
+    pub apis: Vec<(TokenStream, String)>,
 }
 
 /// Writes `info` in the chain's spelling.
@@ -248,8 +266,18 @@ pub fn write(info: &Info) -> TokenStream {
             let name = format_ident!("{}", f.name);
             let params = &f.params;
             let ret = f.ret.clone().unwrap_or_default();
-            quote!(@fn #name ( #([#params])* ) [#ret])
+            let inlinable = f.inlinable.then(|| quote!(inlinable));
+            quote!(@fn #name ( #([#params])* ) [#ret] #inlinable)
         }
+        Info::Inline(i) => {
+            let item = &i.item;
+            let apis = i.apis.iter().map(|(p, n)| {
+                let n = format_ident!("{}", n);
+                quote!([#p] #n)
+            });
+            quote!(@inline { #item } ( #(#apis)* ))
+        }
+        Info::NoInline => quote!(@no_inline),
         Info::Api(n) => {
             let name = format_ident!("{}", n);
             quote!(@api #name)
@@ -375,8 +403,22 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                     .collect::<Option<Vec<_>>>()?;
                 let ret = group(it.next()?, Delimiter::Bracket)?;
                 let ret = if ret.is_empty() { None } else { Some(ret) };
-                Some(Info::Fn(FnInfo { name, params, ret }))
+                let inlinable = match it.next() {
+                    None => false,
+                    Some(t) => ident(t)? == "inlinable",
+                };
+                Some(Info::Fn(FnInfo { name, params, ret, inlinable }))
             }
+            "inline" => {
+                let item = group(it.next()?, Delimiter::Brace)?;
+                let mut apis = Vec::new();
+                let mut list = group(it.next()?, Delimiter::Parenthesis)?.into_iter();
+                while let Some(p) = list.next() {
+                    apis.push((group(p, Delimiter::Bracket)?, ident(list.next()?)?));
+                }
+                Some(Info::Inline(InlineInfo { item, apis }))
+            }
+            "no_inline" => Some(Info::NoInline),
             "api" => Some(Info::Api(ident(it.next()?)?)),
             "trait" => Some(Info::Trait(ident(it.next()?)?)),
             "method" => {
@@ -505,7 +547,7 @@ mod tests {
         assert_eq!(back.align, 16);
         assert_eq!(back.fields.len(), 2);
         assert_eq!(back.fields[1].1.to_string(), "* mut crate :: P");
-        let f = Info::Fn(FnInfo { name: "f".into(), params: vec![quote!(u32), quote!(&[f32])], ret: None });
+        let f = Info::Fn(FnInfo { name: "f".into(), params: vec![quote!(u32), quote!(&[f32])], ret: None, inlinable: true });
         let Some(Info::Fn(back)) = parse(write(&f)) else { panic!() };
         assert_eq!(back.params.len(), 2);
         assert!(back.ret.is_none());

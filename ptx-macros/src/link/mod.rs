@@ -29,12 +29,29 @@ pub struct Env {
 
 impl Env {
     pub fn new(found: Vec<(TokenStream, Info)>) -> Env {
-        Env { found: found.into_iter().map(|(path, info)| (key(&path), info)).collect() }
+        let mut map = HashMap::new();
+        for (path, info) in found {
+            // The device-API functions an inlined body calls, by the names the inlining gives
+            // their paths (`front::inline_call`): known without a fetch in the caller's scope.
+            if let Info::Inline(i) = &info {
+                for (_, name) in &i.apis {
+                    map.insert(key(&inline_api_path(name)), Info::Api(name.clone()));
+                }
+            }
+            map.insert(key(&path), info);
+        }
+        Env { found: map }
     }
 
     pub fn get(&self, path: &TokenStream) -> Option<&Info> {
         self.found.get(&key(path))
     }
+}
+
+/// The path an inlined body's call of the device-API function `name` is given.
+pub fn inline_api_path(name: &str) -> TokenStream {
+    let name = quote::format_ident!("{}", name);
+    quote::quote!(__ptx_inline_api::#name)
 }
 
 /// Paths whose replays the compiler asked for.

@@ -193,11 +193,16 @@ pub struct Lowerer<'a, 'e> {
     decls: Decls,
     /// Failure stubs, by message and source location.
     fails: HashMap<String, BlockId>,
-    /// The function's one `__assertfail` call, and the registers holding its message (the
-    /// string's global-window address) and line.
-    report_call: Option<(BlockId, Reg, Reg)>,
+    /// The function's one `__assertfail` call, and the registers holding its message and file
+    /// (the strings' global-window addresses) and line.
+    report_call: Option<panic::ReportCall>,
     /// The messages the stubs pass to it (their numbers among the function's strings, once).
     report_messages: Vec<usize>,
+    /// The files those reports name (string constants' numbers): more than one where an
+    /// inlined function's checks are in another file.
+    report_files: Vec<usize>,
+    /// The functions they name: more than one where an inlined function fails a check.
+    report_functions: Vec<usize>,
     /// The span of the expression being lowered: the location a failed check reports.
     span: Span,
     /// Under `debug`: the `.local`/`.shared` array each register holding one's address names.
@@ -242,6 +247,8 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             fails: HashMap::new(),
             report_call: None,
             report_messages: Vec::new(),
+            report_files: Vec::new(),
+            report_functions: Vec::new(),
             span: Span::call_site(),
             debug_syms: HashMap::new(),
             debug_consts: HashMap::new(),

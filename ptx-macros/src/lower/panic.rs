@@ -26,6 +26,16 @@ use proc_macro2::{Span, TokenStream};
 use ptx_abi::Scalar;
 use quote::quote;
 
+/// A function's one `__assertfail` call and the registers its stubs set.
+#[derive(Clone, Copy)]
+pub struct ReportCall {
+    pub call: BlockId,
+    pub message: Reg,
+    pub line: Reg,
+    pub file: Reg,
+    pub function: Reg,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Check {
     /// `s[i]` with `i >= s.len()`.
@@ -69,52 +79,74 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         }
         // The call is made first: the writer places cold blocks in the order they were made,
         // and with the stubs after the call ptxas predicates a stub into its branch.
-        self.report_call(span);
+        self.report_call();
         let b = self.cold_block(|l| l.report(message, span));
         self.fails.insert(key, b);
         b
     }
 
-    /// The function's `__assertfail` call (made on first use, reporting `span`'s file) and the
-    /// registers of its message and line.
-    fn report_call(&mut self, span: Span) -> (BlockId, Reg, Reg) {
+    /// The function's `__assertfail` call (made on first use) and the registers of its
+    /// message, line, file and function.
+    fn report_call(&mut self) -> ReportCall {
         if let Some(x) = self.report_call {
             return x;
         }
-        let (message, line) = (self.reg(RegClass::B64), self.reg(RegClass::B32));
-        let call = self.cold_block(|l| l.assertfail(Arg::Reg(message), Arg::Reg(line), span));
-        self.report_call = Some((call, message, line));
-        (call, message, line)
+        let (message, line, file, function) = (self.reg(RegClass::B64), self.reg(RegClass::B32), self.reg(RegClass::B64), self.reg(RegClass::B64));
+        let call = self.cold_block(|l| l.assertfail([message, file, function].map(Arg::Reg), Arg::Reg(line)));
+        let r = ReportCall { call, message, line, file, function };
+        self.report_call = Some(r);
+        r
     }
 
     /// Ends the current block with a jump to the function's `__assertfail` call, reporting
     /// `message` at `span`'s line.
     fn report(&mut self, message: TokenStream, span: Span) {
-        let (call, message_reg, line) = self.report_call(span);
+        let r = self.report_call();
         let i = self.string_index(message);
         if !self.report_messages.contains(&i) {
             self.report_messages.push(i);
         }
-        let symbol = Arg::Sym(Sym::Piece(super::syscall::string_name(i)));
-        self.b.op_into(Opcode::Mov(Type::U32), line, vec![line_number(span)]);
-        self.b.op_into(Opcode::Mov(Type::U64), message_reg, vec![symbol]);
-        self.b.terminate(Term::Jump(call));
+        let f = self.string_index(file_name(span));
+        if !self.report_files.contains(&f) {
+            self.report_files.push(f);
+        }
+        let p = self.string_index(function_path(span));
+        if !self.report_functions.contains(&p) {
+            self.report_functions.push(p);
+        }
+        let name = |i| Arg::Sym(Sym::Piece(super::syscall::string_name(i)));
+        self.b.op_into(Opcode::Mov(Type::U32), r.line, vec![line_number(span)]);
+        self.b.op_into(Opcode::Mov(Type::U64), r.message, vec![name(i)]);
+        self.b.op_into(Opcode::Mov(Type::U64), r.file, vec![name(f)]);
+        self.b.op_into(Opcode::Mov(Type::U64), r.function, vec![name(p)]);
+        self.b.terminate(Term::Jump(r.call));
     }
 
     /// Where every failure reports one message (most functions: bounds checks only), the call
     /// takes it as an immediate and the stubs set only the line: the PTX is shorter, and so is
     /// the expansion (each stub's `mov` names the string's symbol, a piece rustc evaluates).
+    /// The same for the file and the function, which differ only where an inlined function
+    /// fails a check (another function, maybe in another file).
     pub(super) fn settle_report(&mut self) {
-        let Some((call, message, _)) = self.report_call else { return };
-        if self.report_messages.len() != 1 {
-            return;
+        let Some(r) = self.report_call else { return };
+        if self.report_functions.len() == 1 {
+            self.settle_into_call(r.call, r.function);
         }
-        // The stubs' `mov`s of the message move to the call's block: one, first.
-        let sets_message = |i: &Inst| matches!(&i.kind, InstKind::Op { opcode: Opcode::Mov(Type::U64), args, .. } if matches!(args[0], Arg::Reg(r) if r == message));
+        if self.report_files.len() == 1 {
+            self.settle_into_call(r.call, r.file);
+        }
+        if self.report_messages.len() == 1 {
+            self.settle_into_call(r.call, r.message);
+        }
+    }
+
+    /// The stubs' `mov`s into `reg` move to the call's block: one, first.
+    fn settle_into_call(&mut self, call: BlockId, reg: Reg) {
+        let sets = |i: &Inst| matches!(&i.kind, InstKind::Op { opcode: Opcode::Mov(Type::U64), args, .. } if matches!(args[0], Arg::Reg(r) if r == reg));
         let mut set = None;
         for block in &mut self.b.func.blocks {
             block.insts.retain(|i| {
-                let keep = !sets_message(i);
+                let keep = !sets(i);
                 if !keep {
                     set = Some(i.clone());
                 }
@@ -236,7 +268,32 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     }
 }
 
-/// The line of `span` as an immediate rustc supplies (`line!()` at that span).
+/// The line of `span` as an immediate rustc supplies (`line!()` at that span), or, in a
+/// replayed body (`ir::loc::replayed`), the span's own.
 pub fn line_number(span: Span) -> Arg {
-    Arg::Sym(Sym::Piece(quote::quote_spanned!(span=> ::ptx_runtime::__private::Piece::Dec(::core::line!() as u64))))
+    match crate::ir::loc::replayed(span) {
+        Some((_, line)) => Arg::imm(line as i64),
+        None => Arg::Sym(Sym::Piece(quote::quote_spanned!(span=> ::ptx_runtime::__private::Piece::Dec(::core::line!() as u64)))),
+    }
+}
+
+/// The file of `span` as a string constant's value: `file!()` at that span, or, in a replayed
+/// body, the span's own file.
+pub fn file_name(span: Span) -> TokenStream {
+    match crate::ir::loc::replayed(span) {
+        Some((b, _)) => {
+            let file = b.file;
+            quote!(#file)
+        }
+        None => quote::quote_spanned!(span=> ::core::file!()),
+    }
+}
+
+/// The path of the function `span` is in, as a string constant's value: the generated
+/// module's `module_path!()`, or, in an inlined function's body, that function's.
+pub fn function_path(span: Span) -> TokenStream {
+    match crate::ir::loc::replayed(span).and_then(|(b, _)| b.function) {
+        Some(f) => f,
+        None => quote!(::core::module_path!()),
+    }
 }

@@ -204,13 +204,11 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         Some(Packed { arg, ty, size })
     }
 
-    /// `__assertfail(message, file, line, function, 1)` for a panic in the file of `span`,
-    /// then `trap` (the call does not return; `trap` makes that explicit to ptxas). `message`
-    /// is the global-window address of the message (`string_symbol`), made generic here.
-    pub fn assertfail(&mut self, message: Arg, line: Arg, span: proc_macro2::Span) {
-        let msg = Arg::Reg(self.b.op1(Opcode::Cvta { to: false, space: StateSpace::Global }, RegClass::B64, vec![message]));
-        let file = self.string_const(quote::quote_spanned!(span=> ::core::file!()));
-        let function = self.string_const(quote!(::core::module_path!()));
+    /// `__assertfail(message, file, line, function, 1)`, then `trap` (the call does not return;
+    /// `trap` makes that explicit to ptxas). `strings` (message, file, function) are the
+    /// global-window addresses of strings (`string_symbol`), made generic here.
+    pub fn assertfail(&mut self, strings: [Arg; 3], line: Arg) {
+        let [msg, file, function] = strings.map(|s| Arg::Reg(self.b.op1(Opcode::Cvta { to: false, space: StateSpace::Global }, RegClass::B64, vec![s])));
         let args = [(Type::B64, msg), (Type::B64, file), (Type::B32, line), (Type::B64, function), (Type::B64, Arg::imm(1))];
         self.syscall("ASSERTFAIL_NODE", "__assertfail", &args, None);
         self.b.terminate(crate::ir::Term::Trap);

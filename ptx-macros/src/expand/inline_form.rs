@@ -1,0 +1,180 @@
+//! Which `#[device_fn]`s kernels inline by default, and what the kernels are told of them.
+//!
+//! nvcc inlines a small `__device__` function into its callers, and ptxas inlines no `.func`:
+//! compiled as a call, a helper such as `fn gid() -> usize` costs each kernel the ABI's call
+//! sequence, the copies of its parameters and result, and what the analyses cannot see across
+//! the call (a bounds check in the helper is not folded into the kernel's loop). So once a
+//! device function is compiled, its generated module says whether kernels inline it: the
+//! replay `f::__ptx_inline`, which a kernel fetches after `f`'s own (`front::inline_call`),
+//! holds `Info::Inline` (the item and the device-API paths its body calls) or `Info::NoInline`.
+//!
+//! A function is inlined when it is
+//! - small: at most [`MAX_INSTRUCTIONS`] instructions in its own `.func`;
+//! - self-contained: the only names it takes from outside its body are device-API functions,
+//!   listed with the API function each names, so that the kernel compiles them without
+//!   resolving anything in its own scope. A constant, table, type or function of the defining
+//!   module would be named where the kernel is, which may be another module where it means
+//!   something else or is private; such a function stays a call. So does one that declares
+//!   shared memory (each inlined copy would declare its own), one with `?` (which would leave
+//!   the kernel) and one whose parameters are patterns.
+//!
+//! `#[inline(never)]` keeps the call (CUDA's `__noinline__`), and so does `#[no_mangle]` (a
+//! symbol other modules link against: a kernel's module defines it by calling it, and C++
+//! declaring it `extern` links with that). `#[inline(always)]` inlines
+//! whatever the body (`front::force_inline`). Device functions do not inline by default: one
+//! may call another that calls it back, and `f::__ptx_inline` exists only once `f` is compiled.
+
+use crate::link::info::{Info, InlineInfo};
+use crate::text::Text;
+use proc_macro2::{TokenStream, TokenTree};
+use quote::{format_ident, ToTokens};
+use std::collections::HashSet;
+
+/// The largest `.func` body, in PTX instructions, that kernels inline: a helper of a few
+/// lines with a bounds check or two (its `__assertfail` call sequence is a dozen of them).
+pub const MAX_INSTRUCTIONS: usize = 48;
+
+/// What a compiled device function leaves for kernels to read about it.
+pub struct Compiled<'a> {
+    pub item: &'a syn::ItemFn,
+    /// What its fetch chain found, by path.
+    pub found: &'a [(TokenStream, Info)],
+    pub body: &'a Text,
+    /// The front end's compile-time checks (recognised type names, layouts): names of the
+    /// defining module.
+    pub checks: usize,
+    /// The string constants and tables its lowering declared.
+    pub strings: &'a [TokenStream],
+    pub tables: usize,
+    /// `#[no_mangle]`: a symbol other modules link against (C++ declares it), which the
+    /// kernels' modules define by calling it.
+    pub exported: bool,
+}
+
+/// `f::__ptx_inline`, emitted inside the generated module `f`.
+pub fn replay(c: &Compiled) -> TokenStream {
+    let info = match form(c) {
+        Some(i) => Info::Inline(i),
+        None => Info::NoInline,
+    };
+    let name = format_ident!("__ptx_inline");
+    crate::link::replay::emit("inl", &name, &syn::parse_quote!(pub), &c.item.to_token_stream(), &info)
+}
+
+fn form(c: &Compiled) -> Option<InlineInfo> {
+    let sig = &c.item.sig;
+    if c.exported || c.checks > 0 || c.tables > 0 || super::super::front::force_inline::is_never_inline(&c.item.attrs) || !sig.generics.params.is_empty() || sig.variadic.is_some() {
+        return None;
+    }
+    for input in &sig.inputs {
+        match input {
+            syn::FnArg::Typed(pt) if matches!(&*pt.pat, syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none()) => {}
+            _ => return None,
+        }
+    }
+    let mut apis = Vec::new();
+    for (path, info) in c.found {
+        match info {
+            Info::Api(name) => apis.push((path.clone(), name.clone())),
+            _ => return None,
+        }
+    }
+    if !c.body.evaluated().chain(c.strings).all(own_piece) {
+        return None;
+    }
+    let text = c.body.literal();
+    if text.lines().any(|l| l.trim_start().starts_with(".shared")) || instructions(&text) > MAX_INSTRUCTIONS {
+        return None;
+    }
+    // The API paths are renamed in the kernel by their last name: no binding of the body, and
+    // no macro's tokens (which are not renamed), may spell one.
+    let api_names: HashSet<String> = apis.iter().filter_map(|(p, _)| last_ident(p)).collect();
+    let mut seen = Seen::default();
+    for input in &sig.inputs {
+        syn::visit::Visit::visit_fn_arg(&mut seen, input);
+    }
+    syn::visit::Visit::visit_block(&mut seen, &c.item.block);
+    if seen.try_op || seen.names.iter().any(|n| api_names.contains(n)) {
+        return None;
+    }
+    let mut item = c.item.clone();
+    item.attrs.clear();
+    item.vis = syn::Visibility::Inherited;
+    Some(InlineInfo { item: item.to_token_stream(), apis })
+}
+
+/// Whether a piece rustc evaluates names only the function's own symbol, strings and lines:
+/// nothing of its module's scope.
+fn own_piece(t: &TokenStream) -> bool {
+    const OWN: &[&str] = &["ptx_runtime", "__private", "Piece", "Str", "Seq", "Dec", "FileRef", "ParamName", "symbol", "index", "__SYMBOL", "core", "line", "column", "file", "module_path", "u64", "usize", "as"];
+    t.clone().into_iter().all(|tt| match tt {
+        TokenTree::Ident(i) => OWN.contains(&i.to_string().as_str()),
+        TokenTree::Group(g) => own_piece(&g.stream()),
+        _ => true,
+    })
+}
+
+/// PTX instructions in a `.func` body: statements, not directives, labels or braces.
+fn instructions(text: &str) -> usize {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| l.ends_with(';') && !l.starts_with('.') && !l.starts_with("//"))
+        .count()
+}
+
+fn last_ident(path: &TokenStream) -> Option<String> {
+    path.clone().into_iter().filter_map(|t| if let TokenTree::Ident(i) = t { Some(i.to_string()) } else { None }).last()
+}
+
+/// The names a body binds or spells in macro arguments, and whether it uses `?`.
+#[derive(Default)]
+struct Seen {
+    names: Vec<String>,
+    try_op: bool,
+}
+
+impl<'ast> syn::visit::Visit<'ast> for Seen {
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        self.names.push(p.ident.to_string());
+        syn::visit::visit_pat_ident(self, p);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        fn idents(ts: TokenStream, out: &mut Vec<String>) {
+            for tt in ts {
+                match tt {
+                    TokenTree::Ident(i) => out.push(i.to_string()),
+                    TokenTree::Group(g) => idents(g.stream(), out),
+                    _ => {}
+                }
+            }
+        }
+        idents(m.tokens.clone(), &mut self.names);
+    }
+
+    fn visit_expr_try(&mut self, e: &'ast syn::ExprTry) {
+        self.try_op = true;
+        syn::visit::visit_expr_try(self, e);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    #[test]
+    fn pieces_of_the_function_itself_are_its_own() {
+        assert!(own_piece(&quote!(::ptx_runtime::__private::Piece::Dec(::core::line!() as u64))));
+        assert!(own_piece(&quote!(::ptx_runtime::__private::Piece::Seq(&[::ptx_runtime::__private::Piece::Str(__SYMBOL), ::ptx_runtime::__private::Piece::Str("$str$"), ::ptx_runtime::__private::Piece::Dec(2usize as u64)]))));
+        assert!(own_piece(&quote!(::core::file!())));
+        assert!(!own_piece(&quote!({ const __V: f32 = (PIO4) as f32; ::ptx_runtime::__private::Piece::Dec(f32::to_bits(__V) as u64) })));
+        assert!(!own_piece(&quote!(::ptx_runtime::__private::Piece::Dec(N as u64))));
+    }
+
+    #[test]
+    fn instructions_are_statements() {
+        let text = "{\n\t.reg .b32 \t%r<6>;\n\n\t.loc\t1 9 30\n\tmov.u32 \t%r1, %ctaid.x;\n$L__BB1:\n\t@%p1 bra \t$L__BB1;\n\tret;\n}";
+        assert_eq!(instructions(text), 3);
+    }
+}
