@@ -183,7 +183,10 @@ fn first_round(kind: FnKind, args: TokenStream, item_tokens: TokenStream) -> Tok
                 },
                 inlinable: !front::force_inline::is_never_inline(&item.attrs),
             });
-            crate::link::replay::emit("fn", &item.sig.ident, &item.vis, &item_tokens, &info)
+            match &info {
+                Info::Fn(f) if f.inlinable => crate::link::replay::emit_device_fn(&item.sig.ident, &item.vis, &item_tokens, &info),
+                _ => crate::link::replay::emit("fn", &item.sig.ident, &item.vis, &item_tokens, &info),
+            }
         }
         FnKind::Kernel => quote!(),
     };

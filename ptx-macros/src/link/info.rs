@@ -550,7 +550,16 @@ mod tests {
         let f = Info::Fn(FnInfo { name: "f".into(), params: vec![quote!(u32), quote!(&[f32])], ret: None, inlinable: true });
         let Some(Info::Fn(back)) = parse(write(&f)) else { panic!() };
         assert_eq!(back.params.len(), 2);
-        assert!(back.ret.is_none());
+        assert!(back.ret.is_none() && back.inlinable);
+        let extern_fn = Info::Fn(FnInfo { name: "g".into(), params: vec![], ret: Some(quote!(f32)), inlinable: false });
+        let Some(Info::Fn(back)) = parse(write(&extern_fn)) else { panic!() };
+        assert!(!back.inlinable && back.ret.is_some());
+        let inline = Info::Inline(InlineInfo { item: quote!(fn gid() -> usize { thread_idx_x() as usize }), apis: vec![(quote!(thread_idx_x), "thread_idx_x".into()), (quote!(warp::lane_id), "lane_id".into())] });
+        let Some(Info::Inline(back)) = parse(write(&inline)) else { panic!() };
+        assert_eq!(back.item.to_string(), "fn gid () -> usize { thread_idx_x () as usize }");
+        let apis: Vec<(String, String)> = back.apis.iter().map(|(p, n)| (p.to_string(), n.clone())).collect();
+        assert_eq!(apis, [("thread_idx_x".to_owned(), "thread_idx_x".to_owned()), ("warp :: lane_id".to_owned(), "lane_id".to_owned())]);
+        assert!(matches!(parse(write(&Info::NoInline)), Some(Info::NoInline)));
         let m = Info::Method(MethodInfo { name: "dot".into(), recv: Recv::Ref, params: vec![quote!(Vec3)], ret: Some(quote!(f32)), instance: None });
         let Some(Info::Method(back)) = parse(write(&m)) else { panic!() };
         assert_eq!((back.name.as_str(), back.recv, back.params.len()), ("dot", Recv::Ref, 1));

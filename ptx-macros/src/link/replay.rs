@@ -33,16 +33,38 @@ pub(crate) fn unique_name(prefix: &str, ident: &Ident, tokens: &TokenStream) -> 
 
 /// The replay macro for `ident` (a struct, union or device function) with `info`.
 pub fn emit(prefix: &str, ident: &Ident, vis: &syn::Visibility, item_tokens: &TokenStream, info: &Info) -> TokenStream {
+    emit_with(prefix, ident, vis, item_tokens, info, false)
+}
+
+/// The replay of a `#[device_fn]` kernels may inline: fetched for a kernel (the chain's state
+/// is `@kernel ...`), it has the chain fetch `f::__ptx_inline` next, under the path the kernel
+/// names `f` by, so the kernel learns whether to inline in the same round
+/// (`front::inline_call`). Fetched for a device function it is the plain replay: a device
+/// function does not inline by default, and waiting for the module of a function that calls it
+/// back would never end.
+pub fn emit_device_fn(ident: &Ident, vis: &syn::Visibility, item_tokens: &TokenStream, info: &Info) -> TokenStream {
+    emit_with("fn", ident, vis, item_tokens, info, true)
+}
+
+fn emit_with(prefix: &str, ident: &Ident, vis: &syn::Visibility, item_tokens: &TokenStream, info: &Info, inline_for_kernels: bool) -> TokenStream {
     let name = unique_name(prefix, ident, item_tokens);
     let body = dollar_crate(info::write(info));
-    let dollar = Punct::new('$', Spacing::Alone);
+    let d = Punct::new('$', Spacing::Alone);
+    let kernel_arm = inline_for_kernels.then(|| {
+        quote! {
+            (@ptx_fetch ([#d (#d p:tt)*]) { #d (#d rest:tt)* } [#d (#d fin:tt)*] {@kernel #d (#d state:tt)*} #d (#d t:tt)*) => {
+                ::ptx_runtime::__private::fetch_next! { { #body } ([#d (#d p)*]) { ([#d (#d p)* :: __ptx_inline] [#d (#d p)* :: __ptx_inline]) #d (#d rest)* } [#d (#d fin)*] {@kernel #d (#d state)*} #d (#d t)* }
+            };
+        }
+    });
     quote! {
         #[doc(hidden)]
         #[macro_export]
         #[allow(non_local_definitions)] // a DeviceRepr struct may be declared inside a fn
         macro_rules! #name {
-            (@ptx_fetch #dollar (#dollar t:tt)*) => {
-                ::ptx_runtime::__private::fetch_next! { { #body } #dollar (#dollar t)* }
+            #kernel_arm
+            (@ptx_fetch #d (#d t:tt)*) => {
+                ::ptx_runtime::__private::fetch_next! { { #body } #d (#d t)* }
             };
         }
         #[doc(hidden)]
