@@ -2,8 +2,8 @@
 //! `__device__` function (`expand/inline_form.rs`, `front/inline_call.rs`): no `.func`, no
 //! call, the body's checks analysed with the kernel's; the failed check of an inlined body
 //! reports its own file and line, as Rust does. Functions that name something of their module
-//! other than the device API (a constant, another function), larger ones and `#[inline(never)]`
-//! ones stay calls.
+//! other than the device API (a constant, another function), declare shared memory, are larger
+//! or `#[inline(never)]` stay calls.
 
 use crate::tools::assemble;
 use ptx_runtime::device::host::{self, Disjoint};
@@ -54,11 +54,20 @@ mod k {
         }
     }
 
+    /// Declares shared memory: each inlined copy would have a tile of its own. Stays a call.
+    #[device_fn]
+    fn through_tile(v: f32) -> f32 {
+        let mut t = unsafe { shared_array::<f32, 32>() };
+        let l = lane_id() as usize;
+        t[l] = v;
+        t[l]
+    }
+
     #[kernel]
     pub fn called(x: &[f32], y: &mut [f32]) {
         let i = gid();
         if i < y.len() && i < x.len() {
-            y[i] = scaled(x[i]) + kept(x[i]) + twice_sq(x[i]);
+            y[i] = scaled(x[i]) + kept(x[i]) + twice_sq(x[i]) + through_tile(x[i]);
         }
     }
 }
@@ -130,9 +139,9 @@ fn device_functions_naming_their_module_stay_calls() {
     let ptx = k::called::PTX;
     assemble("inline_kept", ptx);
     // `gid` is inlined; `scaled` reads its module's constant, `kept` is `#[inline(never)]`,
-    // `twice_sq` calls `sq`: three calls.
+    // `twice_sq` calls `sq`, `through_tile` declares shared memory: four calls.
     assert!(!ptx.contains("3gidE"), "{ptx}");
-    for name in ["6scaledE", "4keptE", "8twice_sqE"] {
+    for name in ["6scaledE", "4keptE", "8twice_sqE", "12through_tileE"] {
         assert!(ptx.contains(&format!("call.uni (retval0), _ZN")) && ptx.contains(name), "`{name}` stays a call:\n{ptx}");
     }
     let stream = crate::body_exec::cpu_stream();

@@ -1,9 +1,10 @@
 //! A kernel's call of a small `#[device_fn]`, inlined as nvcc inlines a small `__device__`
 //! function (which functions qualify: `expand::inline_form`).
 //!
-//! The call is compiled in three rounds: the first fetches `f` (its signature, `Info::Fn`),
-//! the second `f::__ptx_inline`, which `f`'s generated module holds once `f` is compiled, and
-//! the third inlines the body it carries (or compiles the call, for `Info::NoInline`). The body
+//! Fetching `f` for a kernel fetches `f::__ptx_inline` too, in the same round (`f`'s replay
+//! chains to it, `link::replay::emit_device_fn`; it is fetched here where the chain did not),
+//! which `f`'s generated module holds once `f` is compiled; the next round inlines the body it
+//! carries (or compiles the call, for `Info::NoInline`). The body
 //! is compiled among its own names only: its parameters bound to the arguments (each argument
 //! evaluated once, in order, as for a call), `return` leaving the inlined block, and its calls
 //! of device-API functions renamed to the names `link::Env` knows them by
