@@ -55,3 +55,25 @@ pub fn expand(c: Compiled) -> TokenStream {
         }
     }
 }
+
+/// What a device function that failed to compile leaves in place of its module: the names
+/// kernels and host code use (`f::NODE`, `f::__ptx_inline`, ...), empty, so that a caller
+/// reports nothing more than the function's own errors (the crate does not build anyway).
+pub fn stub(ident: &syn::Ident, vis: &syn::Visibility) -> TokenStream {
+    let no_inline = crate::link::replay::emit("inl", &quote::format_ident!("__ptx_inline"), &syn::parse_quote!(pub), &quote!(#ident), &crate::link::info::Info::NoInline);
+    quote! {
+        #[doc(hidden)]
+        #[allow(unused_imports, non_snake_case, non_upper_case_globals, dead_code)]
+        #vis mod #ident {
+            pub const SYMBOL: &str = "";
+            pub const PTX: &str = "";
+            #[doc(hidden)]
+            pub const __PATH: &str = "";
+            #[doc(hidden)]
+            pub static NODE: ::ptx_runtime::__private::FnNode = ::ptx_runtime::__private::FnNode {
+                symbol: "", prototype: "", body: "", callees: &[], isa: ::ptx_runtime::__private::Isa::ABI_CALLS, files: &[], file_refs: &[], dwarf: "", dwarf_refs: &[],
+            };
+            #no_inline
+        }
+    }
+}

@@ -248,13 +248,20 @@ pub fn compile(input: TokenStream) -> TokenStream {
 
 /// One compile round: the generated module, a further fetch, or the errors.
 fn round(kind: FnKind, args: TokenStream, item: Item, found_tokens: TokenStream, found: Vec<(TokenStream, Info)>, first: bool, method: Option<&method::MethodCx>) -> TokenStream {
+    // A device function that fails leaves a stub module, so its callers add no errors.
+    let device_fn = (kind == FnKind::Device && method.is_none()).then(|| item.clone());
     let out = round_inner(kind, args, item, found_tokens, found, first, method);
     match (out, method) {
         (Round::Failed(e), Some(m)) => {
             let stub = method::stub(m);
             quote!(#e #stub)
         }
-        (Round::Failed(t) | Round::Done(t), _) => t,
+        (Round::Failed(e), None) => {
+            let parsed = device_fn.and_then(|(tokens, parsed)| parsed.or_else(|| syn::parse2::<syn::ItemFn>(tokens).ok()));
+            let stub = parsed.map(|f| device_fn::stub(&f.sig.ident, &f.vis));
+            quote!(#e #stub)
+        }
+        (Round::Done(t), _) => t,
     }
 }
 
