@@ -37,8 +37,8 @@ pub const MAX_INSTRUCTIONS: usize = 48;
 /// What a compiled device function leaves for kernels to read about it.
 pub struct Compiled<'a> {
     pub item: &'a syn::ItemFn,
-    /// What its fetch chain found, by path.
-    pub found: &'a [(TokenStream, Info)],
+    /// What its fetch chain found.
+    pub found: &'a crate::link::Env,
     pub body: &'a Text,
     /// The front end's compile-time checks (recognised type names, layouts): names of the
     /// defining module.
@@ -63,7 +63,7 @@ pub fn replay(c: &Compiled) -> TokenStream {
 
 fn form(c: &Compiled) -> Option<InlineInfo> {
     let sig = &c.item.sig;
-    if c.exported || c.checks > 0 || c.tables > 0 || super::super::front::force_inline::is_never_inline(&c.item.attrs) || !sig.generics.params.is_empty() || sig.variadic.is_some() {
+    if c.exported || c.checks > 0 || c.tables > 0 || crate::front::force_inline::is_never_inline(&c.item.attrs) || !sig.generics.params.is_empty() || sig.variadic.is_some() {
         return None;
     }
     for input in &sig.inputs {
@@ -72,10 +72,13 @@ fn form(c: &Compiled) -> Option<InlineInfo> {
             _ => return None,
         }
     }
+    let mut found: Vec<(&str, &Info)> = c.found.entries().collect();
+    // In path order: the same function makes the same replay.
+    found.sort_by_key(|(k, _)| *k);
     let mut apis = Vec::new();
-    for (path, info) in c.found {
+    for (path, info) in found {
         match info {
-            Info::Api(name) => apis.push((path.clone(), name.clone())),
+            Info::Api(name) => apis.push((path.parse::<TokenStream>().ok()?, name.clone())),
             _ => return None,
         }
     }

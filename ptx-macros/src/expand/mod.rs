@@ -249,7 +249,7 @@ pub fn compile(input: TokenStream) -> TokenStream {
 /// One compile round: the generated module, a further fetch, or the errors.
 fn round(kind: FnKind, args: TokenStream, item: Item, found_tokens: TokenStream, found: Vec<(TokenStream, Info)>, first: bool, method: Option<&method::MethodCx>) -> TokenStream {
     // A device function that fails leaves a stub module, so its callers add no errors.
-    let device_fn = (kind == FnKind::Device && method.is_none()).then(|| item.clone());
+    let device_fn = (kind == FnKind::Device && method.is_none()).then(|| item.0.clone());
     let out = round_inner(kind, args, item, found_tokens, found, first, method);
     match (out, method) {
         (Round::Failed(e), Some(m)) => {
@@ -257,7 +257,7 @@ fn round(kind: FnKind, args: TokenStream, item: Item, found_tokens: TokenStream,
             quote!(#e #stub)
         }
         (Round::Failed(e), None) => {
-            let parsed = device_fn.and_then(|(tokens, parsed)| parsed.or_else(|| syn::parse2::<syn::ItemFn>(tokens).ok()));
+            let parsed = device_fn.and_then(|tokens| syn::parse2::<syn::ItemFn>(tokens).ok());
             let stub = parsed.map(|f| device_fn::stub(&f.sig.ident, &f.vis));
             quote!(#e #stub)
         }
@@ -292,8 +292,6 @@ fn round_inner(kind: FnKind, args: TokenStream, (item_tokens, parsed): Item, fou
     let template = generic_kernel::take_symbol(&mut item.attrs);
     check::ascii_name(&item.sig.ident, &mut errors);
     let sig = Signature::parse(&item.sig, kind, method.map(|m| &m.self_ty), &mut errors);
-    // A device function's module tells kernels whether they inline it, from what it fetched.
-    let fetched = (kind == FnKind::Device && method.is_none()).then(|| found.clone());
     // Kernels inline small device functions, except under `debug` (nvcc -G inlines only
     // `__forceinline__` functions: a debugger steps into the calls).
     let inline_device_fns = kind == FnKind::Kernel && !parsed_args.debug;
@@ -385,8 +383,9 @@ fn round_inner(kind: FnKind, args: TokenStream, (item_tokens, parsed): Item, fou
     let dwarf = debuginfo::unit(&item, &checked, &lowered, kind);
     let mut checks = abi_agreement(&checked.body, &checked, &types);
     let body = crate::back::ptx::body_with_locs(&lowered.func);
-    let inline = fetched.map(|found| {
-        inline_form::replay(&inline_form::Compiled { item: &item, found: &found, body: &body.0, checks: checked.checks.len(), strings: &lowered.decls.strings, tables: lowered.decls.tables.len(), exported: no_mangle })
+    // A device function's module tells kernels whether they inline it, from what it fetched.
+    let inline = (kind == FnKind::Device && method.is_none()).then(|| {
+        inline_form::replay(&inline_form::Compiled { item: &item, found: &env, body: &body.0, checks: checked.checks.len(), strings: &lowered.decls.strings, tables: lowered.decls.tables.len(), exported: no_mangle })
     });
     checks.extend(checked.checks);
     let compiled = Compiled {

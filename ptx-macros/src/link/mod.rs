@@ -46,6 +46,11 @@ impl Env {
     pub fn get(&self, path: &TokenStream) -> Option<&Info> {
         self.found.get(&key(path))
     }
+
+    /// Everything found, by path key ([`key`]).
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &Info)> {
+        self.found.iter().map(|(k, i)| (k.as_str(), i))
+    }
 }
 
 /// The path an inlined body's call of the device-API function `name` is given.
