@@ -54,6 +54,16 @@ mod k {
         }
     }
 
+    /// Under `debug` nothing is inlined by default (nvcc -G inlines only `__forceinline__`):
+    /// a debugger steps into the calls.
+    #[kernel(debug)]
+    pub fn debugged(x: &[f32], y: &mut [f32]) {
+        let i = gid();
+        if i < y.len() {
+            y[i] = sq(at(x, i));
+        }
+    }
+
     /// Declares shared memory: each inlined copy would have a tile of its own. Stays a call.
     #[device_fn]
     fn through_tile(v: f32) -> f32 {
@@ -153,4 +163,22 @@ fn device_functions_naming_their_module_stay_calls() {
     let mut dy = DeviceBuffer::<f32>::zeroed(&stream, 40).unwrap();
     k::called::launch(&stream, LaunchConfig::new(2, 32), &dx, &mut dy).unwrap();
     crate::corpus::assert_bits_eq("called", &dy.to_vec().unwrap(), &want);
+}
+
+#[test]
+fn a_debug_kernel_calls_its_device_functions() {
+    let ptx = k::debugged::PTX;
+    assemble("inline_debug", ptx);
+    for name in ["3gidE", "2atE", "2sqE"] {
+        assert!(ptx.contains(name), "`{name}` stays a call under `debug`:\n{ptx}");
+    }
+    let stream = crate::body_exec::cpu_stream();
+    let x: Vec<f32> = (0..40).map(|i| i as f32 * 0.25 - 3.0).collect();
+    let mut want = vec![0.0f32; 40];
+    let o = Disjoint::new(&mut want);
+    host::run([2, 1, 1], [32, 1, 1], 0, || k::debugged(&x, unsafe { o.get() }));
+    let dx = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut dy = DeviceBuffer::<f32>::zeroed(&stream, 40).unwrap();
+    k::debugged::launch(&stream, LaunchConfig::new(2, 32), &dx, &mut dy).unwrap();
+    crate::corpus::assert_bits_eq("debugged", &dy.to_vec().unwrap(), &want);
 }
