@@ -154,15 +154,8 @@ fn device_functions_naming_their_module_stay_calls() {
     for name in ["6scaledE", "4keptE", "8twice_sqE", "12through_tileE"] {
         assert!(ptx.contains(&format!("call.uni (retval0), _ZN")) && ptx.contains(name), "`{name}` stays a call:\n{ptx}");
     }
-    let stream = crate::body_exec::cpu_stream();
     let x: Vec<f32> = (0..40).map(|i| i as f32 * 0.5 - 7.0).collect();
-    let mut want = vec![0.0f32; 40];
-    let o = Disjoint::new(&mut want);
-    host::run([2, 1, 1], [32, 1, 1], 0, || k::called(&x, unsafe { o.get() }));
-    let dx = DeviceBuffer::from_slice(&stream, &x).unwrap();
-    let mut dy = DeviceBuffer::<f32>::zeroed(&stream, 40).unwrap();
-    k::called::launch(&stream, LaunchConfig::new(2, 32), &dx, &mut dy).unwrap();
-    crate::corpus::assert_bits_eq("called", &dy.to_vec().unwrap(), &want);
+    agrees_with_host("called", k::called, &|s, c, x, y| k::called::launch(s, c, x, y), &x);
 }
 
 #[test]
@@ -172,13 +165,21 @@ fn a_debug_kernel_calls_its_device_functions() {
     for name in ["3gidE", "2atE", "2sqE"] {
         assert!(ptx.contains(name), "`{name}` stays a call under `debug`:\n{ptx}");
     }
-    let stream = crate::body_exec::cpu_stream();
     let x: Vec<f32> = (0..40).map(|i| i as f32 * 0.25 - 3.0).collect();
-    let mut want = vec![0.0f32; 40];
+    agrees_with_host("debugged", k::debugged, &|s, c, x, y| k::debugged::launch(s, c, x, y), &x);
+}
+
+type Launch = dyn Fn(&ptx_runtime::Stream, LaunchConfig, &DeviceBuffer<f32>, &mut DeviceBuffer<f32>) -> ptx_runtime::Result<()>;
+
+/// Runs a kernel of `x` (as long as `y`) on the host and on the CPU backend, two blocks of 32,
+/// and compares the results bit for bit.
+fn agrees_with_host(name: &str, body: fn(&[f32], &mut [f32]), launch: &Launch, x: &[f32]) {
+    let mut want = vec![0.0f32; x.len()];
     let o = Disjoint::new(&mut want);
-    host::run([2, 1, 1], [32, 1, 1], 0, || k::debugged(&x, unsafe { o.get() }));
-    let dx = DeviceBuffer::from_slice(&stream, &x).unwrap();
-    let mut dy = DeviceBuffer::<f32>::zeroed(&stream, 40).unwrap();
-    k::debugged::launch(&stream, LaunchConfig::new(2, 32), &dx, &mut dy).unwrap();
-    crate::corpus::assert_bits_eq("debugged", &dy.to_vec().unwrap(), &want);
+    host::run([2, 1, 1], [32, 1, 1], 0, || body(x, unsafe { o.get() }));
+    let stream = crate::body_exec::cpu_stream();
+    let dx = DeviceBuffer::from_slice(&stream, x).unwrap();
+    let mut dy = DeviceBuffer::<f32>::zeroed(&stream, x.len()).unwrap();
+    launch(&stream, LaunchConfig::new(2, 32), &dx, &mut dy).unwrap();
+    crate::corpus::assert_bits_eq(name, &dy.to_vec().unwrap(), &want);
 }
