@@ -13,6 +13,7 @@
 //! | [`bitfield`] | §1.3 bit fields: allocation, storage units, unnamed and zero-width |
 //! | [`param`]   | §2.3 parameter passing, notes A–E                               |
 //! | [`syscall`] | chapter 3 system calls: vprintf, malloc, free, __assertfail      |
+//! | [`report`]  | failed checks' locations, reported without `__assertfail`'s call    |
 //! | [`atomic`]  | chapter 4 atomics: (operation, order, scope) → PTX              |
 //! | [`target`]  | `.target` / `.version`: the lowest PTX ISA a module needs       |
 //! | [`launch`]  | grid shapes, launch bounds, and CUDA's launch limits table      |
@@ -33,6 +34,7 @@ pub mod launch;
 pub mod mbarrier;
 pub mod layout;
 pub mod param;
+pub mod report;
 pub mod scalar;
 pub mod symbol;
 pub mod tagged;

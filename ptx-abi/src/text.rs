@@ -75,6 +75,10 @@ pub enum Piece<'a> {
     /// Bytes as the size and initializer of a `.b8` array: `[2] = {1, 255}` (the data of a
     /// `const`/`static` table read by device code, as nvcc writes a `__constant__` array).
     Bytes(&'a [u8]),
+    /// A string between double quotes, each byte that is not printable ASCII (and `"`, `\\`)
+    /// as `\\xHH`: one line whatever it holds (a failure site's file, function and message:
+    /// see [`report`](crate::report)).
+    Quoted(&'a str),
 }
 
 /// A device function as a node of the static call graph. Every `#[device_fn]` defines one as a
@@ -432,6 +436,23 @@ impl<'b> Sink<'b> {
                     i += 1;
                 }
                 self.str("0}");
+            }
+            Piece::Quoted(s) => {
+                self.byte(b'"');
+                let b = s.as_bytes();
+                let mut i = 0;
+                while i < b.len() {
+                    if crate::report::plain(b[i]) {
+                        self.byte(b[i]);
+                    } else {
+                        const HEX: &[u8; 16] = b"0123456789abcdef";
+                        self.str("\\x");
+                        self.byte(HEX[(b[i] >> 4) as usize]);
+                        self.byte(HEX[(b[i] & 15) as usize]);
+                    }
+                    i += 1;
+                }
+                self.byte(b'"');
             }
             Piece::Bytes(b) => {
                 self.byte(b'[');

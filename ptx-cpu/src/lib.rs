@@ -79,6 +79,7 @@ mod link;
 mod memory;
 mod parse;
 mod program;
+mod report;
 mod sanitize;
 pub mod texture;
 
@@ -179,12 +180,17 @@ pub struct CpuModule {
     sm: u32,
     /// Its `.file`/`.loc` line information, for the source locations of reports.
     lines: lineinfo::LineInfo,
+    /// Its failed checks' slots and the words they point at.
+    reports: report::Reports,
 }
 
 impl Drop for CpuModule {
     fn drop(&mut self) {
         for (addr, _) in self.vars.values() {
             self.memory.free(*addr);
+        }
+        for addr in self.reports.words() {
+            self.memory.free(addr);
         }
     }
 }
@@ -466,6 +472,7 @@ impl CpuDevice {
             uses_heap: false,
             sm: target_sm(&ast.target),
             lines: lineinfo::LineInfo::scan(ptx),
+            reports: report::Reports::default(),
         };
         let mut regions = HashMap::new();
         for v in &vars {
@@ -502,6 +509,7 @@ impl CpuDevice {
             let static_bytes = module.program.shared_layout.get(&e).map_or(0, |l| l.static_size);
             ptx_abi::launch::check_static_shared(name, static_bytes as u64)?;
         }
+        module.reports = report::Reports::arm(ptx, &module.vars, &self.memory)?;
         module.uses_heap = module.program.funcs.iter().any(|f| matches!(f.kind, FuncKind::Syscall(Syscall::Malloc) | FuncKind::Syscall(Syscall::Free)));
         Ok(Arc::new(module))
     }
@@ -703,7 +711,7 @@ impl CpuDevice {
             (None, Some(h)) if sanitizers.leak => sanitize::leak::check(h, l.grid_id, entry, &module.lines),
             _ => None,
         };
-        outcome.error.or(leak).map_or(Ok(()), Err)
+        outcome.error.map(|e| module.reports.error(&self.memory, e)).or(leak).map_or(Ok(()), Err)
     }
 
     /// Counts from the most recent launch (instruction totals for throughput measurements).

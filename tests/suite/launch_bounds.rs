@@ -104,6 +104,7 @@ fn the_declared_shape_is_a_constant_and_proves_shared_indices() {
     // Distinct comparisons: a check combined with another is compared again in the chain that
     // picks its report (`ir/combine.rs`).
     let compares = |p: &str| {
+        let p = crate::tools::without_report_blocks(p);
         let mut c: Vec<String> = p.lines().map(str::trim).filter(|l| l.starts_with("setp.")).map(|l| l.split_once(',').map_or(l, |(op, rest)| if op.contains(' ') { rest } else { l }).to_owned() + l.split_whitespace().next().unwrap_or("")).collect();
         c.sort();
         c.dedup();

@@ -1,7 +1,8 @@
-//! Assertions and panics in device code (guide §3, `__assertfail`): a failing check surfaces
-//! as `Error::Assert` with Rust's panic message, the file and line of the macro or the
-//! indexing, and the function's path; the message is the one the same body panics with on
-//! the host. The call is nvcc's for the same `assert`.
+//! Assertions and panics in device code: a failing check surfaces as `Error::Assert` with
+//! Rust's panic message, the file and line of the macro or the indexing, and the function's
+//! path; the message is the one the same body panics with on the host. A failure reports
+//! through the function's slot (`ptx_abi::report`: a store, a fence, `trap`; no call), and
+//! under `debug` through nvcc's `__assertfail` call (guide §3), whose shape is nvcc's.
 
 use crate::cpu_harness::{arg, Harness};
 use crate::tools::{assemble, nvcc_ptx};
@@ -59,12 +60,17 @@ fn a_failing_assert_is_an_error_with_message_file_and_line() {
     assert_eq!(function, "suite::sys_assert::checks");
     // The host panics with the same message.
     assert_eq!(host_panic(|| checks(&[-1], 1)), message);
-    // Thread 13 of block 1 failed: CUDA's report of it is printed too.
-    let k = Harness::new(checks::PTX);
-    let mut k = k;
+    // Thread 13 of block 1 failed: the error says so, with the check's column.
+    let mut k = Harness::new(checks::PTX);
     let d = k.upload(&v);
-    assert_error(k.launch(checks::ENTRY, [2, 1, 1], [64, 1, 1], 0, &[d.slice(), arg(128u32)]));
-    assert!(k.printf().contains("block: [1,0,0], thread: [13,0,0] Assertion `assertion failed: v[i] >= 0` failed."));
+    match k.launch(checks::ENTRY, [2, 1, 1], [64, 1, 1], 0, &[d.slice(), arg(128u32)]) {
+        Err(Error::Assert { site: Some(s), .. }) => {
+            assert_eq!((s.block, s.thread), ([1, 0, 0], [13, 0, 0]));
+            let src = s.source.expect("the site's location");
+            assert_eq!((src.line, src.column), (line_of("MARK: assert"), 9));
+        }
+        other => panic!("expected Error::Assert, got {other:?}"),
+    }
 }
 
 #[kernel]
@@ -173,9 +179,11 @@ pub fn two_sites(v: &[u32], i: u32, j: u32, out: &mut [u32]) {
 #[test]
 fn failed_checks_report_their_own_location() {
     assemble("two_sites", two_sites::PTX);
-    // One `__assertfail` call for the function, however many places and kinds of failure:
-    // each place sets the message and the line and jumps to it.
-    assert_eq!(two_sites::PTX.matches("call.uni __assertfail").count(), 1, "{}", two_sites::PTX);
+    // No call: each place sets its site's number and jumps to the function's one report
+    // block; the module lists the five sites.
+    let ptx = two_sites::PTX;
+    assert!(!ptx.contains("call") && ptx.matches("trap;").count() == 1, "{ptx}");
+    assert_eq!(ptx.lines().filter(|l| l.starts_with(ptx_runtime::abi::report::SITE_PREFIX)).count(), 6, "{ptx}");
     let v = [4u32, 0, 2, 14, 9];
     let mut k = Harness::new(two_sites::PTX);
     let (dv, out) = (k.upload(&v), k.zeroed::<u32>(1));
@@ -193,29 +201,79 @@ fn failed_checks_report_their_own_location() {
     }
 }
 
-/// Bounds checks only: one message for the whole function.
+/// Bounds checks only: two sites, one per line (as Rust's panic, a site is a line: the two
+/// checks of the first share it).
 #[kernel]
 pub fn bounds_only(v: &[u32], i: u32, j: u32, out: &mut [u32]) {
     out[0] = v[i as usize] + v[j as usize]; // MARK: two loads
     out[1] = v[(i + j) as usize];
 }
 
+/// One site: its number is set in the report block, and the check branches there directly.
+#[kernel]
+pub fn one_site(v: &[u32], i: u32, out: &mut [u32]) {
+    out[0] = v[i as usize]; // MARK: one site
+}
+
 #[test]
-fn one_message_is_set_by_the_call_not_by_each_stub() {
+fn each_site_is_a_number_and_a_line_of_the_module() {
     assemble("bounds_only", bounds_only::PTX);
     let ptx = bounds_only::PTX;
-    // The message, the file and the function: each string's address taken once, in the call's
-    // block, however many places fail (the stubs set only the line).
-    assert_eq!(ptx.lines().filter(|l| l.trim_start().starts_with("mov.u64") && l.contains("$str$")).count(), 3, "{ptx}");
-    assert!(ptx.lines().filter(|l| l.trim_start().starts_with("mov.u32") && l.trim_end().ends_with(';')).count() >= 2, "{ptx}");
+    let sites = ptx_runtime::abi::report::sites(ptx);
+    let two = line_of("// MARK: two loads");
+    let at: Vec<(u32, u32)> = sites.iter().map(|s| (s.number, s.line)).collect();
+    assert_eq!(at, [(1, two), (2, two + 1)], "{ptx}");
+    assert!(sites.iter().all(|s| s.message == "index out of bounds" && s.function == "suite::sys_assert::bounds_only"), "{sites:?}");
+    // No string constants, no call: the stubs set the number (`mov.u32 %r, 2`, ...).
+    assert!(!ptx.contains("$str$") && !ptx.contains("call"), "{ptx}");
+    for n in 1..=2 {
+        assert!(ptx.lines().any(|l| l.trim_start().starts_with("mov.u32") && l.trim_end().ends_with(&format!(", {n};"))), "{n}: {ptx}");
+    }
     let mut k = Harness::new(ptx);
     let (dv, out) = (k.upload(&[1u32, 2, 3]), k.zeroed::<u32>(2));
     let run = |k: &Harness, i: u32, j: u32| k.launch(bounds_only::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[dv.slice(), arg(i), arg(j), out.slice()]);
     run(&k, 0, 1).unwrap();
     assert_eq!(k.download::<u32>(out), [3, 2]);
-    for (i, j, line) in [(3, 0, line_of("// MARK: two loads")), (0, 3, line_of("// MARK: two loads")), (1, 2, line_of("// MARK: two loads") + 1)] {
+    for (i, j, line) in [(3, 0, two), (0, 3, two), (1, 2, two + 1)] {
         let (message, _, at, _) = assert_error(run(&k, i, j));
         assert_eq!((message.as_str(), at), ("index out of bounds", line), "{i} {j}");
+    }
+    // One site: no stub in between.
+    assemble("one_site", one_site::PTX);
+    let ptx = one_site::PTX;
+    assert_eq!(ptx.matches("bra").count(), 1, "{ptx}");
+    let mut k = Harness::new(ptx);
+    let (dv, out) = (k.upload(&[5u32]), k.zeroed::<u32>(1));
+    let (message, _, at, _) = assert_error(k.launch(one_site::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[dv.slice(), arg(1u32), out.slice()]));
+    assert_eq!((message.as_str(), at), ("index out of bounds", line_of("// MARK: one site")));
+}
+
+/// What the report block is on the GPU: the site's number stored with a system-scope store
+/// (to host-mapped memory), a system fence, and the trap; no call, so none of the ABI's
+/// registers (a call's sequence makes ptxas allocate at least 24).
+#[test]
+fn the_report_block_stores_fences_and_traps_without_a_call() {
+    for sm in [75, 90] {
+        let Some(sass) = crate::tools::sass("two_sites_report", two_sites::PTX, sm) else { return };
+        assert!(!sass.iter().any(|i| i.contains("CALL")), "sm_{sm}: {sass:#?}");
+        let at = |what: &str| sass.iter().position(|i| i.contains(what)).unwrap_or_else(|| panic!("sm_{sm}: no {what}: {sass:#?}"));
+        let (store, fence, trap) = (at("STG.E.STRONG.SYS"), at("MEMBAR.SC.SYS"), at("BPT.TRAP"));
+        assert!(store < fence && fence < trap, "sm_{sm}: {sass:#?}");
+    }
+}
+
+/// A module another runtime loads (the slot left null) still traps, without storing.
+#[test]
+fn a_null_slot_only_traps() {
+    let ptx = one_site::PTX;
+    let mut k = Harness::new(ptx);
+    let slot = &ptx_runtime::abi::report::sites(ptx)[0].slot;
+    let (at, _) = k.module.symbol(slot).expect("the slot is a module variable");
+    k.dev.write(at, &0u64.to_le_bytes()).unwrap();
+    let (dv, out) = (k.upload(&[5u32]), k.zeroed::<u32>(1));
+    match k.launch(one_site::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[dv.slice(), arg(1u32), out.slice()]) {
+        Err(Error::Fault(f)) => assert!(f.kind == ptx_runtime::cpu::FaultKind::Trap, "{f:?}"),
+        other => panic!("expected a trap, got {other:?}"),
     }
 }
 
@@ -233,12 +291,31 @@ pub fn calls_positive(x: i32, out: &mut [i32]) {
 #[test]
 fn a_device_function_reports_its_own_path() {
     assemble("calls_positive", calls_positive::PTX);
-    assert_eq!(calls_positive::PTX.matches(".extern .func __assertfail(").count(), 1);
+    assert!(!calls_positive::PTX.contains("__assertfail"), "{}", calls_positive::PTX);
     let mut k = Harness::new(calls_positive::PTX);
     let out = k.zeroed::<i32>(1);
     k.launch(calls_positive::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[arg(5i32), out.slice()]).unwrap();
     let (message, _, line, function) = assert_error(k.launch(calls_positive::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[arg(-5i32), out.slice()]));
     assert_eq!((message.as_str(), line, function.as_str()), ("not positive", line_of("assert!(x > 0,"), "suite::sys_assert::positive"));
+}
+
+/// Under `debug` (nvcc's `-G`), a failure calls `__assertfail` as nvcc's `assert` does.
+#[kernel(debug)]
+pub fn checks_debug(v: &[i32], n: u32) {
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i < n as usize {
+        assert!(v[i] >= 0); // MARK: debug assert
+    }
+}
+
+#[test]
+fn a_debug_kernel_calls_assertfail() {
+    assemble("checks_debug", checks_debug::PTX);
+    let v: Vec<i32> = (0..64).map(|i| if i == 9 { -1 } else { i }).collect();
+    let stream = crate::body_exec::cpu_stream();
+    let buf = DeviceBuffer::from_slice(&stream, &v).unwrap();
+    let (message, _, line, function) = assert_error(checks_debug::launch(&stream, LaunchConfig::new(1, 64), &buf, 64));
+    assert_eq!((message.as_str(), line, function.as_str()), ("assertion failed: v[i] >= 0", line_of("MARK: debug assert"), "suite::sys_assert::checks_debug"));
 }
 
 const NVCC_ASSERT: &str = r#"
@@ -282,17 +359,17 @@ fn the_call_is_nvccs() {
     let Some(theirs) = nvcc_ptx("assert_shape", NVCC_ASSERT) else { return };
     let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
     assert!(squeeze(&theirs).contains(&squeeze(ptx_runtime::abi::syscall::ASSERTFAIL)), "{theirs}");
-    assert!(checks::PTX.contains(ptx_runtime::abi::syscall::ASSERTFAIL));
-    let (ours, theirs_calls) = (call_shapes(checks::PTX), call_shapes(&theirs));
+    assert!(checks_debug::PTX.contains(ptx_runtime::abi::syscall::ASSERTFAIL));
+    let (ours, theirs_calls) = (call_shapes(checks_debug::PTX), call_shapes(&theirs));
     assert_eq!(theirs_calls.len(), 1, "{theirs}");
     // Ours has one, which the `assert!` and the bounds check of `v[i]` (the CUDA indexes
     // unchecked) both reach.
-    assert_eq!(ours.len(), 1, "{}", checks::PTX);
+    assert_eq!(ours.len(), 1, "{}", checks_debug::PTX);
     for c in &ours {
         assert_eq!(c, &theirs_calls[0]);
     }
     // charSize 1, as nvcc passes.
-    for p in [checks::PTX, theirs.as_str()] {
+    for p in [checks_debug::PTX, theirs.as_str()] {
         assert!(squeeze(p).contains("st.param.b64[param4+0],1;") || squeeze(p).contains("st.param.b64[param4],1;"), "{p}");
     }
 }

@@ -181,6 +181,23 @@ pub fn nvlink(name: &str, modules: &[&str]) -> bool {
     true
 }
 
+/// `ptx` without its functions' report blocks (the slot's load, test, store and fence before
+/// `trap`, `ptx_abi::report`): what tests that count a kernel's compares or loads measure.
+pub fn without_report_blocks(ptx: &str) -> String {
+    let mut out = String::new();
+    let mut in_block = false;
+    for l in ptx.lines() {
+        let t = l.trim_start();
+        in_block |= t.starts_with("ld.const.u64") && t.contains("$report]");
+        if !in_block {
+            out.push_str(l);
+            out.push('\n');
+        }
+        in_block &= !t.starts_with("trap;");
+    }
+    out
+}
+
 /// The SASS instructions of `ptx` assembled by `ptxas -O3` for `sm`, one string per
 /// instruction without its address (`None` without the tools).
 pub fn sass(name: &str, ptx: &str, sm: u32) -> Option<Vec<String>> {

@@ -31,7 +31,7 @@ use quote::{format_ident, ToTokens};
 use std::collections::HashSet;
 
 /// The largest `.func` body, in PTX instructions, that kernels inline: a helper of a few
-/// lines with a bounds check or two (its `__assertfail` call sequence is a dozen of them).
+/// lines with a bounds check or two (its report block is five of them).
 pub const MAX_INSTRUCTIONS: usize = 48;
 
 /// What a compiled device function leaves for kernels to read about it.

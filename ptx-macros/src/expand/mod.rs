@@ -348,7 +348,7 @@ fn round_inner(kind: FnKind, args: TokenStream, (item_tokens, parsed): Item, fou
             ret: isig.ret.as_ref().map(|(ty, _)| abi_type(&for_inner_module(ty))),
         };
         let iargs = Args { target: parsed_args.target, bounds: Default::default(), fmad: parsed_args.fmad, debug: parsed_args.debug };
-        let cx = lower::Context { body: &ic.body, infer: &ic.infer, structs: &ic.structs, enums: &ic.enums, kind: FnKind::Device, param_types: &types.params, target: iargs.target, bounds: iargs.bounds, fmad: iargs.fmad, debug: iargs.debug };
+        let cx = lower::Context { body: &ic.body, infer: &ic.infer, structs: &ic.structs, enums: &ic.enums, kind: FnKind::Device, param_types: &types.params, target: iargs.target, bounds: iargs.bounds, fmad: iargs.fmad, debug: iargs.debug, assertfail: iargs.debug };
         let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.of_failure("the lowering")) };
         let mut checks = abi_agreement(&ic.body, &ic, &types);
         let dwarf = debuginfo::unit(&inst.item, &ic, &lowered, FnKind::Device);
@@ -378,7 +378,7 @@ fn round_inner(kind: FnKind, args: TokenStream, (item_tokens, parsed): Item, fou
         params: sig.params.iter().map(|p| abi_type(&for_inner_module(&p.syn_ty))).collect(),
         ret: sig.ret.as_ref().map(|(ty, _)| abi_type(&for_inner_module(ty))),
     };
-    let cx = lower::Context { body: &checked.body, infer: &checked.infer, structs: &checked.structs, enums: &checked.enums, kind, param_types: &types.params, target: parsed_args.target, bounds: parsed_args.bounds, fmad: parsed_args.fmad, debug: parsed_args.debug };
+    let cx = lower::Context { body: &checked.body, infer: &checked.infer, structs: &checked.structs, enums: &checked.enums, kind, param_types: &types.params, target: parsed_args.target, bounds: parsed_args.bounds, fmad: parsed_args.fmad, debug: parsed_args.debug, assertfail: parsed_args.debug || no_mangle };
     let Some(lowered) = lower::lower(&cx, &mut errors) else { return Round::Failed(errors.of_failure("the lowering")) };
     let dwarf = debuginfo::unit(&item, &checked, &lowered, kind);
     let mut checks = abi_agreement(&checked.body, &checked, &types);
@@ -538,7 +538,8 @@ fn node_list(c: &Compiled) -> TokenStream {
         let s = quote::format_ident!("__PTX_TABLE_{}", i);
         quote!(&#s)
     });
-    quote!(&[#(#callees,)* #(#syscalls,)* #(#strings,)* #(#tables),*])
+    let report = (!c.decls.reports.is_empty()).then(|| quote!(&__PTX_REPORT,));
+    quote!(&[#(#callees,)* #(#syscalls,)* #(#strings,)* #report #(#tables),*])
 }
 
 /// One `static __PTX_STR_<i>: FnNode` per string constant of the body: the module-scope
@@ -570,7 +571,41 @@ fn string_nodes(c: &Compiled) -> TokenStream {
             }
         })
         .collect();
-    quote!(#strings #tables)
+    let report = report_node(c);
+    quote!(#strings #report #tables)
+}
+
+/// `static __PTX_REPORT: FnNode` where the function's failures report through its slot: the
+/// `//@report` line of each site, then the slot's declaration (`ptx_abi::report`).
+fn report_node(c: &Compiled) -> Option<TokenStream> {
+    if c.decls.reports.is_empty() {
+        return None;
+    }
+    let p = quote!(::ptx_runtime::__private);
+    let slot = lower::slot_name();
+    let sites = c.decls.reports.iter().enumerate().map(|(i, s)| {
+        let number = format!(" {} ", i + 1);
+        let (line, column, file, function, message) = (&s.line, &s.column, &s.file, &s.function, &s.message);
+        quote! {
+            #p::Piece::Str(::ptx_runtime::abi::report::SITE_PREFIX), #slot, #p::Piece::Str(#number), #line, #p::Piece::Str(" "), #column,
+            #p::Piece::Str(" "), #p::Piece::Quoted(#file), #p::Piece::Str(" "), #p::Piece::Quoted(#function),
+            #p::Piece::Str(" "), #p::Piece::Quoted(#message), #p::Piece::Str("\n"),
+        }
+    });
+    Some(quote! {
+        #[doc(hidden)]
+        static __PTX_REPORT: #p::FnNode = #p::FnNode {
+            symbol: #p::ptx_text![#slot],
+            prototype: #p::ptx_text![#(#sites)* #p::Piece::Str(".const .align 8 .u64 "), #slot],
+            body: "",
+            callees: &[],
+            isa: #p::Isa::ABI_CALLS,
+            files: &[],
+            file_refs: &[],
+            dwarf: "",
+            dwarf_refs: &[],
+        };
+    })
 }
 
 /// One `static __PTX_TABLE_<i>: FnNode` per table defined outside the body that the function

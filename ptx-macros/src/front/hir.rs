@@ -123,7 +123,7 @@ pub enum ExprKind {
     Asm(Asm),
     /// `printf!(format, args...)`: the `vprintf` system call (see `front::printf`).
     Printf { format: String, args: Vec<PrintfArg> },
-    /// `assert!`, `assert_eq!`, `panic!`, ...: `__assertfail` with a Rust panic message when
+    /// `assert!`, `assert_eq!`, `panic!`, ...: a failure reporting a Rust panic message when
     /// the condition fails (see `front::panic`). Its type is `()`, or `!` without a condition.
     Panic(Box<Panic>),
 }

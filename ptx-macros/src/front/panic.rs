@@ -1,11 +1,11 @@
 //! `assert!`, `assert_eq!`, `assert_ne!`, their `debug_` forms, `panic!`, `unreachable!`,
-//! `todo!` and `unimplemented!`: a [`Panic`] that the lowering turns into the `__assertfail`
-//! system call with the message Rust's panic would carry and the macro's `file!()`/`line!()`.
+//! `todo!` and `unimplemented!`: a [`Panic`] that the lowering turns into a failure reporting
+//! the message Rust's panic would carry and the macro's `file!()`/`line!()` (`lower::panic`).
 //!
 //! A message is text rustc evaluates to a `&'static str`: `"assertion failed: <cond>"` for a bare
 //! `assert!` (the condition printed as rustc prints it, see `pretty`), the literal (with
 //! `{{`/`}}` unescaped) for an explicit message. Messages
-//! with `{}` arguments would need formatting, which `__assertfail` cannot do: they are an error
+//! with `{}` arguments would need formatting, which a fixed report cannot do: they are an error
 //! that points to `printf!`.
 
 use super::hir::{Expr, ExprKind, Panic, PanicWhen};
@@ -90,14 +90,14 @@ impl<'a> Checker<'a> {
     fn panic_message(&mut self, args: &[&syn::Expr]) -> Result<Option<TokenStream>, Reported> {
         let Some(first) = args.first() else { return Ok(None) };
         let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(lit), .. }) = super::expr::strip(first) else {
-            self.errors.at(first.span(), "a device panic message is a string literal (the text `__assertfail` reports)");
+            self.errors.at(first.span(), "a device panic message is a string literal (the text the failure reports)");
             return Err(Reported);
         };
-        const NO_FORMAT: &str = "device panic messages are plain text: `__assertfail` reports a fixed string and cannot format values; print the values with `printf!(\"...%d...\", x)` before the assertion and keep the message free of `{}`";
+        const NO_FORMAT: &str = "device panic messages are plain text: a failure reports a fixed string, made at compile time, and cannot format values; print the values with `printf!(\"...%d...\", x)` before the assertion and keep the message free of `{}`";
         let error = match unescape(&lit.value()) {
             _ if args.len() > 1 => (args[1].span(), NO_FORMAT),
             Some(text) if !text.contains('\0') => return Ok(Some(quote!(#text))),
-            Some(_) => (lit.span(), "the message contains a NUL character, where `__assertfail` would stop reading it"),
+            Some(_) => (lit.span(), "the message contains a NUL character, where a C string (`__assertfail`'s, under `debug`) would stop"),
             None => (lit.span(), NO_FORMAT),
         };
         self.errors.at(error.0, error.1);

@@ -81,15 +81,16 @@ impl DefSites {
 }
 
 /// A block that only fails: it traps, or jumps to a block that traps (the per-location stub
-/// that sets the line for the shared `__assertfail` call).
+/// that sets the site for the function's report block, `lower::panic`).
 pub(super) fn failure(func: &Func, b: usize) -> bool {
     let traps = |b: usize| matches!(func.blocks[b].term, Term::Trap);
     traps(b) || matches!(func.blocks[b].term, Term::Jump(t) if traps(t.0 as usize))
 }
 
 /// Two failure blocks that report the same thing: the same block, or stubs that set the same
-/// line (pieces `line!()` spanned on the same line of the same file: `w[k] * x[i + k]` is two
-/// checks and two stubs, one report) and jump to the same shared block.
+/// site (a site is a message at a line: `w[k] * x[i + k]` is two checks and two stubs, one
+/// report; under `__assertfail`, pieces `line!()` spanned on the same line of the same file)
+/// and jump to the same shared block.
 pub(super) fn same_failure(func: &Func, a: usize, b: usize) -> bool {
     let (x, y) = (&func.blocks[a], &func.blocks[b]);
     a == b || (matches!((&x.term, &y.term), (Term::Jump(s), Term::Jump(t)) if s == t) && located(&x.insts).is_some_and(|k| located(&y.insts) == Some(k)))

@@ -45,6 +45,7 @@ pub mod value;
 
 pub use intrinsic::DYN_SMEM;
 pub use syscall::string_name;
+pub use panic::slot_name;
 pub use place::visit;
 
 use crate::front::hir::{Body, LocalId, LoopId};
@@ -74,7 +75,8 @@ pub struct Lowered {
     pub debug: Option<debug::Vars>,
 }
 
-/// What a function needs declared at module scope: system calls and string constants.
+/// What a function needs declared at module scope: system calls, string constants, tables and
+/// the sites of its report slot.
 #[derive(Default, Clone)]
 pub struct Decls {
     /// Names of `ptx_abi::syscall` nodes (`VPRINTF_NODE`, ...), each once.
@@ -84,6 +86,8 @@ pub struct Decls {
     pub strings: Vec<TokenStream>,
     /// Tables defined outside the body that the function reads, each once (see `statics`).
     pub tables: Vec<statics::Table>,
+    /// The sites its failures report through its slot, numbered from 1 (see `panic`).
+    pub reports: Vec<panic::ReportSite>,
 }
 
 /// What the lowering needs from outside the body.
@@ -105,6 +109,9 @@ pub struct Context<'a> {
     pub fmad: bool,
     /// `#[kernel(debug)]`: no optimisation that loses a variable (nvcc's `-G`).
     pub debug: bool,
+    /// Failures call `__assertfail` instead of reporting through the function's slot: under
+    /// `debug`, and in exported (`#[no_mangle]`) functions (see `panic`).
+    pub assertfail: bool,
 }
 
 /// Facts learned while lowering that require lowering again: a mutable local of pointer
@@ -193,10 +200,10 @@ pub struct Lowerer<'a, 'e> {
     decls: Decls,
     /// Failure stubs, by message and source location.
     fails: HashMap<String, BlockId>,
-    /// The function's one `__assertfail` call, and the registers holding its message and file
-    /// (the strings' global-window addresses) and line.
-    report_call: Option<panic::ReportCall>,
-    /// The messages the stubs pass to it (their numbers among the function's strings, once).
+    /// The function's one report block, and the registers its stubs set (see `panic`).
+    reporter: Option<panic::Reporter>,
+    /// Under `__assertfail`: the messages the stubs pass to it (their numbers among the
+    /// function's strings, once).
     report_messages: Vec<usize>,
     /// The files those reports name (string constants' numbers): more than one where an
     /// inlined function's checks are in another file.
@@ -245,7 +252,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
             volatile: false,
             decls: Decls::default(),
             fails: HashMap::new(),
-            report_call: None,
+            reporter: None,
             report_messages: Vec::new(),
             report_files: Vec::new(),
             report_functions: Vec::new(),

@@ -1,32 +1,43 @@
 //! Run-time checks and panics: the one place that decides what a failed check does.
 //!
 //! Rust panics on an out-of-bounds index, a division by zero, `MIN / -1`, a `step_by(0)`, a
-//! failed `assert!`, an explicit `panic!`. On the device each of these branches to a cold block
-//! that calls `__assertfail(message, file, line, function, 1)` (PTX Interoperability §3) with
-//! the message Rust's panic carries, the `file!()`/`line!()` of the expression or macro, and the
-//! function's path (`module_path!()` of the generated module), then `trap`s. The launch fails:
-//! CUDA reports `CUDA_ERROR_ASSERT` (the driver prints the message, file and line); the CPU
-//! backend returns `Error::Assert` with all four.
+//! failed `assert!`, an explicit `panic!`. On the device each of these branches to a stub that
+//! names the failure's site (the message Rust's panic carries, the `file!()`/`line!()`/
+//! `column!()` of the expression or macro, and the function's path) and jumps to the
+//! function's one report block, which ends in `trap`: the launch fails.
 //!
-//! A function makes one `__assertfail` call, in a cold block that takes the message and the
-//! line in registers. Every failure (a check, an `assert!`, a `panic!`) reaches it through a
-//! stub that sets the two (`mov`, `mov`, `bra`): one stub per message and source location (a
-//! check repeated at the same place shares it), one ABI call sequence (about twenty SASS
-//! instructions) per function whatever the number of kinds. Where the function has one message
-//! (bounds checks only, the common case), the call sets it and the stubs only the line
-//! (`settle_report`). The writer places blocks that end in `trap`, and those that jump to one,
-//! after the hot code.
+//! How the block reports (one per function, whatever the number of sites):
+//! - by default through the function's slot (`ptx_abi::report`): the stub sets the site's
+//!   number, the block stores it where the slot points (host-mapped memory the runtime reads
+//!   after the launch fails), then traps. No call: a handful of SASS instructions, and none of
+//!   the ABI call's registers. The sites are comment lines of the module (`Decls::reports`).
+//! - under `debug` and in exported (`#[no_mangle]`) functions, which other runtimes load, by
+//!   calling `__assertfail(message, file, line, function, 1)` (PTX Interoperability §3), as
+//!   nvcc's `assert` does (the driver prints the message): the stub sets the line and the
+//!   strings in registers; where every site has one message, file or function, the call sets
+//!   it once instead (`settle_report`). About twenty SASS instructions, the ABI call sequence.
+//!
+//! The writer places blocks that end in `trap`, and those that jump to one, after the hot code.
 
 use super::value::Val;
 use super::Lowerer;
 use crate::front::hir::{BinOp, Panic, PanicWhen};
 use crate::front::ty::Ty;
-use crate::ir::{Arg, BlockId, Inst, InstKind, Opcode, Reg, RegClass, Sym, Term, Type};
+use crate::ir::{Arg, BlockId, Cmp, Inst, InstKind, Mem, Opcode, Order, Reg, RegClass, StateSpace, Sym, Term, Type};
 use proc_macro2::{Span, TokenStream};
 use ptx_abi::Scalar;
 use quote::quote;
 
-/// A function's one `__assertfail` call and the registers its stubs set.
+/// A function's one report block and the registers its stubs set.
+#[derive(Clone, Copy)]
+pub enum Reporter {
+    /// Through the slot: the stubs set the site's number.
+    Slot { block: BlockId, site: Reg },
+    /// `__assertfail`: the stubs set the message, line, file and function.
+    Call(ReportCall),
+}
+
+/// The `__assertfail` call and its registers.
 #[derive(Clone, Copy)]
 pub struct ReportCall {
     pub call: BlockId,
@@ -34,6 +45,38 @@ pub struct ReportCall {
     pub line: Reg,
     pub file: Reg,
     pub function: Reg,
+}
+
+/// One site a function's failures report through its slot: `Piece` expressions of its line
+/// and column, and `&str` expressions of its file, function and message, all evaluated by
+/// rustc. Site `i` stores the number `i + 1`.
+///
+/// A site is a message at a line: two checks of one line (`w[k] * x[i + k]`) share one, as
+/// they share a report on the host's panic line, so the passes that merge checks see one
+/// failure (`ir::hoist::same_failure`); its column is the first check's.
+#[derive(Clone)]
+pub struct ReportSite {
+    pub line: TokenStream,
+    pub column: TokenStream,
+    pub file: TokenStream,
+    pub function: TokenStream,
+    pub message: TokenStream,
+    /// The message, file, function and line, as the macro sees them.
+    key: String,
+}
+
+impl ReportSite {
+    fn at(message: TokenStream, span: Span) -> ReportSite {
+        let (file, function) = (file_name(span), function_path(span));
+        let line = match crate::ir::loc::replayed(span) {
+            Some((_, line)) => line as usize,
+            None => span.start().line,
+        };
+        // Without a line (compilers before 1.88), the expression's own span.
+        let place = if line == 0 { format!("{span:?}") } else { format!("{}:{line}", span.file()) };
+        let key = [&message, &file, &function].map(crate::link::key).join(" ") + " " + &place;
+        ReportSite { line: line_piece(span), column: column_piece(span), file, function, message, key }
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -77,31 +120,72 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         if let Some(&b) = self.fails.get(&key) {
             return b;
         }
-        // The call is made first: the writer places cold blocks in the order they were made,
-        // and with the stubs after the call ptxas predicates a stub into its branch.
-        self.report_call();
+        // The report block is made first: the writer places cold blocks in the order they
+        // were made, and with the stubs after it ptxas predicates a stub into its branch.
+        self.reporter();
         let b = self.cold_block(|l| l.report(message, span));
         self.fails.insert(key, b);
         b
     }
 
-    /// The function's `__assertfail` call (made on first use) and the registers of its
-    /// message, line, file and function.
-    fn report_call(&mut self) -> ReportCall {
-        if let Some(x) = self.report_call {
-            return x;
+    /// The function's report block (made on first use) and the registers its stubs set.
+    fn reporter(&mut self) -> Reporter {
+        if let Some(r) = self.reporter {
+            return r;
         }
-        let (message, line, file, function) = (self.reg(RegClass::B64), self.reg(RegClass::B32), self.reg(RegClass::B64), self.reg(RegClass::B64));
-        let call = self.cold_block(|l| l.assertfail([message, file, function].map(Arg::Reg), Arg::Reg(line)));
-        let r = ReportCall { call, message, line, file, function };
-        self.report_call = Some(r);
+        let r = if self.cx.assertfail {
+            let (message, line, file, function) = (self.reg(RegClass::B64), self.reg(RegClass::B32), self.reg(RegClass::B64), self.reg(RegClass::B64));
+            let call = self.cold_block(|l| l.assertfail([message, file, function].map(Arg::Reg), Arg::Reg(line)));
+            Reporter::Call(ReportCall { call, message, line, file, function })
+        } else {
+            let site = self.reg(RegClass::B32);
+            let block = self.cold_block(|l| l.report_through_slot(site));
+            Reporter::Slot { block, site }
+        };
+        self.reporter = Some(r);
         r
     }
 
-    /// Ends the current block with a jump to the function's `__assertfail` call, reporting
-    /// `message` at `span`'s line.
+    /// The slot's block: `@slot != 0` store the site's number where it points, make the store
+    /// visible to the host, `trap`.
+    fn report_through_slot(&mut self, site: Reg) {
+        let slot = Arg::Sym(Sym::Piece(slot_name()));
+        let at = self.b.op1(Opcode::Ld(Mem::plain(StateSpace::Const, Type::U64)), RegClass::B64, vec![Arg::mem(slot, 0)]);
+        let armed = self.b.op1(Opcode::Setp(Cmp::Ne, Type::U64), RegClass::Pred, vec![Arg::Reg(at), Arg::imm(0)]);
+        let mark = self.b.mark();
+        let store = Mem { order: Order::Volatile, ..Mem::plain(StateSpace::Global, Type::U32) };
+        self.b.op0(Opcode::St(store), vec![Arg::mem(Arg::Reg(at), 0), Arg::Reg(site)]);
+        self.b.guard_from(mark, armed);
+        self.b.op0(Opcode::Membar(ptx_abi::atomic::Scope::System), vec![]);
+        self.b.terminate(Term::Trap);
+    }
+
+    /// Ends the current block with a jump to the function's report block, reporting `message`
+    /// at `span`'s location.
     fn report(&mut self, message: TokenStream, span: Span) {
-        let r = self.report_call();
+        match self.reporter() {
+            Reporter::Slot { block, site } => {
+                let number = self.report_site(ReportSite::at(message, span));
+                self.b.op_into(Opcode::Mov(Type::U32), site, vec![Arg::imm(number as i64)]);
+                self.b.terminate(Term::Jump(block));
+            }
+            Reporter::Call(r) => self.report_by_call(r, message, span),
+        }
+    }
+
+    /// The number of `site` among the function's (from 1), added once.
+    fn report_site(&mut self, site: ReportSite) -> usize {
+        let sites = &mut self.decls.reports;
+        match sites.iter().position(|s| s.key == site.key) {
+            Some(i) => i + 1,
+            None => {
+                sites.push(site);
+                sites.len()
+            }
+        }
+    }
+
+    fn report_by_call(&mut self, r: ReportCall, message: TokenStream, span: Span) {
         let i = self.string_index(message);
         if !self.report_messages.contains(&i) {
             self.report_messages.push(i);
@@ -127,8 +211,19 @@ impl<'a, 'e> Lowerer<'a, 'e> {
     /// the expansion (each stub's `mov` names the string's symbol, a piece rustc evaluates).
     /// The same for the file and the function, which differ only where an inlined function
     /// fails a check (another function, maybe in another file).
+    /// Through the slot, a function with one site sets its number in the block instead.
     pub(super) fn settle_report(&mut self) {
-        let Some(r) = self.report_call else { return };
+        let r = match self.reporter {
+            Some(Reporter::Call(r)) => r,
+            Some(Reporter::Slot { block, site }) => {
+                if self.decls.reports.len() == 1 {
+                    self.settle_into_call(block, site);
+                    self.skip_empty_stubs(block);
+                }
+                return;
+            }
+            None => return,
+        };
         if self.report_functions.len() == 1 {
             self.settle_into_call(r.call, r.function);
         }
@@ -142,7 +237,7 @@ impl<'a, 'e> Lowerer<'a, 'e> {
 
     /// The stubs' `mov`s into `reg` move to the call's block: one, first.
     fn settle_into_call(&mut self, call: BlockId, reg: Reg) {
-        let sets = |i: &Inst| matches!(&i.kind, InstKind::Op { opcode: Opcode::Mov(Type::U64), args, .. } if matches!(args[0], Arg::Reg(r) if r == reg));
+        let sets = |i: &Inst| matches!(&i.kind, InstKind::Op { opcode: Opcode::Mov(_), args, .. } if matches!(args[0], Arg::Reg(r) if r == reg));
         let mut set = None;
         for block in &mut self.b.func.blocks {
             block.insts.retain(|i| {
@@ -155,6 +250,28 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         }
         if let Some(set) = set {
             self.b.func.blocks[call.0 as usize].insts.insert(0, set);
+        }
+    }
+
+    /// Branches to a stub left empty (its `mov` settled into `block`) go to `block` itself: one
+    /// jump less, and ptxas 13.5 crashes on an empty block that jumps back to a `trap`.
+    fn skip_empty_stubs(&mut self, block: BlockId) {
+        let blocks = &mut self.b.func.blocks;
+        let empty: Vec<bool> = blocks.iter().map(|b| b.insts.is_empty() && matches!(b.term, Term::Jump(t) if t == block)).collect();
+        let skip = |t: &mut BlockId| {
+            if empty[t.0 as usize] {
+                *t = block;
+            }
+        };
+        for b in blocks.iter_mut() {
+            match &mut b.term {
+                Term::Jump(t) => skip(t),
+                Term::Branch { if_true, if_false, .. } => {
+                    skip(if_true);
+                    skip(if_false);
+                }
+                Term::Open | Term::Ret | Term::Trap => {}
+            }
         }
     }
 
@@ -275,6 +392,38 @@ pub fn line_number(span: Span) -> Arg {
         Some((_, line)) => Arg::imm(line as i64),
         None => Arg::Sym(Sym::Piece(quote::quote_spanned!(span=> ::ptx_runtime::__private::Piece::Dec(::core::line!() as u64)))),
     }
+}
+
+/// The line of `span` as a `Piece` expression (a site's, see [`ReportSite`]).
+fn line_piece(span: Span) -> TokenStream {
+    match line_number(span) {
+        Arg::Sym(Sym::Piece(t)) => t,
+        other => {
+            let n = match other {
+                Arg::Imm(crate::ir::Imm::Int(n)) => n as u64,
+                _ => 0,
+            };
+            quote!(::ptx_runtime::__private::Piece::Dec(#n))
+        }
+    }
+}
+
+/// The column of `span` (1-based) as a `Piece` expression: `column!()` at that span, or, in a
+/// replayed body, the span's own.
+fn column_piece(span: Span) -> TokenStream {
+    match crate::ir::loc::replayed(span) {
+        Some(_) => {
+            let c = span.start().column as u64 + 1;
+            quote!(::ptx_runtime::__private::Piece::Dec(#c))
+        }
+        None => quote::quote_spanned!(span=> ::ptx_runtime::__private::Piece::Dec(::core::column!() as u64)),
+    }
+}
+
+/// The name of the function's slot: `<symbol>$report`.
+pub fn slot_name() -> TokenStream {
+    let suffix = ptx_abi::report::SLOT_SUFFIX;
+    quote!(::ptx_runtime::__private::Piece::Seq(&[::ptx_runtime::__private::Piece::Str(__SYMBOL), ::ptx_runtime::__private::Piece::Str(#suffix)]))
 }
 
 /// The file of `span` as a string constant's value: `file!()` at that span, or, in a replayed

@@ -303,7 +303,7 @@ fn is_cold(func: &Func, b: usize) -> bool {
 
 /// Block order: traces that fall through to the earliest-created successor not placed yet
 /// (the `then` of an `if`, the body of a loop, the code after a passed check), and cold blocks
-/// (those that end in `trap` — a failed check's `__assertfail` call, a `panic!` — and those
+/// (those that end in `trap` — a failed check's report, a `panic!` — and those
 /// that only jump to one) last.
 fn layout(func: &Func, reachable: &[bool]) -> Vec<usize> {
     let n = func.blocks.len();
