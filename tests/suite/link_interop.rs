@@ -394,3 +394,53 @@ fn two_kernels_sharing_a_device_fn_link_together() {
         assert_eq!((a[k], b[k]), (x * x, x * x + 2 * x), "element {k}");
     }
 }
+
+/// A checked helper kept a call, so that both kernels carry a copy of it (and its slot).
+#[device_fn]
+#[inline(never)]
+pub fn pick(xs: &[i32], i: usize) -> i32 {
+    xs[i] // MARK: pick
+}
+
+#[kernel]
+pub fn picks(xs: &[i32], at: &[u32], out: &mut [i32]) {
+    let i = thread_idx_x() as usize;
+    out[i] = pick(xs, at[i] as usize);
+}
+
+#[kernel]
+pub fn picks_twice(xs: &[i32], at: &[u32], out: &mut [i32]) {
+    let i = thread_idx_x() as usize;
+    out[i] = pick(xs, at[i] as usize) * 2; // MARK: picks_twice
+}
+
+/// Linked into one module, each copy of `pick` keeps a failure slot of its own, renamed with
+/// its sites (`ptx_abi::report`): a failed check in either kernel's copy, or in the kernel,
+/// reports Rust's message and line.
+#[test]
+fn failures_in_linked_modules_report_their_sites() {
+    let device = Device::new_cpu();
+    let stream = device.stream();
+    let linked = Linker::new(&device).add_kernel(&picks::KERNEL).add_kernel(&picks_twice::KERNEL).finish().unwrap();
+    let text = linked.ptx().unwrap();
+    tools::assemble("picks_linked", text);
+    let sites = ptx_runtime::abi::report::sites(text);
+    for slot in ptx_runtime::abi::report::slots(&sites) {
+        assert!(text.lines().any(|l| l.starts_with(".const") && l.contains(&format!("{slot};"))), "{slot} is declared:\n{text}");
+    }
+    let line = |marker: &str| include_str!("link_interop.rs").lines().position(|l| l.contains(marker) && !l.contains("line(")).unwrap() as u32 + 1;
+    let xs = DeviceBuffer::from_slice(&stream, &[5, 6, 7]).unwrap();
+    let mut out = DeviceBuffer::<i32>::zeroed(&stream, 4).unwrap();
+    let expect = |r: ptx_runtime::Result<()>, at: u32| match r {
+        Err(Error::Assert { message, line, .. }) => assert_eq!((message.as_str(), line), ("index out of bounds", at)),
+        other => panic!("expected a failed check at line {at}, got {other:?}"),
+    };
+    let bad = DeviceBuffer::from_slice(&stream, &[0u32, 1, 9, 2]).unwrap();
+    expect(picks::launch(&stream, LaunchConfig::new(1, 4), &xs, &bad, &mut out), line("// MARK: pick"));
+    expect(picks_twice::launch(&stream, LaunchConfig::new(1, 4), &xs, &bad, &mut out), line("// MARK: pick"));
+    let short = DeviceBuffer::from_slice(&stream, &[0u32, 1, 2]).unwrap();
+    expect(picks_twice::launch(&stream, LaunchConfig::new(1, 4), &xs, &short, &mut out), line("// MARK: picks_twice"));
+    let good = DeviceBuffer::from_slice(&stream, &[2u32, 1, 0, 2]).unwrap();
+    picks_twice::launch(&stream, LaunchConfig::new(1, 4), &xs, &good, &mut out).unwrap();
+    assert_eq!(out.to_vec().unwrap(), [14, 12, 10, 14]);
+}

@@ -78,7 +78,11 @@ fn scan(text: &str, mut f: impl FnMut(usize, &str) -> Option<String>) -> String 
     let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
     while i < b.len() {
         let c = b[i];
-        if c == b'/' && b.get(i + 1) == Some(&b'/') {
+        if text[i..].starts_with(ptx_abi::report::SITE_PREFIX) {
+            // A failure site's line names its function's slot: renamed with it (the rest of
+            // the line is numbers and quoted strings).
+            i += ptx_abi::report::SITE_PREFIX.len();
+        } else if c == b'/' && b.get(i + 1) == Some(&b'/') {
             i = text[i..].find('\n').map_or(b.len(), |e| i + e);
         } else if c == b'/' && b.get(i + 1) == Some(&b'*') {
             i = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
