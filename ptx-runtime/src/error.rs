@@ -37,11 +37,12 @@ pub enum Error {
     Unsupported { instruction: String, line: usize },
     /// A kernel faulted while running.
     Fault(Fault),
-    /// A device-side assertion failed (`__assertfail`: `assert!`, `panic!`, a failed bounds
-    /// check). The CPU backend reports the message, file, line and function; CUDA reports only
-    /// that one failed (`file` empty, `line` 0, the driver prints the details to stdout).
-    /// `site` (CPU backend) is the failing thread and PTX line, with the source location and
-    /// column from the PTX's `.loc` line information where it has some.
+    /// A device-side check failed (`assert!`, `panic!`, a failed bounds check): Rust's message,
+    /// file, line and function, on both backends (reported through the function's slot,
+    /// `ptx_abi::report`). On CUDA the context is unusable afterwards (a trap is sticky), and a
+    /// `debug` kernel's `__assertfail` is reported without its details (`file` empty, `line` 0:
+    /// the driver prints them to stdout). `site` (CPU backend) is the failing thread and PTX
+    /// line, with the check's source location and column.
     Assert { message: String, file: String, line: u32, function: String, site: Option<Box<Site>> },
     /// Modules did not link ([`Linker`](crate::Linker)): unresolved, duplicate or mismatched
     /// symbols, one per line (CPU backend), or the driver linker's log (CUDA).

@@ -64,6 +64,7 @@ mod pinned_shared;
 mod properties;
 mod range;
 mod repr;
+mod report;
 mod sum_param;
 mod tuple_param;
 mod sanitize;

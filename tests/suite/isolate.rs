@@ -8,7 +8,8 @@
 //! and passes when the child passes; in the child, and on the CPU backend (whose faults are the
 //! `Err` of one launch and leave nothing behind), the body runs in place.
 //!
-//! The suite's tests that trap on a CUDA device: `runtime_coop::grid_sync_outside_a_cooperative_launch_traps`.
+//! The suite's tests that trap on a CUDA device: `runtime_coop::grid_sync_outside_a_cooperative_launch_traps`,
+//! `sys_assert::a_failed_check_reports_its_location_on_the_device`.
 
 use ptx_runtime::BackendKind;
 use std::process::Command;

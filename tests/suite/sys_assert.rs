@@ -373,3 +373,23 @@ fn the_call_is_nvccs() {
         assert!(squeeze(p).contains("st.param.b64[param4+0],1;") || squeeze(p).contains("st.param.b64[param4],1;"), "{p}");
     }
 }
+
+/// On the device the suite runs on (a GPU under `PTX_DEVICE=cuda`, else the CPU backend), a
+/// failed check is `Error::Assert` with Rust's message, file and line: on CUDA through the
+/// host-mapped word the runtime pointed the slot at, read after the trap. The trap is sticky
+/// for a CUDA context, so the test runs alone there (`isolate.rs`).
+#[test]
+fn a_failed_check_reports_its_location_on_the_device() {
+    let device = ptx_runtime::Device::select().unwrap_or_else(|_| ptx_runtime::Device::cpu());
+    crate::isolate::alone(module_path!(), "a_failed_check_reports_its_location_on_the_device", device.kind(), || {
+        let stream = device.stream();
+        let v = DeviceBuffer::from_slice(&stream, &[1u32, 2, 3]).unwrap();
+        let mut out = DeviceBuffer::<u32>::zeroed(&stream, 1).unwrap();
+        one_site::launch(&stream, LaunchConfig::new(1, 1), &v, 2, &mut out).and_then(|_| stream.synchronize()).unwrap();
+        assert_eq!(out.to_vec().unwrap(), [3]);
+        let r = one_site::launch(&stream, LaunchConfig::new(1, 1), &v, 3, &mut out).and_then(|_| stream.synchronize());
+        let (message, file, line, function) = assert_error(r);
+        assert_eq!((message.as_str(), line, function.as_str()), ("index out of bounds", line_of("// MARK: one site"), "suite::sys_assert::one_site"));
+        assert!(file.ends_with("sys_assert.rs"), "{file}");
+    });
+}

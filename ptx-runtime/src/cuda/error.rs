@@ -3,10 +3,16 @@
 use crate::error::Error;
 use cudarc::driver::{sys, DriverError};
 
-/// The driver error from `call`, with CUDA's error name and message.
+/// The driver error from `call`, with CUDA's error name and message; after a kernel's failed
+/// check, the check's `Error::Assert` (read from its slot's word, `cuda::report`).
 pub(crate) fn driver_error(call: &'static str, e: DriverError) -> Error {
     if e.0 == sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
         return Error::OutOfMemory { requested: 0 };
+    }
+    if is_sticky(e.0) || e.0 == sys::cudaError_enum::CUDA_ERROR_ASSERT {
+        if let Some(reported) = super::report::reported() {
+            return reported;
+        }
     }
     if e.0 == sys::cudaError_enum::CUDA_ERROR_ASSERT {
         return device_assert(call);

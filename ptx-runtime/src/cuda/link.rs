@@ -69,8 +69,9 @@ impl LinkState {
         status.result().map_err(|e| self.error("cuLinkAddData", e))
     }
 
-    /// `cuLinkComplete`, then loads the cubin (owned by the state, so loaded before drop).
-    fn complete_and_load(&mut self, ctx: &Arc<CudaContext>) -> Result<Arc<ModuleHandle>> {
+    /// `cuLinkComplete`, then loads the cubin (owned by the state, so loaded before drop);
+    /// `ptx`: the PTX it was linked from, whose failure slots it arms.
+    fn complete_and_load(&mut self, ctx: &Arc<CudaContext>, ptx: &str) -> Result<Arc<ModuleHandle>> {
         let mut cubin = std::ptr::null_mut();
         let mut size = 0usize;
         // SAFETY: the state is live; the out-pointers are valid.
@@ -80,7 +81,7 @@ impl LinkState {
         // SAFETY: `cubin` points at `size` bytes the state owns until `cuLinkDestroy`.
         let status = unsafe { sys::cuModuleLoadData(&mut module, cubin as *const c_void) };
         status.result().map_err(|e| driver_error("cuModuleLoadData", e))?;
-        Ok(Arc::new(ModuleHandle::new(ctx, module)))
+        Ok(Arc::new(ModuleHandle::new(ctx, module, ptx)?))
     }
 }
 
@@ -121,7 +122,7 @@ pub(crate) fn link(ctx: &Arc<CudaContext>, inputs: &[LinkInput]) -> Result<(Opti
             state.add(input_type(*kind), bytes, name)?;
         }
     }
-    let module = state.complete_and_load(ctx)?;
+    let module = state.complete_and_load(ctx, joined.as_deref().unwrap_or(""))?;
     let info = c_text(&state.info_log);
     drop(state);
     let kernels = LinkInput::kernels(inputs);

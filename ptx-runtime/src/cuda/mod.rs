@@ -17,6 +17,7 @@ mod memory;
 mod module;
 mod occupancy;
 mod pinned;
+mod report;
 mod stream;
 mod texture;
 

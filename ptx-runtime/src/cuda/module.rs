@@ -28,6 +28,9 @@ pub(crate) struct LoadedModule {
 pub(crate) struct ModuleHandle {
     ctx: Arc<CudaContext>,
     module: sys::CUmodule,
+    /// Its failure slots' words (`cuda::report`), read while the module lives.
+    #[allow(dead_code)]
+    reports: Arc<crate::report::Armed>,
 }
 
 // SAFETY: CUDA module and function handles may be used from any thread once the owning context
@@ -38,9 +41,20 @@ unsafe impl Send for ModuleHandle {}
 unsafe impl Sync for ModuleHandle {}
 
 impl ModuleHandle {
-    /// Takes ownership of a module loaded in `ctx`.
-    pub fn new(ctx: &Arc<CudaContext>, module: sys::CUmodule) -> ModuleHandle {
-        ModuleHandle { ctx: ctx.clone(), module }
+    /// Takes ownership of a module loaded in `ctx` (current) from `ptx`, and points its
+    /// failure slots at words the runtime reads after a launch fails (`cuda::report`). An
+    /// error unloads it.
+    pub fn new(ctx: &Arc<CudaContext>, module: sys::CUmodule, ptx: &str) -> Result<ModuleHandle> {
+        match super::report::arm(module, ptx) {
+            Ok(reports) => Ok(ModuleHandle { ctx: ctx.clone(), module, reports }),
+            Err(e) => {
+                // SAFETY: loaded in this (current) context, and not used again.
+                unsafe {
+                    let _ = sys::cuModuleUnload(module);
+                }
+                Err(e)
+            }
+        }
     }
 }
 
@@ -111,7 +125,7 @@ impl LoadedModule {
             let cuda = driver_error("cuModuleLoadDataEx", e);
             return Err(Error::PtxLoad { log: if log.is_empty() { cuda.to_string() } else { format!("{cuda}\n{log}") } });
         }
-        LoadedModule::function_of(Arc::new(ModuleHandle::new(ctx, module)), kernel.entry, c_text(&info_log))
+        LoadedModule::function_of(Arc::new(ModuleHandle::new(ctx, module, kernel.ptx)?), kernel.entry, c_text(&info_log))
     }
 
     /// The kernel `entry` of a loaded module (one the linker made holds several).
