@@ -555,20 +555,7 @@ fn string_nodes(c: &Compiled) -> TokenStream {
         .map(|(i, value)| {
             let s = quote::format_ident!("__PTX_STR_{}", i);
             let name = lower::string_name(i);
-            quote! {
-                #[doc(hidden)]
-                static #s: #p::FnNode = #p::FnNode {
-                    symbol: #p::ptx_text![#name],
-                    prototype: #p::ptx_text![#p::Piece::Str(".global .align 1 .b8 "), #name, #p::Piece::CString(#value)],
-                    body: "",
-                    callees: &[],
-                    isa: #p::Isa::ABI_CALLS,
-                    files: &[],
-                    file_refs: &[],
-                    dwarf: "",
-                    dwarf_refs: &[],
-                };
-            }
+            declaration_node(&s, name.clone(), quote!(#p::Piece::Str(".global .align 1 .b8 "), #name, #p::Piece::CString(#value)))
         })
         .collect();
     let report = report_node(c);
@@ -592,11 +579,19 @@ fn report_node(c: &Compiled) -> Option<TokenStream> {
             #p::Piece::Str(" "), #p::Piece::Quoted(#message), #p::Piece::Str("\n"),
         }
     });
-    Some(quote! {
+    let name = quote::format_ident!("__PTX_REPORT");
+    Some(declaration_node(&name, slot.clone(), quote!(#(#sites)* #p::Piece::Str(".const .align 8 .u64 "), #slot)))
+}
+
+/// `static <name>: FnNode` for a module-scope declaration (a node without a body, see
+/// `FnNode`): `symbol` and `prototype` are the pieces of its `ptx_text!`s.
+fn declaration_node(name: &syn::Ident, symbol: TokenStream, prototype: TokenStream) -> TokenStream {
+    let p = quote!(::ptx_runtime::__private);
+    quote! {
         #[doc(hidden)]
-        static __PTX_REPORT: #p::FnNode = #p::FnNode {
-            symbol: #p::ptx_text![#slot],
-            prototype: #p::ptx_text![#(#sites)* #p::Piece::Str(".const .align 8 .u64 "), #slot],
+        static #name: #p::FnNode = #p::FnNode {
+            symbol: #p::ptx_text![#symbol],
+            prototype: #p::ptx_text![#prototype],
             body: "",
             callees: &[],
             isa: #p::Isa::ABI_CALLS,
@@ -605,7 +600,7 @@ fn report_node(c: &Compiled) -> Option<TokenStream> {
             dwarf: "",
             dwarf_refs: &[],
         };
-    })
+    }
 }
 
 /// One `static __PTX_TABLE_<i>: FnNode` per table defined outside the body that the function
@@ -622,29 +617,17 @@ fn table_nodes(c: &Compiled) -> TokenStream {
             let name = lower::statics::table_name(&t.path);
             let (path, elem, align) = (&t.path, &t.elem, t.align);
             let decl = format!(".const .align {align} .b8 ");
-            quote! {
-                #[doc(hidden)]
-                static #s: #p::FnNode = #p::FnNode {
-                    symbol: #p::ptx_text![#name],
-                    prototype: #p::ptx_text![#p::Piece::Str(#decl), #name, #p::Piece::Bytes({
-                        #[allow(dead_code)]
-                        fn __element_type() {
-                            let _: &[#elem] = &#path;
-                        }
-                        // SAFETY: the table is an array of scalars (checked above): its bytes
-                        // are initialized, with no padding.
-                        const B: &[u8] = unsafe { ::core::slice::from_raw_parts(&#path as *const _ as *const u8, ::core::mem::size_of_val(&#path)) };
-                        B
-                    })],
-                    body: "",
-                    callees: &[],
-                    isa: #p::Isa::ABI_CALLS,
-                    files: &[],
-                    file_refs: &[],
-                    dwarf: "",
-                    dwarf_refs: &[],
-                };
-            }
+            let bytes = quote!(#p::Piece::Bytes({
+                #[allow(dead_code)]
+                fn __element_type() {
+                    let _: &[#elem] = &#path;
+                }
+                // SAFETY: the table is an array of scalars (checked above): its bytes are
+                // initialized, with no padding.
+                const B: &[u8] = unsafe { ::core::slice::from_raw_parts(&#path as *const _ as *const u8, ::core::mem::size_of_val(&#path)) };
+                B
+            }));
+            declaration_node(&s, name.clone(), quote!(#p::Piece::Str(#decl), #name, #bytes))
         })
         .collect()
 }
