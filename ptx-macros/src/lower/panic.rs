@@ -206,12 +206,13 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         self.b.terminate(Term::Jump(r.call));
     }
 
-    /// Where every failure reports one message (most functions: bounds checks only), the call
-    /// takes it as an immediate and the stubs set only the line: the PTX is shorter, and so is
-    /// the expansion (each stub's `mov` names the string's symbol, a piece rustc evaluates).
-    /// The same for the file and the function, which differ only where an inlined function
-    /// fails a check (another function, maybe in another file).
-    /// Through the slot, a function with one site sets its number in the block instead.
+    /// Values every stub sets alike move into the report block. Through the slot: a function
+    /// with one site sets its number there, and its checks branch to the block directly.
+    /// Through `__assertfail`: where every failure reports one message (most functions:
+    /// bounds checks only), the call takes it as an immediate and the stubs set only the line:
+    /// the PTX is shorter, and so is the expansion (each stub's `mov` names the string's
+    /// symbol, a piece rustc evaluates). The same for the file and the function, which differ
+    /// only where an inlined function fails a check (another function, maybe in another file).
     pub(super) fn settle_report(&mut self) {
         let r = match self.reporter {
             Some(Reporter::Call(r)) => r,
