@@ -68,27 +68,45 @@ pub(crate) fn assertion(site: &Site, at: Option<ptx_cpu::Site>) -> Error {
     Error::Assert { message: site.message.clone(), file: site.file.clone(), line: site.line, function: site.function.clone(), site: at }
 }
 
+/// Words in a map, for unit tests of the protocol (here and in `cuda::report`).
 #[cfg(test)]
-mod tests {
-    use super::*;
+pub(crate) mod fake {
+    use super::Words;
     use std::cell::RefCell;
     use std::collections::HashMap;
 
-    /// Words in a map; slots that exist are `a$report` and `b$report`.
+    /// Where the device sees a word: its host address plus this.
+    const DEVICE: u64 = 0x10_0000;
+
+    /// Words in a map; the slots that exist are `known` (every one, when `None`).
     #[derive(Default)]
-    struct Fake {
+    pub struct FakeWords {
+        pub known: Option<&'static [&'static str]>,
         words: RefCell<HashMap<u64, u32>>,
-        slots: RefCell<HashMap<String, u64>>,
+        pub slots: RefCell<HashMap<String, u64>>,
     }
 
-    impl Words for Fake {
+    impl FakeWords {
+        /// Words where only the `known` slots exist.
+        pub fn with(known: &'static [&'static str]) -> FakeWords {
+            FakeWords { known: Some(known), ..Default::default() }
+        }
+
+        /// What a failing kernel does: stores `number` where `slot` points.
+        pub fn fail(&self, slot: &str, number: u32) {
+            let at = self.slots.borrow()[slot] - DEVICE;
+            self.words.borrow_mut().insert(at, number);
+        }
+    }
+
+    impl Words for FakeWords {
         fn word(&self) -> crate::Result<(u64, u64)> {
             let at = 0x1000 + 4 * self.words.borrow().len() as u64;
             self.words.borrow_mut().insert(at, 0);
-            Ok((at + 0x10_0000, at))
+            Ok((at + DEVICE, at))
         }
         fn point(&self, slot: &str, pointer: u64) -> crate::Result<bool> {
-            let known = slot == "a$report" || slot == "b$report";
+            let known = self.known.is_none_or(|k| k.contains(&slot));
             if known {
                 self.slots.borrow_mut().insert(slot.to_string(), pointer);
             }
@@ -98,6 +116,12 @@ mod tests {
             self.words.borrow_mut().insert(address, 0).unwrap_or(0)
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fake::FakeWords;
+    use super::*;
 
     const PTX: &str = "//@report a$report 1 10 5 \"src/a.rs\" \"c::a\" \"index out of bounds\"\n\
                        //@report b$report 1 20 9 \"src/b.rs\" \"c::b\" \"index out of bounds\"\n\
@@ -106,15 +130,14 @@ mod tests {
 
     #[test]
     fn a_stored_number_is_its_sites_error_once() {
-        let fake = Fake::default();
+        let fake = FakeWords::with(&["a$report", "b$report"]);
         let armed = arm(PTX, &fake).unwrap();
         // Two slots the module declares, each at a device address of its own word.
         let slots = fake.slots.borrow().clone();
         assert_eq!(slots.len(), 2);
         assert_ne!(slots["a$report"], slots["b$report"]);
         assert!(read(&armed, &fake, None).is_none(), "nothing stored");
-        let b_word = slots["b$report"] - 0x10_0000;
-        fake.words.borrow_mut().insert(b_word, 2);
+        fake.fail("b$report", 2);
         match read(&armed, &fake, None) {
             Some(Error::Assert { message, file, line, function, site: None }) => {
                 assert_eq!((message.as_str(), file.as_str(), line, function.as_str()), ("attempt to divide by zero", "src/b.rs", 21, "c::b"));
@@ -123,7 +146,7 @@ mod tests {
         }
         assert!(read(&armed, &fake, None).is_none(), "read once");
         // A number no site has is no report.
-        fake.words.borrow_mut().insert(b_word, 7);
+        fake.fail("b$report", 7);
         assert!(read(&armed, &fake, None).is_none());
     }
 }

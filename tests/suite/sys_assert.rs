@@ -389,7 +389,8 @@ fn a_failed_check_reports_its_location_on_the_device() {
         assert_eq!(out.to_vec().unwrap(), [3]);
         let r = one_site::launch(&stream, LaunchConfig::new(1, 1), &v, 3, &mut out).and_then(|_| stream.synchronize());
         let (message, file, line, function) = assert_error(r);
-        assert_eq!((message.as_str(), line, function.as_str()), ("index out of bounds", line_of("// MARK: one site"), "suite::sys_assert::one_site"));
-        assert!(file.ends_with("sys_assert.rs"), "{file}");
+        assert_eq!((line, function.as_str()), (line_of("// MARK: one site"), "suite::sys_assert::one_site"));
+        // On CUDA the message goes on to say that the trap left the context unusable.
+        assert!(message.starts_with("index out of bounds") && file.ends_with("sys_assert.rs"), "{message} {file}");
     });
 }

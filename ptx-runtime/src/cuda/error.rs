@@ -4,14 +4,22 @@ use crate::error::Error;
 use cudarc::driver::{sys, DriverError};
 
 /// The driver error from `call`, with CUDA's error name and message; after a kernel's failed
-/// check, the check's `Error::Assert` (read from its slot's word, `cuda::report`).
+/// check, the check's `Error::Assert` (read from its slot's word, `cuda::report`), whose
+/// `message` is Rust's (`index out of bounds`, say) followed by what the trap did: the
+/// context is unusable, every later call on the device in this process fails.
 pub(crate) fn driver_error(call: &'static str, e: DriverError) -> Error {
+    driver_error_reading(call, e, super::report::reported)
+}
+
+/// [`driver_error`], with the failed check a kernel reported read by `reported`, and only for
+/// the errors a trap leaves (a unit test's registry, in place of the process's).
+pub(super) fn driver_error_reading(call: &'static str, e: DriverError, reported: impl FnOnce() -> Option<Error>) -> Error {
     if e.0 == sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY {
         return Error::OutOfMemory { requested: 0 };
     }
     if is_sticky(e.0) || e.0 == sys::cudaError_enum::CUDA_ERROR_ASSERT {
-        if let Some(reported) = super::report::reported() {
-            return reported;
+        if let Some(failed) = reported() {
+            return trapped(failed, call, e);
         }
     }
     if e.0 == sys::cudaError_enum::CUDA_ERROR_ASSERT {
@@ -20,13 +28,27 @@ pub(crate) fn driver_error(call: &'static str, e: DriverError) -> Error {
     let name = e.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", e.0));
     let mut message = e.error_string().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     if is_sticky(e.0) {
-        message.push_str(STICKY);
+        message.push_str("; a kernel faulted");
+        message.push_str(UNUSABLE);
     }
     Error::Cuda { call, name, message }
 }
 
-/// What a sticky error means for the caller, added to CUDA's own message.
-const STICKY: &str = "; a kernel faulted, which leaves this device's context unusable: every later call on the device in this process fails with this error (CUDA's kernel errors are sticky), so the process must end to use the GPU again";
+/// A failed check's `Error::Assert`, its message (the check's own) followed by how it surfaced
+/// and what the trap did to the context: `Error::Assert` has no field for either.
+fn trapped(failed: Error, call: &'static str, e: DriverError) -> Error {
+    match failed {
+        Error::Assert { mut message, file, line, function, site } => {
+            message.push_str(&format!("; the check trapped ({:?}, reported by {call})", e.0));
+            message.push_str(UNUSABLE);
+            Error::Assert { message, file, line, function, site }
+        }
+        other => other,
+    }
+}
+
+/// What a sticky error means for the caller, after what caused it.
+const UNUSABLE: &str = ", which leaves this device's context unusable: every later call on the device in this process fails (CUDA's kernel errors are sticky), so the process must end to use the GPU again";
 
 /// The errors a faulting kernel leaves in its context for good (the driver API reference:
 /// "the context cannot be used, so it must be destroyed").
@@ -76,7 +98,19 @@ mod tests {
         for e in [E::CUDA_ERROR_INVALID_VALUE, E::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, E::CUDA_ERROR_NOT_READY] {
             assert!(!is_sticky(e), "{e:?}");
         }
-        assert!(STICKY.contains("unusable") && STICKY.contains("sticky"));
+        assert!(UNUSABLE.contains("unusable") && UNUSABLE.contains("sticky"));
+    }
+
+    #[test]
+    fn a_reported_check_keeps_its_message_first() {
+        let check = || Some(Error::Assert { message: "index out of bounds".into(), file: "src/a.rs".into(), line: 3, function: "c::f".into(), site: None });
+        let e = driver_error_reading("cuLaunchKernel", DriverError(sys::cudaError_enum::CUDA_ERROR_ILLEGAL_INSTRUCTION), check);
+        let Error::Assert { message, line: 3, .. } = &e else { panic!("{e:?}") };
+        assert!(message.starts_with("index out of bounds; the check trapped (CUDA_ERROR_ILLEGAL_INSTRUCTION, reported by cuLaunchKernel), which leaves"), "{message}");
+        assert!(e.to_string().starts_with("device assertion failed at src/a.rs:3 in c::f: index out of bounds; "), "{e}");
+        // Errors a trap does not leave read no report.
+        let never = || -> Option<Error> { panic!("read") };
+        assert!(matches!(driver_error_reading("cuMemAlloc", DriverError(sys::cudaError_enum::CUDA_ERROR_OUT_OF_MEMORY), never), Error::OutOfMemory { .. }));
     }
 
     #[test]

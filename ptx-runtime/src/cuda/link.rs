@@ -107,7 +107,9 @@ fn input_type(kind: BinaryKind) -> sys::CUjitInputType {
 
 /// Links `inputs` in `ctx`: the PTX inputs joined first by `ptx_cpu::link_partial` (so PTX
 /// links as on the CPU backend), then the binaries; one loaded module, and each kernel's
-/// function in it. Returns the joined PTX too.
+/// function in it. Returns the joined PTX too. The joined text's failure slots are armed
+/// (`cuda::report`); a binary input brings no `//@report` lines, so its checks trap without a
+/// location.
 pub(crate) fn link(ctx: &Arc<CudaContext>, inputs: &[LinkInput]) -> Result<(Option<String>, Vec<LoadedModule>)> {
     let ptx_inputs = LinkInput::ptx_inputs(inputs);
     let joined = if ptx_inputs.is_empty() { None } else { Some(ptx_cpu::link_partial(&ptx_inputs)?) };

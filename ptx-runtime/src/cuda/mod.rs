@@ -18,8 +18,10 @@ mod module;
 mod occupancy;
 mod pinned;
 mod report;
+mod slots;
 mod stream;
 mod texture;
+mod words;
 
 pub(crate) use error::driver_error;
 pub(crate) use module::LoadedModule;

@@ -28,7 +28,8 @@ pub(crate) struct LoadedModule {
 pub(crate) struct ModuleHandle {
     ctx: Arc<CudaContext>,
     module: sys::CUmodule,
-    /// Its failure slots' words (`cuda::report`), read while the module lives.
+    /// Its failure slots' words (`cuda::report`): held here, so that the registry (which holds
+    /// them weakly) reads them while the module is loaded.
     #[allow(dead_code)]
     reports: Arc<crate::report::Armed>,
 }
@@ -45,7 +46,7 @@ impl ModuleHandle {
     /// failure slots at words the runtime reads after a launch fails (`cuda::report`). An
     /// error unloads it.
     pub fn new(ctx: &Arc<CudaContext>, module: sys::CUmodule, ptx: &str) -> Result<ModuleHandle> {
-        match super::report::arm(module, ptx) {
+        match super::report::arm(ctx, module, ptx) {
             Ok(reports) => Ok(ModuleHandle { ctx: ctx.clone(), module, reports }),
             Err(e) => {
                 // SAFETY: loaded in this (current) context, and not used again.
