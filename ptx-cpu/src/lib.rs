@@ -96,6 +96,8 @@ pub mod tensor {
 pub use error::{Error, Fault, FaultKind, Result, Site, SourceLoc};
 #[doc(hidden)]
 pub use error::write_assert;
+#[doc(hidden)]
+pub use report::assertion;
 use heap::DeviceHeap;
 use memory::{GlobalMemory, RegionKind};
 use program::{FuncKind, Program, Syscall};

@@ -8,6 +8,16 @@ use crate::memory::{GlobalMemory, RegionKind};
 use ptx_abi::report;
 use std::collections::HashMap;
 
+/// The failure of `site` (`ptx_abi::report`) as an error: `at`, where the reader knows it, is
+/// the failing thread, given the site's source location (the trap that follows a failure is
+/// shared by the function's checks, so its `.loc` is not the check's). Also the CUDA
+/// backend's, which knows no thread.
+pub fn assertion(site: &report::Site, at: Option<Site>) -> Error {
+    let source = SourceLoc { file: site.file.clone(), line: site.line, column: site.column, inlined_at: None };
+    let at = at.map(|a| Box::new(Site { source: Some(source), ..a }));
+    Error::Assert { message: site.message.clone(), file: site.file.clone(), line: site.line, function: site.function.clone(), site: at }
+}
+
 /// A module's sites and the word each of its slots points at.
 #[derive(Default)]
 pub(crate) struct Reports {
@@ -53,9 +63,7 @@ impl Reports {
             }
         }
         let Some(s) = found else { return error };
-        let source = SourceLoc { file: s.file.clone(), line: s.line, column: s.column, inlined_at: None };
-        let site = Site { kernel: f.kernel.clone(), block: f.block, thread: f.thread, line: f.line, source: Some(source) };
-        Error::Assert { message: s.message.clone(), file: s.file.clone(), line: s.line, function: s.function.clone(), site: Some(Box::new(site)) }
+        assertion(s, Some(Site { kernel: f.kernel.clone(), block: f.block, thread: f.thread, line: f.line, source: None }))
     }
 
     /// The words' addresses, to free with the module.

@@ -46,10 +46,10 @@ pub(crate) fn arm(ptx: &str, words: &dyn Words) -> crate::Result<Arc<Armed>> {
     Ok(Arc::new(armed))
 }
 
-/// The failed check a module's words name, as the error its launch returns, with `at` (the
-/// failing thread, where the backend knows it; not on CUDA) as its site; `None` when no word
-/// is set (the launch failed some other way).
-pub(crate) fn read(armed: &Armed, words: &dyn Words, at: Option<ptx_cpu::Site>) -> Option<Error> {
+/// The failed check a module's words name, as the error its launch returns (without the
+/// thread, which CUDA does not say); `None` when no word is set (the launch failed some other
+/// way).
+pub(crate) fn read(armed: &Armed, words: &dyn Words) -> Option<Error> {
     let mut found = None;
     for (slot, address) in &armed.words {
         let number = words.take(*address);
@@ -57,15 +57,7 @@ pub(crate) fn read(armed: &Armed, words: &dyn Words, at: Option<ptx_cpu::Site>) 
             found = report::find(&armed.sites, slot, number);
         }
     }
-    found.map(|s| assertion(s, at))
-}
-
-/// `Error::Assert` for `site`: the source location is the site's (the trap that follows a
-/// failure is shared by the function's checks, so its `.loc` is not the check's).
-pub(crate) fn assertion(site: &Site, at: Option<ptx_cpu::Site>) -> Error {
-    let source = ptx_cpu::SourceLoc { file: site.file.clone(), line: site.line, column: site.column, inlined_at: None };
-    let at = at.map(|a| Box::new(ptx_cpu::Site { source: Some(source), ..a }));
-    Error::Assert { message: site.message.clone(), file: site.file.clone(), line: site.line, function: site.function.clone(), site: at }
+    found.map(|s| ptx_cpu::assertion(s, None).into())
 }
 
 /// Words in a map, for unit tests of the protocol (here and in `cuda::report`).
@@ -136,17 +128,17 @@ mod tests {
         let slots = fake.slots.borrow().clone();
         assert_eq!(slots.len(), 2);
         assert_ne!(slots["a$report"], slots["b$report"]);
-        assert!(read(&armed, &fake, None).is_none(), "nothing stored");
+        assert!(read(&armed, &fake).is_none(), "nothing stored");
         fake.fail("b$report", 2);
-        match read(&armed, &fake, None) {
+        match read(&armed, &fake) {
             Some(Error::Assert { message, file, line, function, site: None }) => {
                 assert_eq!((message.as_str(), file.as_str(), line, function.as_str()), ("attempt to divide by zero", "src/b.rs", 21, "c::b"));
             }
             other => panic!("{other:?}"),
         }
-        assert!(read(&armed, &fake, None).is_none(), "read once");
+        assert!(read(&armed, &fake).is_none(), "read once");
         // A number no site has is no report.
         fake.fail("b$report", 7);
-        assert!(read(&armed, &fake, None).is_none());
+        assert!(read(&armed, &fake).is_none());
     }
 }

@@ -79,7 +79,7 @@ impl Registry {
         };
         let mut found = None;
         for armed in &live {
-            let read = report::read(armed, words, None);
+            let read = report::read(armed, words);
             found = found.or(read);
         }
         found
