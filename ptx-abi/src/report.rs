@@ -6,15 +6,17 @@
 //!
 //! ```text
 //! //@report <symbol>$report 1 13 20 "src/saxpy.rs" "my_crate::saxpy" "index out of bounds"
-//! .const .align 8 .u64 <symbol>$report;
+//! .global .align 4 .u32 <symbol>$report_word;
+//! .const .align 8 .u64 <symbol>$report = <symbol>$report_word;
 //! ```
 //!
 //! (slot, site number from 1, line, column (1-based; 0: unknown), then file, function and message as [`quoted`] strings).
 //! A failure stores its site's number, a `u32`, where the slot points, makes the store visible
-//! to the host (`membar.sys`), and `trap`s; a slot left null (a module loaded by another
-//! runtime) skips the store and only traps. The runtime points each slot at a word of
-//! host-mapped memory of its own before the first launch, and after a launch fails reads the
-//! words: the first non-zero one names the function (its slot) and the site. Host memory
+//! to the host (`membar.sys`), and `trap`s. The slot starts out pointing at a word of the
+//! module's own (`<symbol>$report_word`), so a module loaded by another runtime stores there,
+//! harmlessly, and traps: the store needs no test of the slot. Our runtime points each slot at
+//! a word of host-mapped memory of its own before the first launch, and after a launch fails
+//! reads the words: the first non-zero one names the function (its slot) and the site. Host memory
 //! survives the trap, which leaves the device's context unusable, so the location reaches the
 //! error on a GPU as on the CPU backend.
 //!
@@ -28,6 +30,9 @@ use alloc::vec::Vec;
 
 /// The suffix of a function's slot: `<symbol>$report`.
 pub const SLOT_SUFFIX: &str = "$report";
+
+/// The suffix of the word a slot points at until the runtime arms it: `<symbol>$report_word`.
+pub const WORD_SUFFIX: &str = "$report_word";
 
 /// What starts the comment line that describes one site.
 pub const SITE_PREFIX: &str = "//@report ";

@@ -426,7 +426,10 @@ fn failures_in_linked_modules_report_their_sites() {
     tools::assemble("picks_linked", text);
     let sites = ptx_runtime::abi::report::sites(text);
     for slot in ptx_runtime::abi::report::slots(&sites) {
-        assert!(text.lines().any(|l| l.starts_with(".const") && l.contains(&format!("{slot};"))), "{slot} is declared:\n{text}");
+        // `.const .align 8 .u64 <slot> = <word>;`, the word a `.global` of the linked module.
+        let declaration = text.lines().find(|l| l.starts_with(".const") && l.contains(&format!(" {slot} = "))).unwrap_or_else(|| panic!("{slot} is declared:\n{text}"));
+        let word = declaration.rsplit(" = ").next().unwrap().trim_end_matches(';');
+        assert!(text.lines().any(|l| l.starts_with(".global") && l.trim_end().ends_with(&format!(" {word};"))), "{word} is declared:\n{text}");
     }
     let line = |marker: &str| include_str!("link_interop.rs").lines().position(|l| l.contains(marker) && !l.contains("line(")).unwrap() as u32 + 1;
     let xs = DeviceBuffer::from_slice(&stream, &[5, 6, 7]).unwrap();

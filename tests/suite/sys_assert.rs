@@ -262,19 +262,30 @@ fn the_report_block_stores_fences_and_traps_without_a_call() {
     }
 }
 
-/// A module another runtime loads (the slot left null) still traps, without storing.
+/// A module another runtime loads (its slot not armed) stores into the module's own word, which
+/// the slot points at from the start, and traps: the store needs no test of the slot.
 #[test]
-fn a_null_slot_only_traps() {
+fn an_unarmed_slot_stores_into_the_modules_own_word_and_traps() {
     let ptx = one_site::PTX;
     let mut k = Harness::new(ptx);
     let slot = &ptx_runtime::abi::report::sites(ptx)[0].slot;
-    let (at, _) = k.module.symbol(slot).expect("the slot is a module variable");
-    k.dev.write(at, &0u64.to_le_bytes()).unwrap();
+    let word = slot.replace(ptx_runtime::abi::report::SLOT_SUFFIX, ptx_runtime::abi::report::WORD_SUFFIX);
+    let (slot_at, _) = k.module.symbol(slot).expect("the slot is a module variable");
+    let (word_at, _) = k.module.symbol(&word).expect("the word is a module variable");
+    // What the module's initializer says, before our runtime armed it.
+    k.dev.write(slot_at, &word_at.to_le_bytes()).unwrap();
     let (dv, out) = (k.upload(&[5u32]), k.zeroed::<u32>(1));
     match k.launch(one_site::ENTRY, [1, 1, 1], [1, 1, 1], 0, &[dv.slice(), arg(1u32), out.slice()]) {
         Err(Error::Fault(f)) => assert!(f.kind == ptx_runtime::cpu::FaultKind::Trap, "{f:?}"),
         other => panic!("expected a trap, got {other:?}"),
     }
+    let mut stored = [0u8; 4];
+    k.dev.read(word_at, &mut stored).unwrap();
+    assert_eq!(u32::from_le_bytes(stored), 1, "the site's number, in the module's word");
+    // The initializer is the word's address: no null to test in the report block.
+    let declaration = ptx.lines().find(|l| l.starts_with(".const") && l.contains(slot.as_str())).expect("the slot's declaration");
+    assert!(declaration.trim_end().ends_with(&format!(" = {word};")), "{declaration}");
+    assert!(!crate::tools::report_block(ptx).contains("setp"), "{ptx}");
 }
 
 #[device_fn]

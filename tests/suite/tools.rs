@@ -181,15 +181,24 @@ pub fn nvlink(name: &str, modules: &[&str]) -> bool {
     true
 }
 
-/// `ptx` without its functions' report blocks (the slot's load, test, store and fence before
+/// `ptx` without its functions' report blocks (the slot's load, the store and the fence before
 /// `trap`, `ptx_abi::report`): what tests that count a kernel's compares or loads measure.
 pub fn without_report_blocks(ptx: &str) -> String {
+    report_lines(ptx, false)
+}
+
+/// The lines of `ptx`'s report blocks only (see [`without_report_blocks`]).
+pub fn report_block(ptx: &str) -> String {
+    report_lines(ptx, true)
+}
+
+fn report_lines(ptx: &str, inside: bool) -> String {
     let mut out = String::new();
     let mut in_block = false;
     for l in ptx.lines() {
         let t = l.trim_start();
         in_block |= t.starts_with("ld.const.u64") && t.contains("$report]");
-        if !in_block {
+        if in_block == inside {
             out.push_str(l);
             out.push('\n');
         }

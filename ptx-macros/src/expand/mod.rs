@@ -563,13 +563,14 @@ fn string_nodes(c: &Compiled) -> TokenStream {
 }
 
 /// `static __PTX_REPORT: FnNode` where the function's failures report through its slot: the
-/// `//@report` line of each site, then the slot's declaration (`ptx_abi::report`).
+/// `//@report` line of each site, then the declarations of the word the slot first points at
+/// and of the slot (`ptx_abi::report`).
 fn report_node(c: &Compiled) -> Option<TokenStream> {
     if c.decls.reports.is_empty() {
         return None;
     }
     let p = quote!(::ptx_runtime::__private);
-    let slot = lower::slot_name();
+    let (slot, word) = (lower::slot_name(), lower::slot_word_name());
     let sites = c.decls.reports.iter().enumerate().map(|(i, s)| {
         let number = format!(" {} ", i + 1);
         let (line, column, file, function, message) = (&s.line, &s.column, &s.file, &s.function, &s.message);
@@ -580,7 +581,10 @@ fn report_node(c: &Compiled) -> Option<TokenStream> {
         }
     });
     let name = quote::format_ident!("__PTX_REPORT");
-    Some(declaration_node(&name, slot.clone(), quote!(#(#sites)* #p::Piece::Str(".const .align 8 .u64 "), #slot)))
+    let declarations = quote! {
+        #p::Piece::Str(".global .align 4 .u32 "), #word, #p::Piece::Str(";\n.const .align 8 .u64 "), #slot, #p::Piece::Str(" = "), #word
+    };
+    Some(declaration_node(&name, slot.clone(), quote!(#(#sites)* #declarations)))
 }
 
 /// `static <name>: FnNode` for a module-scope declaration (a node without a body, see

@@ -45,7 +45,7 @@ pub mod value;
 
 pub use intrinsic::DYN_SMEM;
 pub use syscall::string_name;
-pub use panic::slot_name;
+pub use panic::{slot_name, slot_word_name};
 pub use place::visit;
 
 use crate::front::hir::{Body, LocalId, LoopId};

@@ -23,7 +23,7 @@ use super::value::Val;
 use super::Lowerer;
 use crate::front::hir::{BinOp, Panic, PanicWhen};
 use crate::front::ty::Ty;
-use crate::ir::{Arg, BlockId, Cmp, Inst, InstKind, Mem, Opcode, Order, Reg, RegClass, StateSpace, Sym, Term, Type};
+use crate::ir::{Arg, BlockId, Inst, InstKind, Mem, Opcode, Order, Reg, RegClass, StateSpace, Sym, Term, Type};
 use proc_macro2::{Span, TokenStream};
 use ptx_abi::Scalar;
 use quote::quote;
@@ -146,16 +146,14 @@ impl<'a, 'e> Lowerer<'a, 'e> {
         r
     }
 
-    /// The slot's block: `@slot != 0` store the site's number where it points, make the store
-    /// visible to the host, `trap`.
+    /// The slot's block: store the site's number where the slot points (host-mapped memory
+    /// once the runtime armed it, else the module's own word: never null, so no test), make the
+    /// store visible to the host, `trap`.
     fn report_through_slot(&mut self, site: Reg) {
         let slot = Arg::Sym(Sym::Piece(slot_name()));
         let at = self.b.op1(Opcode::Ld(Mem::plain(StateSpace::Const, Type::U64)), RegClass::B64, vec![Arg::mem(slot, 0)]);
-        let armed = self.b.op1(Opcode::Setp(Cmp::Ne, Type::U64), RegClass::Pred, vec![Arg::Reg(at), Arg::imm(0)]);
-        let mark = self.b.mark();
         let store = Mem { order: Order::Volatile, ..Mem::plain(StateSpace::Global, Type::U32) };
         self.b.op0(Opcode::St(store), vec![Arg::mem(Arg::Reg(at), 0), Arg::Reg(site)]);
-        self.b.guard_from(mark, armed);
         self.b.op0(Opcode::Membar(ptx_abi::atomic::Scope::System), vec![]);
         self.b.terminate(Term::Trap);
     }
@@ -423,7 +421,15 @@ fn column_piece(span: Span) -> TokenStream {
 
 /// The name of the function's slot: `<symbol>$report`.
 pub fn slot_name() -> TokenStream {
-    let suffix = ptx_abi::report::SLOT_SUFFIX;
+    suffixed(ptx_abi::report::SLOT_SUFFIX)
+}
+
+/// The name of the word the slot points at until the runtime arms it: `<symbol>$report_word`.
+pub fn slot_word_name() -> TokenStream {
+    suffixed(ptx_abi::report::WORD_SUFFIX)
+}
+
+fn suffixed(suffix: &str) -> TokenStream {
     quote!(::ptx_runtime::__private::Piece::Seq(&[::ptx_runtime::__private::Piece::Str(__SYMBOL), ::ptx_runtime::__private::Piece::Str(#suffix)]))
 }
 
