@@ -271,8 +271,17 @@ fn methods_and_operators_run_as_on_the_host() {
     }
 }
 
-#[kernel]
+/// Kept as calls (a `debug` kernel inlines nothing, as nvcc -G): the module carries the methods
+/// the kernel reaches and no other.
+#[kernel(debug)]
 pub fn unused_methods_stay_out(v: &mut [f32]) {
+    v[0] = geo::Vec3::new(1.0, 2.0, 2.0).length();
+}
+
+/// The same body inlined, as kernels inline small methods by default (`front::inline_method`):
+/// `new`, `length` and the `dot` that `length` calls.
+#[kernel]
+pub fn methods_inlined(v: &mut [f32]) {
     v[0] = geo::Vec3::new(1.0, 2.0, 2.0).length();
 }
 
@@ -289,6 +298,15 @@ fn a_kernel_carries_the_methods_it_reaches() {
     let mut v = [0.0f32];
     unused_methods_stay_out(&mut v);
     assert_eq!(v[0], 3.0);
+    // Inlined: no function, no call; the same result on the device.
+    let ptx = methods_inlined::PTX;
+    assemble("methods_inlined", ptx);
+    assert!(!ptx.contains(".func") && !ptx.contains("call"), "{ptx}");
+    let stream = crate::body_exec::cpu_stream();
+    let (mut a, mut b) = (DeviceBuffer::<f32>::zeroed(&stream, 1).unwrap(), DeviceBuffer::<f32>::zeroed(&stream, 1).unwrap());
+    methods_inlined::launch(&stream, LaunchConfig::new(1, 1), &mut a).unwrap();
+    unused_methods_stay_out::launch(&stream, LaunchConfig::new(1, 1), &mut b).unwrap();
+    assert_eq!((a.to_vec().unwrap(), b.to_vec().unwrap()), (vec![3.0], vec![3.0]));
 }
 
 /// Methods and an operator of a type in another crate, named through its crate.

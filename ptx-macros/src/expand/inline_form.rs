@@ -18,6 +18,14 @@
 //!   shared memory (each inlined copy would declare its own), one with `?` (which would leave
 //!   the kernel) and one whose parameters are patterns.
 //!
+//! A method of a `#[device_fn] impl` (`expand::method` says which kinds may be) is told the
+//! same way, in the module beside its replay ([`method_replay`], `front::inline_method`). Its
+//! body may also name `Self` and its type (written `Self` in the form, which the kernel reads
+//! as the type it reached): calls of methods and operators resolve through the values' types
+//! wherever the body is compiled. Every other path the body writes must be one of its own
+//! bindings, a device-API function, a primitive type, `core`'s or the prelude's
+//! (`Some`, `None`); its macros, std's assertions and panics.
+//!
 //! `#[inline(never)]` keeps the call (CUDA's `__noinline__`), and so does `#[no_mangle]` (a
 //! symbol other modules link against: a kernel's module defines it by calling it, and C++
 //! declaring it `extern` links with that). `#[inline(always)]` inlines
@@ -59,6 +67,162 @@ pub fn replay(c: &Compiled) -> TokenStream {
     };
     let name = format_ident!("__ptx_inline");
     crate::link::replay::emit("inl", &name, &syn::parse_quote!(pub), &c.item.to_token_stream(), &info)
+}
+
+/// `Vec3__dot__…::__ptx_inline`, emitted in the module beside a method's replay
+/// (`expand::method::inline_module`); `self_ty`: the impl's type, as written.
+pub fn method_replay(c: &Compiled, self_ty: &syn::Type) -> TokenStream {
+    let info = match method_form(c, self_ty) {
+        Some(i) => Info::Inline(i),
+        None => Info::NoInline,
+    };
+    let name = format_ident!("__ptx_inline");
+    crate::link::replay::emit("inl", &name, &syn::parse_quote!(pub), &c.item.to_token_stream(), &info)
+}
+
+fn method_form(c: &Compiled, self_ty: &syn::Type) -> Option<InlineInfo> {
+    let self_name = match self_ty {
+        syn::Type::Path(p) if p.qself.is_none() && p.path.leading_colon.is_none() && p.path.segments.len() == 1 => p.path.segments[0].ident.to_string(),
+        _ => return None,
+    };
+    let sig = &c.item.sig;
+    if c.exported || c.tables > 0 || crate::front::force_inline::is_never_inline(&c.item.attrs) || !sig.generics.params.is_empty() || sig.variadic.is_some() {
+        return None;
+    }
+    let mut bound = Bound::default();
+    for input in &sig.inputs {
+        match input {
+            syn::FnArg::Receiver(_) => {}
+            syn::FnArg::Typed(pt) if matches!(&*pt.pat, syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none()) => syn::visit::Visit::visit_pat(&mut bound, &pt.pat),
+            _ => return None,
+        }
+    }
+    let mut found: Vec<(&str, &Info)> = c.found.entries().collect();
+    found.sort_by_key(|(k, _)| *k);
+    // Its types and the methods it calls are found again by the kernel; only the device-API
+    // paths are renamed.
+    let apis: Vec<(TokenStream, String)> = found.iter().filter_map(|(path, info)| if let Info::Api(name) = info { Some((path.parse::<TokenStream>().ok()?, name.clone())) } else { None }).collect();
+    let own = [self_name.as_str()];
+    // A callee's symbol names it through the type it belongs to (or the instance compiled
+    // for it), which the kernel resolves for itself, as the call itself.
+    if !c.body.evaluated().chain(c.strings).all(|t| callee_symbol(t) || own_piece_with(t, &own)) {
+        return None;
+    }
+    let text = c.body.literal();
+    if text.lines().any(|l| l.trim_start().starts_with(".shared")) || instructions(&text) > MAX_INSTRUCTIONS {
+        return None;
+    }
+    let api_names: HashSet<String> = apis.iter().filter_map(|(p, _)| last_ident(p)).collect();
+    let mut seen = Seen::default();
+    for input in &sig.inputs {
+        syn::visit::Visit::visit_fn_arg(&mut seen, input);
+    }
+    syn::visit::Visit::visit_block(&mut seen, &c.item.block);
+    if seen.try_op || seen.names.iter().any(|n| api_names.contains(n)) {
+        return None;
+    }
+    syn::visit::Visit::visit_block(&mut bound, &c.item.block);
+    let api_keys: HashSet<String> = apis.iter().map(|(p, _)| crate::link::key(p)).collect();
+    let mut written = Written { bound: &bound.0, self_name: &self_name, apis: &api_keys, ok: true };
+    syn::visit::Visit::visit_block(&mut written, &c.item.block);
+    if !written.ok {
+        return None;
+    }
+    let mut item = c.item.clone();
+    item.attrs.clear();
+    item.vis = syn::Visibility::Inherited;
+    syn::visit_mut::VisitMut::visit_item_fn_mut(&mut TypeToSelf(&self_name), &mut item);
+    Some(InlineInfo { item: item.to_token_stream(), apis })
+}
+
+/// Whether a piece is a called method's symbol: `Piece::Str(<Vec3>::__PTX_SYMBOL__dot)`, or a
+/// generic method's instance's, `Piece::Str(__ptx_inst_…::SYMBOL)`.
+fn callee_symbol(t: &TokenStream) -> bool {
+    fn idents(t: &TokenStream, out: &mut Vec<String>) {
+        for tt in t.clone() {
+            match tt {
+                TokenTree::Ident(i) => out.push(i.to_string()),
+                TokenTree::Group(g) => idents(&g.stream(), out),
+                _ => {}
+            }
+        }
+    }
+    let mut names = Vec::new();
+    idents(t, &mut names);
+    let symbol = |n: &String| n.starts_with("__PTX_SYMBOL__") || n.starts_with("__ptx_inst_");
+    names.iter().any(|n| n == "Str") && names.iter().any(symbol) && names.last().is_some_and(|n| n.starts_with("__PTX_SYMBOL__") || n == "SYMBOL")
+}
+
+/// The names a body binds (patterns, closure parameters).
+#[derive(Default)]
+struct Bound(HashSet<String>);
+
+impl<'ast> syn::visit::Visit<'ast> for Bound {
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        self.0.insert(p.ident.to_string());
+        syn::visit::visit_pat_ident(self, p);
+    }
+}
+
+/// Whether every path a method's body writes means the same wherever the body is compiled:
+/// its bindings, `self`, `Self` or its type, a device-API function, a primitive, `core`'s, the
+/// prelude's. A macro: std's assertions and panics only (their arguments become pieces,
+/// checked apart).
+struct Written<'a> {
+    bound: &'a HashSet<String>,
+    self_name: &'a str,
+    apis: &'a HashSet<String>,
+    ok: bool,
+}
+
+const PRELUDE: &[&str] = &["Some", "None", "Ok", "Err", "Option", "Result"];
+const STD_MACROS: &[&str] = &["assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "panic", "unreachable", "todo", "unimplemented"];
+
+impl Written<'_> {
+    fn allowed(&self, p: &syn::Path) -> bool {
+        let Some(first) = p.segments.first().map(|s| s.ident.to_string()) else { return false };
+        if p.leading_colon.is_some() {
+            return first == "core";
+        }
+        let single = p.segments.len() == 1;
+        self.apis.contains(&crate::link::key(&crate::front::call::strip_generics(p)))
+            || single && (self.bound.contains(&first) || first == "self")
+            || first == "Self"
+            || first == self.self_name
+            || first == "core"
+            || first == "str"
+            || ptx_abi::Scalar::from_rust_name(&first).is_some()
+            || single && PRELUDE.contains(&first.as_str())
+    }
+}
+
+impl<'ast> syn::visit::Visit<'ast> for Written<'_> {
+    fn visit_path(&mut self, p: &'ast syn::Path) {
+        self.ok &= self.allowed(p);
+        syn::visit::visit_path(self, p);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        self.ok &= m.path.segments.len() == 1 && m.path.get_ident().is_some_and(|i| STD_MACROS.contains(&i.to_string().as_str()));
+    }
+
+    fn visit_item(&mut self, _: &'ast syn::Item) {
+        // An item in the body names things of its own scope.
+        self.ok = false;
+    }
+}
+
+/// The impl's type, written by its name, becomes `Self`: the kernel names it by its own path.
+struct TypeToSelf<'a>(&'a str);
+
+impl syn::visit_mut::VisitMut for TypeToSelf<'_> {
+    fn visit_path_mut(&mut self, p: &mut syn::Path) {
+        if p.leading_colon.is_none() && p.segments.first().is_some_and(|s| s.ident == self.0) {
+            let span = p.segments[0].ident.span();
+            p.segments[0].ident = proc_macro2::Ident::new("Self", span);
+        }
+        syn::visit_mut::visit_path_mut(self, p);
+    }
 }
 
 fn form(c: &Compiled) -> Option<InlineInfo> {
@@ -109,10 +273,18 @@ fn form(c: &Compiled) -> Option<InlineInfo> {
 /// Whether a piece rustc evaluates names only the function's own symbol, strings and lines:
 /// nothing of its module's scope.
 fn own_piece(t: &TokenStream) -> bool {
+    own_piece_with(t, &[])
+}
+
+/// [`own_piece`], also allowing the names in `extra` (a method's type).
+fn own_piece_with(t: &TokenStream, extra: &[&str]) -> bool {
     const OWN: &[&str] = &["ptx_runtime", "__private", "Piece", "Str", "Seq", "Dec", "FileRef", "ParamName", "symbol", "index", "__SYMBOL", "core", "line", "column", "file", "module_path", "u64", "usize", "as"];
     t.clone().into_iter().all(|tt| match tt {
-        TokenTree::Ident(i) => OWN.contains(&i.to_string().as_str()),
-        TokenTree::Group(g) => own_piece(&g.stream()),
+        TokenTree::Ident(i) => {
+            let s = i.to_string();
+            OWN.contains(&s.as_str()) || extra.contains(&s.as_str())
+        }
+        TokenTree::Group(g) => own_piece_with(&g.stream(), extra),
         _ => true,
     })
 }

@@ -96,13 +96,15 @@ pub struct MethodCx {
     pub self_ty: syn::Type,
     pub anchor: syn::Type,
     pub key: String,
+    /// Whether kernels may inline it: its last round leaves the module `inline_module` names.
+    pub inline: bool,
 }
 
 impl MethodCx {
-    /// `{ self_ty } { anchor } { key }`, ahead of the item in the chain's state.
+    /// `{ self_ty } { anchor } { key } { inline }`, ahead of the item in the chain's state.
     pub fn write(&self) -> TokenStream {
-        let (t, a, k) = (&self.self_ty, &self.anchor, &self.key);
-        quote!({#t} {#a} {#k})
+        let (t, a, k, i) = (&self.self_ty, &self.anchor, &self.key, self.inline);
+        quote!({#t} {#a} {#k} {#i})
     }
 
     pub fn read(item: TokenStream) -> Option<(MethodCx, TokenStream)> {
@@ -111,7 +113,8 @@ impl MethodCx {
         let self_ty = syn::parse2(crate::link::info::group(it.next()?, brace)?).ok()?;
         let anchor = syn::parse2(crate::link::info::group(it.next()?, brace)?).ok()?;
         let key: syn::LitStr = syn::parse2(crate::link::info::group(it.next()?, brace)?).ok()?;
-        Some((MethodCx { self_ty, anchor, key: key.value() }, it.collect()))
+        let inline: syn::LitBool = syn::parse2(crate::link::info::group(it.next()?, brace)?).ok()?;
+        Some((MethodCx { self_ty, anchor, key: key.value(), inline: inline.value }, it.collect()))
     }
 
     fn module(&self) -> proc_macro2::Ident {
@@ -372,6 +375,17 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
             Some(syn::FnArg::Receiver(r)) => Recv::of(r),
             _ => Recv::Assoc,
         };
+        // Kernels may inline a plain method or operator of a plain type (`front::inline_method`;
+        // whether it qualifies is decided once it is compiled, `inline_form::method_replay`).
+        let inlinable = origin == super::trait_def::Origin::Written
+            && instance.is_none()
+            && prim.is_none()
+            && scalar_lhs.is_none()
+            && from.is_none()
+            && gtrait.is_none()
+            && (imp.trait_.is_none() || op.is_some())
+            && recv != Recv::Mut
+            && !matches!(name.as_str(), "index" | "index_mut");
         let info = Info::Method(MethodInfo {
             // A generic trait's method is called by its key (see `generic_trait`).
             name: if gtrait.is_some() { key.clone() } else { name.clone() },
@@ -391,10 +405,15 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
                 syn::ReturnType::Type(_, t) => Some(t.to_token_stream()),
             },
             instance: None,
+            inlinable,
+            fetched: None,
         });
         let export = replay_name(&anchor_name, &key, f.sig.ident.span());
         let vis: syn::Visibility = syn::parse_quote!(pub);
-        out.extend(crate::link::replay::emit("method", &export, &vis, &method.to_token_stream(), &info));
+        out.extend(match inlinable {
+            true => crate::link::replay::emit_inlinable_method(&export, &vis, &method.to_token_stream(), &info),
+            false => crate::link::replay::emit("method", &export, &vis, &method.to_token_stream(), &info),
+        });
         if let Some(p) = &prim {
             // Method syntax on the primitive (`x.halve()`, see `front::prim_method`): one more
             // name made of the primitive's and the method's, the replay in the macro namespace
@@ -469,7 +488,7 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
         if instance.is_some() {
             instance_keys.push(key.clone());
         }
-        let cx = MethodCx { self_ty: self_ty.clone(), anchor: anchor.clone(), key };
+        let cx = MethodCx { self_ty: self_ty.clone(), anchor: anchor.clone(), key, inline: inlinable };
         out.extend(super::method_first_round(args.clone(), item, cx));
     }
     if let Some(inst) = &instance {
@@ -610,6 +629,7 @@ pub fn expand(c: Compiled, m: &MethodCx) -> TokenStream {
     let inner_ty = crate::syntax::rewrite::for_inner_module(anchor);
     let sym_const = symbol_const_name(&m.key);
     let node = node_items(&c);
+    let inline = inline_module(m, &c.item.sig.ident, c.inline.clone().unwrap_or_default());
     quote! {
         #[doc(hidden)]
         #[allow(unused_imports, non_snake_case, non_upper_case_globals)]
@@ -623,6 +643,35 @@ pub fn expand(c: Compiled, m: &MethodCx) -> TokenStream {
             #[doc(hidden)]
             pub const #node_const: &'static ::ptx_runtime::__private::FnNode = &#module::NODE;
         }
+        #inline
+    }
+}
+
+/// For a method kernels may inline (`MethodCx::inline`), the module beside its replay that a
+/// kernel's fetch chains to (`link::replay::emit_inlinable_method`), named as the replay:
+/// `__ptx_inline`, the inline form or `NoInline` (`inline_form::method_replay`), and `__PATH`,
+/// the method's path (`m::Vec3::dot`), which a failed check in the inlined body names.
+fn inline_module(m: &MethodCx, method: &syn::Ident, replay: TokenStream) -> TokenStream {
+    if !m.inline {
+        return TokenStream::new();
+    }
+    let name = replay_name(&type_name(&m.anchor), &m.key, Span::call_site());
+    let path_const = format_ident!("__PTX_PATH__{}", m.key);
+    let (anchor, inner_ty) = (&m.anchor, crate::syntax::rewrite::for_inner_module(&m.anchor));
+    let function = format!("::{}::{method}", type_name(&m.anchor));
+    quote! {
+        #[allow(non_upper_case_globals)]
+        impl #anchor {
+            #[doc(hidden)]
+            pub const #path_const: &'static str = ::core::concat!(::core::module_path!(), #function);
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports, non_snake_case, non_upper_case_globals)]
+        pub mod #name {
+            use super::*;
+            #replay
+            pub const __PATH: &str = <#inner_ty>::#path_const;
+        }
     }
 }
 
@@ -631,7 +680,10 @@ pub fn expand(c: Compiled, m: &MethodCx) -> TokenStream {
 pub fn stub(m: &MethodCx) -> TokenStream {
     let node_const = m.node_const();
     let anchor = &m.anchor;
+    let no_inline = crate::link::replay::emit("inl", &format_ident!("__ptx_inline"), &syn::parse_quote!(pub), &quote!(#anchor), &crate::link::info::Info::NoInline);
+    let inline = inline_module(m, &format_ident!("{}", m.key), no_inline);
     quote! {
+        #inline
         #[allow(non_upper_case_globals)]
         impl #anchor {
             #[doc(hidden)]

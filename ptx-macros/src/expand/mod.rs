@@ -384,9 +384,12 @@ fn round_inner(kind: FnKind, args: TokenStream, (item_tokens, parsed): Item, fou
     let mut checks = abi_agreement(&checked.body, &checked, &types);
     let body = crate::back::ptx::body_with_locs(&lowered.func);
     // A device function's module tells kernels whether they inline it, from what it fetched.
-    let inline = (kind == FnKind::Device && method.is_none()).then(|| {
-        inline_form::replay(&inline_form::Compiled { item: &item, found: &env, body: &body.0, checks: checked.checks.len(), strings: &lowered.decls.strings, tables: lowered.decls.tables.len(), exported: no_mangle })
-    });
+    let compiled = inline_form::Compiled { item: &item, found: &env, body: &body.0, checks: checked.checks.len(), strings: &lowered.decls.strings, tables: lowered.decls.tables.len(), exported: no_mangle };
+    let inline = match method {
+        None if kind == FnKind::Device => Some(inline_form::replay(&compiled)),
+        Some(m) if m.inline => Some(inline_form::method_replay(&compiled, &m.self_ty)),
+        _ => None,
+    };
     checks.extend(checked.checks);
     let compiled = Compiled {
         prototype: {

@@ -487,7 +487,7 @@ impl Checker<'_> {
             syn::ReturnType::Default => None,
             syn::ReturnType::Type(_, t) => Some(t.to_token_stream()),
         };
-        Some(MethodInfo { name: g.name.clone(), recv: g.recv, params, ret, instance: Some(quote!(#module)) })
+        Some(MethodInfo { name: g.name.clone(), recv: g.recv, params, ret, instance: Some(quote!(#module)), inlinable: false, fetched: None })
     }
 }
 

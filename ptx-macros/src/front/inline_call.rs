@@ -91,8 +91,8 @@ impl<'a> Checker<'a> {
 
 /// Renames the body's calls of device-API functions (`thread_idx_x()`,
 /// `warp::shfl_down::<f32>(..)`) to `__ptx_inline_api::NAME`, the names `link::Env` gives them.
-struct ApiCalls<'a> {
-    apis: &'a HashMap<String, String>,
+pub(super) struct ApiCalls<'a> {
+    pub(super) apis: &'a HashMap<String, String>,
 }
 
 impl VisitMut for ApiCalls<'_> {

@@ -35,6 +35,7 @@ pub mod generic_trait;
 pub mod generic_type;
 pub mod half2;
 pub mod inline_call;
+pub mod inline_method;
 pub mod hir;
 pub mod infer;
 pub mod intrinsic;
@@ -155,6 +156,9 @@ pub struct Checker<'a> {
     /// A kernel's body: calls of small self-contained device functions are inlined
     /// (`inline_call`).
     pub inline_device_fns: bool,
+    /// The methods whose bodies are being inlined, innermost last: one that calls itself is
+    /// compiled as a call there (`inline_method`).
+    pub inlining: Vec<String>,
 }
 
 /// The checked body, or `None` when errors were reported (or knowledge must be fetched first).
@@ -205,6 +209,7 @@ pub fn check(
         written_trait_args: None,
         natural: closure::Natural::default(),
         inline_device_fns,
+        inlining: Vec::new(),
     };
     let before = c.errors.len();
     // A type the signature check refused (`syntax::signature`, reported there) is not

@@ -30,7 +30,12 @@ impl<'a> Checker<'a> {
             per_instance = true;
         }
         match self.env.get(&path).cloned() {
-            Some(Info::Method(m)) => Some(m),
+            Some(Info::Method(mut m)) => {
+                if m.inlinable && !per_instance {
+                    m.fetched = Some(path);
+                }
+                Some(m)
+            }
             Some(Info::GenericMethod(g)) => self.instantiate_method(def, &g, None, span),
             Some(_) => {
                 self.errors.at(span, format!("`{}` is not a method of `{}`", key, def.name));
@@ -139,8 +144,7 @@ impl<'a> Checker<'a> {
                     Some(t) => self.method_type(t, &def),
                     None => Ty::Unit,
                 };
-                let callee = Rc::new(super::user_method::method_callee(&def, &info, ret.clone()));
-                Expr { kind: ExprKind::Call { callee, args: out }, ty: ret, span }
+                self.call_user_method(&def, &info, None, out, ret, span)
             }
         }
     }
@@ -155,13 +159,13 @@ impl<'a> Checker<'a> {
             (Some(t), _) => self.method_type(t, &def),
             (None, _) => Ty::Unit,
         };
+        if info.recv != Recv::Mut {
+            return self.call_user_method(&def, &info, Some(recv), args, ret, span);
+        }
         let callee = Rc::new(method_callee(&def, &info, ret.clone()));
         let mut all = vec![recv];
         all.extend(args);
         let call = Expr { kind: ExprKind::Call { callee, args: all }, ty: ret, span };
-        if info.recv != Recv::Mut {
-            return call;
-        }
         // Copy-out: the place the method was called on receives the updated value.
         let place = recv_syn.map(|e| {
             let p = self.expr(e);
@@ -171,6 +175,18 @@ impl<'a> Checker<'a> {
             Some(p) if is_place(&p) => Expr { kind: ExprKind::Assign(Box::new(p), Box::new(call)), ty: Ty::Unit, span },
             // A temporary: the update is dropped, as rustc drops the temporary.
             _ => Expr { kind: ExprKind::Block(super::hir::Block { stmts: vec![super::hir::Stmt::Expr(call)], tail: None }), ty: Ty::Unit, span },
+        }
+    }
+
+    /// The call of `info` (receiver first), or its body inlined (`inline_method`).
+    fn call_user_method(&mut self, def: &StructDef, info: &MethodInfo, recv: Option<Expr>, args: Vec<Expr>, ret: Ty, span: Span) -> Expr {
+        match self.inline_method(def, info, recv, args, &ret, span) {
+            Ok(inlined) => inlined,
+            Err((recv, args)) => {
+                let callee = Rc::new(method_callee(def, info, ret.clone()));
+                let all = recv.into_iter().chain(args).collect();
+                Expr { kind: ExprKind::Call { callee, args: all }, ty: ret, span }
+            }
         }
     }
 
@@ -203,8 +219,7 @@ impl<'a> Checker<'a> {
                     Some(t) => self.method_type(t, &def),
                     None => Ty::Unit,
                 };
-                let callee = Rc::new(method_callee(&def, &info, ret.clone()));
-                Expr { kind: ExprKind::Call { callee, args }, ty: ret, span }
+                self.call_user_method(&def, &info, None, args, ret, span)
             }
             Recv::Mut => self.error(name_span, format!("call `&mut self` methods with method syntax (`v.{name}(..)`): the receiver is written back to its place")),
             Recv::Value | Recv::Ref => {

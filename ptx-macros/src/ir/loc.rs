@@ -90,8 +90,10 @@ thread_local! {
 pub struct Replayed {
     pub file: String,
     lines: std::ops::RangeInclusive<usize>,
-    /// An expression rustc evaluates to the function's path (`f::__PATH`), where there is one.
-    pub function: Option<proc_macro2::TokenStream>,
+    /// An expression rustc evaluates to the function's path (`f::__PATH`), where there is one:
+    /// kept as text, since a token handle must not outlive the macro call that made it (the
+    /// list is cleared by the next one).
+    pub function: Option<String>,
 }
 
 /// Notes that the tokens of `block` (an inlined function's body, spans and all) came through a
@@ -103,6 +105,7 @@ pub fn note_replayed(block: Span, function: Option<proc_macro2::TokenStream>) {
     if start == 0 || file.is_empty() || file.starts_with('<') {
         return;
     }
+    let function = function.map(|f| f.to_string());
     REPLAYED.with(|r| r.borrow_mut().push(Replayed { file, lines: start..=end, function }));
 }
 

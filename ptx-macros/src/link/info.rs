@@ -187,6 +187,11 @@ pub struct MethodInfo {
     /// For a method of a generic impl: the instance module the caller compiles it in (never
     /// in a replay).
     pub instance: Option<TokenStream>,
+    /// Whether kernels may inline it: its last round leaves `__ptx_inline` beside its replay
+    /// (`expand::method`, `front::inline_method`).
+    pub inlinable: bool,
+    /// The path the caller fetched the replay of an inlinable method by (never in a replay).
+    pub fetched: Option<TokenStream>,
 }
 
 #[derive(Clone, Debug)]
@@ -291,7 +296,8 @@ pub fn write(info: &Info) -> TokenStream {
             let recv = format_ident!("{}", m.recv.name());
             let params = &m.params;
             let ret = m.ret.clone().unwrap_or_default();
-            quote!(@method #name #recv ( #([#params])* ) [#ret])
+            let inline = m.inlinable.then(|| quote!(inline));
+            quote!(@method #name #recv ( #([#params])* ) [#ret] #inline)
         }
         Info::GenericFn(g) => {
             let name = format_ident!("{}", g.name);
@@ -430,7 +436,8 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                     .collect::<Option<Vec<_>>>()?;
                 let ret = group(it.next()?, Delimiter::Bracket)?;
                 let ret = if ret.is_empty() { None } else { Some(ret) };
-                Some(Info::Method(MethodInfo { name, recv, params, ret, instance: None }))
+                let inlinable = matches!(it.next(), Some(TokenTree::Ident(i)) if i == "inline");
+                Some(Info::Method(MethodInfo { name, recv, params, ret, instance: None, inlinable, fetched: None }))
             }
             "generic_fn" => {
                 let name = ident(it.next()?)?;
@@ -560,9 +567,12 @@ mod tests {
         let apis: Vec<(String, String)> = back.apis.iter().map(|(p, n)| (p.to_string(), n.clone())).collect();
         assert_eq!(apis, [("thread_idx_x".to_owned(), "thread_idx_x".to_owned()), ("warp :: lane_id".to_owned(), "lane_id".to_owned())]);
         assert!(matches!(parse(write(&Info::NoInline)), Some(Info::NoInline)));
-        let m = Info::Method(MethodInfo { name: "dot".into(), recv: Recv::Ref, params: vec![quote!(Vec3)], ret: Some(quote!(f32)), instance: None });
+        let m = Info::Method(MethodInfo { name: "dot".into(), recv: Recv::Ref, params: vec![quote!(Vec3)], ret: Some(quote!(f32)), instance: None, inlinable: true, fetched: None });
         let Some(Info::Method(back)) = parse(write(&m)) else { panic!() };
-        assert_eq!((back.name.as_str(), back.recv, back.params.len()), ("dot", Recv::Ref, 1));
+        assert_eq!((back.name.as_str(), back.recv, back.params.len(), back.inlinable), ("dot", Recv::Ref, 1, true));
+        let plain = Info::Method(MethodInfo { inlinable: false, ..back });
+        let Some(Info::Method(back)) = parse(write(&plain)) else { panic!() };
+        assert!(!back.inlinable && back.ret.is_some());
         let e = Info::Enum(EnumInfo { name: "Op".into(), repr: ptx_abi::Scalar::I8, variants: vec![("Add".into(), 0), ("Neg".into(), -128)], data: None });
         let Some(Info::Enum(back)) = parse(write(&e)) else { panic!() };
         assert_eq!((back.repr, back.variants), (ptx_abi::Scalar::I8, vec![("Add".into(), 0), ("Neg".into(), -128)]));

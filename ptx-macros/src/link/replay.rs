@@ -46,6 +46,13 @@ pub fn emit_device_fn(ident: &Ident, vis: &syn::Visibility, item_tokens: &TokenS
     emit_with("fn", ident, vis, item_tokens, info, true)
 }
 
+/// The replay of a method kernels may inline, as [`emit_device_fn`]'s: fetched for a kernel by
+/// `m::Vec3__dot__…`, the chain fetches `m::Vec3__dot__…::__ptx_inline` next, the module the
+/// method's last round leaves beside the replay (`expand::method::inline_module`).
+pub fn emit_inlinable_method(ident: &Ident, vis: &syn::Visibility, item_tokens: &TokenStream, info: &Info) -> TokenStream {
+    emit_with("method", ident, vis, item_tokens, info, true)
+}
+
 fn emit_with(prefix: &str, ident: &Ident, vis: &syn::Visibility, item_tokens: &TokenStream, info: &Info, inline_for_kernels: bool) -> TokenStream {
     let name = unique_name(prefix, ident, item_tokens);
     let body = dollar_crate(info::write(info));

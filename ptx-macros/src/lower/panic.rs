@@ -448,7 +448,7 @@ pub fn file_name(span: Span) -> TokenStream {
 /// The path of the function `span` is in, as a string constant's value: the generated
 /// module's `module_path!()`, or, in an inlined function's body, that function's.
 pub fn function_path(span: Span) -> TokenStream {
-    match crate::ir::loc::replayed(span).and_then(|(b, _)| b.function) {
+    match crate::ir::loc::replayed(span).and_then(|(b, _)| b.function?.parse::<TokenStream>().ok()) {
         Some(f) => f,
         None => quote!(::core::module_path!()),
     }
