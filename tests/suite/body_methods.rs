@@ -289,12 +289,14 @@ pub fn methods_inlined(v: &mut [f32]) {
 fn a_kernel_carries_the_methods_it_reaches() {
     let ptx = unused_methods_stay_out::PTX;
     assemble("methods_reach", ptx);
-    // `new`, `length` and `dot` (called by `length`), each defined once; nothing else.
+    // `new` and `length`, each defined once; nothing else (`length` inlines the `dot` it calls:
+    // methods inline into every body but a `debug` one).
     let funcs = ptx.matches(".visible .func").count();
-    assert_eq!(funcs, 6, "three prototypes and three definitions:\n{ptx}");
-    for sym in [geo::Vec3::__PTX_SYMBOL__new, geo::Vec3::__PTX_SYMBOL__length, geo::Vec3::__PTX_SYMBOL__dot] {
+    assert_eq!(funcs, 4, "two prototypes and two definitions:\n{ptx}");
+    for sym in [geo::Vec3::__PTX_SYMBOL__new, geo::Vec3::__PTX_SYMBOL__length] {
         assert_eq!(ptx.matches(&format!("{sym}(")).count(), 2, "{sym}:\n{ptx}");
     }
+    assert!(!ptx.contains(geo::Vec3::__PTX_SYMBOL__dot), "{ptx}");
     let mut v = [0.0f32];
     unused_methods_stay_out(&mut v);
     assert_eq!(v[0], 3.0);
@@ -377,5 +379,74 @@ __global__ void k(Vec3 *p) { Vec3 a = p[0]; a += a; a *= 2.0f; p[1] = (-a + a) *
         let named = |w: &str| w.strip_prefix(sym).is_some_and(|rest| rest.is_empty() || rest.starts_with('(') || rest.starts_with('$'));
         let defined = theirs.lines().any(|l| l.contains(".func") && l.split_whitespace().any(named));
         assert!(defined, "nvcc has no `{sym}`:\n{theirs}");
+    }
+}
+
+/// Methods that stay calls in a kernel that inlines the others (`front::inline_method`).
+pub mod rec {
+    use ptx_runtime::{device_fn, DeviceRepr};
+
+    #[repr(C)]
+    #[derive(DeviceRepr, Clone, Copy, Debug, PartialEq, Default)]
+    pub struct Counter {
+        pub step: u32,
+    }
+
+    pub const LIMIT: u32 = 1000;
+
+    #[device_fn]
+    impl Counter {
+        /// CUDA's `__noinline__`: a call.
+        #[inline(never)]
+        pub fn twice(self, n: u32) -> u32 {
+            2 * n * self.step
+        }
+
+        /// Reads a constant of its module, which a kernel elsewhere could not name: a call.
+        pub fn capped(self, v: u32) -> u32 {
+            if v > LIMIT {
+                LIMIT
+            } else {
+                v * self.step
+            }
+        }
+
+        /// Inlined; a failed check reports this line and this method.
+        pub fn at(self, i: u32) -> u32 {
+            assert!(i < 8, "past the counter"); // MARK: counter check
+            i * self.step
+        }
+    }
+}
+
+#[kernel]
+pub fn counters(c: rec::Counter, out: &mut [u32], i: u32) {
+    out[0] = c.twice(5);
+    out[1] = c.capped(5000);
+    out[2] = c.at(i);
+}
+
+#[test]
+fn methods_kept_as_calls_and_a_check_in_an_inlined_one() {
+    let ptx = counters::PTX;
+    assemble("counters", ptx);
+    let called = |sym: &str| ptx.lines().any(|l| l.contains("call") && l.contains(&format!(" {sym},")));
+    assert!(called(rec::Counter::__PTX_SYMBOL__twice) && called(rec::Counter::__PTX_SYMBOL__capped), "{ptx}");
+    assert!(!ptx.contains(rec::Counter::__PTX_SYMBOL__at), "`at` is inlined:\n{ptx}");
+    let c = rec::Counter { step: 3 };
+    let mut host = [0u32; 3];
+    counters(c, &mut host, 5);
+    assert_eq!(host, [30, 1000, 15]);
+    let stream = crate::body_exec::cpu_stream();
+    let mut out = DeviceBuffer::<u32>::zeroed(&stream, 3).unwrap();
+    counters::launch(&stream, LaunchConfig::new(1, 1), c, &mut out, 5).unwrap();
+    assert_eq!(out.to_vec().unwrap(), host);
+    match counters::launch(&stream, LaunchConfig::new(1, 1), c, &mut out, 9) {
+        Err(ptx_runtime::Error::Assert { message, line, function, .. }) => {
+            let want = include_str!("body_methods.rs").lines().position(|l| l.trim_end().ends_with("// MARK: counter check")).unwrap() as u32 + 1;
+            assert_eq!((message.as_str(), line), ("past the counter", want));
+            assert!(function.ends_with("body_methods::rec::Counter::at"), "{function}");
+        }
+        other => panic!("expected the check's Error::Assert, got {other:?}"),
     }
 }

@@ -384,7 +384,6 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
             && from.is_none()
             && gtrait.is_none()
             && (imp.trait_.is_none() || op.is_some())
-            && recv != Recv::Mut
             && !matches!(name.as_str(), "index" | "index_mut");
         let info = Info::Method(MethodInfo {
             // A generic trait's method is called by its key (see `generic_trait`).

@@ -294,20 +294,22 @@ fn round_inner(kind: FnKind, args: TokenStream, (item_tokens, parsed): Item, fou
     let sig = Signature::parse(&item.sig, kind, method.map(|m| &m.self_ty), &mut errors);
     // Kernels inline small device functions, except under `debug` (nvcc -G inlines only
     // `__forceinline__` functions: a debugger steps into the calls).
-    let inline_device_fns = kind == FnKind::Kernel && !parsed_args.debug;
+    // Methods inline into every body (`front::inline_method`): a method cannot call itself, even
+    // through another (its node constant would be a cycle), so no fetch waits on its caller.
+    let inline = front::Inlining { device_fns: kind == FnKind::Kernel && !parsed_args.debug, methods: !parsed_args.debug };
     let env = Env::new(found);
     let mut needs = Needs::default();
     if !errors.is_empty() {
         // Signature errors are reported by the first round, with the body's own errors (those
         // that do not wait for a fetch).
         if first {
-            front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors, inline_device_fns);
+            front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors, inline);
             return Round::Failed(errors.to_compile_errors());
         }
         return Round::Failed(quote!());
     }
     front::generic::set_round(&format!("{} {}", item_tokens, method.map(|m| m.write().to_string()).unwrap_or_default()));
-    let checked = front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors, inline_device_fns);
+    let checked = front::check(&item.block, &sig, &item.sig, &env, &mut needs, &mut errors, inline);
     // The generic functions' instantiations the body reaches, and theirs, each once.
     let mut instances = Vec::new();
     if let Some(c) = &checked {
@@ -321,7 +323,7 @@ fn round_inner(kind: FnKind, args: TokenStream, (item_tokens, parsed): Item, fou
             let mut plain = inst.item.sig.clone();
             plain.generics = syn::Generics::default();
             let isig = Signature::parse(&plain, FnKind::Device, inst.self_ty.as_ref(), &mut errors);
-            if let Some(ic) = front::check(&inst.item.block, &isig, &inst.item.sig, &env, &mut needs, &mut errors, false) {
+            if let Some(ic) = front::check(&inst.item.block, &isig, &inst.item.sig, &env, &mut needs, &mut errors, front::Inlining { device_fns: false, methods: inline.methods }) {
                 work.extend(ic.instances.iter().cloned());
                 instances.push((inst, isig, ic));
             }

@@ -34,7 +34,7 @@ impl Checker<'_> {
     /// The call of `info` on `recv` (none for an associated function) with `args`, inlined;
     /// `Err` with the operands where it is compiled as a call.
     pub(super) fn inline_method(&mut self, def: &StructDef, info: &MethodInfo, recv: Option<Expr>, args: Vec<Expr>, ret: &Ty, span: Span) -> Result<Expr, Declined> {
-        let Some(fetched) = info.fetched.as_ref().filter(|_| self.inline_device_fns && info.recv != Recv::Mut) else { return Err((recv, args)) };
+        let Some(fetched) = info.fetched.as_ref().filter(|_| self.inline_methods) else { return Err((recv, args)) };
         let key = crate::link::key(fetched);
         if self.inlining.contains(&key) {
             return Err((recv, args));
@@ -86,7 +86,7 @@ impl Checker<'_> {
         self.push_scope();
         let mut self_id = None;
         if let Some(r) = recv {
-            let id = self.declare(&format!("__ptx_i{n}_self"), r.ty.clone(), false, r.span);
+            let id = self.declare(&format!("__ptx_i{n}_self"), r.ty.clone(), info.recv == Recv::Mut, r.span);
             stmts.push(Stmt::Let { pat: LetPat::Bind(id), init: Some(r), span });
             frame.insert("self".to_owned(), id);
             self_id = Some(id);
@@ -102,11 +102,22 @@ impl Checker<'_> {
         Returns { label: label.clone(), found: false }.visit_block_mut(&mut item.block);
         let block = &item.block;
         let body: syn::Expr = syn::parse_quote_spanned!(span=> #label: #block);
-        // `&self` reads the receiver's copy, as in the method's own compile.
-        let ref_self = std::mem::replace(&mut self.ref_self, self_id.filter(|_| info.recv == Recv::Ref));
+        // `&self` reads the receiver's copy and `&mut self` updates it, as in the method's own
+        // compile.
+        let ref_self = std::mem::replace(&mut self.ref_self, self_id.filter(|_| info.recv != Recv::Value));
         let value = self.in_scopes(vec![frame], |c| c.expr(&body));
         self.ref_self = ref_self;
-        self.expect(value.span, ret, &value.ty);
-        Ok(Expr { kind: ExprKind::Block(Block { stmts, tail: Some(Box::new(value)) }), ty: ret.clone(), span })
+        let tail = match (info.recv, self_id) {
+            // The updated receiver, which the caller stores back into its place.
+            (Recv::Mut, Some(id)) => {
+                stmts.push(Stmt::Expr(value));
+                Expr { kind: ExprKind::Local(id), ty: ret.clone(), span }
+            }
+            _ => {
+                self.expect(value.span, ret, &value.ty);
+                value
+            }
+        };
+        Ok(Expr { kind: ExprKind::Block(Block { stmts, tail: Some(Box::new(tail)) }), ty: ret.clone(), span })
     }
 }

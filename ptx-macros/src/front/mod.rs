@@ -156,9 +156,21 @@ pub struct Checker<'a> {
     /// A kernel's body: calls of small self-contained device functions are inlined
     /// (`inline_call`).
     pub inline_device_fns: bool,
+    /// Calls of small self-contained methods are inlined (`inline_method`): everywhere but
+    /// under `debug`.
+    pub inline_methods: bool,
     /// The methods whose bodies are being inlined, innermost last: one that calls itself is
     /// compiled as a call there (`inline_method`).
     pub inlining: Vec<String>,
+}
+
+/// Which calls a body inlines where it qualifies.
+#[derive(Clone, Copy)]
+pub struct Inlining {
+    /// Free `#[device_fn]`s (`inline_call`): in kernels.
+    pub device_fns: bool,
+    /// Methods of `DeviceRepr` types (`inline_method`).
+    pub methods: bool,
 }
 
 /// The checked body, or `None` when errors were reported (or knowledge must be fetched first).
@@ -169,7 +181,7 @@ pub fn check(
     env: &Env,
     needs: &mut Needs,
     errors: &mut Errors,
-    inline_device_fns: bool,
+    inline: Inlining,
 ) -> Option<Checked> {
     // `use Enum::{A, B};` in the body: the variants written with their type (`use_variants`).
     let resolved = use_variants::resolve_uses(block, errors);
@@ -208,7 +220,8 @@ pub fn check(
         method_generics: None,
         written_trait_args: None,
         natural: closure::Natural::default(),
-        inline_device_fns,
+        inline_device_fns: inline.device_fns,
+        inline_methods: inline.methods,
         inlining: Vec::new(),
     };
     let before = c.errors.len();

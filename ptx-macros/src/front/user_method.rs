@@ -159,13 +159,10 @@ impl<'a> Checker<'a> {
             (Some(t), _) => self.method_type(t, &def),
             (None, _) => Ty::Unit,
         };
+        let call = self.call_user_method(&def, &info, Some(recv), args, ret, span);
         if info.recv != Recv::Mut {
-            return self.call_user_method(&def, &info, Some(recv), args, ret, span);
+            return call;
         }
-        let callee = Rc::new(method_callee(&def, &info, ret.clone()));
-        let mut all = vec![recv];
-        all.extend(args);
-        let call = Expr { kind: ExprKind::Call { callee, args: all }, ty: ret, span };
         // Copy-out: the place the method was called on receives the updated value.
         let place = recv_syn.map(|e| {
             let p = self.expr(e);
