@@ -396,6 +396,14 @@ pub mod rec {
 
     #[device_fn]
     impl Counter {
+        /// Private: a kernel in another module could not name it.
+        const SCALE: u32 = 3;
+
+        /// Reads the private constant: a call, which reads it where it is visible.
+        pub fn scaled(self, v: u32) -> u32 {
+            v * Self::SCALE * self.step
+        }
+
         /// CUDA's `__noinline__`: a call.
         #[inline(never)]
         pub fn twice(self, n: u32) -> u32 {
@@ -424,6 +432,7 @@ pub fn counters(c: rec::Counter, out: &mut [u32], i: u32) {
     out[0] = c.twice(5);
     out[1] = c.capped(5000);
     out[2] = c.at(i);
+    out[3] = c.scaled(2);
 }
 
 #[test]
@@ -431,14 +440,14 @@ fn methods_kept_as_calls_and_a_check_in_an_inlined_one() {
     let ptx = counters::PTX;
     assemble("counters", ptx);
     let called = |sym: &str| ptx.lines().any(|l| l.contains("call") && l.contains(&format!(" {sym},")));
-    assert!(called(rec::Counter::__PTX_SYMBOL__twice) && called(rec::Counter::__PTX_SYMBOL__capped), "{ptx}");
+    assert!(called(rec::Counter::__PTX_SYMBOL__twice) && called(rec::Counter::__PTX_SYMBOL__capped) && called(rec::Counter::__PTX_SYMBOL__scaled), "{ptx}");
     assert!(!ptx.contains(rec::Counter::__PTX_SYMBOL__at), "`at` is inlined:\n{ptx}");
     let c = rec::Counter { step: 3 };
-    let mut host = [0u32; 3];
+    let mut host = [0u32; 4];
     counters(c, &mut host, 5);
-    assert_eq!(host, [30, 1000, 15]);
+    assert_eq!(host, [30, 1000, 15, 18]);
     let stream = crate::body_exec::cpu_stream();
-    let mut out = DeviceBuffer::<u32>::zeroed(&stream, 3).unwrap();
+    let mut out = DeviceBuffer::<u32>::zeroed(&stream, 4).unwrap();
     counters::launch(&stream, LaunchConfig::new(1, 1), c, &mut out, 5).unwrap();
     assert_eq!(out.to_vec().unwrap(), host);
     match counters::launch(&stream, LaunchConfig::new(1, 1), c, &mut out, 9) {

@@ -196,10 +196,44 @@ impl Written<'_> {
     }
 }
 
+impl Written<'_> {
+    /// `Self::EPS`, `Vec3::UP`: an associated constant, evaluated by rustc where the body is
+    /// compiled, where a private one cannot be named (associated functions are called through
+    /// their replays and public symbols, whatever their visibility).
+    fn associated_value(&self, p: &syn::Path) -> bool {
+        p.segments.len() > 1 && p.segments.first().is_some_and(|s| s.ident == "Self" || s.ident == self.self_name)
+    }
+}
+
 impl<'ast> syn::visit::Visit<'ast> for Written<'_> {
     fn visit_path(&mut self, p: &'ast syn::Path) {
         self.ok &= self.allowed(p);
         syn::visit::visit_path(self, p);
+    }
+
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        match e {
+            syn::Expr::Call(c) => {
+                match &*c.func {
+                    syn::Expr::Path(f) => self.visit_path(&f.path),
+                    f => self.visit_expr(f),
+                }
+                for a in &c.args {
+                    self.visit_expr(a);
+                }
+            }
+            syn::Expr::Path(p) if self.associated_value(&p.path) => self.ok = false,
+            _ => syn::visit::visit_expr(self, e),
+        }
+    }
+
+    fn visit_pat(&mut self, p: &'ast syn::Pat) {
+        if let syn::Pat::Path(pp) = p {
+            if self.associated_value(&pp.path) {
+                self.ok = false;
+            }
+        }
+        syn::visit::visit_pat(self, p);
     }
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
