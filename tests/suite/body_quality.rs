@@ -79,7 +79,7 @@ fn corpus_kernels_are_as_lean_as_nvccs() {
         ("tensor_gemm", "tensor_gemm.cu", tensor_gemm::tensor_gemm::PTX),
         // Methods and operators on a `Vec3`: as lean only with them inlined, as nvcc inlines
         // the twin's member functions (30 calls and 32 registers before).
-        ("shade", "shade.cu", spheres::shade::PTX),
+        ("shade", "spheres.cu", spheres::shade::PTX),
     ];
     let mut table = String::from("kernel            arch    regs ours/nvcc   SASS ours/nvcc\n");
     let mut worse = Vec::new();

@@ -144,22 +144,24 @@ pub(crate) fn templates(root: &Path) -> Result<Vec<Template>, String> {
     Ok(out)
 }
 
-/// A corpus file's kernel and the items it uses: everything after the `use` lines and before
-/// the `PTX` table that starts the host-side checks.
+/// A corpus file's kernel and the items it uses: its `use` lines but the suite's helpers
+/// (`use super::…`), then everything after them and before the `PTX` table that starts the
+/// host-side checks.
 fn kernel_items(corpus: &str) -> String {
     let lines: Vec<&str> = corpus.lines().collect();
     let start = lines.iter().rposition(|l| l.starts_with("use ")).map_or(0, |i| i + 1);
     let end = lines.iter().position(|l| l.starts_with("pub const PTX")).unwrap_or(lines.len());
-    lines[start..end.max(start)].join("\n")
+    let uses = lines[..start].iter().filter(|l| l.starts_with("use ") && !l.starts_with("use super::"));
+    uses.chain(&lines[start..end.max(start)]).copied().collect::<Vec<_>>().join("\n")
 }
 
 /// The crate's source: copy `i` of template `i % n` in `mod k{i}`, with or without `#[kernel]`.
 pub(crate) fn rust_crate(templates: &[Template], kernels: bool) -> String {
-    let mut s = String::from("#![allow(clippy::all, dead_code, unused_mut)]\n");
+    let mut s = String::from("#![allow(clippy::all, dead_code, unused_mut, unused_imports)]\n");
     for i in 0..KERNELS {
         let t = &templates[i % templates.len()];
         let items = if kernels { t.rust.clone() } else { t.rust.replace("#[kernel]\n", "") };
-        let _ = writeln!(s, "pub mod k{i} {{\nuse ptx_runtime::device::*;\n#[allow(unused_imports)]\nuse ptx_runtime::{{kernel, DeviceRepr}};\n{items}\n}}");
+        let _ = writeln!(s, "pub mod k{i} {{\n{items}\n}}");
     }
     s
 }
