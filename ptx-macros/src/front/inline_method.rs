@@ -1,21 +1,23 @@
-//! A kernel's call of a small method of a `DeviceRepr` type (`a + b`, `v.dot(w)`,
+//! A call of a small method of a `DeviceRepr` type (`a + b`, `v.dot(w)`, `c += d`,
 //! `Vec3::new(x, y, z)`), inlined as nvcc inlines a small `__device__` member function: the
 //! methods of a `#[device_fn] impl` are otherwise calls, each with the ABI's copies of the
-//! receiver, the arguments and the result (a ray tracer's `Vec3` arithmetic was thirty calls).
+//! receiver, the arguments and the result (a ray caster's `Vec3` arithmetic was thirty calls).
 //!
 //! Which methods qualify is decided where the method is compiled (`expand::inline_form`): a
-//! plain method or operator of a plain type, taking `self` or `&self` or no receiver, small,
-//! and self-contained (its body names only its own bindings, `Self`, the device API and the
-//! prelude's). Its last round leaves the decision beside its replay, in the module
-//! `Vec3__dot__…::__ptx_inline`, which a kernel's fetch of the method chains to
-//! (`link::replay::emit_inlinable_method`).
+//! plain method or operator of a plain type, small, and self-contained (its body names only
+//! its own bindings, `Self`, the device API and the prelude's). Its last round leaves the
+//! decision beside its replay, in the module `Vec3__dot__…` (`__ptx_inline`, `__PATH`), which
+//! every fetch of the method chains to (`link::replay::emit_inlinable_method`). Every body
+//! inlines them but a `debug` one (`Checker::inline_methods`): a method cannot call itself,
+//! even through another, so no fetch waits for its caller.
 //!
 //! The body is compiled here as `inline_call` compiles a function's: the receiver and the
 //! arguments (already checked against the signature) bound once, in order, to the method's
-//! parameters, `self` among them (by value; `&self` reads the same copy, as in the method's own
-//! compile), `Self` naming the type by the path this item reached it by, `return` leaving the
-//! inlined block. Calls in the body (other methods, operators) inline in turn, except a method
-//! already being inlined (recursion), which stays a call.
+//! parameters, `self` among them (a copy; `&self` and `&mut self` read it as the method's own
+//! compile does, and a `&mut self` method's block ends with the updated copy, which the caller
+//! stores back), `Self` naming the type by the path this item reached it by, `return` leaving
+//! the inlined block. Calls in the body inline in turn; one of a method already being inlined
+//! stays a call.
 
 use super::closure::Returns;
 use super::hir::{Block, Expr, ExprKind, LetPat, Stmt};
