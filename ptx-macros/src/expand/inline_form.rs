@@ -62,23 +62,37 @@ pub struct Compiled<'a> {
 
 /// `f::__ptx_inline`, emitted inside the generated module `f`.
 pub fn replay(c: &Compiled) -> TokenStream {
-    let info = match form(c) {
-        Some(i) => Info::Inline(i),
-        None => Info::NoInline,
-    };
-    let name = format_ident!("__ptx_inline");
-    crate::link::replay::emit("inl", &name, &syn::parse_quote!(pub), &c.item.to_token_stream(), &info)
+    emit(c, form(c))
 }
 
 /// `Vec3__dot__…::__ptx_inline`, emitted in the module beside a method's replay
 /// (`expand::method::inline_module`); `self_ty`: the impl's type, as written.
 pub fn method_replay(c: &Compiled, self_ty: &syn::Type) -> TokenStream {
-    let info = match method_form(c, self_ty) {
-        Some(i) => Info::Inline(i),
-        None => Info::NoInline,
-    };
-    let name = format_ident!("__ptx_inline");
-    crate::link::replay::emit("inl", &name, &syn::parse_quote!(pub), &c.item.to_token_stream(), &info)
+    emit(c, method_form(c, self_ty))
+}
+
+/// The replay `__ptx_inline`: the inline form, or that the function stays a call.
+fn emit(c: &Compiled, form: Option<InlineInfo>) -> TokenStream {
+    let info = form.map_or(Info::NoInline, Info::Inline);
+    crate::link::replay::emit("inl", &format_ident!("__ptx_inline"), &syn::parse_quote!(pub), &c.item.to_token_stream(), &info)
+}
+
+/// What every inlined body must be, function or method: no shared memory (each inlined copy
+/// would declare its own), at most [`MAX_INSTRUCTIONS`], no `?` (which would leave the caller),
+/// and, since the API paths are renamed in the caller by their last name, no binding of the
+/// body and no macro's tokens (which are not renamed) spelling one.
+fn body_inlinable(c: &Compiled, apis: &[(TokenStream, String)]) -> bool {
+    let text = c.body.literal();
+    if text.lines().any(|l| l.trim_start().starts_with(".shared")) || instructions(&text) > MAX_INSTRUCTIONS {
+        return false;
+    }
+    let api_names: HashSet<String> = apis.iter().filter_map(|(p, _)| last_ident(p)).collect();
+    let mut seen = Seen::default();
+    for input in &c.item.sig.inputs {
+        syn::visit::Visit::visit_fn_arg(&mut seen, input);
+    }
+    syn::visit::Visit::visit_block(&mut seen, &c.item.block);
+    !seen.try_op && !seen.names.iter().any(|n| api_names.contains(n))
 }
 
 fn method_form(c: &Compiled, self_ty: &syn::Type) -> Option<InlineInfo> {
@@ -106,20 +120,7 @@ fn method_form(c: &Compiled, self_ty: &syn::Type) -> Option<InlineInfo> {
     let own = [self_name.as_str()];
     // A callee's symbol names it through the type it belongs to (or the instance compiled
     // for it), which the kernel resolves for itself, as the call itself.
-    if !c.body.evaluated().chain(c.strings).all(|t| callee_symbol(t) || own_piece_with(t, &own)) {
-        return None;
-    }
-    let text = c.body.literal();
-    if text.lines().any(|l| l.trim_start().starts_with(".shared")) || instructions(&text) > MAX_INSTRUCTIONS {
-        return None;
-    }
-    let api_names: HashSet<String> = apis.iter().filter_map(|(p, _)| last_ident(p)).collect();
-    let mut seen = Seen::default();
-    for input in &sig.inputs {
-        syn::visit::Visit::visit_fn_arg(&mut seen, input);
-    }
-    syn::visit::Visit::visit_block(&mut seen, &c.item.block);
-    if seen.try_op || seen.names.iter().any(|n| api_names.contains(n)) {
+    if !c.body.evaluated().chain(c.strings).all(|t| callee_symbol(t) || own_piece_with(t, &own)) || !body_inlinable(c, &apis) {
         return None;
     }
     syn::visit::Visit::visit_block(&mut bound, &c.item.block);
@@ -281,22 +282,7 @@ fn form(c: &Compiled) -> Option<InlineInfo> {
             _ => return None,
         }
     }
-    if !c.body.evaluated().chain(c.strings).all(own_piece) {
-        return None;
-    }
-    let text = c.body.literal();
-    if text.lines().any(|l| l.trim_start().starts_with(".shared")) || instructions(&text) > MAX_INSTRUCTIONS {
-        return None;
-    }
-    // The API paths are renamed in the kernel by their last name: no binding of the body, and
-    // no macro's tokens (which are not renamed), may spell one.
-    let api_names: HashSet<String> = apis.iter().filter_map(|(p, _)| last_ident(p)).collect();
-    let mut seen = Seen::default();
-    for input in &sig.inputs {
-        syn::visit::Visit::visit_fn_arg(&mut seen, input);
-    }
-    syn::visit::Visit::visit_block(&mut seen, &c.item.block);
-    if seen.try_op || seen.names.iter().any(|n| api_names.contains(n)) {
+    if !c.body.evaluated().chain(c.strings).all(own_piece) || !body_inlinable(c, &apis) {
         return None;
     }
     let mut item = c.item.clone();

@@ -96,7 +96,7 @@ pub struct MethodCx {
     pub self_ty: syn::Type,
     pub anchor: syn::Type,
     pub key: String,
-    /// Whether kernels may inline it: its last round leaves the module `inline_module` names.
+    /// Whether bodies may inline it: its last round leaves the module `inline_module` names.
     pub inline: bool,
 }
 
@@ -375,7 +375,7 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
             Some(syn::FnArg::Receiver(r)) => Recv::of(r),
             _ => Recv::Assoc,
         };
-        // Kernels may inline a plain method or operator of a plain type (`front::inline_method`;
+        // Bodies may inline a plain method or operator of a plain type (`front::inline_method`;
         // whether it qualifies is decided once it is compiled, `inline_form::method_replay`).
         let inlinable = origin == super::trait_def::Origin::Written
             && instance.is_none()
@@ -646,8 +646,8 @@ pub fn expand(c: Compiled, m: &MethodCx) -> TokenStream {
     }
 }
 
-/// For a method kernels may inline (`MethodCx::inline`), the module beside its replay that a
-/// kernel's fetch chains to (`link::replay::emit_inlinable_method`), named as the replay:
+/// For a method bodies may inline (`MethodCx::inline`), the module beside its replay that a
+/// fetch of the method chains to (`link::replay::emit_inlinable_method`), named as the replay:
 /// `__ptx_inline`, the inline form or `NoInline` (`inline_form::method_replay`), and `__PATH`,
 /// the method's path (`m::Vec3::dot`), which a failed check in the inlined body names.
 fn inline_module(m: &MethodCx, method: &syn::Ident, replay: TokenStream) -> TokenStream {
