@@ -426,7 +426,11 @@ fn call(g: &mut Gen, t: Ty, d: u32) -> Option<String> {
     let mut args: Vec<String> = helper.params.iter().map(|&p| operand(g, p, d)).collect();
     if helper.takes_struct {
         let structs: Vec<Var> = g.visible().into_iter().filter(|v| v.kind == Kind::Struct).collect();
-        args.push(g.rng.pick(&structs).name.clone());
+        let s = g.rng.pick(&structs).name.clone();
+        if helper.method {
+            return Some(format!("{s}.{}({})", helper.name, args.join(", ")));
+        }
+        args.push(s);
     }
     Some(format!("{}({})", helper.name, args.join(", ")))
 }
@@ -435,6 +439,7 @@ fn new_helper(g: &mut Gen, ret: Ty) -> usize {
     let name = format!("h{}_{}", super::TAG, g.helpers.len());
     let params: Vec<Ty> = (0..1 + g.rng.below(3)).map(|_| *g.rng.pick(&ty::ALL)).collect();
     let takes_struct = g.rng.chance(30);
+    let method = takes_struct && g.rng.chance(50);
     let outer = g.swap_scopes(vec![Vec::new()]);
     let labels = std::mem::take(&mut g.labels);
     g.in_helper = true;
@@ -445,9 +450,19 @@ fn new_helper(g: &mut Gen, ret: Ty) -> usize {
     }
     if takes_struct {
         g.declare("s".into(), Kind::Struct, false);
-        sig.push(format!("s: S{}", super::TAG));
+        if !method {
+            sig.push(format!("s: S{}", super::TAG));
+        }
     }
-    let mut lines = vec!["#[device_fn]".to_owned(), format!("pub fn {name}({}) -> {} {{", sig.join(", "), ret.name())];
+    let mut lines = vec!["#[device_fn]".to_owned()];
+    if method {
+        let receiver = std::iter::once("self".to_owned()).chain(sig).collect::<Vec<_>>();
+        lines.push(format!("impl S{} {{", super::TAG));
+        lines.push(format!("pub fn {name}({}) -> {} {{", receiver.join(", "), ret.name()));
+        lines.push("    let s = self;".into());
+    } else {
+        lines.push(format!("pub fn {name}({}) -> {} {{", sig.join(", "), ret.name()));
+    }
     for i in 0..g.rng.below(3) {
         let t = *g.rng.pick(&ty::ALL);
         let e = expr(g, t, 2);
@@ -456,10 +471,13 @@ fn new_helper(g: &mut Gen, ret: Ty) -> usize {
     }
     lines.push(format!("    {}", expr(g, ret, 3)));
     lines.push("}".into());
+    if method {
+        lines.push("}".into());
+    }
     g.in_helper = false;
     g.labels = labels;
     g.swap_scopes(outer);
-    g.helpers.push(Helper { name, params, takes_struct, ret, lines });
+    g.helpers.push(Helper { name, params, takes_struct, method, ret, lines });
     g.helpers.len() - 1
 }
 

@@ -3,7 +3,7 @@
 //!
 //! A kernel is a small program model: scalar parameters with their input values, one input
 //! slice, a `#[derive(DeviceRepr)]` struct passed by value, outside constants, `#[device_fn]`
-//! helpers, and a body of statements ([`Stmt`]). Expressions are generated as text, each one
+//! helpers (some of them methods of the struct), and a body of statements ([`Stmt`]). Expressions are generated as text, each one
 //! well-typed by construction ([`expr`]); statements keep their structure so that the
 //! minimiser can remove them ([`stmt`]). Every kernel writes its observations to
 //! `out: &mut [u64]`, one slot each, and [`Slot`] says how a slot is compared.
@@ -57,6 +57,9 @@ pub struct Helper {
     pub name: String,
     pub params: Vec<Ty>,
     pub takes_struct: bool,
+    /// A method of the struct (`#[device_fn] impl S { fn h(self, ..) }`, called `s.h(..)`),
+    /// which the kernel inlines where it can (its body then reports its own lines).
+    pub method: bool,
     pub ret: Ty,
     pub lines: Vec<String>,
 }
