@@ -419,6 +419,13 @@ pub mod rec {
             }
         }
 
+        /// `mut self` and a `mut` parameter, assigned in the inlined body.
+        pub fn stepped(mut self, mut n: u32) -> u32 {
+            self.step += 1;
+            n *= self.step;
+            n
+        }
+
         /// Inlined; a failed check reports this line and this method.
         pub fn at(self, i: u32) -> u32 {
             assert!(i < 8, "past the counter"); // MARK: counter check
@@ -433,6 +440,7 @@ pub fn counters(c: rec::Counter, out: &mut [u32], i: u32) {
     out[1] = c.capped(5000);
     out[2] = c.at(i);
     out[3] = c.scaled(2);
+    out[4] = c.stepped(5);
 }
 
 #[test]
@@ -441,13 +449,13 @@ fn methods_kept_as_calls_and_a_check_in_an_inlined_one() {
     assemble("counters", ptx);
     let called = |sym: &str| ptx.lines().any(|l| l.contains("call") && l.contains(&format!(" {sym},")));
     assert!(called(rec::Counter::__PTX_SYMBOL__twice) && called(rec::Counter::__PTX_SYMBOL__capped) && called(rec::Counter::__PTX_SYMBOL__scaled), "{ptx}");
-    assert!(!ptx.contains(rec::Counter::__PTX_SYMBOL__at), "`at` is inlined:\n{ptx}");
+    assert!(!ptx.contains(rec::Counter::__PTX_SYMBOL__at) && !ptx.contains(rec::Counter::__PTX_SYMBOL__stepped), "`at` and `stepped` are inlined:\n{ptx}");
     let c = rec::Counter { step: 3 };
-    let mut host = [0u32; 4];
+    let mut host = [0u32; 5];
     counters(c, &mut host, 5);
-    assert_eq!(host, [30, 1000, 15, 18]);
+    assert_eq!(host, [30, 1000, 15, 18, 20]);
     let stream = crate::body_exec::cpu_stream();
-    let mut out = DeviceBuffer::<u32>::zeroed(&stream, 4).unwrap();
+    let mut out = DeviceBuffer::<u32>::zeroed(&stream, 5).unwrap();
     counters::launch(&stream, LaunchConfig::new(1, 1), c, &mut out, 5).unwrap();
     assert_eq!(out.to_vec().unwrap(), host);
     match counters::launch(&stream, LaunchConfig::new(1, 1), c, &mut out, 9) {

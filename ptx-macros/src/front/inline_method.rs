@@ -88,13 +88,14 @@ impl Checker<'_> {
         self.push_scope();
         let mut self_id = None;
         if let Some(r) = recv {
-            let id = self.declare(&format!("__ptx_i{n}_self"), r.ty.clone(), info.recv == Recv::Mut, r.span);
+            // Mutable, as `mut self` and `&mut self` need and the rest does not mind.
+            let id = self.declare(&format!("__ptx_i{n}_self"), r.ty.clone(), true, r.span);
             stmts.push(Stmt::Let { pat: LetPat::Bind(id), init: Some(r), span });
             frame.insert("self".to_owned(), id);
             self_id = Some(id);
         }
         for (i, (name, x)) in typed.iter().zip(args).enumerate() {
-            let id = self.declare(&format!("__ptx_i{n}_{i}"), x.ty.clone(), false, x.span);
+            let id = self.declare(&format!("__ptx_i{n}_{i}"), x.ty.clone(), true, x.span);
             let at = x.span;
             stmts.push(Stmt::Let { pat: LetPat::Bind(id), init: Some(x), span: at });
             frame.insert(name.clone(), id);
