@@ -294,9 +294,10 @@ fn round_inner(kind: FnKind, args: TokenStream, (item_tokens, parsed): Item, fou
     let sig = Signature::parse(&item.sig, kind, method.map(|m| &m.self_ty), &mut errors);
     // Kernels inline small device functions, except under `debug` (nvcc -G inlines only
     // `__forceinline__` functions: a debugger steps into the calls).
-    // Methods inline into every body (`front::inline_method`): a method cannot call itself, even
-    // through another (its node constant would be a cycle), so no fetch waits on its caller.
-    let inline = front::Inlining { device_fns: kind == FnKind::Kernel && !parsed_args.debug, methods: !parsed_args.debug };
+    // Methods too (`front::inline_method`), into kernels only, as free functions: a method
+    // inlining another that inlines it back would wait for each other's decision forever.
+    let kernel = kind == FnKind::Kernel && !parsed_args.debug;
+    let inline = front::Inlining { device_fns: kernel, methods: kernel };
     let env = Env::new(found);
     let mut needs = Needs::default();
     if !errors.is_empty() {

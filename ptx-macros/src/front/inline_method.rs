@@ -7,9 +7,10 @@
 //! plain method or operator of a plain type, small, and self-contained (its body names only
 //! its own bindings, `Self`, the device API and the prelude's). Its last round leaves the
 //! decision beside its replay, in the module `Vec3__dot__…` (`__ptx_inline`, `__PATH`), which
-//! every fetch of the method chains to (`link::replay::emit_inlinable_method`). Every body
-//! inlines them but a `debug` one (`Checker::inline_methods`): a method cannot call itself,
-//! even through another, so no fetch waits for its caller.
+//! a kernel's fetch of the method chains to (`link::replay::emit_inlinable_method`). Kernels
+//! inline them, not under `debug` (`Checker::inline_methods`); device functions and methods do
+//! not, as for free functions: two methods inlining each other would wait for each other's
+//! decision forever.
 //!
 //! The body is compiled here as `inline_call` compiles a function's: the receiver and the
 //! arguments (already checked against the signature) bound once, in order, to the method's

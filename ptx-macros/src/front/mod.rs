@@ -156,8 +156,7 @@ pub struct Checker<'a> {
     /// A kernel's body: calls of small self-contained device functions are inlined
     /// (`inline_call`).
     pub inline_device_fns: bool,
-    /// Calls of small self-contained methods are inlined (`inline_method`): everywhere but
-    /// under `debug`.
+    /// A kernel's body: calls of small self-contained methods are inlined (`inline_method`).
     pub inline_methods: bool,
     /// The methods whose bodies are being inlined, innermost last: one that calls itself is
     /// compiled as a call there (`inline_method`).
@@ -167,7 +166,7 @@ pub struct Checker<'a> {
 /// Which calls a body inlines where it qualifies.
 #[derive(Clone, Copy)]
 pub struct Inlining {
-    /// Free `#[device_fn]`s (`inline_call`): in kernels.
+    /// Free `#[device_fn]`s (`inline_call`).
     pub device_fns: bool,
     /// Methods of `DeviceRepr` types (`inline_method`).
     pub methods: bool,

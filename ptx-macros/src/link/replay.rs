@@ -33,18 +33,9 @@ pub(crate) fn unique_name(prefix: &str, ident: &Ident, tokens: &TokenStream) -> 
 
 /// The replay macro for `ident` (a struct, union or device function) with `info`.
 pub fn emit(prefix: &str, ident: &Ident, vis: &syn::Visibility, item_tokens: &TokenStream, info: &Info) -> TokenStream {
-    emit_with(prefix, ident, vis, item_tokens, info, Chain::None)
+    emit_with(prefix, ident, vis, item_tokens, info, false)
 }
 
-/// Which fetches of a replay fetch its `__ptx_inline` next.
-#[derive(Clone, Copy, PartialEq)]
-enum Chain {
-    None,
-    /// A kernel's (the chain's state is `@kernel ...`).
-    Kernels,
-    /// Every body's.
-    All,
-}
 
 /// The replay of a `#[device_fn]` kernels may inline: fetched for a kernel (the chain's state
 /// is `@kernel ...`), it has the chain fetch `f::__ptx_inline` next, under the path the kernel
@@ -53,33 +44,24 @@ enum Chain {
 /// function does not inline by default, and waiting for the module of a function that calls it
 /// back would never end.
 pub fn emit_device_fn(ident: &Ident, vis: &syn::Visibility, item_tokens: &TokenStream, info: &Info) -> TokenStream {
-    emit_with("fn", ident, vis, item_tokens, info, Chain::Kernels)
+    emit_with("fn", ident, vis, item_tokens, info, true)
 }
 
-/// The replay of a method bodies may inline, as [`emit_device_fn`]'s but for every body (a
-/// method cannot call back a method calling it): fetched by `m::Vec3__dot__…`, the chain fetches
-/// `m::Vec3__dot__…::__ptx_inline` next, the module the method's last round leaves beside the
-/// replay (`expand::method::inline_module`).
+/// The replay of a method kernels may inline, as [`emit_device_fn`]'s: fetched for a kernel by
+/// `m::Vec3__dot__…`, the chain fetches `m::Vec3__dot__…::__ptx_inline` next, the module the
+/// method's last round leaves beside the replay (`expand::method::inline_module`).
 pub fn emit_inlinable_method(ident: &Ident, vis: &syn::Visibility, item_tokens: &TokenStream, info: &Info) -> TokenStream {
-    emit_with("method", ident, vis, item_tokens, info, Chain::All)
+    emit_with("method", ident, vis, item_tokens, info, true)
 }
 
-fn emit_with(prefix: &str, ident: &Ident, vis: &syn::Visibility, item_tokens: &TokenStream, info: &Info, chain: Chain) -> TokenStream {
+fn emit_with(prefix: &str, ident: &Ident, vis: &syn::Visibility, item_tokens: &TokenStream, info: &Info, inline_for_kernels: bool) -> TokenStream {
     let name = unique_name(prefix, ident, item_tokens);
     let body = dollar_crate(info::write(info));
     let d = Punct::new('$', Spacing::Alone);
-    let state = match chain {
-        Chain::Kernels => quote!(@kernel #d (#d state:tt)*),
-        _ => quote!(#d (#d state:tt)*),
-    };
-    let state_out = match chain {
-        Chain::Kernels => quote!(@kernel #d (#d state)*),
-        _ => quote!(#d (#d state)*),
-    };
-    let kernel_arm = (chain != Chain::None).then(|| {
+    let kernel_arm = inline_for_kernels.then(|| {
         quote! {
-            (@ptx_fetch ([#d (#d p:tt)*]) { #d (#d rest:tt)* } [#d (#d fin:tt)*] {#state} #d (#d t:tt)*) => {
-                ::ptx_runtime::__private::fetch_next! { { #body } ([#d (#d p)*]) { ([#d (#d p)* :: __ptx_inline] [#d (#d p)* :: __ptx_inline]) #d (#d rest)* } [#d (#d fin)*] {#state_out} #d (#d t)* }
+            (@ptx_fetch ([#d (#d p:tt)*]) { #d (#d rest:tt)* } [#d (#d fin:tt)*] {@kernel #d (#d state:tt)*} #d (#d t:tt)*) => {
+                ::ptx_runtime::__private::fetch_next! { { #body } ([#d (#d p)*]) { ([#d (#d p)* :: __ptx_inline] [#d (#d p)* :: __ptx_inline]) #d (#d rest)* } [#d (#d fin)*] {@kernel #d (#d state)*} #d (#d t)* }
             };
         }
     });
