@@ -179,6 +179,10 @@ impl<'a> Checker<'a> {
             "div" => (FastOp::Div, 2),
             "tanh" => (FastOp::Tanh, 1),
             "powf" => (FastOp::Powf, 2),
+            "exp2_ftz" => (FastOp::Exp2Ftz, 1),
+            "recip_ftz" => (FastOp::RecipFtz, 1),
+            "rsqrt_ftz" => (FastOp::RsqrtFtz, 1),
+            "div_ftz" => (FastOp::DivFtz, 2),
             _ => return self.error(span, format!("internal: unknown fast function `{f}`")),
         };
         if args.len() != n {

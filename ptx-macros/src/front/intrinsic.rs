@@ -205,6 +205,12 @@ pub enum FastOp {
     Div,
     Tanh,
     Powf,
+    /// `ex2.approx.ftz.f32`, `rcp.approx.ftz.f32`, `rsqrt.approx.ftz.f32`, `div.approx.ftz.f32`:
+    /// the forms CUDA's own math functions use inside (subnormal operands and results flushed).
+    Exp2Ftz,
+    RecipFtz,
+    RsqrtFtz,
+    DivFtz,
 }
 
 /// The `f32` methods lowered inline as nvcc lowers CUDA's single-precision function of the

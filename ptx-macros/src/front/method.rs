@@ -3,7 +3,7 @@
 //! compiled from Rust, so host and device run the same algorithm); everything else is an
 //! [`Intrinsic`].
 
-use super::hir::{Callee, Expr, ExprKind};
+use super::hir::{Block, Callee, Expr, ExprKind, LetPat, Stmt};
 use super::intrinsic::{FloatOp, IntOp, Intrinsic, PtrOp};
 use super::ty::Ty;
 use super::{unsupported, Checker};
@@ -36,6 +36,11 @@ pub const MATH_FNS: [(&str, usize); 19] = [
     ("powf", 1),
     ("hypot", 1),
 ];
+
+/// `f32` methods that are CUDA's function of the same meaning, as nvcc compiles it
+/// (`ptx_runtime::device::math::cuda`): method and function name. The rest of [`MATH_FNS`]
+/// call `<name>_f32`.
+pub const CUDA_F32_FNS: [(&str, &str); 1] = [("ln", "logf")];
 
 impl<'a> Checker<'a> {
     pub fn method_call(&mut self, m: &syn::ExprMethodCall) -> Expr {
@@ -255,6 +260,9 @@ impl<'a> Checker<'a> {
             return self.intrinsic(Intrinsic::CudaMath(op), recv, rest, t, span);
         }
         if let Some(&(_, n)) = MATH_FNS.iter().find(|(m, _)| *m == name) {
+            if let (Scalar::F32, Some(&(_, f)), true) = (s, CUDA_F32_FNS.iter().find(|(m, _)| *m == name), args.len() == n) {
+                return self.cuda_libm_call(recv, f, args, span, name_span);
+            }
             return self.math_call(recv, s, name, n, args, span, name_span);
         }
         if name == "powi" {
@@ -313,6 +321,24 @@ impl<'a> Checker<'a> {
         let mut all = vec![recv];
         all.extend(rest);
         Expr { kind: ExprKind::Call { callee, args: all }, ty: t, span }
+    }
+
+    /// `x.ln()` on an `f32` → `::ptx_runtime::device::math::cuda::logf(x)`, checked as the
+    /// call written out: the function is `#[inline(always)]`, so its replay is fetched and its
+    /// body inlined here (`closure::generic_closure_call`). The receiver, already checked, is
+    /// bound to a local the call names.
+    fn cuda_libm_call(&mut self, recv: Expr, f: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
+        self.natural.next += 1;
+        let local = format!("__ptx_recv{}", self.natural.next);
+        self.push_scope();
+        let id = self.declare(&local, recv.ty.clone(), false, recv.span);
+        let (local, f) = (syn::Ident::new(&local, recv.span), syn::Ident::new(f, name_span));
+        let call: syn::ExprCall = syn::parse_quote_spanned!(name_span=> ::ptx_runtime::device::math::cuda::#f(#local #(, #args)*));
+        let value = self.call(&call);
+        self.pop_scope();
+        let ty = value.ty.clone();
+        let bind = Stmt::Let { pat: LetPat::Bind(id), init: Some(recv), span };
+        Expr { kind: ExprKind::Block(Block { stmts: vec![bind], tail: Some(Box::new(value)) }), ty, span }
     }
 
     fn half_method(&mut self, recv: Expr, s: Scalar, name: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {

@@ -653,6 +653,10 @@ impl<'a, 'e> Lowerer<'a, 'e> {
                 let m = self.b.op1(Opcode::Arith(Arith::Mul, Mode::Rn, Type::F32), f, vec![Arg::Reg(l), v[1].arg()]);
                 reg(self.b.op1(Opcode::Arith(Arith::Ex2, Mode::Approx, Type::F32), f, vec![Arg::Reg(m)]))
             }
+            FastOp::Exp2Ftz => reg(self.b.op1(Opcode::Arith(Arith::Ex2, Mode::ApproxFtz, Type::F32), f, vec![a])),
+            FastOp::RecipFtz => reg(self.b.op1(Opcode::Arith(Arith::Rcp, Mode::ApproxFtz, Type::F32), f, vec![a])),
+            FastOp::RsqrtFtz => reg(self.b.op1(Opcode::Arith(Arith::Rsqrt, Mode::ApproxFtz, Type::F32), f, vec![a])),
+            FastOp::DivFtz => reg(self.b.op1(Opcode::Arith(Arith::Div, Mode::ApproxFtz, Type::F32), f, vec![a, v[1].arg()])),
         }
     }
 

@@ -15,6 +15,7 @@
 //! | [`div`] | `__fdividef` | `div.full.f32` | 2 ulp |
 //! | [`tanh`] | `tanhf` fast path | `tanh.approx.f32` (sm_75, PTX 7.0) | 2^-10.987 relative |
 //! | [`powf`] | `__powf` | `ex2.approx(y · lg2.approx(x))` | derived |
+//! | [`exp2_ftz`], [`recip_ftz`], [`rsqrt_ftz`], [`div_ftz`] | inside `tanhf`, `sinhf`, `asinf`, `powf` | `ex2`, `rcp`, `rsqrt`, `div` `.approx.ftz.f32` | as without `.ftz`; subnormals flushed |
 //!
 //! On the host these compute the accurate functions of `std`.
 
@@ -109,4 +110,43 @@ pub fn tanh(x: f32) -> f32 {
 #[inline]
 pub fn powf(x: f32, y: f32) -> f32 {
     x.powf(y)
+}
+
+/// Flushes a subnormal to zero of the same sign, as `.ftz` instructions read and write them.
+#[inline]
+fn ftz(x: f32) -> f32 {
+    if x.is_subnormal() {
+        0.0f32.copysign(x)
+    } else {
+        x
+    }
+}
+
+/// `ex2.approx.ftz.f32`: `2^x` with subnormal operands and results flushed to zero, the form
+/// CUDA's `expf`, `tanhf` and `sinhf` use inside.
+#[device_api(fast_exp2_ftz)]
+#[inline]
+pub fn exp2_ftz(x: f32) -> f32 {
+    ftz(ftz(x).exp2())
+}
+
+/// `rcp.approx.ftz.f32`.
+#[device_api(fast_recip_ftz)]
+#[inline]
+pub fn recip_ftz(x: f32) -> f32 {
+    ftz(1.0 / ftz(x))
+}
+
+/// `rsqrt.approx.ftz.f32`.
+#[device_api(fast_rsqrt_ftz)]
+#[inline]
+pub fn rsqrt_ftz(x: f32) -> f32 {
+    ftz(1.0 / ftz(x).sqrt())
+}
+
+/// `div.approx.ftz.f32` (2 ulp for divisors in [2^-126, 2^126]).
+#[device_api(fast_div_ftz)]
+#[inline]
+pub fn div_ftz(x: f32, y: f32) -> f32 {
+    ftz(ftz(x) / ftz(y))
 }

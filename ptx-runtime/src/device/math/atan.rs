@@ -10,27 +10,27 @@
 use super::log_f32::DoubleF32;
 use ptx_runtime::device_fn;
 
-const TAN_PI_12: f64 = 0.267_949_192_431_122_7;
-const SQRT3: f64 = 1.732_050_807_568_877_2;
-const PIO2_HI: f64 = core::f64::consts::FRAC_PI_2;
-const PIO2_LO: f64 = 6.123_233_995_736_766e-17;
-const PIO6_HI: f64 = core::f64::consts::FRAC_PI_6;
-const PIO6_LO: f64 = -5.360_408_832_255_455e-17;
-const PI_HI: f64 = core::f64::consts::PI;
-const PI_LO: f64 = 1.224_646_799_147_353_2e-16;
-const PIO4_HI: f64 = core::f64::consts::FRAC_PI_4;
-const PIO4_LO: f64 = 3.061_616_997_868_383e-17;
-const TAN_PI_12_F32: f32 = 0.267_949_2;
-const SQRT3_HI_F32: f32 = 1.732_050_8;
-const SQRT3_LO_F32: f32 = 3.108_725e-8;
-const PIO2_HI_F32: f32 = core::f32::consts::FRAC_PI_2;
-const PIO2_LO_F32: f32 = -4.371_139e-8;
-const PIO6_HI_F32: f32 = core::f32::consts::FRAC_PI_6;
-const PIO6_LO_F32: f32 = -1.457_046_3e-8;
-const PI_HI_F32: f32 = core::f32::consts::PI;
-const PI_LO_F32: f32 = -8.742_278e-8;
-const PIO4_HI_F32: f32 = core::f32::consts::FRAC_PI_4;
-const THREE_PIO4_F32: f32 = 2.356_194_5;
+pub(crate) const TAN_PI_12: f64 = 0.267_949_192_431_122_7;
+pub(crate) const SQRT3: f64 = 1.732_050_807_568_877_2;
+pub(crate) const PIO2_HI: f64 = core::f64::consts::FRAC_PI_2;
+pub(crate) const PIO2_LO: f64 = 6.123_233_995_736_766e-17;
+pub(crate) const PIO6_HI: f64 = core::f64::consts::FRAC_PI_6;
+pub(crate) const PIO6_LO: f64 = -5.360_408_832_255_455e-17;
+pub(crate) const PI_HI: f64 = core::f64::consts::PI;
+pub(crate) const PI_LO: f64 = 1.224_646_799_147_353_2e-16;
+pub(crate) const PIO4_HI: f64 = core::f64::consts::FRAC_PI_4;
+pub(crate) const PIO4_LO: f64 = 3.061_616_997_868_383e-17;
+pub(crate) const TAN_PI_12_F32: f32 = 0.267_949_2;
+pub(crate) const SQRT3_HI_F32: f32 = 1.732_050_8;
+pub(crate) const SQRT3_LO_F32: f32 = 3.108_725e-8;
+pub(crate) const PIO2_HI_F32: f32 = core::f32::consts::FRAC_PI_2;
+pub(crate) const PIO2_LO_F32: f32 = -4.371_139e-8;
+pub(crate) const PIO6_HI_F32: f32 = core::f32::consts::FRAC_PI_6;
+pub(crate) const PIO6_LO_F32: f32 = -1.457_046_3e-8;
+pub(crate) const PI_HI_F32: f32 = core::f32::consts::PI;
+pub(crate) const PI_LO_F32: f32 = -8.742_278e-8;
+pub(crate) const PIO4_HI_F32: f32 = core::f32::consts::FRAC_PI_4;
+pub(crate) const THREE_PIO4_F32: f32 = 2.356_194_5;
 
 /// `atan a` for `a` in [0, tan(π/12)], minus `a` (the series' tail).
 #[device_fn]
@@ -141,6 +141,7 @@ pub fn acos_f64(x: f64) -> f64 {
 
 /// `atan a − a` for `a` in [0, tan(π/12)], in `f32` (series to `a^15`).
 #[device_fn]
+#[inline(always)]
 pub(crate) fn atan_tail_f32(a: f32) -> f32 {
     let z = a * a;
     let mut p = z.mul_add(-0.066_666_67, 0.076_923_08);
@@ -155,6 +156,7 @@ pub(crate) fn atan_tail_f32(a: f32) -> f32 {
 /// `atan(b + b_lo)` for `b` in (tan(π/12), 1] as `π/6 + atan c`, `c = (b√3 − 1)/(b + √3)`, the
 /// numerator, denominator and quotient with their rounding errors.
 #[device_fn]
+#[inline(always)]
 pub(crate) fn atan_shifted_f32(b: f32, b_lo: f32) -> DoubleF32 {
     let p = b * SQRT3_HI_F32;
     let p_err = b.mul_add(SQRT3_HI_F32, -p);
@@ -175,6 +177,7 @@ pub(crate) fn atan_shifted_f32(b: f32, b_lo: f32) -> DoubleF32 {
 /// `atan(a + a_lo)` for `a ≥ 0` as a double-float `hi + lo`: the folding's quotients and
 /// sums carry their rounding errors, so the only roundings of size are the tail's.
 #[device_fn]
+#[inline(always)]
 pub(crate) fn atan_pos_f32(a: f32, a_lo: f32) -> DoubleF32 {
     if a.is_infinite() {
         return DoubleF32 { hi: PIO2_HI_F32, lo: PIO2_LO_F32 };
@@ -208,6 +211,7 @@ pub fn atan_f32(x: f32) -> f32 {
 
 /// `atan2(y + y_lo, x + x_lo)` for finite nonzero `x`, the quotient's rounding corrected.
 #[device_fn]
+#[inline(always)]
 pub(crate) fn atan2_core_f32(y: f32, y_lo: f32, x: f32, x_lo: f32) -> f32 {
     let q = y / x;
     let q_lo = if q.is_finite() { ((-q).mul_add(x, y) + (-q).mul_add(x_lo, y_lo)) / x } else { 0.0 };
@@ -225,6 +229,7 @@ pub(crate) fn atan2_core_f32(y: f32, y_lo: f32, x: f32, x_lo: f32) -> f32 {
 
 /// `√(1 − x²)` for `|x| < 1` as a double-float: `1 − x²` and the root with their errors.
 #[device_fn]
+#[inline(always)]
 pub(crate) fn cos_of_asin_f32(x: f32) -> DoubleF32 {
     let w = (-x).mul_add(x, 1.0);
     let xx = x * x;

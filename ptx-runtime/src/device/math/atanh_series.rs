@@ -17,7 +17,7 @@ macro_rules! atanh_series {
         $(#[$doc])*
         #[device_fn]
         #[inline(always)]
-        fn $name(f: $F) -> $D {
+        pub(crate) fn $name(f: $F) -> $D {
             let d_hi = 2.0 + f;
             let d_lo = f - (d_hi - 2.0);
             let s_hi = f / d_hi;

@@ -11,14 +11,15 @@ use ptx_runtime::device_fn;
 pub(crate) const LOG2_E_F32: f32 = core::f32::consts::LOG2_E;
 pub(crate) const LN2_HI_F32: f32 = 0.693_145_75; // 0x3f317200: 12 bits, so k·LN2_HI is exact
 pub(crate) const LN2_LO_F32: f32 = 1.428_606_8e-6;
-const LN2_F32: f32 = core::f32::consts::LN_2;
-const LN2_F32_LO: f32 = -1.904_654_2e-9;
-const LOG2_E_F64: f64 = core::f64::consts::LOG2_E;
-const LN2_HI_F64: f64 = core::f64::consts::LN_2;
-const LN2_LO_F64: f64 = 2.319_046_813_846_299_6e-17;
+pub(crate) const LN2_F32: f32 = core::f32::consts::LN_2;
+pub(crate) const LN2_F32_LO: f32 = -1.904_654_2e-9;
+pub(crate) const LOG2_E_F64: f64 = core::f64::consts::LOG2_E;
+pub(crate) const LN2_HI_F64: f64 = core::f64::consts::LN_2;
+pub(crate) const LN2_LO_F64: f64 = 2.319_046_813_846_299_6e-17;
 
 /// `p · 2^n` for `p` in [0.5, 2], rounded once.
 #[device_fn]
+#[inline(always)]
 pub(crate) fn scale_f32(p: f32, n: i32) -> f32 {
     if n > 127 {
         // Overflows to infinity (n ≤ 160 here).
@@ -45,6 +46,7 @@ pub(crate) fn scale_f64(p: f64, n: i32) -> f64 {
 
 /// `e^r − 1 − r` for `|r| ≤ 0.35`, as `r² · (1/2 + r/6 + …)`.
 #[device_fn]
+#[inline(always)]
 pub(crate) fn expm1_tail_f32(r: f32) -> f32 {
     let p = r.mul_add(1.984_127e-4, 1.388_888_9e-3);
     let p = r.mul_add(p, 8.333_334e-3);
@@ -74,6 +76,7 @@ pub(crate) fn expm1_tail_f64(r: f64) -> f64 {
 /// `e^x · 2^k` for `|x| ≤ 110` (`sinh`, `cosh` halve `e^x` past its overflow): the same steps
 /// as [`exp_f32`].
 #[device_fn]
+#[inline(always)]
 pub(crate) fn exp_scaled_f32(x: f32, k: i32) -> f32 {
     let n = (x * LOG2_E_F32).round_ties_even();
     let r_hi = (-n).mul_add(LN2_HI_F32, x);

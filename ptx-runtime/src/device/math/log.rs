@@ -9,17 +9,17 @@
 use super::atanh_series::atanh_series;
 use ptx_runtime::{device_fn, DeviceRepr};
 
-const SQRT2_F64: f64 = core::f64::consts::SQRT_2;
-const LN2_HI_F64: f64 = core::f64::consts::LN_2;
-const LN2_LO_F64: f64 = 2.319_046_813_846_299_6e-17;
-const LOG2_E_HI: f64 = core::f64::consts::LOG2_E;
-const LOG2_E_LO: f64 = 2.035_527_374_093_103_3e-17;
-const LOG10_E_HI: f64 = core::f64::consts::LOG10_E;
-const LOG10_E_LO: f64 = 1.098_319_650_216_765e-17;
-const ONE_THIRD_HI: f64 = 0.333_333_333_333_333_3;
-const ONE_THIRD_LO: f64 = 1.850_371_707_708_594e-17;
+pub(crate) const SQRT2_F64: f64 = core::f64::consts::SQRT_2;
+pub(crate) const LN2_HI_F64: f64 = core::f64::consts::LN_2;
+pub(crate) const LN2_LO_F64: f64 = 2.319_046_813_846_299_6e-17;
+pub(crate) const LOG2_E_HI: f64 = core::f64::consts::LOG2_E;
+pub(crate) const LOG2_E_LO: f64 = 2.035_527_374_093_103_3e-17;
+pub(crate) const LOG10_E_HI: f64 = core::f64::consts::LOG10_E;
+pub(crate) const LOG10_E_LO: f64 = 1.098_319_650_216_765e-17;
+pub(crate) const ONE_THIRD_HI: f64 = 0.333_333_333_333_333_3;
+pub(crate) const ONE_THIRD_LO: f64 = 1.850_371_707_708_594e-17;
 /// `1/5 − 0.2` (the double `0.2` is above a fifth).
-const ONE_FIFTH_LO: f64 = -1.110_223_024_625_156_6e-17;
+pub(crate) const ONE_FIFTH_LO: f64 = -1.110_223_024_625_156_6e-17;
 
 /// A double-double: `hi + lo` with `|lo| ≤ ulp(hi) / 2`.
 #[derive(Clone, Copy, Debug, DeviceRepr)]

@@ -10,17 +10,17 @@ use super::atanh_series::atanh_series;
 use super::exp::{LN2_HI_F32, LN2_LO_F32};
 use ptx_runtime::{device_fn, DeviceRepr};
 
-const SQRT2_F32: f32 = core::f32::consts::SQRT_2;
-const LOG2_E_HI: f32 = core::f32::consts::LOG2_E;
-const LOG2_E_LO: f32 = 1.925_963e-8;
-const LOG10_E_HI: f32 = core::f32::consts::LOG10_E;
-const LOG10_E_LO: f32 = -1.010_305e-8;
+pub(crate) const SQRT2_F32: f32 = core::f32::consts::SQRT_2;
+pub(crate) const LOG2_E_HI: f32 = core::f32::consts::LOG2_E;
+pub(crate) const LOG2_E_LO: f32 = 1.925_963e-8;
+pub(crate) const LOG10_E_HI: f32 = core::f32::consts::LOG10_E;
+pub(crate) const LOG10_E_LO: f32 = -1.010_305e-8;
 /// `log₁₀ 2` in two parts, the first with 16 bits so `e · LOG10_2_HI` is exact.
-const LOG10_2_HI: f32 = 0.301_025_4;
-const LOG10_2_LO: f32 = 4.605_039e-6;
-const ONE_THIRD_HI: f32 = 0.333_333_34;
-const ONE_THIRD_LO: f32 = -9.934_108e-9;
-const ONE_FIFTH_LO: f32 = -2.980_232_3e-9;
+pub(crate) const LOG10_2_HI: f32 = 0.301_025_4;
+pub(crate) const LOG10_2_LO: f32 = 4.605_039e-6;
+pub(crate) const ONE_THIRD_HI: f32 = 0.333_333_34;
+pub(crate) const ONE_THIRD_LO: f32 = -9.934_108e-9;
+pub(crate) const ONE_FIFTH_LO: f32 = -2.980_232_3e-9;
 
 /// A double-float: `hi + lo` with `|lo| ≤ ulp(hi) / 2`.
 #[derive(Clone, Copy, Debug, DeviceRepr)]
@@ -50,6 +50,7 @@ atanh_series! {
 
 /// `ln(1 + f)` for `1 + f` in [√½, √2] (`f` exact), as a normalized double-float.
 #[device_fn]
+#[inline(always)]
 pub(crate) fn ln1p_reduced(f: f32) -> DoubleF32 {
     let l = ln1p_series_f32(f);
     let h = l.hi + l.lo;
@@ -58,6 +59,7 @@ pub(crate) fn ln1p_reduced(f: f32) -> DoubleF32 {
 
 /// `x = 2^e · (1 + f)` for finite `x > 0`, with `ln(1 + f)`.
 #[device_fn]
+#[inline(always)]
 pub(crate) fn log_parts(x: f32) -> LogF32 {
     let mut bits = x.to_bits();
     let mut e: i32 = -127;
@@ -77,6 +79,7 @@ pub(crate) fn log_parts(x: f32) -> LogF32 {
 
 /// `e·(c_hi + c_lo) + (hi + lo)` rounded once, for `e·c_hi` exact.
 #[device_fn]
+#[inline(always)]
 pub(crate) fn combine(e: f32, c_hi: f32, c_lo: f32, hi: f32, lo: f32) -> f32 {
     let t = e * c_hi;
     let s = t + hi;
@@ -87,6 +90,7 @@ pub(crate) fn combine(e: f32, c_hi: f32, c_lo: f32, hi: f32, lo: f32) -> f32 {
 
 /// `l.hi + l.lo` times a double-float constant, as a double-float.
 #[device_fn]
+#[inline(always)]
 pub(crate) fn times(l: LogF32, c_hi: f32, c_lo: f32) -> DoubleF32 {
     let hi = l.hi * c_hi;
     let lo = l.hi.mul_add(c_hi, -hi) + l.hi.mul_add(c_lo, l.lo * c_hi);
@@ -95,6 +99,7 @@ pub(crate) fn times(l: LogF32, c_hi: f32, c_lo: f32) -> DoubleF32 {
 
 /// The special values shared by the logarithms: NaN below 0, −∞ at 0, +∞ at +∞.
 #[device_fn]
+#[inline(always)]
 pub(crate) fn log_special(x: f32) -> f32 {
     if x.is_nan() || x < 0.0 {
         return f32::NAN;

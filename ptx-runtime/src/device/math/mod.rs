@@ -37,6 +37,7 @@
 //! Special values (NaN, ±0, ±∞, C's `pow` and `atan2` tables) are those of `std`.
 
 pub mod atan;
+pub mod cuda;
 mod atanh_series;
 pub mod exp;
 pub mod hyper;

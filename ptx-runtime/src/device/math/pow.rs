@@ -12,8 +12,8 @@ use ptx_runtime::device_fn;
 
 /// `ln 2` in two parts: the first has 32 significant bits (`0x3fe62e42_fee00000`), so
 /// `n · LN2_HI_32` is exact for every `n` reached here, and `x − n · LN2_HI_32` is exact too.
-const LN2_HI_32: f64 = 6.931_471_803_691_238e-1;
-const LN2_LO_32: f64 = 1.908_214_929_270_587_7e-10;
+pub(crate) const LN2_HI_32: f64 = 6.931_471_803_691_238e-1;
+pub(crate) const LN2_LO_32: f64 = 1.908_214_929_270_587_7e-10;
 
 /// `exp(hi + lo)` for a double-double argument, rounded once (≤ 0.65 ulp).
 ///
@@ -52,6 +52,7 @@ pub(crate) fn is_odd_integer(y: f64) -> bool {
 
 /// Whether `y` is an integer, and odd (every `f32` from 2^24 up is even).
 #[device_fn]
+#[inline(always)]
 pub(crate) fn is_odd_integer_f32(y: f32) -> bool {
     y.is_finite() && y == y.trunc() && (y * 0.5) != (y * 0.5).trunc()
 }

@@ -11,13 +11,14 @@ use super::log_f32::{log_parts, times};
 use super::pow::{hypot, is_odd_integer_f32, powf_with_c_cases};
 use ptx_runtime::device_fn;
 
-const LOG2_E_HI: f32 = core::f32::consts::LOG2_E;
-const LOG2_E_LO: f32 = 1.925_963e-8;
-const LN2_HI: f32 = core::f32::consts::LN_2;
-const LN2_LO: f32 = -1.904_654_2e-9;
+pub(crate) const LOG2_E_HI: f32 = core::f32::consts::LOG2_E;
+pub(crate) const LOG2_E_LO: f32 = 1.925_963e-8;
+pub(crate) const LN2_HI: f32 = core::f32::consts::LN_2;
+pub(crate) const LN2_LO: f32 = -1.904_654_2e-9;
 
 /// `2^(hi + lo)` for a double-float argument, rounded once.
 #[device_fn]
+#[inline(always)]
 pub(crate) fn exp2_df(hi: f32, lo: f32) -> f32 {
     if hi >= 129.0 {
         return f32::INFINITY;

@@ -7,13 +7,13 @@
 
 use ptx_runtime::{device_fn, DeviceRepr};
 
-const TWO_OVER_PI_F64: f64 = core::f64::consts::FRAC_2_PI;
-const PIO2_1: f64 = 1.570_796_325_802_803;
-const PIO2_2: f64 = 9.920_935_791_635_221e-10;
-const PIO2_3: f64 = 5.170_182_978_890_25e-19;
-const PIO2_4: f64 = 2.903_855_973_979_360_5e-28;
-const PIO2_HI: f64 = core::f64::consts::FRAC_PI_2;
-const PIO2_LO: f64 = 6.123_233_995_736_766e-17;
+pub(crate) const TWO_OVER_PI_F64: f64 = core::f64::consts::FRAC_2_PI;
+pub(crate) const PIO2_1: f64 = 1.570_796_325_802_803;
+pub(crate) const PIO2_2: f64 = 9.920_935_791_635_221e-10;
+pub(crate) const PIO2_3: f64 = 5.170_182_978_890_25e-19;
+pub(crate) const PIO2_4: f64 = 2.903_855_973_979_360_5e-28;
+pub(crate) const PIO2_HI: f64 = core::f64::consts::FRAC_PI_2;
+pub(crate) const PIO2_LO: f64 = 6.123_233_995_736_766e-17;
 
 /// `x ≈ (4k + q)·π/2 + hi + lo`.
 #[derive(Clone, Copy, Debug, DeviceRepr)]

@@ -19,8 +19,8 @@ pub(crate) const CODY_WAITE_LIMIT: f32 = 131_072.0;
 pub(crate) const PIO2_1: f32 = 1.570_796_3;
 pub(crate) const PIO2_2: f32 = 7.549_79e-8;
 pub(crate) const PIO2_3: f32 = -1.715_124_5e-15;
-const PIO2_HI: f32 = core::f32::consts::FRAC_PI_2;
-const PIO2_LO: f32 = -4.371_139e-8;
+pub(crate) const PIO2_HI: f32 = core::f32::consts::FRAC_PI_2;
+pub(crate) const PIO2_LO: f32 = -4.371_139e-8;
 
 /// `x ≈ (4k + q)·π/2 + hi + lo`.
 #[derive(Clone, Copy, Debug, DeviceRepr)]
@@ -33,6 +33,7 @@ pub(crate) struct ReducedF32 {
 
 /// Reduces a finite `x`: exact quadrant, `hi + lo` to about 2^-40 relative.
 #[device_fn]
+#[inline(always)]
 pub(crate) fn rem_pio2_f32(x: f32) -> ReducedF32 {
     if x.abs() < CODY_WAITE_LIMIT {
         let k = (x * TWO_OVER_PI).round_ties_even();

@@ -8,10 +8,11 @@
 use super::reduce_f32::{rem_pio2_f32, rem_pio2_f32_large, ReducedF32, CODY_WAITE_LIMIT, PIO2_1, PIO2_2, PIO2_3, TWO_OVER_PI};
 use ptx_runtime::device_fn;
 
-const PIO4: f32 = core::f32::consts::FRAC_PI_4;
+pub(crate) const PIO4: f32 = core::f32::consts::FRAC_PI_4;
 
 /// `sin(hi + lo)` for `|hi| ≤ 0.82`.
 #[device_fn]
+#[inline(always)]
 pub(crate) fn sin_kernel_f32(hi: f32, lo: f32) -> f32 {
     let z = hi * hi;
     let mut p = z.mul_add(-2.505_210_8e-8, 2.755_731_9e-6);
@@ -24,6 +25,7 @@ pub(crate) fn sin_kernel_f32(hi: f32, lo: f32) -> f32 {
 
 /// `cos(hi + lo)` for `|hi| ≤ 0.82`.
 #[device_fn]
+#[inline(always)]
 pub(crate) fn cos_kernel_f32(hi: f32, lo: f32) -> f32 {
     let z = hi * hi;
     let z_err = hi.mul_add(hi, -z);
@@ -43,6 +45,7 @@ pub(crate) fn cos_kernel_f32(hi: f32, lo: f32) -> f32 {
 /// polynomials written out (the same arithmetic as `rem_pio2_f32` and the kernels), so an
 /// argument below 2^17 costs no call beyond this one.
 #[device_fn]
+#[inline(always)]
 pub(crate) fn sin_cos_f32(x: f32, cosine: bool) -> f32 {
     let red = if x.abs() <= PIO4 {
         ReducedF32 { q: 0, hi: x, lo: 0.0 }
