@@ -61,7 +61,7 @@ fn pow2(k: i32) -> f64 {
 /// Distance of `got` from the exact `want` in units in the last place of an `f32` near `want`
 /// (the subnormals' ulp below 2^-126); 0 for equal values, both NaN, or an infinity where
 /// `want` rounds to it.
-fn ulps(got: f32, want: f64) -> f64 {
+pub fn ulps(got: f32, want: f64) -> f64 {
     if got.is_nan() && want.is_nan() || got as f64 == want || got.is_infinite() && (want as f32) == got {
         return 0.0;
     }

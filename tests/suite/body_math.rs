@@ -494,7 +494,8 @@ fn special_values_follow_c() {
 
 // ---- the same functions on the device ----
 
-// `exp` and `exp2` by name: `v.exp()` is nvcc's inline `expf` (`body_cuda_math.rs`).
+// By name: the methods (`v.exp()`, `v.ln()`, ...) are CUDA's functions as nvcc compiles them
+// (`body_cuda_math.rs`, `body_cuda_libm.rs`); these are the library's 1-ulp ones.
 #[kernel]
 pub fn math_f32(x: &[f32], out: &mut [f32]) {
     let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
@@ -504,8 +505,8 @@ pub fn math_f32(x: &[f32], out: &mut [f32]) {
     let v = x[i];
     let w = x[(i + 1) % x.len()];
     let r = [
-        exp_f32(v), exp2_f32(v), v.exp_m1(), v.ln(), v.log2(), v.log10(), v.ln_1p(), v.sin(), v.cos(), v.tan(),
-        v.atan(), v.atan2(w), v.asin(), v.acos(), v.sinh(), v.cosh(), v.tanh(), v.powf(w), v.powi(-3), v.hypot(w), v % w,
+        exp_f32(v), exp2_f32(v), exp_m1_f32(v), ln_f32(v), log2_f32(v), log10_f32(v), ln_1p_f32(v), sin_f32(v), cos_f32(v), tan_f32(v),
+        atan_f32(v), atan2_f32(v, w), asin_f32(v), acos_f32(v), sinh_f32(v), cosh_f32(v), tanh_f32(v), powf_f32(v, w), v.powi(-3), hypot_f32(v, w), v % w,
     ];
     for k in 0..21 {
         out[i * 21 + k] = r[k];
@@ -618,7 +619,7 @@ fn device_code_computes_what_the_host_computes() {
 pub fn sin_only(x: &mut [f32]) {
     let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
     if i < x.len() {
-        x[i] = x[i].sin();
+        x[i] = sin_f32(x[i]);
     }
 }
 

@@ -1,0 +1,119 @@
+//! `f32` methods in device code as CUDA's functions compiled by nvcc
+//! (`ptx_runtime::device::math::cuda`: `x.ln()` is `logf`, `x.sin()` is `sinf`, ...):
+//!
+//! - a kernel calling all of them holds no call and no `.func` (each is inlined, as nvcc inlines
+//!   CUDA's), and ptxas assembles it;
+//! - on the CPU backend its results are, bit for bit, those of nvcc's PTX for the same CUDA C
+//!   run on the CPU backend, over random bit patterns, moderate values and the special values;
+//! - those results are within CUDA's documented bound of `f64`'s function (CUDA C++
+//!   Programming Guide, "Mathematical Functions": ulps from the correctly rounded result, so
+//!   half an ulp more from the exact one);
+//! - the host run of a function by name (`math::cuda::logf(x)`) gives the device's bits, where
+//!   the function uses no `.approx` instruction.
+
+use crate::body_cuda_math::ulps;
+use crate::tools::{assemble, nvcc_ptx_with};
+use ptx_runtime::device::*;
+use ptx_runtime::{kernel, DeviceBuffer, LaunchConfig};
+
+/// One function: the method's name, CUDA's call in the twin (operands `v`, `w`), CUDA's
+/// bound in ulps, the `f64` reference, the function by name on the host (`None`: it uses an
+/// `.approx` instruction, whose host definition is `std`'s).
+struct Case {
+    method: &'static str,
+    cuda: &'static str,
+    bound: f64,
+    reference: fn(f64, f64) -> f64,
+    host: Option<fn(f32, f32) -> f32>,
+}
+
+const CASES: &[Case] = &[Case { method: "ln", cuda: "logf(v)", bound: 1.0, reference: |v, _| v.ln(), host: Some(|v, _| math::cuda::logf(v)) }];
+
+/// Every case's method, in `CASES`' order.
+#[kernel]
+pub fn libm_methods(x: &[f32], y: &[f32], out: &mut [f32]) {
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i < x.len() && i < y.len() {
+        let (v, _w) = (x[i], y[i]);
+        let r = [v.ln()];
+        for k in 0..r.len() {
+            out[i * r.len() + k] = r[k];
+        }
+    }
+}
+
+/// The CUDA C twin of `libm_methods`.
+fn twin() -> String {
+    let calls: Vec<&str> = CASES.iter().map(|c| c.cuda).collect();
+    format!(
+        "extern \"C\" __global__ void libm(const float* x, const float* y, float* out, unsigned n) {{\n  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) {{\n    float v = x[i], w = y[i];\n    float r[{n}] = {{{calls}}};\n    for (int k = 0; k < {n}; k++) out[i * {n} + k] = r[k];\n  }}\n}}\n",
+        n = CASES.len(),
+        calls = calls.join(", ")
+    )
+}
+
+/// Random bit patterns (every exponent, NaNs and subnormals among them), moderate values, and
+/// the special values; the second operands are the same values in another order.
+fn inputs() -> (Vec<f32>, Vec<f32>) {
+    let mut x = vec![0.0, -0.0, f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1.0, -1.0, 0.5, -0.5, 2.0, f32::MIN_POSITIVE, 1e-45, -1e-45, f32::MAX, f32::MIN, 1e-30, 3.0e5, 1.0e20];
+    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        s
+    };
+    for _ in 0..20_000 {
+        x.push(f32::from_bits((next() >> 32) as u32));
+    }
+    for _ in 0..20_000 {
+        let r = next();
+        let u = (r >> 40) as f32 / (1u64 << 24) as f32;
+        x.push((u * 40.0 - 20.0) * if r & 1 == 0 { 1.0 } else { 0.01 });
+    }
+    let n = x.len();
+    let y = (0..n).map(|i| x[(i * 7919 + 13) % n]).collect();
+    (x, y)
+}
+
+#[test]
+fn every_method_is_inline() {
+    let ptx = libm_methods::PTX;
+    assemble("cuda_libm_methods", ptx);
+    assert!(!ptx.contains("call") && !ptx.lines().any(|l| l.contains(".func")), "the functions are inlined:\n{ptx}");
+}
+
+#[test]
+fn methods_compute_nvccs_bits_within_cudas_bounds() {
+    let (xs, ys) = inputs();
+    let (n, k) = (xs.len(), CASES.len());
+    let stream = crate::body_exec::cpu_stream();
+    let (x, y) = (DeviceBuffer::from_slice(&stream, &xs).unwrap(), DeviceBuffer::from_slice(&stream, &ys).unwrap());
+    let mut out = DeviceBuffer::<f32>::zeroed(&stream, n * k).unwrap();
+    libm_methods::launch(&stream, LaunchConfig::new(n.div_ceil(128) as u32, 128), &x, &y, &mut out).unwrap();
+    let ours = out.to_vec().unwrap();
+    let theirs = nvcc_ptx_with("cuda_libm_twin", &twin(), &["-O3", "-fmad=false"]).map(|ptx| {
+        let mut h = crate::cpu_harness::Harness::new(&ptx);
+        let (bx, by, bo) = (h.upload(&xs), h.upload(&ys), h.zeroed::<f32>(n * k));
+        h.launch("libm", [n.div_ceil(128) as u32, 1, 1], [128, 1, 1], 0, &[bx.ptr(), by.ptr(), bo.ptr(), crate::cpu_harness::arg(n as u32)]).unwrap();
+        h.download::<f32>(bo)
+    });
+    let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan();
+    for (c, case) in CASES.iter().enumerate() {
+        let mut worst = (0.0f64, 0.0f32);
+        for i in 0..n {
+            let (v, w, got) = (xs[i], ys[i], ours[i * k + c]);
+            if let Some(theirs) = &theirs {
+                assert!(same(got, theirs[i * k + c]), "{}({v:e}, {w:e}): ours {got:e}, nvcc's {:e}", case.method, theirs[i * k + c]);
+            }
+            if let Some(host) = case.host {
+                let h = host(v, w);
+                assert!(same(got, h), "{}({v:e}, {w:e}): device {got:e}, host {h:e}", case.method);
+            }
+            let err = ulps(got, (case.reference)(v as f64, w as f64));
+            if err > worst.0 {
+                worst = (err, v);
+            }
+        }
+        eprintln!("{}: worst {:.3} ulp at {:e} (CUDA: {})", case.method, worst.0, worst.1, case.bound);
+        assert!(worst.0 <= case.bound + 0.5, "{}: {:.3} ulp at {:e}, CUDA's bound is {} ulp", case.method, worst.0, worst.1, case.bound);
+    }
+}
