@@ -27,15 +27,25 @@ struct Case {
     host: Option<fn(f32, f32) -> f32>,
 }
 
-const CASES: &[Case] = &[Case { method: "ln", cuda: "logf(v)", bound: 1.0, reference: |v, _| v.ln(), host: Some(|v, _| math::cuda::logf(v)) }];
+const CASES: &[Case] = &[
+    Case { method: "ln", cuda: "logf(v)", bound: 1.0, reference: |v, _| v.ln(), host: Some(|v, _| math::cuda::logf(v)) },
+    Case { method: "sin", cuda: "sinf(v)", bound: 2.0, reference: |v, _| v.sin(), host: Some(|v, _| math::cuda::sinf(v)) },
+    Case { method: "cos", cuda: "cosf(v)", bound: 2.0, reference: |v, _| v.cos(), host: Some(|v, _| math::cuda::cosf(v)) },
+    Case { method: "tan", cuda: "tanf(v)", bound: 4.0, reference: |v, _| v.tan(), host: Some(|v, _| math::cuda::tanf(v)) },
+    Case { method: "atan", cuda: "atanf(v)", bound: 2.0, reference: |v, _| v.atan(), host: Some(|v, _| math::cuda::atanf(v)) },
+    Case { method: "atan2", cuda: "atan2f(v, w)", bound: 3.0, reference: f64::atan2, host: Some(math::cuda::atan2f) },
+    Case { method: "asin", cuda: "asinf(v)", bound: 2.0, reference: |v, _| v.asin(), host: None },
+    Case { method: "acos", cuda: "acosf(v)", bound: 2.0, reference: |v, _| v.acos(), host: None },
+    Case { method: "hypot", cuda: "hypotf(v, w)", bound: 3.0, reference: f64::hypot, host: Some(math::cuda::hypotf) },
+];
 
 /// Every case's method, in `CASES`' order.
 #[kernel]
 pub fn libm_methods(x: &[f32], y: &[f32], out: &mut [f32]) {
     let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
     if i < x.len() && i < y.len() {
-        let (v, _w) = (x[i], y[i]);
-        let r = [v.ln()];
+        let (v, w) = (x[i], y[i]);
+        let r = [v.ln(), v.sin(), v.cos(), v.tan(), v.atan(), v.atan2(w), v.asin(), v.acos(), v.hypot(w)];
         for k in 0..r.len() {
             out[i * r.len() + k] = r[k];
         }

@@ -40,7 +40,17 @@ pub const MATH_FNS: [(&str, usize); 19] = [
 /// `f32` methods that are CUDA's function of the same meaning, as nvcc compiles it
 /// (`ptx_runtime::device::math::cuda`): method and function name. The rest of [`MATH_FNS`]
 /// call `<name>_f32`.
-pub const CUDA_F32_FNS: [(&str, &str); 1] = [("ln", "logf")];
+pub const CUDA_F32_FNS: [(&str, &str); 9] = [
+    ("ln", "logf"),
+    ("sin", "sinf"),
+    ("cos", "cosf"),
+    ("tan", "tanf"),
+    ("atan", "atanf"),
+    ("atan2", "atan2f"),
+    ("asin", "asinf"),
+    ("acos", "acosf"),
+    ("hypot", "hypotf"),
+];
 
 impl<'a> Checker<'a> {
     pub fn method_call(&mut self, m: &syn::ExprMethodCall) -> Expr {

@@ -39,6 +39,8 @@ pub mod shared_histogram;
 pub mod softmax;
 pub mod softmax_iter;
 pub mod spheres;
+pub mod gelu;
+pub mod box_muller;
 pub mod stencil;
 pub mod struct_fn;
 pub mod tensor_gemm;
@@ -70,7 +72,7 @@ macro_rules! cases {
 cases!(
     vadd, saxpy, dot, matmul, stencil, scan, histogram, transpose, nbody, bitonic, warp_reduce, mandelbrot,
     softmax, recursion, struct_fn, dyn_reduce, vec4, classify, hash, inline_ptx, shared_histogram, conv1d,
-    layernorm, spheres, interp, layernorm_iter, softmax_iter, runs, window_filter, tensor_gemm,
+    layernorm, spheres, interp, layernorm_iter, softmax_iter, runs, window_filter, tensor_gemm, gelu, box_muller,
 );
 
 /// A launch dimension from the host runner's spelling.

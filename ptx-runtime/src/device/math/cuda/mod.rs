@@ -17,7 +17,19 @@
 //! | method | here | CUDA's bound (ulp) |
 //! |--------|------|--------------------|
 //! | `ln` | [`logf`] | 1 |
+//! | `atan`, `atan2` | [`atanf`], [`atan2f`] | 2, 3 |
+//! | `asin`, `acos` | [`asinf`], [`acosf`] | 2 |
+//! | `hypot` | [`hypotf`] | 3 |
+//! | `sin`, `cos` | [`sinf`], [`cosf`] | 2 |
+//! | `tan` | [`tanf`] | 4 |
 
+mod atan;
 mod log;
+mod trig;
 
+pub use atan::{acosf, asinf, atan2f, atanf, hypotf};
 pub use log::logf;
+pub use trig::{cosf, sinf, tanf};
+// The shared steps, reached by the inlined bodies through this module's path.
+#[doc(hidden)]
+pub use trig::{sincos_poly_f32, trig_reduce_f32};
