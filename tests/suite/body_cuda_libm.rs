@@ -29,6 +29,10 @@ struct Case {
 
 const CASES: &[Case] = &[
     Case { method: "ln", cuda: "logf(v)", bound: 1.0, reference: |v, _| v.ln(), host: Some(|v, _| math::cuda::logf(v)) },
+    Case { method: "log2", cuda: "log2f(v)", bound: 1.0, reference: |v, _| v.log2(), host: Some(|v, _| math::cuda::log2f(v)) },
+    Case { method: "log10", cuda: "log10f(v)", bound: 2.0, reference: |v, _| v.log10(), host: Some(|v, _| math::cuda::log10f(v)) },
+    Case { method: "ln_1p", cuda: "log1pf(v)", bound: 1.0, reference: |v, _| v.ln_1p(), host: Some(|v, _| math::cuda::log1pf(v)) },
+    Case { method: "exp_m1", cuda: "expm1f(v)", bound: 1.0, reference: |v, _| v.exp_m1(), host: Some(|v, _| math::cuda::expm1f(v)) },
     Case { method: "sin", cuda: "sinf(v)", bound: 2.0, reference: |v, _| v.sin(), host: Some(|v, _| math::cuda::sinf(v)) },
     Case { method: "cos", cuda: "cosf(v)", bound: 2.0, reference: |v, _| v.cos(), host: Some(|v, _| math::cuda::cosf(v)) },
     Case { method: "tan", cuda: "tanf(v)", bound: 4.0, reference: |v, _| v.tan(), host: Some(|v, _| math::cuda::tanf(v)) },
@@ -36,6 +40,10 @@ const CASES: &[Case] = &[
     Case { method: "atan2", cuda: "atan2f(v, w)", bound: 3.0, reference: f64::atan2, host: Some(math::cuda::atan2f) },
     Case { method: "asin", cuda: "asinf(v)", bound: 2.0, reference: |v, _| v.asin(), host: None },
     Case { method: "acos", cuda: "acosf(v)", bound: 2.0, reference: |v, _| v.acos(), host: None },
+    Case { method: "sinh", cuda: "sinhf(v)", bound: 3.0, reference: |v, _| v.sinh(), host: None },
+    Case { method: "cosh", cuda: "coshf(v)", bound: 2.0, reference: |v, _| v.cosh(), host: None },
+    Case { method: "tanh", cuda: "tanhf(v)", bound: 2.0, reference: |v, _| v.tanh(), host: None },
+    Case { method: "powf", cuda: "powf(v, w)", bound: 4.0, reference: f64::powf, host: Some(math::cuda::powf) },
     Case { method: "hypot", cuda: "hypotf(v, w)", bound: 3.0, reference: f64::hypot, host: Some(math::cuda::hypotf) },
 ];
 
@@ -45,7 +53,7 @@ pub fn libm_methods(x: &[f32], y: &[f32], out: &mut [f32]) {
     let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
     if i < x.len() && i < y.len() {
         let (v, w) = (x[i], y[i]);
-        let r = [v.ln(), v.sin(), v.cos(), v.tan(), v.atan(), v.atan2(w), v.asin(), v.acos(), v.hypot(w)];
+        let r = [v.ln(), v.log2(), v.log10(), v.ln_1p(), v.exp_m1(), v.sin(), v.cos(), v.tan(), v.atan(), v.atan2(w), v.asin(), v.acos(), v.sinh(), v.cosh(), v.tanh(), v.powf(w), v.hypot(w)];
         for k in 0..r.len() {
             out[i * r.len() + k] = r[k];
         }

@@ -40,8 +40,12 @@ pub const MATH_FNS: [(&str, usize); 19] = [
 /// `f32` methods that are CUDA's function of the same meaning, as nvcc compiles it
 /// (`ptx_runtime::device::math::cuda`): method and function name. The rest of [`MATH_FNS`]
 /// call `<name>_f32`.
-pub const CUDA_F32_FNS: [(&str, &str); 9] = [
+pub const CUDA_F32_FNS: [(&str, &str); 17] = [
     ("ln", "logf"),
+    ("log2", "log2f"),
+    ("log10", "log10f"),
+    ("ln_1p", "log1pf"),
+    ("exp_m1", "expm1f"),
     ("sin", "sinf"),
     ("cos", "cosf"),
     ("tan", "tanf"),
@@ -49,6 +53,10 @@ pub const CUDA_F32_FNS: [(&str, &str); 9] = [
     ("atan2", "atan2f"),
     ("asin", "asinf"),
     ("acos", "acosf"),
+    ("sinh", "sinhf"),
+    ("cosh", "coshf"),
+    ("tanh", "tanhf"),
+    ("powf", "powf"),
     ("hypot", "hypotf"),
 ];
 

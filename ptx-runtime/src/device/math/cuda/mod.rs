@@ -16,20 +16,32 @@
 //!
 //! | method | here | CUDA's bound (ulp) |
 //! |--------|------|--------------------|
-//! | `ln` | [`logf`] | 1 |
+//! | `ln`, `log2`, `log10` | [`logf`], [`log2f`], [`log10f`] | 1, 1, 2 |
+//! | `ln_1p` | [`log1pf`] | 1 |
+//! | `exp_m1` | [`expm1f`] | 1 |
 //! | `atan`, `atan2` | [`atanf`], [`atan2f`] | 2, 3 |
 //! | `asin`, `acos` | [`asinf`], [`acosf`] | 2 |
 //! | `hypot` | [`hypotf`] | 3 |
 //! | `sin`, `cos` | [`sinf`], [`cosf`] | 2 |
 //! | `tan` | [`tanf`] | 4 |
+//! | `sinh`, `cosh`, `tanh` | [`sinhf`], [`coshf`], [`tanhf`] | 3, 2, 2 |
+//! | `powf` | [`powf`] | 4 |
 
 mod atan;
+mod exp;
+mod hyper;
 mod log;
+mod pow;
 mod trig;
 
 pub use atan::{acosf, asinf, atan2f, atanf, hypotf};
-pub use log::logf;
+pub use exp::expm1f;
+pub use hyper::{coshf, sinhf, tanhf};
+pub use log::{log10f, log1pf, log2f, logf};
+pub use pow::powf;
 pub use trig::{cosf, sinf, tanf};
 // The shared steps, reached by the inlined bodies through this module's path.
+#[doc(hidden)]
+pub use hyper::exp_quarter;
 #[doc(hidden)]
 pub use trig::{sincos_poly_f32, trig_reduce_f32};
