@@ -41,6 +41,22 @@ mod k {
         out[2 * t + 1] = doubled(p, cap);
     }
 
+    /// A method of its parameter: the argument must be typed by the parameter (an `f32`) before
+    /// the body reads it, when it is an unsuffixed literal.
+    #[device_fn]
+    #[inline(always)]
+    pub(crate) fn scaled(x: f32, k: f32) -> f32 {
+        x * k.abs()
+    }
+
+    #[kernel]
+    pub fn literal_args(x: &mut [f32]) {
+        let t = thread_idx_x() as usize;
+        if t < x.len() {
+            x[t] = scaled(x[t], -2.5) + x[t].atan2(2.0) + x[t].hypot(0.5);
+        }
+    }
+
     /// The tile API's functions are `#[inline(always)]`: a warp's 16 × 16 × 16 product with no
     /// call in the module.
     #[kernel(sm = 80)]
@@ -82,6 +98,17 @@ fn an_inline_always_function_is_its_body_at_each_call() {
     let mut dout = DeviceBuffer::<f32>::zeroed(&stream, 32).unwrap();
     k::sums::launch(&stream, LaunchConfig::new(1, 16), &dx, &mut dout, cap).unwrap();
     crate::corpus::assert_bits_eq("CPU backend", &dout.to_vec().unwrap(), &want);
+}
+
+#[test]
+fn literal_arguments_take_the_parameters_type() {
+    assemble("force_inline_literal_args", k::literal_args::PTX);
+    let x = inputs();
+    let want: Vec<f32> = x.iter().map(|&v| k::scaled(v, -2.5) + ptx_runtime::device::math::cuda::atan2f(v, 2.0) + ptx_runtime::device::math::cuda::hypotf(v, 0.5)).collect();
+    let stream = crate::body_exec::cpu_stream();
+    let mut d = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    k::literal_args::launch(&stream, LaunchConfig::new(1, 64), &mut d).unwrap();
+    crate::corpus::assert_bits_eq("CPU backend", &d.to_vec().unwrap(), &want);
 }
 
 #[test]

@@ -339,6 +339,16 @@ impl<'a> Checker<'a> {
                 }
                 None => {
                     let x = self.expr(a);
+                    // Typed by the parameter where its type names no type parameter, so that
+                    // `atan2f(y, 2.0)`'s literal is an `f32` before the body reads it.
+                    let mut names = TypeNames(Vec::new());
+                    syn::visit::Visit::visit_type(&mut names, &pt.ty);
+                    if !names.0.iter().any(|n| tparams.contains(n)) {
+                        let mut t = (*pt.ty).clone();
+                        syn::visit_mut::VisitMut::visit_type_mut(&mut super::generic::ThroughCalleeBody { callee: &callee, known: &known }, &mut t);
+                        let want = self.resolve_type(&t, super::Position::Signature);
+                        self.expect(x.span, &want, &x.ty);
+                    }
                     let id = self.declare(&format!("__ptx_g{n}_{i}"), x.ty.clone(), true, a.span());
                     stmts.push(Stmt::Let { pat: LetPat::Bind(id), init: Some(x), span: a.span() });
                     id
