@@ -1,9 +1,11 @@
 //! Accurate float functions, written in Rust and compiled for the device by `#[device_fn]`,
-//! so the device runs the same algorithm the host runs here: `x.sin()` in a kernel calls
-//! [`sin_f32`], and calling `sin_f32` yourself gives bit-identical results on host and device.
-//! `x.exp()` and `x.exp2()` on `f32` are the exception: they compile inline to the instructions
-//! nvcc emits for CUDA's `expf` / `exp2f` (2 ulp; docs/body-compiler.md, "f32 exp and exp2 as
-//! nvcc emits them"); [`exp_f32`] and [`exp2_f32`] here (1 ulp) are called by name.
+//! so the device runs the same algorithm the host runs here: calling `sin_f32` gives
+//! bit-identical results on host and device. `x.sin()` on an `f64` in a kernel calls
+//! [`sin_f64`]; on an `f32`, the methods are CUDA's functions as nvcc compiles them, inlined
+//! ([`cuda`]: `x.sin()` is [`cuda::sinf`]), and `x.exp()`, `x.exp2()` nvcc's `expf`, `exp2f`
+//! (docs/body-compiler.md, "f32 exp and exp2 as nvcc emits them"); the `f32` functions here
+//! (within 1 ulp of the exact result for most, several times CUDA's instructions) are called
+//! by name.
 //!
 //! The `f32` functions compute in `f32` (and integers) only, at the device's `f32` rate, within
 //! CUDA's documented bounds; [`precise`] has each of them evaluated in `f64` and rounded once
