@@ -60,6 +60,7 @@ mod body_half_round;
 mod body_bf16_round;
 mod body_math;
 mod body_cuda_libm;
+mod body_select;
 mod body_cuda_math;
 mod body_methods;
 mod body_narrow;

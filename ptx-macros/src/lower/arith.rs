@@ -344,14 +344,18 @@ impl<'a, 'e> Lowerer<'a, 'e> {
 
 /// An expression that cannot fail or have effects, and is cheap: evaluating it when its
 /// value is not needed (both sides of `&&`) changes nothing.
-fn is_cheap_and_safe(e: &Expr) -> bool {
+pub fn is_cheap_and_safe(e: &Expr) -> bool {
     use crate::front::hir::ExprKind as K;
+    use crate::front::intrinsic::{FloatOp as F, IntOp as N, Intrinsic as I};
     match &e.kind {
         K::Int(_) | K::Float(..) | K::Bool(_) | K::Local(_) | K::Const(_) => true,
         K::Unary(_, x) | K::Cast(x) => is_cheap_and_safe(x),
         K::Binary(op, a, b) => !matches!(op, BinOp::Div | BinOp::Rem) && is_cheap_and_safe(a) && is_cheap_and_safe(b),
         K::Logic { lhs, rhs, .. } => is_cheap_and_safe(lhs) && is_cheap_and_safe(rhs),
-        K::Intrinsic { op: crate::front::intrinsic::Intrinsic::Sreg(_), .. } => true,
+        K::Intrinsic { op: I::Sreg(_), .. } => true,
+        // Wrapping arithmetic, `x.to_bits()`, `f32::from_bits(..)`, the float tests and the
+        // one-instruction functions.
+        K::Intrinsic { op: I::Int(N::WrappingAdd | N::WrappingSub | N::WrappingMul | N::WrappingNeg | N::Min | N::Max | N::Abs | N::UnsignedAbs) | I::Bits | I::Float(F::Abs | F::Min | F::Max | F::MulAdd | F::Copysign | F::IsNan | F::IsInfinite | F::IsFinite | F::IsSignNegative | F::IsSignPositive), args } => args.iter().all(is_cheap_and_safe),
         _ => false,
     }
 }
