@@ -92,6 +92,36 @@ fn inputs() -> (Vec<f32>, Vec<f32>) {
     (x, y)
 }
 
+/// `x.sin_cos()` is `sinf` and `cosf`, bit for bit, from one reduction.
+#[kernel]
+pub fn libm_sin_cos(x: &[f32], out: &mut [f32]) {
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i < x.len() {
+        let (s, c) = x[i].sin_cos();
+        out[2 * i] = s;
+        out[2 * i + 1] = c;
+    }
+}
+
+#[test]
+fn sin_cos_is_sin_and_cos_from_one_reduction() {
+    let ptx = libm_sin_cos::PTX;
+    assemble("cuda_libm_sin_cos", ptx);
+    // One Cody–Waite reduction: its first product by 2/π appears once.
+    assert_eq!(ptx.matches("1059256707").count() + ptx.matches("0f3F22F983").count(), 1, "{ptx}");
+    let (xs, _) = inputs();
+    let stream = crate::body_exec::cpu_stream();
+    let x = DeviceBuffer::from_slice(&stream, &xs).unwrap();
+    let mut out = DeviceBuffer::<f32>::zeroed(&stream, 2 * xs.len()).unwrap();
+    libm_sin_cos::launch(&stream, LaunchConfig::new(xs.len().div_ceil(128) as u32, 128), &x, &mut out).unwrap();
+    let got = out.to_vec().unwrap();
+    let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan();
+    for (i, &v) in xs.iter().enumerate() {
+        let (s, c) = (math::cuda::sinf(v), math::cuda::cosf(v));
+        assert!(same(got[2 * i], s) && same(got[2 * i + 1], c), "sin_cos({v:e}): {:e}, {:e}; sinf, cosf: {s:e}, {c:e}", got[2 * i], got[2 * i + 1]);
+    }
+}
+
 #[test]
 fn every_method_is_inline() {
     let ptx = libm_methods::PTX;

@@ -277,6 +277,10 @@ impl<'a> Checker<'a> {
             let rest = self.args_of(args, &[], name_span);
             return self.intrinsic(Intrinsic::CudaMath(op), recv, rest, t, span);
         }
+        // `x.sin_cos()`: both from one reduction, as nvcc computes `sinf` and `cosf` of one value.
+        if (s, name, args.len()) == (Scalar::F32, "sin_cos", 0) {
+            return self.cuda_libm_call(recv, "sincosf", args, span, name_span);
+        }
         if let Some(&(_, n)) = MATH_FNS.iter().find(|(m, _)| *m == name) {
             if let (Scalar::F32, Some(&(_, f)), true) = (s, CUDA_F32_FNS.iter().find(|(m, _)| *m == name), args.len() == n) {
                 return self.cuda_libm_call(recv, f, args, span, name_span);
@@ -322,7 +326,7 @@ impl<'a> Checker<'a> {
             "to_radians" => (FloatOp::ToRadians, vec![], t.clone()),
             _ => {
                 let list: Vec<&str> = MATH_FNS.iter().map(|(n, _)| *n).collect();
-                return self.error(name_span, format!("no method `{name}` on `{t}` in device code; supported: sqrt, abs, min, max, clamp, mul_add, floor, ceil, round, round_ties_even, trunc, fract, recip, copysign, signum, is_nan, is_infinite, is_finite, is_sign_negative, is_sign_positive, to_degrees, to_radians, powi, to_bits, {}; {}", list.join(", "), super::trait_call::prim_hint(name, &t.to_string())));
+                return self.error(name_span, format!("no method `{name}` on `{t}` in device code; supported: sqrt, abs, min, max, clamp, mul_add, floor, ceil, round, round_ties_even, trunc, fract, recip, copysign, signum, is_nan, is_infinite, is_finite, is_sign_negative, is_sign_positive, to_degrees, to_radians, powi, to_bits, {}{}; {}", list.join(", "), if s == Scalar::F32 { ", sin_cos" } else { "" }, super::trait_call::prim_hint(name, &t.to_string())));
             }
         };
         let rest = self.args_of(args, &params, name_span);

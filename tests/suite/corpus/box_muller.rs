@@ -1,7 +1,8 @@
 //! Normal samples from uniform ones by the Box–Muller transform (`r = √(−2·ln u₁)`,
-//! `θ = 2π·u₂`, `(r·cos θ, r·sin θ)`), one pair per thread: `ln`, `sqrt`, `sin` and `cos` on
-//! `f32`, CUDA's `logf`, `sinf`, `cosf` as nvcc compiles them (`device::math::cuda`), so the
-//! device and the host (`std`'s functions) agree within a few ulp.
+//! `θ = 2π·u₂`, `(r·cos θ, r·sin θ)`), one pair per thread: `ln`, `sqrt` and `sin_cos` on
+//! `f32`, CUDA's `logf` and `sincosf` as nvcc compiles them (`device::math::cuda`: one
+//! reduction for both, as nvcc shares it between the twin's `sinf` and `cosf`), so the device
+//! and the host (`std`'s functions) agree within a few ulp.
 
 use super::{assert_close, Rng};
 use ptx_runtime::device::*;
@@ -13,9 +14,9 @@ pub fn box_muller(u: &[f32], z: &mut [f32]) {
     if 2 * i + 1 < z.len() {
         let (u1, u2) = (u[2 * i], u[2 * i + 1]);
         let r = (-2.0 * u1.ln()).sqrt();
-        let theta = 6.283_185_5 * u2;
-        z[2 * i] = r * theta.cos();
-        z[2 * i + 1] = r * theta.sin();
+        let (sin, cos) = (6.283_185_5 * u2).sin_cos();
+        z[2 * i] = r * cos;
+        z[2 * i + 1] = r * sin;
     }
 }
 

@@ -22,7 +22,7 @@
 //! | `atan`, `atan2` | [`atanf`], [`atan2f`] | 2, 3 |
 //! | `asin`, `acos` | [`asinf`], [`acosf`] | 2 |
 //! | `hypot` | [`hypotf`] | 3 |
-//! | `sin`, `cos` | [`sinf`], [`cosf`] | 2 |
+//! | `sin`, `cos`, `sin_cos` | [`sinf`], [`cosf`], [`sincosf`] | 2 |
 //! | `tan` | [`tanf`] | 4 |
 //! | `sinh`, `cosh`, `tanh` | [`sinhf`], [`coshf`], [`tanhf`] | 3, 2, 2 |
 //! | `powf` | [`powf`] | 4 |
@@ -39,7 +39,7 @@ pub use exp::expm1f;
 pub use hyper::{coshf, sinhf, tanhf};
 pub use log::{log10f, log1pf, log2f, logf};
 pub use pow::powf;
-pub use trig::{cosf, sinf, tanf};
+pub use trig::{cosf, sincosf, sinf, tanf};
 // The shared steps, reached by the inlined bodies through this module's path.
 #[doc(hidden)]
 pub use hyper::exp_quarter;

@@ -105,6 +105,15 @@ pub fn cosf(x: f32) -> f32 {
     sincos_poly_f32(r, q.wrapping_add(1))
 }
 
+/// CUDA's `sincosf`: `(sinf(x), cosf(x))` from one reduction, as nvcc computes a `sinf` and a
+/// `cosf` of the same argument. `x.sin_cos()` in device code.
+#[device_fn]
+#[inline(always)]
+pub fn sincosf(x: f32) -> (f32, f32) {
+    let (r, q) = trig_reduce_f32(x);
+    (sincos_poly_f32(r, q), sincos_poly_f32(r, q.wrapping_add(1)))
+}
+
 /// CUDA's `tanf`, as nvcc emits it: reduce by π/2, evaluate an odd polynomial for tan(r)
 /// (r + r³·P(r²)); in odd quadrants return -1/tan(r) via the approximate (ftz) reciprocal.
 /// One reduced value, |r| = 0x3A00B43C, returns r itself instead of the polynomial.
