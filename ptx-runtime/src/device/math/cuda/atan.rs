@@ -73,6 +73,23 @@ pub fn atan2f(y: f32, x: f32) -> f32 {
     if !(sum.abs() <= f32::INFINITY) { sum } else { r2.copysign(y) }
 }
 
+/// The argument `asinf` and `acosf` evaluate their polynomial on, for `a = |x|`: `a` up to 0.56,
+/// beyond it `√((1 − a)/2)` from the approximate reciprocal square root and one Newton step
+/// (0 at `a = 1`).
+#[doc(hidden)]
+#[device_fn]
+#[inline(always)]
+pub fn asin_argument(a: f32) -> f32 {
+    let h = f32::from_bits(0x3F00_0000).mul_add(-a, 0.5);
+    let rs = ::ptx_runtime::device::fast::rsqrt_ftz(h);
+    let sq = h * rs;
+    let hr = rs * 0.5;
+    let e = (-sq).mul_add(hr, 0.5);
+    let sq2 = sq.mul_add(e, sq);
+    let sq3 = if a == 1.0 { 0.0 } else { sq2 };
+    if a > f32::from_bits(0x3F0F_5C29) { sq3 } else { a }
+}
+
 /// CUDA's `asinf`. For |x| ≤ 0.56 it is an odd polynomial t + t·s·P(s) (s = t², P degree 4)
 /// on t = |x|; above, it uses asin|x| = π/2 − 2·asin(√((1−|x|)/2)), where the square root
 /// comes from the approximate rsqrt plus one Newton step (forced to 0 at |x| = 1). The sign
@@ -81,15 +98,8 @@ pub fn atan2f(y: f32, x: f32) -> f32 {
 #[inline(always)]
 pub fn asinf(x: f32) -> f32 {
     let a = x.abs();
-    let h = f32::from_bits(0x3F00_0000).mul_add(-a, 0.5);
-    let rs = ::ptx_runtime::device::fast::rsqrt_ftz(h);
-    let sq = h * rs;
-    let hr = rs * 0.5;
-    let e = (-sq).mul_add(hr, 0.5);
-    let sq2 = sq.mul_add(e, sq);
-    let sq3 = if a == 1.0 { 0.0 } else { sq2 };
     let far = a > f32::from_bits(0x3F0F_5C29);
-    let t = if far { sq3 } else { a };
+    let t = asin_argument(a);
     let s = t * t;
     let mut p = f32::from_bits(0x3D4D_D2F7).mul_add(s, f32::from_bits(0x3C99_CA97));
     p = p.mul_add(s, f32::from_bits(0x3D3F_90E8));
@@ -111,16 +121,8 @@ pub fn asinf(x: f32) -> f32 {
 #[inline(always)]
 pub fn acosf(x: f32) -> f32 {
     let a = x.abs();
-    let h = f32::from_bits(0x3F00_0000).mul_add(-a, 0.5);
-    let rs = ::ptx_runtime::device::fast::rsqrt_ftz(h);
-    let sq = h * rs;
-    let hr = rs * 0.5;
-    let e = (-sq).mul_add(hr, 0.5);
-    let sq2 = sq.mul_add(e, sq);
-    let sq3 = if a == 1.0 { 0.0 } else { sq2 };
     let far = a > f32::from_bits(0x3F0F_5C29);
-    let t0 = if far { sq3 } else { a };
-    let t = t0.copysign(x);
+    let t = asin_argument(a).copysign(x);
     let s = t * t;
     let mut p = f32::from_bits(0x3D10_ECEF).mul_add(s, f32::from_bits(0x3C8B_1ABB));
     p = p.mul_add(s, f32::from_bits(0x3CFC_028C));

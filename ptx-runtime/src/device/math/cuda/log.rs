@@ -73,35 +73,12 @@ pub fn log2f(x: f32) -> f32 {
     if a == 0.0 { f32::NEG_INFINITY } else { r }
 }
 
-/// CUDA's `log10f`, as nvcc emits it: the natural logarithm exactly as `logf` computes it
-/// (split at 2/3 into 2^e·m, degree-8 polynomial in m − 1, e·ln2 added last), special cases
-/// included, then one multiplication by log10(e); ±0 gives −∞.
+/// CUDA's `log10f`, as nvcc emits it: [`logf`]'s operations, special cases included, then one
+/// multiplication by log10(e).
 #[device_fn]
 #[inline(always)]
 pub fn log10f(x: f32) -> f32 {
-    let sub = x < f32::from_bits(0x0080_0000);
-    let a = if sub { x * f32::from_bits(0x4B00_0000) } else { x };
-    let bias = if sub { f32::from_bits(0xC1B8_0000) } else { 0.0 };
-    let bits = a.to_bits();
-    let e = bits.wrapping_sub(0x3F2A_AAAB) & 0xFF80_0000;
-    let m = f32::from_bits(bits.wrapping_sub(e));
-    let n = ((e as i32) as f32).mul_add(f32::from_bits(0x3400_0000), bias);
-    let f = m - 1.0;
-    let mut p = f32::from_bits(0xBE05_5027).mul_add(f, f32::from_bits(0x3E10_39F6));
-    p = p.mul_add(f, f32::from_bits(0xBDF8_CDCC));
-    p = p.mul_add(f, f32::from_bits(0x3E0F_2955));
-    p = p.mul_add(f, f32::from_bits(0xBE2A_D8B9));
-    p = p.mul_add(f, f32::from_bits(0x3E4C_ED0B));
-    p = p.mul_add(f, f32::from_bits(0xBE7F_FF22));
-    p = p.mul_add(f, f32::from_bits(0x3EAA_AA78));
-    p = p.mul_add(f, -0.5);
-    let l = (f * p).mul_add(f, f);
-    let mut r = n.mul_add(f32::from_bits(0x3F31_7218), l);
-    if bits >= 0x7F80_0000 {
-        r = a.mul_add(f32::INFINITY, f32::INFINITY);
-    }
-    let r = r * f32::from_bits(0x3EDE_5BD9);
-    if a == 0.0 { f32::NEG_INFINITY } else { r }
+    logf(x) * f32::from_bits(0x3EDE_5BD9)
 }
 
 /// CUDA's `log1pf`, as nvcc emits it. The exponent k of 1 + x (rounded toward zero, split at

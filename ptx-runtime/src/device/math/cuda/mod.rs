@@ -42,6 +42,8 @@ pub use pow::powf;
 pub use trig::{cosf, sincosf, sinf, tanf};
 // The shared steps, reached by the inlined bodies through this module's path.
 #[doc(hidden)]
+pub use atan::asin_argument;
+#[doc(hidden)]
 pub use hyper::exp_quarter;
 #[doc(hidden)]
 pub use trig::{sincos_poly_f32, trig_reduce_f32};
