@@ -339,14 +339,9 @@ impl<'a> Checker<'a> {
                 }
                 None => {
                     let x = self.expr(a);
-                    // Typed by the parameter where its type names no type parameter, so that
-                    // `atan2f(y, 2.0)`'s literal is an `f32` before the body reads it.
-                    let mut names = TypeNames(Vec::new());
-                    syn::visit::Visit::visit_type(&mut names, &pt.ty);
-                    if !names.0.iter().any(|n| tparams.contains(n)) {
-                        let mut t = (*pt.ty).clone();
-                        syn::visit_mut::VisitMut::visit_type_mut(&mut super::generic::ThroughCalleeBody { callee: &callee, known: &known }, &mut t);
-                        let want = self.resolve_type(&t, super::Position::Signature);
+                    // Typed by the parameter, so that `atan2f(y, 2.0)`'s literal is an `f32`
+                    // before the body reads it.
+                    if let Some(want) = self.declared_type(&pt.ty, &callee, &known, &tparams) {
                         self.expect(x.span, &want, &x.ty);
                     }
                     let id = self.declare(&format!("__ptx_g{n}_{i}"), x.ty.clone(), true, a.span());
@@ -374,19 +369,28 @@ impl<'a> Checker<'a> {
         self.natural.inlining.push((key, span));
         let value = self.in_scopes(vec![frame], |c| c.expr(&body));
         self.natural.inlining.pop();
-        // The declared result type, where it names no type parameter.
+        // The declared result type.
         if let syn::ReturnType::Type(_, t) = &item.sig.output {
-            let mut names = TypeNames(Vec::new());
-            syn::visit::Visit::visit_type(&mut names, t);
-            if !names.0.iter().any(|n| tparams.contains(n)) {
-                let mut t = (**t).clone();
-                syn::visit_mut::VisitMut::visit_type_mut(&mut super::generic::ThroughCalleeBody { callee: &callee, known: &known }, &mut t);
-                let ret = self.resolve_type(&t, super::Position::Signature);
+            if let Some(ret) = self.declared_type(t, &callee, &known, &tparams) {
                 self.expect(value.span, &ret, &value.ty);
             }
         }
         let ty = value.ty.clone();
         Some(Expr { kind: ExprKind::Block(super::hir::Block { stmts, tail: Some(Box::new(value)) }), ty, span })
+    }
+
+    /// A type of an inlined function's signature, its paths named through the callee's path;
+    /// `None` where it names one of the function's type parameters (the body is checked without
+    /// them).
+    fn declared_type(&mut self, t: &syn::Type, callee: &syn::Path, known: &HashSet<String>, tparams: &[String]) -> Option<Ty> {
+        let mut names = TypeNames(Vec::new());
+        syn::visit::Visit::visit_type(&mut names, t);
+        if names.0.iter().any(|n| tparams.contains(n)) {
+            return None;
+        }
+        let mut t = t.clone();
+        syn::visit_mut::VisitMut::visit_type_mut(&mut super::generic::ThroughCalleeBody { callee, known }, &mut t);
+        Some(self.resolve_type(&t, super::Position::Signature))
     }
 
     pub(super) fn in_scopes<T>(&mut self, scopes: Scopes, f: impl FnOnce(&mut Self) -> T) -> T {

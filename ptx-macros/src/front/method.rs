@@ -38,10 +38,11 @@ pub const MATH_FNS: [(&str, usize); 19] = [
 ];
 
 /// `f32` methods that are CUDA's function of the same meaning, as nvcc compiles it
-/// (`ptx_runtime::device::math::cuda`): method and function name. The rest of [`MATH_FNS`]
-/// call `<name>_f32`.
-pub const CUDA_F32_FNS: [(&str, &str); 17] = [
+/// (`ptx_runtime::device::math::cuda`): method and function name, taking the arguments
+/// [`MATH_FNS`] says (`sin_cos`, `f32`'s only, none). The rest of `MATH_FNS` call `<name>_f32`.
+pub const CUDA_F32_FNS: [(&str, &str); 18] = [
     ("ln", "logf"),
+    ("sin_cos", "sincosf"),
     ("log2", "log2f"),
     ("log10", "log10f"),
     ("ln_1p", "log1pf"),
@@ -277,14 +278,16 @@ impl<'a> Checker<'a> {
             let rest = self.args_of(args, &[], name_span);
             return self.intrinsic(Intrinsic::CudaMath(op), recv, rest, t, span);
         }
-        // `x.sin_cos()`: both from one reduction, as nvcc computes `sinf` and `cosf` of one value.
-        if (s, name, args.len()) == (Scalar::F32, "sin_cos", 0) {
-            return self.cuda_libm_call(recv, "sincosf", args, span, name_span);
-        }
-        if let Some(&(_, n)) = MATH_FNS.iter().find(|(m, _)| *m == name) {
-            if let (Scalar::F32, Some(&(_, f)), true) = (s, CUDA_F32_FNS.iter().find(|(m, _)| *m == name), args.len() == n) {
+        let library = MATH_FNS.iter().find(|(m, _)| *m == name).map(|&(_, n)| n);
+        let cuda = CUDA_F32_FNS.iter().find(|(m, _)| *m == name).filter(|_| s == Scalar::F32);
+        if let Some(&(_, f)) = cuda {
+            if args.len() == library.unwrap_or(0) {
                 return self.cuda_libm_call(recv, f, args, span, name_span);
             }
+        }
+        // The library's call, or (a wrong number of arguments) `args_of`'s error, which names
+        // the method rather than CUDA's function.
+        if let Some(n) = library.or(cuda.map(|_| 0)) {
             return self.math_call(recv, s, name, n, args, span, name_span);
         }
         if name == "powi" {
@@ -325,8 +328,11 @@ impl<'a> Checker<'a> {
             "to_degrees" => (FloatOp::ToDegrees, vec![], t.clone()),
             "to_radians" => (FloatOp::ToRadians, vec![], t.clone()),
             _ => {
-                let list: Vec<&str> = MATH_FNS.iter().map(|(n, _)| *n).collect();
-                return self.error(name_span, format!("no method `{name}` on `{t}` in device code; supported: sqrt, abs, min, max, clamp, mul_add, floor, ceil, round, round_ties_even, trunc, fract, recip, copysign, signum, is_nan, is_infinite, is_finite, is_sign_negative, is_sign_positive, to_degrees, to_radians, powi, to_bits, {}{}; {}", list.join(", "), if s == Scalar::F32 { ", sin_cos" } else { "" }, super::trait_call::prim_hint(name, &t.to_string())));
+                let mut list: Vec<&str> = MATH_FNS.iter().map(|(n, _)| *n).collect();
+                if s == Scalar::F32 {
+                    list.extend(CUDA_F32_FNS.iter().map(|(m, _)| *m).filter(|m| !MATH_FNS.iter().any(|(n, _)| n == m)));
+                }
+                return self.error(name_span, format!("no method `{name}` on `{t}` in device code; supported: sqrt, abs, min, max, clamp, mul_add, floor, ceil, round, round_ties_even, trunc, fract, recip, copysign, signum, is_nan, is_infinite, is_finite, is_sign_negative, is_sign_positive, to_degrees, to_radians, powi, to_bits, {}; {}", list.join(", "), super::trait_call::prim_hint(name, &t.to_string())));
             }
         };
         let rest = self.args_of(args, &params, name_span);
