@@ -25,7 +25,7 @@ use quote::quote;
 pub fn definition(item_tokens: TokenStream, item: syn::ItemFn) -> TokenStream {
     let ident = &item.sig.ident;
     let vis = &item.vis;
-    let info = Info::GenericFn(GenericFnInfo { name: ident.to_string(), item: quote::ToTokens::to_token_stream(&item) });
+    let info = Info::GenericFn(GenericFnInfo { name: ident.to_string(), item: crate::link::info::FnItem::new(quote::ToTokens::to_token_stream(&item)) });
     let replay = crate::link::replay::emit("gfn", ident, vis, &item_tokens, &info);
     let doc = format!("The scope of the generic device function [`{ident}`](fn@{ident}): each caller compiles the instantiations it reaches.");
     quote! {

@@ -134,7 +134,7 @@ fn method_form(c: &Compiled, self_ty: &syn::Type) -> Option<InlineInfo> {
     item.attrs.clear();
     item.vis = syn::Visibility::Inherited;
     syn::visit_mut::VisitMut::visit_item_fn_mut(&mut TypeToSelf(&self_name), &mut item);
-    Some(InlineInfo { item: item.to_token_stream(), apis })
+    Some(InlineInfo { item: crate::link::info::FnItem::new(item.to_token_stream()), apis })
 }
 
 /// Whether a piece is a called method's symbol: `Piece::Str(<Vec3>::__PTX_SYMBOL__dot)`, or a
@@ -288,7 +288,7 @@ fn form(c: &Compiled) -> Option<InlineInfo> {
     let mut item = c.item.clone();
     item.attrs.clear();
     item.vis = syn::Visibility::Inherited;
-    Some(InlineInfo { item: item.to_token_stream(), apis })
+    Some(InlineInfo { item: crate::link::info::FnItem::new(item.to_token_stream()), apis })
 }
 
 /// Whether a piece rustc evaluates names only the function's own symbol, strings and lines:

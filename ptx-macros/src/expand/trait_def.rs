@@ -59,7 +59,7 @@ pub fn device_trait(t: syn::ItemTrait) -> TokenStream {
     let info = if t.generics.params.is_empty() {
         crate::link::info::Info::Trait(ident.to_string())
     } else {
-        crate::link::info::Info::GenericTrait(crate::link::info::GenericFnInfo { name: ident.to_string(), item: tokens.clone() })
+        crate::link::info::Info::GenericTrait(crate::link::info::GenericFnInfo { name: ident.to_string(), item: crate::link::info::FnItem::new(tokens.clone()) })
     };
     let info = crate::link::info::write(&info);
     quote! {

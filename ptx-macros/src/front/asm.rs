@@ -3,12 +3,12 @@
 //! values, `out` and `inout` operands are places (usually `let mut` locals). Operand types
 //! are scalars; `bool` is a `.pred` register.
 
+use crate::syntax::first_token::FirstToken;
 use super::hir::{Asm, AsmDir, AsmOperand, Expr, ExprKind};
 use super::ty::Ty;
 use super::Checker;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
-use syn::spanned::Spanned;
 
 struct AsmInput {
     template: syn::LitStr,
@@ -47,7 +47,7 @@ impl Parse for AsmInput {
 
 impl<'a> Checker<'a> {
     pub fn asm(&mut self, m: &syn::Macro) -> Expr {
-        let span = m.span();
+        let span = m.first_span();
         let input: AsmInput = match m.parse_body() {
             Ok(i) => i,
             Err(e) => {

@@ -2,6 +2,7 @@
 //! and vector constructors, the primitive types' associated functions and constants, and
 //! constants defined outside the body (evaluated by rustc).
 
+use crate::syntax::first_token::FirstToken;
 use super::hir::{Callee, Expr, ExprKind};
 use super::infer::VarKind;
 use super::ty::{NamedRef, StructKind, Ty};
@@ -16,7 +17,7 @@ use syn::visit_mut::VisitMut;
 
 impl<'a> Checker<'a> {
     pub fn call(&mut self, c: &syn::ExprCall) -> Expr {
-        let span = c.span();
+        let span = c.first_span();
         let syn::Expr::Path(p) = super::expr::strip(&c.func) else {
             for a in &c.args {
                 self.expr(a);
@@ -279,7 +280,7 @@ impl<'a> Checker<'a> {
 
     /// A path used as a value that is not a local.
     pub fn const_path(&mut self, p: &syn::ExprPath) -> Expr {
-        let span = p.span();
+        let span = p.first_span();
         if let Some(e) = self.known_float_const(&p.path, span) {
             return e;
         }

@@ -13,6 +13,7 @@
 //! reference points to: `*x` is `x`) or *aliases* (a name for a place, `iter_mut`'s
 //! `&mut s[i]`: each use is the place).
 
+use crate::syntax::first_token::FirstToken;
 use super::hir::{Expr, ExprKind, LetPat, LocalId, Stmt};
 use super::iter::Item;
 use super::ty::Ty;
@@ -80,7 +81,7 @@ impl syn::visit_mut::VisitMut for Returns {
                 let label = &self.label;
                 // Built as a tree, the value in parentheses: `break 'l ::f` would read back as
                 // `break ('l: ...)`, a labelled expression (rustc's own ambiguity).
-                let expr = r.expr.take().map(|v| -> Box<syn::Expr> { Box::new(syn::parse_quote!((#v))) });
+                let expr = r.expr.take().map(|v| Box::new(syn::Expr::Paren(syn::ExprParen { attrs: Vec::new(), paren_token: Default::default(), expr: v })));
                 *e = syn::Expr::Break(syn::ExprBreak {
                     attrs: std::mem::take(&mut r.attrs),
                     break_token: Default::default(),
@@ -91,6 +92,13 @@ impl syn::visit_mut::VisitMut for Returns {
             _ => syn::visit_mut::visit_expr_mut(self, e),
         }
     }
+}
+
+/// `'label: { block }`: an inlined body, which [`Returns`] has made `return` leave. Built as a
+/// tree: printing the body and parsing it back cost about as much as checking it.
+pub(super) fn labelled(label: syn::Lifetime, block: syn::Block, span: Span) -> syn::Expr {
+    let label = Some(syn::Label { name: label, colon_token: syn::Token![:](span) });
+    syn::Expr::Block(syn::ExprBlock { attrs: Vec::new(), label, block })
 }
 
 impl<'a> Checker<'a> {
@@ -195,7 +203,7 @@ impl<'a> Checker<'a> {
     /// `__ptx_closure!(k, args..)`: closure `k`'s body, its parameters bound to the locals
     /// named, checked among the names visible where it was written.
     pub fn closure_marker(&mut self, m: &syn::Macro) -> Expr {
-        let span = m.span();
+        let span = m.first_span();
         let parsed = m.parse_body_with(syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated);
         let Ok(parts) = parsed else { return self.error(span, "internal: bad closure marker") };
         let mut parts = parts.into_iter();
@@ -284,7 +292,7 @@ impl<'a> Checker<'a> {
     /// checked among its own names only, its paths named through the callee's path. `None`: no
     /// closure argument (an ordinary instance, `generic`).
     pub fn generic_closure_call(&mut self, info: &crate::link::info::GenericFnInfo, fetch_path: &TokenStream, args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>, span: Span) -> Option<Expr> {
-        let Ok(item) = syn::parse2::<syn::ItemFn>(info.item.clone()) else { return Some(self.error(span, format!("internal: the replay of `{}` does not parse", info.name))) };
+        let Some(item) = info.item.parsed() else { return Some(self.error(span, format!("internal: the replay of `{}` does not parse", info.name))) };
         // `#[inline(always)]` (`front::force_inline`): inlined whatever its arguments.
         if !super::force_inline::is_forced_inline(&item.attrs) && !args.iter().any(|a| self.is_closure_arg(a).is_some()) {
             return None;
@@ -356,7 +364,7 @@ impl<'a> Checker<'a> {
         let label = syn::Lifetime::new(&format!("'__ptx_inl{n}"), span);
         let mut r = Returns { label: label.clone(), found: false };
         syn::visit_mut::VisitMut::visit_block_mut(&mut r, &mut block);
-        let body: syn::Expr = syn::parse_quote_spanned!(span=> #label: #block);
+        let body = labelled(label, block, span);
         let key = crate::link::key(fetch_path);
         if let Some((_, outer)) = self.natural.inlining.iter().find(|(k, _)| *k == key) {
             // Reported at the call in the body being compiled.
@@ -405,7 +413,7 @@ impl<'a> Checker<'a> {
     /// `__ptx_sum_zero!()`: what `Sum` starts from, `-0.0` for floats (so an empty or all `-0.0`
     /// float sum is `-0.0`, as Rust's), `0` for integers.
     pub fn natural_macro(&mut self, name: &str, m: &syn::Macro) -> Expr {
-        let span = m.span();
+        let span = m.first_span();
         match name {
             "__ptx_elem" => {
                 let parsed = m.parse_body_with(syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated);

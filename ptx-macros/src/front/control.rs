@@ -1,6 +1,7 @@
 //! Blocks, statements and control flow: `let`, `if`, `while`, `loop`, `for`, `break` (with a
 //! value and labels), `continue`, `return`, `match`.
 
+use crate::syntax::first_token::FirstToken;
 use super::hir::{Block, Expr, ExprKind, ForRange, Stmt};
 use super::infer::VarKind;
 use super::ty::Ty;
@@ -105,7 +106,7 @@ impl<'a> Checker<'a> {
     }
 
     pub fn let_stmt(&mut self, l: &syn::Local) -> Option<Stmt> {
-        let span = l.span();
+        let span = l.first_span();
         let (pat, annotated) = match &l.pat {
             syn::Pat::Type(pt) => (&*pt.pat, Some(self.resolve_type(&pt.ty, Position::Body))),
             p => (p, None),
@@ -128,7 +129,7 @@ impl<'a> Checker<'a> {
     }
 
     pub fn block_expr(&mut self, b: &syn::ExprBlock) -> Expr {
-        let span = b.span();
+        let span = b.first_span();
         match &b.label {
             None => {
                 let ty = self.var(VarKind::General);
@@ -146,7 +147,7 @@ impl<'a> Checker<'a> {
     }
 
     pub fn if_expr(&mut self, i: &syn::ExprIf) -> Expr {
-        let span = i.span();
+        let span = i.first_span();
         if let Some((chain, c, usage)) = super::iter_chain::if_let(i) {
             return self.chain_consume(&chain, &c, Some(&usage), span);
         }
@@ -174,7 +175,7 @@ impl<'a> Checker<'a> {
     }
 
     pub fn while_expr(&mut self, w: &syn::ExprWhile) -> Expr {
-        let span = w.span();
+        let span = w.first_span();
         if let syn::Expr::Let(l) = &*w.cond {
             return self.while_let(w, l);
         }
@@ -187,7 +188,7 @@ impl<'a> Checker<'a> {
     }
 
     pub fn loop_expr(&mut self, l: &syn::ExprLoop) -> Expr {
-        let span = l.span();
+        let span = l.first_span();
         let ty = self.var(VarKind::General);
         let id = self.enter_loop(l.label.as_ref(), ty.clone(), true);
         let body = self.block(&l.body, &Ty::Unit);
@@ -197,7 +198,7 @@ impl<'a> Checker<'a> {
     }
 
     pub fn for_expr(&mut self, f: &syn::ExprForLoop) -> Expr {
-        let span = f.span();
+        let span = f.first_span();
         if !super::iter_chain::is_plain_range(&f.expr) {
             if let Some(chain) = super::iter_chain::parse(&f.expr, true) {
                 return self.chain_for(f, &chain);
@@ -314,7 +315,7 @@ impl<'a> Checker<'a> {
     }
 
     pub fn break_expr(&mut self, b: &syn::ExprBreak) -> Expr {
-        let span = b.span();
+        let span = b.first_span();
         let value = b.expr.as_ref().map(|e| self.expr(e));
         let Some(i) = self.find_loop(b.label.as_ref(), span, false) else { return self.error_expr(span) };
         self.loops[i].broken = true;
@@ -328,14 +329,14 @@ impl<'a> Checker<'a> {
     }
 
     pub fn continue_expr(&mut self, c: &syn::ExprContinue) -> Expr {
-        let span = c.span();
+        let span = c.first_span();
         let Some(i) = self.find_loop(c.label.as_ref(), span, true) else { return self.error_expr(span) };
         let id = self.loops[i].id;
         Expr { kind: ExprKind::Continue { id }, ty: Ty::Never, span }
     }
 
     pub fn return_expr(&mut self, r: &syn::ExprReturn) -> Expr {
-        let span = r.span();
+        let span = r.first_span();
         let ret = self.ret.clone();
         let value = r.expr.as_ref().map(|e| self.tail_expr(e));
         match &value {
@@ -365,7 +366,7 @@ impl<'a> Checker<'a> {
     }
 
     pub fn match_expr(&mut self, m: &syn::ExprMatch) -> Expr {
-        let span = m.span();
+        let span = m.first_span();
         if let Some((chain, c, usage)) = super::iter_chain::match_option(m) {
             return self.chain_consume(&chain, &c, Some(&usage), span);
         }

@@ -14,6 +14,7 @@
 //! checked that the arms are exhaustive: the last arm without a guard is taken without a test;
 //! when the last arm has a guard, falling through it is `unreachable!()`.
 
+use crate::syntax::first_token::FirstToken;
 use super::hir::{Arm, Block, ExprKind, LetPat, LocalId, Panic, PanicWhen, Pat, Stmt};
 use super::ty::{SumKind, Ty};
 use super::{Checker, Expr};
@@ -75,7 +76,7 @@ pub fn has_parts(ty: &Ty) -> bool {
 impl<'a> Checker<'a> {
     /// A `match` whose scrutinee has parts (see the module comment).
     pub fn match_parts(&mut self, scrut: Expr, m: &syn::ExprMatch) -> Expr {
-        let span = m.span();
+        let span = m.first_span();
         let sty = scrut.ty.clone();
         let root = self.declare(" scrutinee", sty.clone(), false, scrut.span);
         let whole = Part { root, root_ty: sty, path: Vec::new() };

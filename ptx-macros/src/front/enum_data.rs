@@ -17,6 +17,7 @@
 //!
 //! Loads read every variant's fields: all lie inside the enum's bytes, at their alignment.
 
+use crate::syntax::first_token::FirstToken;
 use super::destructure::{Matched, Part};
 use super::enums::Variant;
 use super::hir::{BinOp, ExprKind};
@@ -162,7 +163,7 @@ impl<'a> Checker<'a> {
 
     /// `Shape::Circle { r }`: `None` if the path names no variant of a data-carrying enum.
     pub fn data_variant_lit(&mut self, s: &syn::ExprStruct) -> Option<Expr> {
-        let span = s.span();
+        let span = s.first_span();
         let (def, k) = match self.enum_variant(&s.path)? {
             Variant::Data(def, k) => (def, k),
             Variant::Pending => {

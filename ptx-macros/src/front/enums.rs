@@ -11,6 +11,7 @@
 //! enum's replay says the values. A `match` with no `_` arm ends in a trap, so a discriminant
 //! no variant has (bytes written by other code) stops the kernel instead of taking an arm.
 
+use crate::syntax::first_token::FirstToken;
 use super::hir::{Expr, ExprKind, Pat};
 use super::ty::{Field, StructDef, StructKind, Ty};
 use super::Checker;
@@ -130,7 +131,7 @@ impl<'a> Checker<'a> {
 
     /// A variant path as a value.
     pub fn variant_expr(&mut self, p: &syn::ExprPath) -> Option<Expr> {
-        let span = p.span();
+        let span = p.first_span();
         Some(match self.enum_variant(&p.path)? {
             Variant::Value(x, ty) => Expr { kind: ExprKind::Int(x as u128), ty, span },
             Variant::Data(def, k) => self.data_variant_path(&def, k, span),

@@ -2,6 +2,7 @@
 //! struct and array literals. Control flow is in `control`, calls in `call`, methods in
 //! `method`.
 
+use crate::syntax::first_token::FirstToken;
 use super::hir::{BinOp, Expr, ExprKind, UnOp};
 use super::infer::VarKind;
 use super::ty::{Len, StructKind, Ty, VECTOR_LANES};
@@ -14,7 +15,7 @@ use syn::spanned::Spanned;
 
 impl<'a> Checker<'a> {
     pub fn expr(&mut self, e: &syn::Expr) -> Expr {
-        let span = e.span();
+        let span = e.first_span();
         match e {
             syn::Expr::Lit(l) => self.lit(&l.lit),
             syn::Expr::Paren(p) => self.expr(&p.expr),
@@ -118,7 +119,7 @@ impl<'a> Checker<'a> {
 
     /// A name: a local, else a constant, unit struct or device-API constant (see `call`).
     fn path_expr(&mut self, p: &syn::ExprPath) -> Expr {
-        let span = p.span();
+        let span = p.first_span();
         if p.qself.is_none() && p.path.segments.len() == 1 && p.path.leading_colon.is_none() {
             let name = p.path.segments[0].ident.to_string();
             if let Some(id) = self.lookup(&name) {
@@ -142,7 +143,7 @@ impl<'a> Checker<'a> {
     }
 
     fn unary(&mut self, u: &syn::ExprUnary) -> Expr {
-        let span = u.span();
+        let span = u.first_span();
         if let syn::UnOp::Deref(_) = u.op {
             if let Some(e) = self.view_deref(&u.expr) {
                 return e;
@@ -239,7 +240,7 @@ impl<'a> Checker<'a> {
     }
 
     fn binary(&mut self, b: &syn::ExprBinary) -> Expr {
-        let span = b.span();
+        let span = b.first_span();
         if let syn::BinOp::And(_) | syn::BinOp::Or(_) = b.op {
             let lhs = self.expr(&b.left);
             let rhs = self.expr(&b.right);
@@ -346,7 +347,7 @@ impl<'a> Checker<'a> {
     }
 
     fn assign(&mut self, a: &syn::ExprAssign) -> Expr {
-        let span = a.span();
+        let span = a.first_span();
         if let syn::Expr::Infer(_) = &*a.left {
             // `_ = expr;`
             let rhs = self.expr(&a.right);
@@ -426,7 +427,7 @@ impl<'a> Checker<'a> {
     }
 
     fn cast(&mut self, c: &syn::ExprCast) -> Expr {
-        let span = c.span();
+        let span = c.first_span();
         let to = self.resolve_type(&c.ty, Position::Body);
         // A constant of unknown type cast to `T`: rustc evaluates the cast.
         if let syn::Expr::Path(p) = strip(&c.expr) {
@@ -480,7 +481,7 @@ impl<'a> Checker<'a> {
     }
 
     fn field(&mut self, f: &syn::ExprField) -> Expr {
-        let span = f.span();
+        let span = f.first_span();
         let base = self.expr(&f.base);
         self.field_of(base, &f.member, span)
     }
@@ -524,7 +525,7 @@ impl<'a> Checker<'a> {
     }
 
     fn index(&mut self, i: &syn::ExprIndex) -> Expr {
-        let span = i.span();
+        let span = i.first_span();
         if let syn::Expr::Range(_) = strip(&i.index) {
             return self.error(span, "a range index makes a sub-slice: write `&s[a..b]`");
         }
@@ -612,7 +613,7 @@ impl<'a> Checker<'a> {
     }
 
     fn array_lit(&mut self, a: &syn::ExprArray) -> Expr {
-        let span = a.span();
+        let span = a.first_span();
         let elem = self.var(VarKind::General);
         let mut elems = Vec::new();
         for e in &a.elems {
@@ -625,7 +626,7 @@ impl<'a> Checker<'a> {
     }
 
     fn repeat(&mut self, r: &syn::ExprRepeat) -> Expr {
-        let span = r.span();
+        let span = r.first_span();
         let x = self.expr(&r.expr);
         let len = self.array_len(&r.len);
         let ty = Ty::Array { elem: Rc::new(x.ty.clone()), len: len.clone() };
@@ -633,7 +634,7 @@ impl<'a> Checker<'a> {
     }
 
     fn struct_lit(&mut self, s: &syn::ExprStruct) -> Expr {
-        let span = s.span();
+        let span = s.first_span();
         if s.qself.is_some() {
             return self.error(span, "qualified paths are not supported in struct literals; name the struct");
         }
@@ -681,7 +682,7 @@ impl<'a> Checker<'a> {
     }
 
     fn macro_expr(&mut self, m: &syn::Macro) -> Expr {
-        let span = m.span();
+        let span = m.first_span();
         let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
         match name.as_str() {
             "ptx_asm" => self.asm(m),

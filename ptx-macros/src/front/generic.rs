@@ -95,7 +95,7 @@ impl Checker<'_> {
     /// `path(args)` where `path` names a generic `#[device_fn]`.
     pub fn generic_call(&mut self, info: &GenericFnInfo, path: &syn::Path, fetch_path: &TokenStream, args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>, span: Span) -> Expr {
         let xs: Vec<Expr> = args.iter().map(|a| self.expr(a)).collect();
-        let Ok(item) = syn::parse2::<syn::ItemFn>(info.item.clone()) else {
+        let Some(item) = info.item.parsed() else {
             return self.error(span, format!("internal: the replay of `{}` does not parse", info.name));
         };
         let (_, inputs) = super::receiver::split_receiver(&item.sig);
@@ -110,7 +110,7 @@ impl Checker<'_> {
                 let Ok(callee) = syn::parse2::<syn::Path>(fetch_path.clone()) else { return self.error_expr(span) };
                 let mut known: HashSet<String> = self.mentioned.clone();
                 known.extend(params.iter().map(|p| p.name().to_owned()));
-                let mut inst = item.clone();
+                let mut inst = syn::ItemFn::clone(&item);
                 // The body's type aliases first: their names are not paths through the callee.
                 if let Some(b) = super::local_alias::resolve_aliases(&inst.block, self.errors) {
                     *inst.block = b;

@@ -28,7 +28,7 @@ impl Checker<'_> {
     /// The generic trait `g` (its replay parsed) and the signature of its method `name`; an
     /// error expression where the trait has no such method (at `name_span`).
     pub(super) fn generic_trait_method(&mut self, g: &GenericFnInfo, name: &str, span: Span, name_span: Span) -> Result<(syn::ItemTrait, syn::Signature), Expr> {
-        let Ok(tr) = syn::parse2::<syn::ItemTrait>(g.item.clone()) else {
+        let Ok(tr) = syn::parse2::<syn::ItemTrait>(g.item.tokens.clone()) else {
             return Err(self.error(span, format!("internal: the replay of the trait `{}` does not parse", g.name)));
         };
         let sig = tr.items.iter().find_map(|i| match i {

@@ -15,6 +15,7 @@
 //! member of the class template instance (`krate::geo::Pair<float>::sum() const` is
 //! `_ZNK5krate3geo4PairIfE3sumE`, `ptx_abi::template::write_member_template`).
 
+use crate::syntax::first_token::FirstToken;
 use super::generic::{Instance, Subst, ThroughCalleeBody};
 use super::hir::{Expr, ExprKind};
 use super::ty::{GenericArg, GenericArgs, NamedRef, StructDef, Ty};
@@ -184,7 +185,7 @@ impl Checker<'_> {
             return None;
         }
         let Some(Info::Generic(g)) = self.env.get(&s.path.to_token_stream()).cloned() else { return None };
-        let span = s.span();
+        let span = s.first_span();
         let mut xs = Vec::new();
         for f in &s.fields {
             let name = match &f.member {

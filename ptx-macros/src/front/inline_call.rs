@@ -11,6 +11,7 @@
 //! (`link::inline_api_path`), so nothing in it is resolved in the kernel's scope. Its checks
 //! keep the lines of the function's own source, as Rust reports them.
 
+use crate::syntax::first_token::FirstToken;
 use super::closure::Returns;
 use super::hir::{Block, Expr, ExprKind, LetPat, Stmt};
 use super::Checker;
@@ -51,7 +52,8 @@ impl<'a> Checker<'a> {
     }
 
     fn inline_form(&mut self, form: &InlineInfo, function: TokenStream, args: &Args, span: Span) -> Option<Expr> {
-        let mut item = syn::parse2::<syn::ItemFn>(form.item.clone()).ok()?;
+        let parsed = form.item.parsed()?;
+        let mut item = syn::ItemFn::clone(&parsed);
         if item.sig.inputs.len() != args.len() {
             return None;
         }
@@ -77,8 +79,7 @@ impl<'a> Checker<'a> {
         let label = syn::Lifetime::new(&format!("'__ptx_inl{n}"), span);
         let mut r = Returns { label: label.clone(), found: false };
         r.visit_block_mut(&mut item.block);
-        let block = &item.block;
-        let body: syn::Expr = syn::parse_quote_spanned!(span=> #label: #block);
+        let body = super::closure::labelled(label, *item.block, span);
         let value = self.in_scopes(vec![frame], |c| c.expr(&body));
         let ret = match &item.sig.output {
             syn::ReturnType::Default => super::ty::Ty::Unit,
@@ -100,7 +101,7 @@ impl VisitMut for ApiCalls<'_> {
         if let syn::Expr::Path(p) = &mut *c.func {
             if let Some(name) = self.apis.get(&crate::link::key(&super::call::strip_generics(&p.path))) {
                 let args = p.path.segments.last().map(|s| s.arguments.clone()).unwrap_or(syn::PathArguments::None);
-                let span = p.path.span();
+                let span = p.path.first_span();
                 if let Ok(mut path) = syn::parse2::<syn::Path>(crate::link::inline_api_path(name)) {
                     for seg in &mut path.segments {
                         seg.ident.set_span(span);

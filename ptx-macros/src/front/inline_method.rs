@@ -60,7 +60,8 @@ impl Checker<'_> {
 
     #[allow(clippy::too_many_arguments)]
     fn inline_method_form(&mut self, form: &InlineInfo, fetched: &TokenStream, def_ty: &syn::Type, info: &MethodInfo, recv: Option<Expr>, args: Vec<Expr>, ret: &Ty, span: Span) -> Result<Expr, Declined> {
-        let Ok(mut item) = syn::parse2::<syn::ItemFn>(form.item.clone()) else { return Err((recv, args)) };
+        let Some(item) = form.item.parsed() else { return Err((recv, args)) };
+        let mut item = syn::ItemFn::clone(&item);
         let typed: Vec<String> = item
             .sig
             .inputs
@@ -104,8 +105,7 @@ impl Checker<'_> {
         self.pop_scope();
         let label = syn::Lifetime::new(&format!("'__ptx_inl{n}"), span);
         Returns { label: label.clone(), found: false }.visit_block_mut(&mut item.block);
-        let block = &item.block;
-        let body: syn::Expr = syn::parse_quote_spanned!(span=> #label: #block);
+        let body = super::closure::labelled(label, *item.block, span);
         // `&self` reads the receiver's copy and `&mut self` updates it, as in the method's own
         // compile.
         let ref_self = std::mem::replace(&mut self.ref_self, self_id.filter(|_| info.recv != Recv::Value));

@@ -11,6 +11,7 @@
 //! the elements themselves (`closure::Alias`). Closures given to adapters are inlined with
 //! their parameters bound to the items (`closure`).
 
+use crate::syntax::first_token::FirstToken;
 use super::closure::strip_refs_ty;
 use super::expr::strip;
 use super::hir::Expr;
@@ -19,7 +20,6 @@ use super::ty::Ty;
 use super::Checker;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
 
 /// An item flowing through a chain.
 #[derive(Clone)]
@@ -141,7 +141,7 @@ impl<'a> Checker<'a> {
     /// A method call that consumes an iterator chain (`s.iter().sum()`,
     /// `s.iter().position(..).unwrap_or(n)`, `s.chunks_exact(4).remainder()`), compiled here.
     pub fn iterator_method(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
-        let span = m.span();
+        let span = m.first_span();
         if let Some((chain, c, usage)) = super::iter_chain::option_method(m) {
             return Some(self.chain_consume(&chain, &c, Some(&usage), span));
         }

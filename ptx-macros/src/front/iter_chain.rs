@@ -2,9 +2,9 @@
 //! its chunks or windows), a list of adapters and a consumer (a `for` loop, `sum`, `fold`, ...).
 //! A chain is a static structure, read from the syntax; `iter` turns it into a counted loop.
 
+use crate::syntax::first_token::FirstToken;
 use super::expr::strip;
 use proc_macro2::Span;
-use syn::spanned::Spanned;
 
 /// How the items of a slice or array are handed out.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -64,7 +64,7 @@ pub struct Chain {
 /// The chain `e` is, if it is one. `bare`: a plain expression is a sequence (`for x in s`, the
 /// argument of `zip`); otherwise the chain must name its source (`s.iter()`, `(0..n)`).
 pub fn parse(e: &syn::Expr, bare: bool) -> Option<Chain> {
-    let span = e.span();
+    let span = e.first_span();
     let mut adapters = Vec::new();
     let mut cur = strip(e);
     let source = loop {

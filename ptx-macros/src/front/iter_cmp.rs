@@ -5,12 +5,12 @@
 //! the `unwrap` would for `partial_cmp`, and on the order-preserving integer image of the bits
 //! for `total_cmp` (`-0.0 < 0.0`, NaNs at the ends, as Rust's).
 
+use crate::syntax::first_token::FirstToken;
 use super::expr::strip;
 use super::iter::{Gen, Item};
 use super::Checker;
 use proc_macro2::TokenStream;
 use quote::quote_spanned;
-use syn::spanned::Spanned;
 
 enum Kind {
     /// `partial_cmp(..).unwrap()` / `.expect(msg)`: the panic message.
@@ -50,7 +50,7 @@ fn read(f: &syn::Expr) -> Option<(&syn::ExprClosure, syn::Expr, syn::Expr, Kind)
             if inner.method != "partial_cmp" || inner.args.len() != 1 {
                 return None;
             }
-            let span = m.span();
+            let span = m.first_span();
             let msg = match m.args.first() {
                 Some(a) => quote_spanned!(span=> #a),
                 None => quote_spanned!(span=> "called `Option::unwrap()` on a `None` value"),
@@ -86,7 +86,7 @@ impl<'a> Checker<'a> {
     /// `__ptx_total_key!(x)`: for a float `x`, a signed integer ordered as `x.total_cmp` orders
     /// (the bits, with the magnitude bits flipped for negatives).
     pub fn total_key(&mut self, m: &syn::Macro) -> super::hir::Expr {
-        let span = m.span();
+        let span = m.first_span();
         let Ok(x) = m.parse_body::<syn::Expr>() else { return self.error(span, "internal: bad total-order marker") };
         let probe = self.expr(&x);
         let (int, uint, shift) = match self.infer.resolve(&self.peel_refs(&probe.ty)).to_string().as_str() {

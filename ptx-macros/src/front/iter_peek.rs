@@ -9,13 +9,13 @@
 //! does: a reference to the item, a `.local` slot holding it. The cursor is used only through
 //! these methods: passing or storing it is an error that says so.
 
+use crate::syntax::first_token::FirstToken;
 use super::hir::Stmt;
 use super::iter_chain::{Chain, Mode, Source};
 use super::ty::Ty;
 use super::Checker;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote_spanned};
-use syn::spanned::Spanned;
 
 /// A peekable iterator bound to a local: the names of its cursor.
 #[derive(Clone)]
@@ -50,7 +50,7 @@ impl<'a> Checker<'a> {
             },
             _ => return None,
         };
-        let span = m.span();
+        let span = m.first_span();
         let chain = super::iter_chain::parse(&m.receiver, false);
         self.natural.next += 1;
         let k = self.natural.next;
@@ -109,7 +109,7 @@ impl<'a> Checker<'a> {
         let syn::Expr::Path(p) = super::expr::strip(&m.receiver) else { return None };
         let id = self.lookup(&p.path.get_ident()?.to_string())?;
         let c = self.natural.cursors.get(&id)?.clone();
-        let span = m.span();
+        let span = m.first_span();
         let Cursor { seq, array, i, n } = &c;
         let elem = |at: TokenStream| match seq {
             Some(s) if *array => quote_spanned!(span=> &#s[#at]),

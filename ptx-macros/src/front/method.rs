@@ -3,6 +3,7 @@
 //! compiled from Rust, so host and device run the same algorithm); everything else is an
 //! [`Intrinsic`].
 
+use crate::syntax::first_token::FirstToken;
 use super::hir::{Block, Callee, Expr, ExprKind, LetPat, Stmt};
 use super::intrinsic::{FloatOp, IntOp, Intrinsic, PtrOp};
 use super::ty::Ty;
@@ -63,7 +64,7 @@ pub const CUDA_F32_FNS: [(&str, &str); 18] = [
 
 impl<'a> Checker<'a> {
     pub fn method_call(&mut self, m: &syn::ExprMethodCall) -> Expr {
-        let span = m.span();
+        let span = m.first_span();
         if let Some(e) = self.cursor_method(m) {
             return e;
         }

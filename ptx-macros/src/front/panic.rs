@@ -8,6 +8,7 @@
 //! with `{}` arguments would need formatting, which a fixed report cannot do: they are an error
 //! that points to `printf!`.
 
+use crate::syntax::first_token::FirstToken;
 use super::hir::{Expr, ExprKind, Panic, PanicWhen};
 use super::ty::Ty;
 use super::Checker;
@@ -19,7 +20,7 @@ use syn::spanned::Spanned;
 impl<'a> Checker<'a> {
     /// One of the panicking macros, by its name.
     pub fn panic_macro(&mut self, name: &str, m: &syn::Macro) -> Expr {
-        let span = m.span();
+        let span = m.first_span();
         let args = match m.parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated) {
             Ok(a) => a,
             Err(e) => return self.error(e.span(), e),

@@ -121,7 +121,7 @@ impl Checker<'_> {
         }
         let bare = crate::expand::generic_trait::bare(first);
         match self.env.get(&quote!(#bare)) {
-            Some(Info::GenericTrait(g)) => syn::parse2::<syn::ItemTrait>(g.item.clone()).is_ok_and(|t| !t.items.iter().any(|i| matches!(i, syn::TraitItem::Fn(f) if f.sig.ident == name))),
+            Some(Info::GenericTrait(g)) => syn::parse2::<syn::ItemTrait>(g.item.tokens.clone()).is_ok_and(|t| !t.items.iter().any(|i| matches!(i, syn::TraitItem::Fn(f) if f.sig.ident == name))),
             _ => false,
         }
     }

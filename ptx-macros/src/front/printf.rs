@@ -16,6 +16,7 @@
 //!
 //! `%%` prints `%`; `%n` and `L` (long double) are errors.
 
+use crate::syntax::first_token::FirstToken;
 use super::hir::{Expr, ExprKind, PrintfArg};
 use super::ty::Ty;
 use super::Checker;
@@ -162,7 +163,7 @@ pub struct Pending {
 
 impl<'a> Checker<'a> {
     pub fn printf(&mut self, m: &syn::Macro) -> Expr {
-        let span = m.span();
+        let span = m.first_span();
         let unit = |kind| Expr { kind, ty: Ty::Unit, span };
         let parsed = m.parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated);
         let args = match parsed {

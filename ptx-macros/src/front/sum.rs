@@ -8,13 +8,13 @@
 //! (`unwrap_or`, `is_some`, `get`, `checked_add`, ...) are rewritten to the `match` they stand
 //! for and checked as such, at the span of what they stand for.
 
+use crate::syntax::first_token::FirstToken;
 use super::hir::{Block, ExprKind, LetPat, Stmt};
 use super::ty::{SumKind, Ty};
 use super::{Checker, Expr, Position};
 use proc_macro2::Span;
 use ptx_abi::Scalar;
 use quote::{format_ident, quote_spanned};
-use syn::spanned::Spanned;
 
 impl<'a> Checker<'a> {
     /// `Option<T>` / `Result<T, E>` written as a type (`None` for any other path).
@@ -222,7 +222,7 @@ impl<'a> Checker<'a> {
     /// `e?` in a function returning `Option` or `Result`. (In any other function rustc reports
     /// the `?`; the failing arm is then `unreachable!()`, so nothing else is reported.)
     pub fn try_expr(&mut self, t: &syn::ExprTry) -> Expr {
-        let span = t.span();
+        let span = t.first_span();
         let inner = self.expr(&t.expr);
         let inner = self.auto_deref_value(inner);
         let kind = match self.shallow(&inner.ty) {
@@ -268,7 +268,7 @@ impl<'a> Checker<'a> {
 
     /// `if let P = e { a } else { b }`: `match e { P => { a } _ => { b } }`.
     pub fn if_let(&mut self, i: &syn::ExprIf, l: &syn::ExprLet) -> Expr {
-        let span = i.span();
+        let span = i.first_span();
         let (pat, scrut, then) = (&l.pat, &l.expr, &i.then_branch);
         let els = match &i.else_branch {
             Some((_, e)) => quote::quote!(#e),
@@ -280,7 +280,7 @@ impl<'a> Checker<'a> {
 
     /// `'l: while let P = e { a }`: `'l: loop { match e { P => { a } _ => break } }`.
     pub fn while_let(&mut self, w: &syn::ExprWhile, l: &syn::ExprLet) -> Expr {
-        let span = w.span();
+        let span = w.first_span();
         let (pat, scrut, body, label) = (&l.pat, &l.expr, &w.body, &w.label);
         let e: syn::Expr = syn::parse_quote_spanned!(span=> #label loop { match #scrut { #pat => #body, _ => break } });
         self.expr(&e)
@@ -288,7 +288,7 @@ impl<'a> Checker<'a> {
 
     /// `let P = e else { d };`: `let (names...) = match e { P => (names...), _ => d };`.
     pub fn let_else(&mut self, l: &syn::Local, init: &syn::LocalInit) -> Option<Stmt> {
-        let span = l.span();
+        let span = l.first_span();
         let Some((_, diverge)) = &init.diverge else { return None };
         // `let P: T = e else { d }`: the match arm takes `P` (a type ascription is no arm
         // pattern); rustc checks `T` on the host build.

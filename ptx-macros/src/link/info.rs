@@ -20,6 +20,8 @@
 
 use crate::front::ty::StructKind;
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use std::cell::OnceCell;
+use std::rc::Rc;
 
 #[derive(Clone, Debug)]
 pub enum Info {
@@ -113,7 +115,28 @@ pub struct GenericMethodInfo {
 #[derive(Clone, Debug)]
 pub struct GenericFnInfo {
     pub name: String,
-    pub item: TokenStream,
+    pub item: FnItem,
+}
+
+/// A replayed function's tokens, parsed at most once per round: a body inlined at several calls
+/// (`sinf` and `cosf` both inline `trig_reduce_f32`) was parsed at each, and parsing is a good
+/// part of checking a body, in a macro cargo compiles unoptimized. Clones share the parse (the
+/// front end clones what `link::Env` found before it looks inside).
+#[derive(Clone, Debug)]
+pub struct FnItem {
+    pub tokens: TokenStream,
+    parsed: Rc<OnceCell<Option<Rc<syn::ItemFn>>>>,
+}
+
+impl FnItem {
+    pub fn new(tokens: TokenStream) -> FnItem {
+        FnItem { tokens, parsed: Rc::default() }
+    }
+
+    /// The tokens as a function item; `None` when they are not one.
+    pub fn parsed(&self) -> Option<std::rc::Rc<syn::ItemFn>> {
+        self.parsed.get_or_init(|| syn::parse2(self.tokens.clone()).ok().map(Rc::new)).clone()
+    }
 }
 
 /// A C-like enum: its integer representation and its variants' values.
@@ -217,7 +240,7 @@ pub struct FnInfo {
 /// device-API paths its body calls with the API function each names (see `expand::inline_form`).
 #[derive(Clone, Debug)]
 pub struct InlineInfo {
-    pub item: TokenStream,
+    pub item: FnItem,
     pub apis: Vec<(TokenStream, String)>,
 }
 
@@ -275,7 +298,7 @@ pub fn write(info: &Info) -> TokenStream {
             quote!(@fn #name ( #([#params])* ) [#ret] #inlinable)
         }
         Info::Inline(i) => {
-            let item = &i.item;
+            let item = &i.item.tokens;
             let apis = i.apis.iter().map(|(p, n)| {
                 let n = format_ident!("{}", n);
                 quote!([#p] #n)
@@ -301,13 +324,13 @@ pub fn write(info: &Info) -> TokenStream {
         }
         Info::GenericFn(g) => {
             let name = format_ident!("{}", g.name);
-            let item = &g.item;
+            let item = &g.item.tokens;
             quote!(@generic_fn #name { #item })
         }
         Info::AssocType(t) => quote!(@assoc_type [#t]),
         Info::GenericTrait(g) => {
             let name = format_ident!("{}", g.name);
-            let item = &g.item;
+            let item = &g.item.tokens;
             quote!(@generic_trait #name { #item })
         }
         Info::Refused(msg) => {
@@ -422,7 +445,7 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
                 while let Some(p) = list.next() {
                     apis.push((group(p, Delimiter::Bracket)?, ident(list.next()?)?));
                 }
-                Some(Info::Inline(InlineInfo { item, apis }))
+                Some(Info::Inline(InlineInfo { item: FnItem::new(item), apis }))
             }
             "no_inline" => Some(Info::NoInline),
             "api" => Some(Info::Api(ident(it.next()?)?)),
@@ -442,13 +465,13 @@ pub fn parse(tokens: TokenStream) -> Option<Info> {
             "generic_fn" => {
                 let name = ident(it.next()?)?;
                 let item = group(it.next()?, Delimiter::Brace)?;
-                Some(Info::GenericFn(GenericFnInfo { name, item }))
+                Some(Info::GenericFn(GenericFnInfo { name, item: FnItem::new(item) }))
             }
             "assoc_type" => Some(Info::AssocType(group(it.next()?, Delimiter::Bracket)?)),
             "generic_trait" => {
                 let name = ident(it.next()?)?;
                 let item = group(it.next()?, Delimiter::Brace)?;
-                Some(Info::GenericTrait(GenericFnInfo { name, item }))
+                Some(Info::GenericTrait(GenericFnInfo { name, item: FnItem::new(item) }))
             }
             "per_instance" => Some(Info::PerInstance),
             "refused" => match it.next()? {
@@ -561,9 +584,9 @@ mod tests {
         let extern_fn = Info::Fn(FnInfo { name: "g".into(), params: vec![], ret: Some(quote!(f32)), inlinable: false });
         let Some(Info::Fn(back)) = parse(write(&extern_fn)) else { panic!() };
         assert!(!back.inlinable && back.ret.is_some());
-        let inline = Info::Inline(InlineInfo { item: quote!(fn gid() -> usize { thread_idx_x() as usize }), apis: vec![(quote!(thread_idx_x), "thread_idx_x".into()), (quote!(warp::lane_id), "lane_id".into())] });
+        let inline = Info::Inline(InlineInfo { item: FnItem::new(quote!(fn gid() -> usize { thread_idx_x() as usize })), apis: vec![(quote!(thread_idx_x), "thread_idx_x".into()), (quote!(warp::lane_id), "lane_id".into())] });
         let Some(Info::Inline(back)) = parse(write(&inline)) else { panic!() };
-        assert_eq!(back.item.to_string(), "fn gid () -> usize { thread_idx_x () as usize }");
+        assert_eq!(back.item.tokens.to_string(), "fn gid () -> usize { thread_idx_x () as usize }");
         let apis: Vec<(String, String)> = back.apis.iter().map(|(p, n)| (p.to_string(), n.clone())).collect();
         assert_eq!(apis, [("thread_idx_x".to_owned(), "thread_idx_x".to_owned()), ("warp :: lane_id".to_owned(), "lane_id".to_owned())]);
         assert!(matches!(parse(write(&Info::NoInline)), Some(Info::NoInline)));

@@ -7,5 +7,6 @@ pub mod signature;
 pub mod source_index;
 pub mod source_skim;
 pub mod crate_root;
+pub mod first_token;
 pub mod sum_ref;
 pub mod types;
