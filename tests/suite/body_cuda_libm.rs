@@ -45,6 +45,10 @@ const CASES: &[Case] = &[
     Case { method: "tanh", cuda: "tanhf(v)", bound: 2.0, reference: |v, _| v.tanh(), host: None },
     Case { method: "powf", cuda: "powf(v, w)", bound: 4.0, reference: f64::powf, host: Some(math::cuda::powf) },
     Case { method: "hypot", cuda: "hypotf(v, w)", bound: 3.0, reference: f64::hypot, host: Some(math::cuda::hypotf) },
+    Case { method: "cbrt", cuda: "cbrtf(v)", bound: 1.0, reference: |v, _| v.cbrt(), host: None },
+    Case { method: "asinh", cuda: "asinhf(v)", bound: 3.0, reference: |v, _| v.asinh(), host: None },
+    Case { method: "acosh", cuda: "acoshf(v)", bound: 4.0, reference: |v, _| v.acosh(), host: None },
+    Case { method: "atanh", cuda: "atanhf(v)", bound: 3.0, reference: |v, _| v.atanh(), host: Some(|v, _| math::cuda::atanhf(v)) },
 ];
 
 /// Every case's method, in `CASES`' order.
@@ -53,7 +57,7 @@ pub fn libm_methods(x: &[f32], y: &[f32], out: &mut [f32]) {
     let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
     if i < x.len() && i < y.len() {
         let (v, w) = (x[i], y[i]);
-        let r = [v.ln(), v.log2(), v.log10(), v.ln_1p(), v.exp_m1(), v.sin(), v.cos(), v.tan(), v.atan(), v.atan2(w), v.asin(), v.acos(), v.sinh(), v.cosh(), v.tanh(), v.powf(w), v.hypot(w)];
+        let r = [v.ln(), v.log2(), v.log10(), v.ln_1p(), v.exp_m1(), v.sin(), v.cos(), v.tan(), v.atan(), v.atan2(w), v.asin(), v.acos(), v.sinh(), v.cosh(), v.tanh(), v.powf(w), v.hypot(w), v.cbrt(), v.asinh(), v.acosh(), v.atanh()];
         for k in 0..r.len() {
             out[i * r.len() + k] = r[k];
         }
@@ -86,6 +90,11 @@ fn inputs() -> (Vec<f32>, Vec<f32>) {
         let r = next();
         let u = (r >> 40) as f32 / (1u64 << 24) as f32;
         x.push((u * 40.0 - 20.0) * if r & 1 == 0 { 1.0 } else { 0.01 });
+    }
+    // Either side of ±1, where `acosh` and `atanh` start and end.
+    for k in 0..2_000 {
+        let d = k as f32 * 1.2e-7;
+        x.extend([1.0 + d, 1.0 - d / 2.0, -1.0 + d / 2.0, -1.0 - d]);
     }
     let n = x.len();
     let y = (0..n).map(|i| x[(i * 7919 + 13) % n]).collect();

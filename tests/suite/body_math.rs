@@ -355,6 +355,31 @@ fn precise_f32_functions_are_within_half_an_ulp() {
     }
 }
 
+/// The platform's C functions, the reference where `std` has a formula of its own: its
+/// `asinh`, `acosh` and `atanh` are `ln_1p`/`ln` of an expression that cancels (thousands of
+/// ulps off `acosh` just above 1, hundreds off `atanh` near -1), where C's are within an ulp.
+mod libm {
+    mod c {
+        extern "C" {
+            pub fn asinh(x: f64) -> f64;
+            pub fn acosh(x: f64) -> f64;
+            pub fn atanh(x: f64) -> f64;
+        }
+    }
+    pub fn asinh(x: f64) -> f64 {
+        // SAFETY: a pure C function of a double.
+        unsafe { c::asinh(x) }
+    }
+    pub fn acosh(x: f64) -> f64 {
+        // SAFETY: as above.
+        unsafe { c::acosh(x) }
+    }
+    pub fn atanh(x: f64) -> f64 {
+        // SAFETY: as above.
+        unsafe { c::atanh(x) }
+    }
+}
+
 #[test]
 fn f64_functions_agree_with_std() {
     // Against std (the platform's libm): the bound is the library's plus the reference's own
@@ -386,6 +411,14 @@ fn f64_functions_agree_with_std() {
         (worst_f64("powf(1.0001, y)", |y| powf_f64(1.0001, y), |y| 1.0001f64.powf(y), &inputs(-7e6, 7e6, N)), 1.0),
         (worst_f64("powf(x, y(x))", |x| powf_f64(x, spread_exponent(x)), |x| x.powf(spread_exponent(x)), &inputs(1e-300, 1e300, N)), 1.0),
         (worst_f64("hypot(x, 3)", |x| hypot_f64(x, 3.0), |x| x.hypot(3.0), &inputs(-1e300, 1e300, N)), 1.0),
+        (worst_f64("cbrt", cbrt_f64, f64::cbrt, &inputs(-1e300, 1e300, N)), 1.0),
+        (worst_f64("cbrt (subnormal)", cbrt_f64, f64::cbrt, &inputs(-2e-308, 2e-308, N)), 1.0),
+        (worst_f64("asinh", asinh_f64, libm::asinh, &inputs(-1e300, 1e300, N)), 2.0),
+        (worst_f64("asinh (near 0)", asinh_f64, libm::asinh, &inputs(-3.0, 3.0, N)), 2.0),
+        (worst_f64("acosh", acosh_f64, libm::acosh, &inputs(1.0, 1e300, N)), 2.0),
+        (worst_f64("acosh (near 1)", acosh_f64, libm::acosh, &inputs(1.0, 3.0, N).iter().map(|x| 1.0 + (x - 1.0) * (x - 1.0) / 4.0).collect::<Vec<_>>()), 2.0),
+        (worst_f64("atanh", atanh_f64, libm::atanh, &inputs(-1.0, 1.0, N)), 2.0),
+        (worst_f64("log(x, 3)", |x| log_base_f64(x, 3.0), |x| x.log(3.0), &inputs(0.0, 1e300, N)), 2.0),
     ];
     let mut report = String::new();
     for (r, bound) in &results {
@@ -482,6 +515,15 @@ fn special_values_follow_c() {
         assert!(f(-0.0).to_bits() == (-0.0f64).to_bits() && f(0.0).to_bits() == 0);
     }
     assert_eq!((ln_f64(0.0), ln_f64(-0.0), ln_f64(inf)), (-inf, -inf, inf));
+    for f in [cbrt_f64, asinh_f64, acosh_f64, atanh_f64] {
+        assert!(f(nan).is_nan());
+    }
+    for f in [cbrt_f64, asinh_f64, atanh_f64] {
+        assert!(f(-0.0).to_bits() == (-0.0f64).to_bits() && f(0.0).to_bits() == 0);
+    }
+    assert_eq!((cbrt_f64(inf), cbrt_f64(-inf), cbrt_f64(-27.0), cbrt_f64(f64::from_bits(1))), (inf, -inf, -3.0, f64::from_bits(1).cbrt()));
+    assert_eq!((asinh_f64(inf), asinh_f64(-inf), acosh_f64(1.0), acosh_f64(inf), atanh_f64(1.0), atanh_f64(-1.0)), (inf, -inf, 0.0, inf, inf, -inf));
+    assert!(acosh_f64(0.5).is_nan() && acosh_f64(-inf).is_nan() && atanh_f64(1.5).is_nan() && atanh_f64(-inf).is_nan());
     assert!(ln_f64(-1.0).is_nan() && sin_f64(inf).is_nan() && cos_f64(-inf).is_nan());
     assert_eq!((exp_f64(-inf), exp_f64(inf), exp_f32(-1000.0), exp_f32(1000.0)), (0.0, inf, 0.0, f32::INFINITY));
     assert_eq!((hypot_f64(inf, nan), hypot_f32(f32::NAN, f32::NEG_INFINITY)), (inf, f32::INFINITY));
@@ -611,6 +653,70 @@ fn device_code_computes_what_the_host_computes() {
         for k in 0..19 {
             let (d, h) = (dp[i * 19 + k], hp[k]);
             assert!(d.to_bits() == h.to_bits() || d.is_nan() && h.is_nan(), "precise f32 function {k} of {}: device {d:e}, host {h:e}", x32[i]);
+        }
+    }
+}
+
+/// The `f64` methods with no CUDA twin in the library's style (`cbrt`, `asinh`, `acosh`,
+/// `atanh`), and the methods `std` defines from others (`log(base)`, `rem_euclid`,
+/// `div_euclid`, `midpoint`, `next_up`, `next_down`, `is_normal`, `is_subnormal`) on both
+/// types, as methods.
+#[kernel]
+pub fn more_methods(x: &[f64], out: &mut [f64], x32: &[f32], out32: &mut [f32]) {
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i >= x.len() || i >= x32.len() {
+        return;
+    }
+    let (v, w) = (x[i], x[(i + 1) % x.len()]);
+    let flags = (v.is_normal() as u32 + 2 * v.is_subnormal() as u32) as f64;
+    let r = [v.cbrt(), v.asinh(), v.acosh(), v.atanh(), v.log(w), v.rem_euclid(w), v.div_euclid(w), v.midpoint(w), v.next_up(), v.next_down(), flags];
+    for k in 0..11 {
+        out[i * 11 + k] = r[k];
+    }
+    let (a, b) = (x32[i], x32[(i + 1) % x32.len()]);
+    let flags = (a.is_normal() as u32 + 2 * a.is_subnormal() as u32) as f32;
+    let s = [a.log(b), a.rem_euclid(b), a.div_euclid(b), a.midpoint(b), a.next_up(), a.next_down(), flags];
+    for k in 0..7 {
+        out32[i * 7 + k] = s[k];
+    }
+}
+
+#[test]
+fn more_methods_compute_what_the_host_computes() {
+    assemble("more_methods", more_methods::PTX);
+    let mut xs = device_inputs();
+    xs.extend([1.0, -1.0, 1.5, -0.5, 27.0, -8.0, 1e-310, 7.0, -7.0, 2.5, -2.5, -0.0, 0.0, f64::MAX, -f64::MAX, 5e-324, -5e-324, 1e-40, f64::MIN_POSITIVE]);
+    let n = xs.len();
+    let x32: Vec<f32> = xs.iter().map(|v| *v as f32).collect();
+    let stream = crate::body_exec::cpu_stream();
+    let (b64, b32) = (DeviceBuffer::from_slice(&stream, &xs).unwrap(), DeviceBuffer::from_slice(&stream, &x32).unwrap());
+    let mut o64 = DeviceBuffer::<f64>::zeroed(&stream, n * 11).unwrap();
+    let mut o32 = DeviceBuffer::<f32>::zeroed(&stream, n * 7).unwrap();
+    more_methods::launch(&stream, LaunchConfig::new(n.div_ceil(64) as u32, 64), &b64, &mut o64, &b32, &mut o32).unwrap();
+    let (d64, d32) = (o64.to_vec().unwrap(), o32.to_vec().unwrap());
+    let same64 = |a: f64, b: f64| a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan();
+    let same32 = |a: f32, b: f32| a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan();
+    for i in 0..n {
+        let (v, w) = (xs[i], xs[(i + 1) % n]);
+        let flags = (is_normal_f64(v) as u32 + 2 * is_subnormal_f64(v) as u32) as f64;
+        let host = [cbrt_f64(v), asinh_f64(v), acosh_f64(v), atanh_f64(v), log_base_f64(v, w), rem_euclid_f64(v, w), div_euclid_f64(v, w), midpoint_f64(v, w), next_up_f64(v), next_down_f64(v), flags];
+        for k in 0..11 {
+            assert!(same64(d64[i * 11 + k], host[k]), "f64 method {k} of ({v:e}, {w:e}): device {:e}, host {:e}", d64[i * 11 + k], host[k]);
+        }
+        // The methods defined from others are std's, bit for bit.
+        let std = [v.rem_euclid(w), v.div_euclid(w), v.midpoint(w), v.next_up(), v.next_down(), (v.is_normal() as u32 + 2 * v.is_subnormal() as u32) as f64];
+        for k in 0..6 {
+            assert!(same64(host[5 + k], std[k]), "f64 method {} of ({v:e}, {w:e}): {:e}, std {:e}", 5 + k, host[5 + k], std[k]);
+        }
+        let (a, b) = (x32[i], x32[(i + 1) % n]);
+        let flags = (is_normal_f32(a) as u32 + 2 * is_subnormal_f32(a) as u32) as f32;
+        let host = [log_base_f32(a, b), rem_euclid_f32(a, b), div_euclid_f32(a, b), midpoint_f32(a, b), next_up_f32(a), next_down_f32(a), flags];
+        for k in 0..7 {
+            assert!(same32(d32[i * 7 + k], host[k]), "f32 method {k} of ({a:e}, {b:e}): device {:e}, host {:e}", d32[i * 7 + k], host[k]);
+        }
+        let std = [a.rem_euclid(b), a.div_euclid(b), a.midpoint(b), a.next_up(), a.next_down(), (a.is_normal() as u32 + 2 * a.is_subnormal() as u32) as f32];
+        for k in 0..6 {
+            assert!(same32(host[1 + k], std[k]), "f32 method {} of ({a:e}, {b:e}): {:e}, std {:e}", 1 + k, host[1 + k], std[k]);
         }
     }
 }

@@ -8,7 +8,7 @@ use super::hir::{Block, Callee, Expr, ExprKind, LetPat, Stmt};
 use super::intrinsic::{FloatOp, IntOp, Intrinsic, PtrOp};
 use super::ty::Ty;
 use super::{unsupported, Checker};
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
 use ptx_abi::Scalar;
 use quote::{format_ident, quote};
 use std::rc::Rc;
@@ -16,7 +16,7 @@ use syn::spanned::Spanned;
 
 /// Float functions implemented in `ptx_runtime::device::math` as `<name>_f32` / `<name>_f64`:
 /// name and number of float arguments besides the receiver.
-pub const MATH_FNS: [(&str, usize); 19] = [
+pub const MATH_FNS: [(&str, usize); 23] = [
     ("exp", 0),
     ("exp2", 0),
     ("exp_m1", 0),
@@ -36,12 +36,30 @@ pub const MATH_FNS: [(&str, usize); 19] = [
     ("tanh", 0),
     ("powf", 1),
     ("hypot", 1),
+    ("cbrt", 0),
+    ("asinh", 0),
+    ("acosh", 0),
+    ("atanh", 0),
+];
+
+/// The float methods `std` defines from others (`ln x / ln base`, ...), for `f32` and `f64`:
+/// method, function stem and arguments, `ptx_runtime::device::math::derived`'s
+/// `<stem>_f32`/`<stem>_f64` (`#[inline(always)]`).
+pub const DERIVED_FNS: [(&str, &str, usize); 8] = [
+    ("log", "log_base", 1),
+    ("rem_euclid", "rem_euclid", 1),
+    ("div_euclid", "div_euclid", 1),
+    ("midpoint", "midpoint", 1),
+    ("next_up", "next_up", 0),
+    ("next_down", "next_down", 0),
+    ("is_normal", "is_normal", 0),
+    ("is_subnormal", "is_subnormal", 0),
 ];
 
 /// `f32` methods that are CUDA's function of the same meaning, as nvcc compiles it
 /// (`ptx_runtime::device::math::cuda`): method and function name, taking the arguments
 /// [`MATH_FNS`] says (`sin_cos`, `f32`'s only, none). The rest of `MATH_FNS` call `<name>_f32`.
-pub const CUDA_F32_FNS: [(&str, &str); 18] = [
+pub const CUDA_F32_FNS: [(&str, &str); 22] = [
     ("ln", "logf"),
     ("sin_cos", "sincosf"),
     ("log2", "log2f"),
@@ -60,6 +78,10 @@ pub const CUDA_F32_FNS: [(&str, &str); 18] = [
     ("tanh", "tanhf"),
     ("powf", "powf"),
     ("hypot", "hypotf"),
+    ("cbrt", "cbrtf"),
+    ("asinh", "asinhf"),
+    ("acosh", "acoshf"),
+    ("atanh", "atanhf"),
 ];
 
 impl<'a> Checker<'a> {
@@ -283,8 +305,17 @@ impl<'a> Checker<'a> {
         let cuda = CUDA_F32_FNS.iter().find(|(m, _)| *m == name).filter(|_| s == Scalar::F32);
         if let Some(&(_, f)) = cuda {
             if args.len() == library.unwrap_or(0) {
-                return self.cuda_libm_call(recv, f, args, span, name_span);
+                return self.inlined_math_call(recv, quote!(cuda::), f, args, span, name_span);
             }
+        }
+        if let Some(&(_, stem, n)) = DERIVED_FNS.iter().find(|(m, _, _)| *m == name) {
+            if args.len() != n {
+                // `args_of`'s error, which names the method.
+                let _ = self.args_of(args, &vec![t.clone(); n], name_span);
+                return self.error_expr(span);
+            }
+            let f = format!("{stem}_{}", if s == Scalar::F32 { "f32" } else { "f64" });
+            return self.inlined_math_call(recv, quote!(), &f, args, span, name_span);
         }
         // The library's call, or (a wrong number of arguments) `args_of`'s error, which names
         // the method rather than CUDA's function.
@@ -329,7 +360,7 @@ impl<'a> Checker<'a> {
             "to_degrees" => (FloatOp::ToDegrees, vec![], t.clone()),
             "to_radians" => (FloatOp::ToRadians, vec![], t.clone()),
             _ => {
-                let mut list: Vec<&str> = MATH_FNS.iter().map(|(n, _)| *n).collect();
+                let mut list: Vec<&str> = MATH_FNS.iter().map(|(n, _)| *n).chain(DERIVED_FNS.iter().map(|(m, _, _)| *m)).collect();
                 if s == Scalar::F32 {
                     list.extend(CUDA_F32_FNS.iter().map(|(m, _)| *m).filter(|m| !MATH_FNS.iter().any(|(n, _)| n == m)));
                 }
@@ -352,17 +383,17 @@ impl<'a> Checker<'a> {
         Expr { kind: ExprKind::Call { callee, args: all }, ty: t, span }
     }
 
-    /// `x.ln()` on an `f32` → `::ptx_runtime::device::math::cuda::logf(x)`, checked as the
-    /// call written out: the function is `#[inline(always)]`, so its replay is fetched and its
-    /// body inlined here (`closure::generic_closure_call`). The receiver, already checked, is
-    /// bound to a local the call names.
-    fn cuda_libm_call(&mut self, recv: Expr, f: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
+    /// `x.ln()` on an `f32` → `::ptx_runtime::device::math::cuda::logf(x)` (`module` `cuda::`,
+    /// `f` `logf`), checked as the call written out: the function is `#[inline(always)]`, so its
+    /// replay is fetched and its body inlined here (`closure::generic_closure_call`). The
+    /// receiver, already checked, is bound to a local the call names.
+    fn inlined_math_call(&mut self, recv: Expr, module: TokenStream, f: &str, args: &[&syn::Expr], span: Span, name_span: Span) -> Expr {
         self.natural.next += 1;
         let local = format!("__ptx_recv{}", self.natural.next);
         self.push_scope();
         let id = self.declare(&local, recv.ty.clone(), false, recv.span);
         let (local, f) = (syn::Ident::new(&local, recv.span), syn::Ident::new(f, name_span));
-        let call: syn::ExprCall = syn::parse_quote_spanned!(name_span=> ::ptx_runtime::device::math::cuda::#f(#local #(, #args)*));
+        let call: syn::ExprCall = syn::parse_quote_spanned!(name_span=> ::ptx_runtime::device::math::#module #f(#local #(, #args)*));
         let value = self.call(&call);
         self.pop_scope();
         let ty = value.ty.clone();

@@ -34,15 +34,21 @@
 //! | `powf` | ≤ 1 ulp | 4 | ≤ 1 ulp | `2^(y·log₂ x)` in double-float (see [`pow_f32`]; `f64`: [`pow`]) |
 //! | `powi` | as `std` | — | as `std` | compiler-rt's algorithm: bit-identical to the host |
 //! | `hypot` | ≤ 1 ulp | 3 | ≤ 1 ulp | scaled `fma` and `sqrt` |
+//! | `cbrt` | (CUDA's `cbrtf`) | 1 | ≤ 1 ulp | exponent over 3, polynomial, one Newton step (see [`cbrt`]) |
+//! | `asinh`, `acosh`, `atanh` | (CUDA's) | 3, 4, 3 | ≤ 2 ulp (vs C's) | `ln_1p` of non-cancelling forms (see [`inverse_hyper`]) |
+//! | `log` (to a base), `rem_euclid`, `div_euclid`, `midpoint`, `next_up`, `next_down`, `is_normal`, `is_subnormal` | `std`'s definitions | — | `std`'s | inlined (see [`derived`]) |
 //! | `%` (`fmod`) | exact | exact | exact | subtraction of scaled divisors |
 //!
 //! Special values (NaN, ±0, ±∞, C's `pow` and `atan2` tables) are those of `std`.
 
 pub mod atan;
-pub mod cuda;
 mod atanh_series;
+pub mod cbrt;
+pub mod cuda;
+pub mod derived;
 pub mod exp;
 pub mod hyper;
+pub mod inverse_hyper;
 pub mod log;
 pub mod log_f32;
 pub mod pow;
@@ -54,8 +60,14 @@ pub mod trig;
 pub mod trig_f32;
 
 pub use atan::{acos_f32, acos_f64, asin_f32, asin_f64, atan2_f32, atan2_f64, atan_f32, atan_f64};
+pub use cbrt::cbrt_f64;
+pub use derived::{
+    div_euclid_f32, div_euclid_f64, is_normal_f32, is_normal_f64, is_subnormal_f32, is_subnormal_f64, log_base_f32, log_base_f64, midpoint_f32, midpoint_f64, next_down_f32, next_down_f64, next_up_f32,
+    next_up_f64, rem_euclid_f32, rem_euclid_f64,
+};
 pub use exp::{exp2_f32, exp2_f64, exp_f32, exp_f64, exp_m1_f32, exp_m1_f64};
 pub use hyper::{cosh_f32, cosh_f64, sinh_f32, sinh_f64, tanh_f32, tanh_f64};
+pub use inverse_hyper::{acosh_f64, asinh_f64, atanh_f64};
 pub use log::{ln_1p_f64, ln_f64, log10_f64, log2_f64};
 pub use log_f32::{ln_1p_f32, ln_f32, log10_f32, log2_f32};
 pub use pow::{fmod_f32, fmod_f64, hypot_f64, powf_f64, powi_f32, powi_f64};

@@ -26,17 +26,23 @@
 //! | `tan` | [`tanf`] | 4 |
 //! | `sinh`, `cosh`, `tanh` | [`sinhf`], [`coshf`], [`tanhf`] | 3, 2, 2 |
 //! | `powf` | [`powf`] | 4 |
+//! | `cbrt` | [`cbrtf`] | 1 |
+//! | `asinh`, `acosh`, `atanh` | [`asinhf`], [`acoshf`], [`atanhf`] | 3, 4, 3 |
 
 mod atan;
+mod cbrt;
 mod exp;
 mod hyper;
+mod inverse_hyper;
 mod log;
 mod pow;
 mod trig;
 
 pub use atan::{acosf, asinf, atan2f, atanf, hypotf};
+pub use cbrt::cbrtf;
 pub use exp::expm1f;
 pub use hyper::{coshf, sinhf, tanhf};
+pub use inverse_hyper::{acoshf, asinhf, atanhf};
 pub use log::{log10f, log1pf, log2f, logf};
 pub use pow::powf;
 pub use trig::{cosf, sincosf, sinf, tanf};
