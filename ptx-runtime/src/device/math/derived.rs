@@ -2,80 +2,124 @@
 //! `is_subnormal`: the float methods `std` defines from others, written as `std` writes them, so
 //! a kernel's result is the host's wherever the parts agree (`%` and `/` are exact or correctly
 //! rounded on both; `ln` on an `f32` is CUDA's `logf` on the device). Each is
-//! `#[inline(always)]`: a few operations where it is called.
+//! `#[inline(always)]`: a few operations where it is called. One shape for both types where
+//! `std`'s are the same, a macro each.
 
 use ptx_runtime::device_fn;
 
-/// `x.log(base)` (`f32::log`): `ln x / ln base`, with CUDA's `logf`.
-#[device_fn]
-#[inline(always)]
-pub fn log_base_f32(x: f32, base: f32) -> f32 {
-    ::ptx_runtime::device::math::cuda::logf(x) / ::ptx_runtime::device::math::cuda::logf(base)
-}
-
-/// `x.log(base)` (`f64::log`): `ln x / ln base`.
-#[device_fn]
-#[inline(always)]
-pub fn log_base_f64(x: f64, base: f64) -> f64 {
-    ::ptx_runtime::device::math::ln_f64(x) / ::ptx_runtime::device::math::ln_f64(base)
-}
-
-/// `x.rem_euclid(y)` (`f32::rem_euclid`): the remainder made non-negative.
-#[device_fn]
-#[inline(always)]
-pub fn rem_euclid_f32(x: f32, y: f32) -> f32 {
-    let r = x % y;
-    if r < 0.0 {
-        r + y.abs()
-    } else {
-        r
-    }
-}
-
-/// `x.rem_euclid(y)` (`f64::rem_euclid`).
-#[device_fn]
-#[inline(always)]
-pub fn rem_euclid_f64(x: f64, y: f64) -> f64 {
-    let r = x % y;
-    if r < 0.0 {
-        r + y.abs()
-    } else {
-        r
-    }
-}
-
-/// `x.div_euclid(y)` (`f32::div_euclid`): the truncated quotient, one step down (or up, for a
-/// negative `y`) where the remainder is negative.
-#[device_fn]
-#[inline(always)]
-pub fn div_euclid_f32(x: f32, y: f32) -> f32 {
-    let q = (x / y).trunc();
-    if x % y < 0.0 {
-        if y > 0.0 {
-            q - 1.0
-        } else {
-            q + 1.0
+/// `x.log(base)`: `ln x / ln base`, with `$ln`.
+macro_rules! log_base {
+    ($name:ident($F:ident), $ln:path) => {
+        #[doc = concat!("`x.log(base)` (`", stringify!($F), "::log`): `ln x / ln base`.")]
+        #[device_fn]
+        #[inline(always)]
+        pub fn $name(x: $F, base: $F) -> $F {
+            $ln(x) / $ln(base)
         }
-    } else {
-        q
-    }
+    };
 }
 
-/// `x.div_euclid(y)` (`f64::div_euclid`).
-#[device_fn]
-#[inline(always)]
-pub fn div_euclid_f64(x: f64, y: f64) -> f64 {
-    let q = (x / y).trunc();
-    if x % y < 0.0 {
-        if y > 0.0 {
-            q - 1.0
-        } else {
-            q + 1.0
+log_base!(log_base_f32(f32), ::ptx_runtime::device::math::cuda::logf);
+log_base!(log_base_f64(f64), ::ptx_runtime::device::math::ln_f64);
+
+/// `rem_euclid`: the remainder made non-negative; `div_euclid`: the truncated quotient, one
+/// step down (or up, for a negative `y`) where the remainder is negative.
+macro_rules! euclid {
+    ($rem:ident, $div:ident, $F:ident) => {
+        #[doc = concat!("`x.rem_euclid(y)` (`", stringify!($F), "::rem_euclid`).")]
+        #[device_fn]
+        #[inline(always)]
+        pub fn $rem(x: $F, y: $F) -> $F {
+            let r = x % y;
+            if r < 0.0 {
+                r + y.abs()
+            } else {
+                r
+            }
         }
-    } else {
-        q
-    }
+
+        #[doc = concat!("`x.div_euclid(y)` (`", stringify!($F), "::div_euclid`).")]
+        #[device_fn]
+        #[inline(always)]
+        pub fn $div(x: $F, y: $F) -> $F {
+            let q = (x / y).trunc();
+            if x % y < 0.0 {
+                if y > 0.0 {
+                    q - 1.0
+                } else {
+                    q + 1.0
+                }
+            } else {
+                q
+            }
+        }
+    };
 }
+
+euclid!(rem_euclid_f32, div_euclid_f32, f32);
+euclid!(rem_euclid_f64, div_euclid_f64, f64);
+
+/// `next_up`, `next_down` (NaN and the infinity in the direction of the step are themselves;
+/// from zero, the least subnormal of the direction's sign), `is_normal`, `is_subnormal`: on
+/// the bits, with the exponent field `$exp` and the sign bit `$sign`.
+macro_rules! bits {
+    ($F:ident, sign: $sign:expr, exp: $exp:expr, $up:ident, $down:ident, $normal:ident, $subnormal:ident) => {
+        #[doc = concat!("`x.next_up()` (`", stringify!($F), "::next_up`): the least `", stringify!($F), "` above `x`.")]
+        #[device_fn]
+        #[inline(always)]
+        pub fn $up(x: $F) -> $F {
+            let bits = x.to_bits();
+            let abs = bits & !$sign;
+            if abs > $exp || bits == $exp {
+                return x;
+            }
+            $F::from_bits(if abs == 0 {
+                1
+            } else if bits == abs {
+                bits.wrapping_add(1)
+            } else {
+                bits.wrapping_sub(1)
+            })
+        }
+
+        #[doc = concat!("`x.next_down()` (`", stringify!($F), "::next_down`): the greatest `", stringify!($F), "` below `x`.")]
+        #[device_fn]
+        #[inline(always)]
+        pub fn $down(x: $F) -> $F {
+            let bits = x.to_bits();
+            let abs = bits & !$sign;
+            if abs > $exp || bits == $sign | $exp {
+                return x;
+            }
+            $F::from_bits(if abs == 0 {
+                $sign | 1
+            } else if bits == abs {
+                bits.wrapping_sub(1)
+            } else {
+                bits.wrapping_add(1)
+            })
+        }
+
+        #[doc = concat!("`x.is_normal()` (`", stringify!($F), "::is_normal`): neither zero, subnormal, infinite nor NaN.")]
+        #[device_fn]
+        #[inline(always)]
+        pub fn $normal(x: $F) -> bool {
+            let e = x.to_bits() & $exp;
+            e != 0 && e != $exp
+        }
+
+        #[doc = concat!("`x.is_subnormal()` (`", stringify!($F), "::is_subnormal`): a zero exponent and a nonzero significand.")]
+        #[device_fn]
+        #[inline(always)]
+        pub fn $subnormal(x: $F) -> bool {
+            let bits = x.to_bits() & !$sign;
+            bits & $exp == 0 && bits != 0
+        }
+    };
+}
+
+bits!(f32, sign: 0x8000_0000u32, exp: 0x7F80_0000u32, next_up_f32, next_down_f32, is_normal_f32, is_subnormal_f32);
+bits!(f64, sign: 0x8000_0000_0000_0000u64, exp: 0x7FF0_0000_0000_0000u64, next_up_f64, next_down_f64, is_normal_f64, is_subnormal_f64);
 
 /// `x.midpoint(y)` (`f32::midpoint`): `(x + y) / 2` in `f64`, rounded once.
 #[device_fn]
@@ -100,108 +144,4 @@ pub fn midpoint_f64(x: f64, y: f64) -> f64 {
     } else {
         x / 2.0 + y / 2.0
     }
-}
-
-/// `x.next_up()` (`f32::next_up`): the least `f32` above `x`; NaN and +∞ are themselves.
-#[device_fn]
-#[inline(always)]
-pub fn next_up_f32(x: f32) -> f32 {
-    let bits = x.to_bits();
-    let abs = bits & 0x7FFF_FFFF;
-    if abs > 0x7F80_0000 || bits == 0x7F80_0000 {
-        return x;
-    }
-    f32::from_bits(if abs == 0 {
-        1
-    } else if bits == abs {
-        bits.wrapping_add(1)
-    } else {
-        bits.wrapping_sub(1)
-    })
-}
-
-/// `x.next_up()` (`f64::next_up`).
-#[device_fn]
-#[inline(always)]
-pub fn next_up_f64(x: f64) -> f64 {
-    let bits = x.to_bits();
-    let abs = bits & 0x7FFF_FFFF_FFFF_FFFF;
-    if abs > 0x7FF0_0000_0000_0000 || bits == 0x7FF0_0000_0000_0000 {
-        return x;
-    }
-    f64::from_bits(if abs == 0 {
-        1
-    } else if bits == abs {
-        bits.wrapping_add(1)
-    } else {
-        bits.wrapping_sub(1)
-    })
-}
-
-/// `x.next_down()` (`f32::next_down`): the greatest `f32` below `x`; NaN and −∞ are themselves.
-#[device_fn]
-#[inline(always)]
-pub fn next_down_f32(x: f32) -> f32 {
-    let bits = x.to_bits();
-    let abs = bits & 0x7FFF_FFFF;
-    if abs > 0x7F80_0000 || bits == 0xFF80_0000 {
-        return x;
-    }
-    f32::from_bits(if abs == 0 {
-        0x8000_0001
-    } else if bits == abs {
-        bits.wrapping_sub(1)
-    } else {
-        bits.wrapping_add(1)
-    })
-}
-
-/// `x.next_down()` (`f64::next_down`).
-#[device_fn]
-#[inline(always)]
-pub fn next_down_f64(x: f64) -> f64 {
-    let bits = x.to_bits();
-    let abs = bits & 0x7FFF_FFFF_FFFF_FFFF;
-    if abs > 0x7FF0_0000_0000_0000 || bits == 0xFFF0_0000_0000_0000 {
-        return x;
-    }
-    f64::from_bits(if abs == 0 {
-        0x8000_0000_0000_0001
-    } else if bits == abs {
-        bits.wrapping_sub(1)
-    } else {
-        bits.wrapping_add(1)
-    })
-}
-
-/// `x.is_normal()` (`f32::is_normal`): neither zero, subnormal, infinite nor NaN.
-#[device_fn]
-#[inline(always)]
-pub fn is_normal_f32(x: f32) -> bool {
-    let e = x.to_bits() & 0x7F80_0000;
-    e != 0 && e != 0x7F80_0000
-}
-
-/// `x.is_normal()` (`f64::is_normal`).
-#[device_fn]
-#[inline(always)]
-pub fn is_normal_f64(x: f64) -> bool {
-    let e = x.to_bits() & 0x7FF0_0000_0000_0000;
-    e != 0 && e != 0x7FF0_0000_0000_0000
-}
-
-/// `x.is_subnormal()` (`f32::is_subnormal`): a zero exponent and a nonzero significand.
-#[device_fn]
-#[inline(always)]
-pub fn is_subnormal_f32(x: f32) -> bool {
-    let bits = x.to_bits();
-    bits & 0x7F80_0000 == 0 && bits & 0x007F_FFFF != 0
-}
-
-/// `x.is_subnormal()` (`f64::is_subnormal`).
-#[device_fn]
-#[inline(always)]
-pub fn is_subnormal_f64(x: f64) -> bool {
-    let bits = x.to_bits();
-    bits & 0x7FF0_0000_0000_0000 == 0 && bits & 0x000F_FFFF_FFFF_FFFF != 0
 }
