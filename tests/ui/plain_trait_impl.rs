@@ -1,6 +1,7 @@
 // A `#[device_fn] impl` of a trait defined without `#[device_fn]`; a call through such a trait's
 // path; method syntax reaching only a trait's impl without the attribute, on a `DeviceRepr` type
-// and on a primitive: one error each, naming the item to annotate.
+// and on a primitive: one error each, naming the item to annotate. A kernel calling the failed
+// impl's method adds none (the impl leaves replays that end the kernel's fetch silently).
 use ptx_runtime::{device_fn, kernel, DeviceRepr};
 
 pub trait Area {
@@ -54,6 +55,11 @@ pub fn k(x: &[f32], out: &mut [f32]) {
 #[kernel]
 pub fn k2(s: &[Sq], out: &mut [f32]) {
     out[0] = s[0].perimeter();
+}
+
+#[kernel]
+pub fn k3(s: &[Sq], out: &mut [f32]) {
+    out[0] = s[0].area();
 }
 
 fn main() {}

@@ -140,6 +140,30 @@ fn type_name(t: &syn::Type) -> String {
     }
 }
 
+/// For an impl that failed before its methods were compiled (its errors said why): a replay per
+/// method under the name callers fetch (`Sq__area__needs_device_fn_impl_in_scope`) that ends
+/// their fetch chain without a word, so a kernel calling `x.area()` adds no error of its own
+/// (rustc's ``cannot find macro``) to the impl's.
+fn silent_replays(imp: &syn::ItemImpl, ty_name: &str) -> TokenStream {
+    let mut out = TokenStream::new();
+    for item in &imp.items {
+        let syn::ImplItem::Fn(f) = item else { continue };
+        let name = replay_name(ty_name, &f.sig.ident.to_string(), f.sig.ident.span());
+        let mac = crate::link::replay::unique_name("failed", &f.sig.ident, &quote!(#imp));
+        out.extend(quote! {
+            #[doc(hidden)]
+            #[macro_export]
+            macro_rules! #mac {
+                ($($t:tt)*) => {};
+            }
+            #[doc(hidden)]
+            #[allow(unused_imports)]
+            pub use #mac as #name;
+        });
+    }
+    out
+}
+
 /// `#[device_fn] impl ...`: the impl itself, and per method its replay, symbol and compile round.
 pub fn device_impl(args: TokenStream, imp: syn::ItemImpl) -> TokenStream {
     impl_methods(args, imp, super::trait_def::Origin::Written)
@@ -252,7 +276,10 @@ pub fn impl_methods(args: TokenStream, mut imp: syn::ItemImpl, origin: super::tr
     if !errors.is_empty() {
         let e = errors.to_compile_errors();
         return match origin {
-            super::trait_def::Origin::Written => quote!(#imp #e),
+            super::trait_def::Origin::Written => {
+                let silent = if op.is_none() && from.is_none() && !ty_name.is_empty() { silent_replays(&imp, &ty_name) } else { TokenStream::new() };
+                quote!(#imp #e #silent)
+            }
             super::trait_def::Origin::Defaults => e,
         };
     }
