@@ -61,6 +61,18 @@ pub const fn step(op: Step, max: u128, a: Bounds, b: Bounds) -> Bounds {
     }
 }
 
+/// The bounds of a `for` loop's counter on its trips: it starts at `start` and steps by `step`
+/// (not zero) while below `end`, so it is at most the last value of `start + i·step` below
+/// `end`'s greatest value. Where no end admits a trip the trips never run, and `start` alone is
+/// as good a bound as any.
+pub const fn trip(start: u128, step: u128, end: Bounds) -> Bounds {
+    let Some((_, hi)) = end else { return None };
+    if hi <= start || step == 0 {
+        return Some((start, start));
+    }
+    Some((start, start + (hi - 1 - start) / step * step))
+}
+
 /// Whether every value of `x` is below every value of `y` (`or_equal`: at most); false where
 /// either is not known.
 pub const fn below(x: Bounds, y: Bounds, or_equal: bool) -> bool {
@@ -115,6 +127,17 @@ mod tests {
         assert_eq!(step(Step::Shl, MAX32, Some((1, 15)), Some((4, 5))), None, "amount not constant");
         assert_eq!(step(Step::Shl, MAX32, Some((0, 1 << 31)), Some((1, 1))), None, "shifted out");
         assert_eq!(step(Step::Add, MAX32, None, Some((1, 1))), None);
+    }
+
+    #[test]
+    fn trips_stay_on_their_lattice() {
+        // `(0..32).step_by(8)`: 0, 8, 16, 24.
+        assert_eq!(trip(0, 8, Some((32, 32))), Some((0, 24)));
+        assert_eq!(trip(0, 8, Some((25, 33))), Some((0, 32)));
+        assert_eq!(trip(3, 4, Some((20, 20))), Some((3, 19)));
+        assert_eq!(trip(0, 1, Some((1, 16))), Some((0, 15)));
+        assert_eq!(trip(5, 2, Some((0, 5))), Some((5, 5)), "no trip runs");
+        assert_eq!(trip(0, 8, None), None);
     }
 
     #[test]

@@ -305,3 +305,77 @@ fn a_declared_block_and_the_constant_decide_the_tile_check() {
         assert!(tile_checks(&s17) > 0, "sm_{sm}: {s17:#?}");
     }
 }
+
+// Under a declared 32 × 8 block the transpose's `j` of `(0..T).step_by(8)` is, on its trips,
+// one of 0, 8, 16, 24 (`ir/trips.rs`): the tile index `(ty + j) * (T + 1) + tx` is at most
+// `31 * 33 + 31 = 1054` for `T = 32`, and the check goes. Below the end alone (`j <= 31`) it
+// would be 1285. With `T = 33` the trip `j = 32` exists, and starting at 1 the trips are
+// 1, 9, 17, 25: both write past the tile from the last row of threads, and keep their check.
+
+#[kernel(block = (32, 8))]
+pub fn stepped32(out: &mut [f32]) {
+    let mut tile = unsafe { shared_array::<f32, 1056>() };
+    let tx = thread_idx_x() as usize;
+    let ty = thread_idx_y() as usize;
+    let mut acc = 0.0f32;
+    for j in (0..T32).step_by(8) {
+        let k = (ty + j) * (T32 + 1) + tx;
+        tile[(ty + j) * (T32 + 1) + tx] = k as f32;
+        acc += k as f32 + 1.0;
+    }
+    out[ty * 32 + tx] = acc;
+}
+
+#[kernel(block = (32, 8))]
+pub fn stepped33(out: &mut [f32]) {
+    let mut tile = unsafe { shared_array::<f32, 1056>() };
+    let tx = thread_idx_x() as usize;
+    let ty = thread_idx_y() as usize;
+    for j in (0..T33).step_by(8) {
+        tile[(ty + j) * (T33 + 1) + tx] = 1.0;
+    }
+    out[ty * 32 + tx] = 1.0;
+}
+
+#[kernel(block = (32, 8))]
+pub fn stepped_from1(out: &mut [f32]) {
+    let mut tile = unsafe { shared_array::<f32, 1056>() };
+    let tx = thread_idx_x() as usize;
+    let ty = thread_idx_y() as usize;
+    for j in (1..T32).step_by(8) {
+        tile[(ty + j) * (T32 + 1) + tx] = 2.0;
+    }
+    out[ty * 32 + tx] = 1.0;
+}
+
+#[test]
+fn a_step_by_counter_stays_on_its_trips_values() {
+    assert_eq!(on_cpu(|s, c, o| stepped32::launch(s, c, o), 8).unwrap(), on_host(stepped32, 8));
+    let failing: [(&str, Launch, u32); 2] = [
+        ("stepped33", |s, c, o| stepped33::launch(s, c, o), line_of("tile[(ty + j) * (T33 + 1) + tx] = 1.0;")),
+        ("stepped_from1", |s, c, o| stepped_from1::launch(s, c, o), line_of("tile[(ty + j) * (T32 + 1) + tx] = 2.0;")),
+    ];
+    for (name, launch, line) in failing {
+        match on_cpu(launch, 8) {
+            Err(Error::Assert { message, file, line: l, .. }) => {
+                assert_eq!(message, "index out of bounds", "{name}");
+                assert!(file.ends_with("body_const_range.rs"), "{name}: {file}");
+                assert_eq!(l, line, "{name}");
+            }
+            other => panic!("{name}: expected a failed bounds check, got {other:?}"),
+        }
+    }
+    for (name, ptx) in [("stepped32", stepped32::PTX), ("stepped33", stepped33::PTX), ("stepped_from1", stepped_from1::PTX)] {
+        assert!(assemble(name, ptx), "{name}");
+    }
+    // The test rustc wrote: 1 for `T = 32` from 0, none that holds for the other two.
+    assert!(has_guard(stepped32::PTX, 1), "{}", stepped32::PTX);
+    for sm in [80, 90] {
+        let Some(s32) = sass("stepped32", stepped32::PTX, sm) else { return };
+        let Some(s1) = sass("stepped_from1", stepped_from1::PTX, sm) else { return };
+        // The tile check compares with 1056 (0x420): none left where the trips prove it.
+        let tile_checks = |s: &[String]| s.iter().filter(|i| i.starts_with("ISETP") && i.contains("0x420")).count();
+        assert_eq!(tile_checks(&s32), 0, "sm_{sm}: {s32:#?}");
+        assert!(tile_checks(&s1) > 0, "sm_{sm}: {s1:#?}");
+    }
+}

@@ -7,7 +7,7 @@
 //! bounds check in a folded loop.
 
 use crate::body_exec::cpu_stream;
-use crate::tools::assemble;
+use crate::tools::{assemble, sass, sass_loops};
 use ptx_runtime::device::*;
 use ptx_runtime::{kernel, DeviceBuffer, Error, LaunchConfig};
 
@@ -314,6 +314,28 @@ fn rows_host(body: fn(&[f32], &mut [f32], u32), blocks: u32, threads: u32, x: &[
 fn checks_of_one_base_on_two_lines_fold_and_report_the_first_that_fails() {
     let launch = |s: &_, cfg, x: &_, y: &mut _, cols| rows::launch(s, cfg, x, y, cols);
     check_rows(rows, &launch, rows::PTX, ["let v = x[base + j]; // load", "y[base + j] = v * 2.0; // store"]);
+    // The row's base `block_idx_x() as usize * cols as usize` is nvcc's `mul.wide.u32` of the
+    // two `u32`s (`ir::wide_index`), and the folded bound `min(n, len - base)`, at most `n`,
+    // is narrowed and widened again (`ir::fold`): ptxas then compares the counter's high half
+    // with zero (`RZ`) in the loop instead of keeping the bound's in a register.
+    let ptx = rows::PTX;
+    assert!(ptx.contains("mul.wide.u32") && !ptx.contains("mul.lo.s64"), "{ptx}");
+    let lines: Vec<&str> = ptx.lines().map(str::trim).collect();
+    let narrowed = lines.windows(2).any(|w| w[0].starts_with("cvt.u32.u64") && w[1].starts_with("cvt.u64.u32") && w[1].ends_with(&format!("{};", w[0].split_whitespace().nth(1).unwrap_or("?").trim_end_matches(','))));
+    assert!(narrowed, "{ptx}");
+    for sm in [80, 90] {
+        let Some(s) = sass("rows", ptx, sm) else { return };
+        let loops = sass_loops(&s);
+        assert!(!loops.is_empty(), "sm_{sm}: {s:#?}");
+        for l in loops {
+            for i in &s[l] {
+                if i.starts_with("ISETP") && i.contains(".EX") {
+                    let ops: Vec<&str> = i.split(';').next().unwrap_or("").split(',').map(str::trim).collect();
+                    assert!(ops.len() > 3 && (ops[3] == "RZ" || ops[3].starts_with("c[")), "sm_{sm}: a 64-bit bound in a register: {i}\n{s:#?}");
+                }
+            }
+        }
+    }
 }
 
 #[test]

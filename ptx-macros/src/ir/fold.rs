@@ -423,6 +423,14 @@ fn fold_loop(func: &mut Func, cfg: &Cfg, l: &Loop, others: &[Loop]) {
         let least32 = func.fresh(RegClass::B32);
         pre_insts.push(Inst::op(Opcode::Cvt(Mode::None, Type::U32, Type::U64), 1, vec![Arg::Reg(least32), bound]));
         bound = Arg::Reg(least32);
+    } else if trips.hi <= u32::MAX as u64 && matches!((&bound, &h.bound), (Arg::Reg(m), b) if !matches!(b, Arg::Reg(x) if x == m)) {
+        // The least is at most the loop's bound, below 2^32 (softmax's `j < n`, `n` a widened
+        // `u32`): narrowed and widened again, exact, so that ptxas sees its high half is zero
+        // and keeps one register live across the loop instead of two.
+        let (least32, wide) = (func.fresh(RegClass::B32), func.fresh(RegClass::B64));
+        pre_insts.push(Inst::op(Opcode::Cvt(Mode::None, Type::U32, Type::U64), 1, vec![Arg::Reg(least32), bound]));
+        pre_insts.push(Inst::op(Opcode::Cvt(Mode::None, Type::U64, Type::U32), 1, vec![Arg::Reg(wide), Arg::Reg(least32)]));
+        bound = Arg::Reg(wide);
     }
     let pre_insts: Vec<Inst> = pre_insts.into_iter().map(|i| i.at(loc)).collect();
     match guard {

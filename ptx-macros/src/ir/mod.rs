@@ -31,6 +31,7 @@ mod space;
 mod strength;
 mod subsume;
 mod sym_bound;
+mod trips;
 mod unroll;
 mod vectorize;
 mod version;

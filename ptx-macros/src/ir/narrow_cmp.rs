@@ -32,6 +32,7 @@
 //! (`ir::bce` has done those).
 
 use super::{const_range, sym_bound};
+use super::trips::Trips;
 use super::range::Ranges;
 use super::{Arg, Arith, Cmp, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, RegClass, Sym, Term, Type};
 use super::fast_hash::{HashMap, HashSet};
@@ -59,7 +60,8 @@ pub fn run(func: &mut Func) {
         .filter(|(_, _, cmp, x, y)| exact.decide(*cmp, Type::U64, x, y).is_none())
         .filter_map(|(b, i, cmp, x, y)| {
             let pieces = pieces_of.of(func, &[x.clone(), y.clone()]);
-            (!pieces.is_empty()).then_some((b, i, cmp, x, y, pieces))
+            // Without a piece, only a `for` loop's counter can add to what the ranges know.
+            (!pieces.is_empty() || !func.entry_facts.is_empty()).then_some((b, i, cmp, x, y, pieces))
         })
         .collect();
     if candidates.is_empty() {
@@ -117,6 +119,8 @@ pub fn run(func: &mut Func) {
         _ => true,
     };
     let (_, single) = super::hoist::single_defs(func);
+    let trips = Trips::find(func, &cfg, &loops);
+    let facts = sym_bound::Facts { func, exact: &exact, single: &single, trips: &trips };
     // The compares to rewrite, found first, rewritten from the last (positions stay valid).
     let mut sites: Vec<(usize, usize, Rewrite)> = Vec::new();
     for (b, i, cmp, x, y, pieces) in candidates {
@@ -134,7 +138,7 @@ pub fn run(func: &mut Func) {
         // larger bounds' analyses are then not needed for this compare.
         let smallest = BOUNDS.len() - 1;
         let mut found = None;
-        if outcome(assumed[smallest].get_or_insert_with(|| const_range::assuming(func, BOUNDS[smallest]))).is_some() {
+        if !pieces.is_empty() && outcome(assumed[smallest].get_or_insert_with(|| const_range::assuming(func, BOUNDS[smallest]))).is_some() {
             for (&bound, r) in BOUNDS.iter().zip(&mut assumed) {
                 if let Some(o) = outcome(r.get_or_insert_with(|| const_range::assuming(func, bound))) {
                     found = Some((bound, o));
@@ -152,7 +156,7 @@ pub fn run(func: &mut Func) {
         // operands' bounds as expressions of the constants (a declared block's
         // `ty * TILE + tx < TILE * TILE`).
         if rw.decided.is_empty() {
-            if let Some(g) = symbolic(func, &exact, &single, cmp, &x, &y) {
+            if let Some(g) = symbolic(&facts, (b, i), cmp, &x, &y) {
                 rw.decided.push((g, matches!(cmp, Cmp::Lt | Cmp::Le)));
             }
         }
@@ -176,7 +180,7 @@ struct Rewrite {
 /// below every value of `y` (at most, for `<=` and `>`), where the compare is then true (`<`,
 /// `<=`) or false (`>=`, `>`), from [`sym_bound::bounds`]. Only `x` below `y` is tried: the
 /// bounds checks' direction.
-fn symbolic(func: &Func, exact: &Ranges, single: &super::hoist::DefSites, cmp: Cmp, x: &Arg, y: &Arg) -> Option<Arg> {
+fn symbolic(facts: &sym_bound::Facts, at: (usize, usize), cmp: Cmp, x: &Arg, y: &Arg) -> Option<Arg> {
     let or_equal = match cmp {
         Cmp::Lt | Cmp::Ge => false,
         Cmp::Le | Cmp::Gt => true,
@@ -184,8 +188,8 @@ fn symbolic(func: &Func, exact: &Ranges, single: &super::hoist::DefSites, cmp: C
     };
     // `y` first: a bounds check's length is a parameter, without bounds, and `x` is then not
     // followed.
-    let by = sym_bound::bounds(func, exact, single, y, 0)?;
-    let bx = sym_bound::bounds(func, exact, single, x, 0)?;
+    let by = sym_bound::bounds(facts, y, at, 0)?;
+    let bx = sym_bound::bounds(facts, x, at, 0)?;
     sym_bound::below(&bx, &by, or_equal)
 }
 

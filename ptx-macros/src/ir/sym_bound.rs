@@ -5,13 +5,18 @@
 //! program has.
 //!
 //! [`bounds`] follows registers written once through moves, unsigned widenings, `add`, `sub`,
-//! `mul` and `shl` by an immediate, and ends at immediates, pieces and registers that
-//! `ir::range` bounds (special registers under the declared launch bounds). It builds a
+//! `mul` and `shl` by an immediate, and ends at immediates, pieces, registers that
+//! `ir::range` bounds (special registers under the declared launch bounds) and `for` loop
+//! counters read on a trip ([`super::trips`]: `j` of `(0..T).step_by(8)` is at most
+//! `(T - 1) / 8 * 8`, the transpose's tile index `(ty + j) * (T + 1) + tx` then at most
+//! `31 * 33 + 31` under a declared 32 × 8 block). It builds a
 //! [`Bound`]: numbers where no piece is involved (folded here), else the expression of
 //! `ptx_abi::const_test` calls that rustc evaluates. [`below`] writes the test; a test of
 //! numbers alone is decided here and costs rustc nothing.
 
+use super::hoist::DefSites;
 use super::range::Ranges;
+use super::trips::Trips;
 use super::{Arg, Arith, Func, Imm, InstKind, Mode, Opcode, Sym};
 use ptx_abi::const_test::{self, Bounds, Step};
 use proc_macro2::TokenStream;
@@ -28,27 +33,47 @@ pub enum Bound<'a> {
     Piece(&'a TokenStream),
     /// [`const_test::step`] on two bounds, `max` the operation width's largest value.
     Op { op: Step, max: u128, x: Box<Bound<'a>>, y: Box<Bound<'a>> },
+    /// [`const_test::trip`]: a counter's values on the trips of a loop that ends at `end`.
+    Trip { start: u128, step: u128, end: Box<Bound<'a>> },
 }
 
-/// The bounds of `a`, or `None` where a step is not one of those followed.
-pub fn bounds<'a>(func: &'a Func, exact: &Ranges, single: &super::hoist::DefSites, a: &'a Arg, depth: usize) -> Option<Bound<'a>> {
+/// What [`bounds`] reads: the function, its exact ranges, where its registers written once
+/// are written, and its `for` loops' counters.
+pub struct Facts<'a> {
+    pub func: &'a Func,
+    pub exact: &'a Ranges,
+    pub single: &'a DefSites,
+    pub trips: &'a Trips,
+}
+
+/// The bounds of `a` where instruction `at` (block, index) reads it, or `None` where a step is
+/// not one of those followed.
+pub fn bounds<'a>(facts: &Facts<'a>, a: &'a Arg, at: (usize, usize), depth: usize) -> Option<Bound<'a>> {
     if depth > DEPTH {
         return None;
     }
+    let func = facts.func;
     match a {
         Arg::Imm(Imm::Int(v)) => Some(Bound::Known(Some((*v as u64 as u128, *v as u64 as u128)))),
         Arg::Sym(Sym::Piece(p)) => Some(Bound::Piece(p)),
         Arg::Reg(r) => {
-            if let Some(range) = exact.of(a, 64) {
+            if let Some(range) = facts.exact.of(a, 64) {
                 return Some(Bound::Known(Some((range.lo as u128, range.hi as u128))));
             }
-            let &(b, i) = single.get(r)?;
+            let Some(&(b, i)) = facts.single.get(r) else {
+                let t = facts.trips.at(*r, at.0, at.1)?;
+                let (start, step) = (t.start as u128, t.step as u128);
+                return Some(match bounds(facts, &t.end, at, depth + 1)? {
+                    Bound::Known(end) => Bound::Known(const_test::trip(start, step, end)),
+                    end => Bound::Trip { start, step, end: Box::new(end) },
+                });
+            };
             let inst = &func.blocks[b].insts[i];
             let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { return None };
             if inst.guard.is_some() {
                 return None;
             }
-            let src = |k: usize| bounds(func, exact, single, args.get(k)?, depth + 1);
+            let src = |k: usize| bounds(facts, args.get(k)?, (b, i), depth + 1);
             let max = |bits: u32| if bits >= 64 { u64::MAX as u128 } else { (1u128 << bits) - 1 };
             match *opcode {
                 Opcode::Mov(t) if !t.is_float() && args.len() == 2 => src(1),
@@ -89,6 +114,10 @@ fn tokens(bound: &Bound) -> TokenStream {
             let op = proc_macro2::Ident::new(&format!("{op:?}"), proc_macro2::Span::call_site());
             let (x, y) = (tokens(x), tokens(y));
             quote!(::ptx_runtime::__private::const_test::step(::ptx_runtime::__private::const_test::Step::#op, #max, #x, #y))
+        }
+        Bound::Trip { start, step, end } => {
+            let end = tokens(end);
+            quote!(::ptx_runtime::__private::const_test::trip(#start, #step, #end))
         }
     }
 }

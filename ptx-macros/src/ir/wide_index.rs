@@ -11,7 +11,10 @@
 //! `zext(i) << k` is `zext(i) * 2^k`, and `mul.wide.u32 i, m` is the exact 64-bit product of
 //! `i` and `m` as unsigned values, so the two are equal for every `i` when `m = 2^k` fits in 32
 //! bits; the same holds for `mul.lo.s64 zext(i), m` with `m` below 2^32 (the product of a
-//! value below 2^32 and one below 2^32 is below 2^64: no wrap). The rewrite is made where the
+//! value below 2^32 and one below 2^32 is below 2^64: no wrap), and for `mul.lo.s64 zext(i),
+//! zext(j)`, which becomes `mul.wide.u32 i, j` (softmax's row base `row * n`: ptxas then
+//! recomputes `base + j` in the loop with one `IMAD.WIDE.U32`, as it does nvcc's, instead of
+//! keeping a 64-bit product live across it). The rewrite is made where the
 //! widening reaches the scaling on a straight path (its block, or blocks before it each entered
 //! only from the one before: a bounds check's continuation) and nothing between writes `i`; the
 //! widening stays for any other reader (dead code otherwise).
@@ -29,6 +32,17 @@ pub fn run(func: &mut Func) {
             let inst = &func.blocks[b].insts[at];
             let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { continue };
             if inst.guard.is_some() || args.len() != 3 {
+                continue;
+            }
+            // Two widened `u32` values: softmax's row base `row * n` (`block_idx_x() as usize`
+            // times `cols as usize`), nvcc's `mul.wide.u32` of the two, which ptxas recomputes
+            // with the counter in one `IMAD.WIDE.U32` where it would keep a 64-bit product live.
+            if let (Opcode::Arith(Arith::Mul, Mode::Lo, Type::S64 | Type::U64), [dst, Arg::Reg(x), Arg::Reg(y)]) = (opcode, &args[..]) {
+                let (dst, loc, x, y) = (dst.clone(), inst.loc, *x, *y);
+                if let (Some(nx), Some(ny)) = (widened(func, &preds, b, at, x), widened(func, &preds, b, at, y)) {
+                    let args = vec![dst, Arg::Reg(nx), Arg::Reg(ny)];
+                    func.blocks[b].insts[at] = Inst::op(Opcode::Arith(Arith::Mul, Mode::Wide, Type::U32), 1, args).at(loc);
+                }
                 continue;
             }
             let Arg::Imm(Imm::Int(n)) = args[2] else { continue };
