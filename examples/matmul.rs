@@ -10,7 +10,10 @@ use ptx_runtime::{kernel, Device, DeviceBuffer, LaunchConfig};
 
 const TILE: usize = 16;
 
-#[kernel]
+// One thread per element of a `TILE × TILE` tile: the block shape the kernel is written for,
+// declared (`.reqntid 16, 16, 1`). Another shape is an `Err` before launch, and the tile
+// indices `ty * TILE + tx` are then in bounds without a check.
+#[kernel(block = (16, 16))]
 pub fn matmul(a: &[f32], b: &[f32], c: &mut [f32], n: u32) {
     let mut ta = unsafe { shared_array::<f32, { TILE * TILE }>() };
     let mut tb = unsafe { shared_array::<f32, { TILE * TILE }>() };

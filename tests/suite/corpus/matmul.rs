@@ -7,7 +7,9 @@ use ptx_runtime::{kernel, DeviceBuffer, LaunchConfig, Result, Stream};
 
 pub const TILE: usize = 16;
 
-#[kernel]
+// Written for blocks of `TILE × TILE` threads, and declared so: a launch with another shape
+// is an `Err` before it runs, and the tile indices need no checks.
+#[kernel(block = (16, 16))]
 pub fn matmul(a: &[f32], b: &[f32], c: &mut [f32], n: u32) {
     let mut ta = unsafe { shared_array::<f32, { TILE * TILE }>() };
     let mut tb = unsafe { shared_array::<f32, { TILE * TILE }>() };

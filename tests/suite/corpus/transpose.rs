@@ -7,7 +7,9 @@ use ptx_runtime::{kernel, DeviceBuffer, LaunchConfig, Result, Stream};
 
 pub const T: usize = 32;
 
-#[kernel]
+// Written for blocks of 32 × 8 threads, and declared so: a launch with another shape is an
+// `Err` before it runs, and the tile indices need no checks (`%tid.y < 8`, `j <= 24`).
+#[kernel(block = (32, 8))]
 pub fn transpose(input: &[f32], output: &mut [f32], width: u32, height: u32) {
     let mut tile = unsafe { shared_array::<f32, 1056>() };
     let bx = block_idx_x() as usize * T;
