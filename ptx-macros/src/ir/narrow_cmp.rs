@@ -60,8 +60,7 @@ pub fn run(func: &mut Func) {
         .filter(|(_, _, cmp, x, y)| exact.decide(*cmp, Type::U64, x, y).is_none())
         .filter_map(|(b, i, cmp, x, y)| {
             let pieces = pieces_of.of(func, &[x.clone(), y.clone()]);
-            // Without a piece, only a `for` loop's counter can add to what the ranges know.
-            (!pieces.is_empty() || !func.entry_facts.is_empty()).then_some((b, i, cmp, x, y, pieces))
+            (!pieces.is_empty()).then_some((b, i, cmp, x, y, pieces))
         })
         .collect();
     if candidates.is_empty() {
@@ -138,7 +137,7 @@ pub fn run(func: &mut Func) {
         // larger bounds' analyses are then not needed for this compare.
         let smallest = BOUNDS.len() - 1;
         let mut found = None;
-        if !pieces.is_empty() && outcome(assumed[smallest].get_or_insert_with(|| const_range::assuming(func, BOUNDS[smallest]))).is_some() {
+        if outcome(assumed[smallest].get_or_insert_with(|| const_range::assuming(func, BOUNDS[smallest]))).is_some() {
             for (&bound, r) in BOUNDS.iter().zip(&mut assumed) {
                 if let Some(o) = outcome(r.get_or_insert_with(|| const_range::assuming(func, bound))) {
                     found = Some((bound, o));
