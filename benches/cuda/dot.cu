@@ -2,7 +2,7 @@
 // reduction per block; one partial sum per block.
 #include "common.cuh"
 
-extern "C" __global__ void dot(const float* __restrict__ x, usize x_len, const float* __restrict__ y, usize y_len, float* partial, usize partial_len) {
+extern "C" __global__ void __launch_bounds__(256) dot(const float* __restrict__ x, usize x_len, const float* __restrict__ y, usize y_len, float* partial, usize partial_len) {
     __shared__ float cache[256];
     usize tid = threadIdx.x;
     usize stride = (usize)(gridDim.x * blockDim.x);

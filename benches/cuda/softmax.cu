@@ -5,7 +5,7 @@
 // twin calls `expf`.
 #include "common.cuh"
 
-extern "C" __global__ void softmax(const float* __restrict__ x, usize x_len, float* y, usize y_len, unsigned cols) {
+extern "C" __global__ void __launch_bounds__(128) softmax(const float* __restrict__ x, usize x_len, float* y, usize y_len, unsigned cols) {
     __shared__ float red[128];
     usize row = blockIdx.x;
     usize tid = threadIdx.x;

@@ -114,6 +114,7 @@ impl Known {
 pub fn run(func: &mut Func) {
     let cfg = Cfg::new(func);
     let ranges = Ranges::compute(func);
+    let halves = Halves::find(func);
     let mut defs = vec![0usize; func.regs.len()];
     for r in func.blocks.iter().flat_map(|b| &b.insts).flat_map(|i| i.defs()) {
         defs[r.0 as usize] += 1;
@@ -181,6 +182,9 @@ pub fn run(func: &mut Func) {
                 }
                 _ => {}
             }
+            if let Some(f) = halves.sum_below(inst, &known) {
+                known.facts.push(f);
+            }
             if let (Some(f), None, [Arg::Reg(p), ..]) = (comparison(inst), inst.guard, op_args(inst)) {
                 known.preds.insert(*p, f);
             }
@@ -199,6 +203,52 @@ pub fn run(func: &mut Func) {
             }
         }
         out[b] = Some(known);
+    }
+}
+
+/// `x = a + b` where `a < b` is known is below `2·b`: a tree reduction's `red[tid + s]` under
+/// `if tid < s`, with `s` at most half the block (`block_dim_x() / 2`, halved on each step:
+/// a register written more than once, whose range is the union of what its writes produce,
+/// `narrow_reg::multi_def_ranges`). Under `launch_bounds(max_threads = 256)`, `s <= 128`, so
+/// `tid + s < 256` indexes a 256-element tile. The fact is recorded where the sum is computed,
+/// about the operands' values there; the sum is written once, so it holds wherever it is read.
+struct Halves {
+    /// The ranges with those of registers written more than once; only computed where a
+    /// function both adds and compares the same two registers.
+    ranges: Option<Ranges>,
+}
+
+impl Halves {
+    fn find(func: &Func) -> Halves {
+        let mut compared: Vec<(Reg, Reg)> = Vec::new();
+        let mut added: Vec<(Reg, Reg)> = Vec::new();
+        for inst in func.blocks.iter().flat_map(|b| &b.insts) {
+            match (&inst.kind, op_args(inst)) {
+                (InstKind::Op { opcode: Opcode::Setp(Cmp::Lt | Cmp::Gt, t), .. }, [_, Arg::Reg(a), Arg::Reg(b)]) if !t.is_signed() && !t.is_float() => compared.push((*a, *b)),
+                (InstKind::Op { opcode: Opcode::Arith(super::Arith::Add, Mode::None, t), defs: 1, .. }, [_, Arg::Reg(a), Arg::Reg(b)]) if !t.is_float() => added.push((*a, *b)),
+                _ => {}
+            }
+        }
+        let pair = |(a, b): &(Reg, Reg)| compared.iter().any(|&(x, y)| (x, y) == (*a, *b) || (x, y) == (*b, *a));
+        let ranges = added.iter().any(pair).then(|| Ranges::compute_from(func, super::narrow_reg::multi_def_ranges(func)));
+        Halves { ranges }
+    }
+
+    /// For an unguarded `add x, a, b` with `a < b` (or `b < a`) known: `x < 2·max(b)`.
+    fn sum_below(&self, inst: &super::Inst, known: &Known) -> Option<Fact> {
+        let ranges = self.ranges.as_ref()?;
+        let (InstKind::Op { opcode: Opcode::Arith(super::Arith::Add, Mode::None, t), defs: 1, .. }, None, [Arg::Reg(x), Arg::Reg(a), Arg::Reg(b)]) = (&inst.kind, inst.guard, op_args(inst)) else { return None };
+        if t.is_float() {
+            return None;
+        }
+        let ty = Type::u(t.bits());
+        let (a, b) = (Operand::Reg(*a), Operand::Reg(*b));
+        let less = |x: Operand, y: Operand| known.facts.iter().any(|k| k.ty == ty && ((k.cmp == Cmp::Lt && k.a == x && k.b == y) || (k.cmp == Cmp::Gt && k.a == y && k.b == x)));
+        let larger = if less(a, b) { b } else if less(b, a) { a } else { return None };
+        let hi = ranges.of(&larger.arg(), t.bits())?.hi;
+        // `x <= 2·hi - 1`, which must not wrap at the add's width.
+        let bound = hi.checked_mul(2).filter(|&v| t.bits() == 64 || v <= 1u64 << t.bits())?;
+        Some(Fact { cmp: Cmp::Lt, ty, a: Operand::Reg(*x), b: Operand::Int(i64::try_from(bound).ok()?) })
     }
 }
 

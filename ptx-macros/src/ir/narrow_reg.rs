@@ -291,11 +291,36 @@ fn rewrite(func: &mut Func, inst: Inst, set: &HashSet<Reg>, twin: &HashMap<Reg, 
 /// that reads a register with nothing yet is skipped in that round). A register still growing
 /// after [`ROUNDS`] rounds, or written by something without an exact range, has none, and the
 /// iteration starts again without it, since others may have used its partial range.
-fn multi_def_ranges(func: &Func) -> HashMap<Reg, Range> {
+pub(super) fn multi_def_ranges(func: &Func) -> HashMap<Reg, Range> {
     let defs = def_counts(func);
     let base = Ranges::compute(func);
     let multi = |r: &Reg| defs.get(r.0 as usize).is_some_and(|n| *n > 1) && func.regs[r.0 as usize] == RegClass::B64;
-    let sites: Vec<(Reg, &Inst)> = func.blocks.iter().flat_map(|b| &b.insts).flat_map(|i| i.defs().into_iter().filter(multi).map(move |r| (r, i))).collect();
+    // A write `mov r, t` of a value `t` written once, unguarded (`s /= 2` before moves are
+    // coalesced: `shr t, s, 1; mov s, t`), counts as the instruction that computes `t`: `t`
+    // holds what that instruction made of its operands, each within its range or estimate.
+    let once: HashMap<Reg, &Inst> = func
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .filter(|i| i.guard.is_none() && matches!(i.kind, InstKind::Op { defs: 1, .. }))
+        .flat_map(|i| i.defs().into_iter().filter(|t| defs.get(t.0 as usize) == Some(&1)).map(move |t| (t, i)))
+        .collect();
+    let source = |i: &'_ Inst| -> Option<Reg> {
+        match (&i.kind, i.guard) {
+            (InstKind::Op { opcode: Opcode::Mov(_), defs: 1, args }, None) => match args.get(1) {
+                Some(Arg::Reg(t)) => Some(*t),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    let sites: Vec<(Reg, &Inst)> = func
+        .blocks
+        .iter()
+        .flat_map(|b| &b.insts)
+        .flat_map(|i| i.defs().into_iter().filter(multi).map(move |r| (r, i)))
+        .map(|(r, i)| (r, source(i).and_then(|t| once.get(&t).copied()).unwrap_or(i)))
+        .collect();
     if sites.is_empty() {
         return HashMap::default();
     }

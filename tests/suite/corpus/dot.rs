@@ -5,7 +5,9 @@ use super::{assert_bits_eq, assert_close, Rng};
 use ptx_runtime::device::*;
 use ptx_runtime::{kernel, DeviceBuffer, LaunchConfig, Result, Stream};
 
-#[kernel]
+// Written for blocks of at most 256 threads (the `cache` tile), and declared so, as CUDA's
+// `__launch_bounds__(256)` (the twin has it too): a larger block is an `Err` before launch.
+#[kernel(launch_bounds(max_threads = 256))]
 pub fn dot(x: &[f32], y: &[f32], partial: &mut [f32]) {
     let mut cache = unsafe { shared_array::<f32, 256>() };
     let tid = thread_idx_x() as usize;

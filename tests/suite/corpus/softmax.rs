@@ -7,7 +7,9 @@ use super::{assert_close, Rng};
 use ptx_runtime::device::*;
 use ptx_runtime::{kernel, DeviceBuffer, LaunchConfig, Result, Stream};
 
-#[kernel]
+// Written for blocks of at most 128 threads (the `red` tile), and declared so, as CUDA's
+// `__launch_bounds__(128)` (the twin has it too): a larger block is an `Err` before launch.
+#[kernel(launch_bounds(max_threads = 128))]
 pub fn softmax(x: &[f32], y: &mut [f32], cols: u32) {
     let mut red = unsafe { shared_array::<f32, 128>() };
     let row = block_idx_x() as usize;
