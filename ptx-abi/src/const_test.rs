@@ -73,6 +73,17 @@ pub const fn trip(start: u128, step: u128, end: Bounds) -> Bounds {
     Some((start, start + (hi - 1 - start) / step * step))
 }
 
+/// `max / p` as a piece: the largest value whose product with `p` is at most `max` (a test
+/// that a product by a constant does not wrap compares the other factor with it). `max` where
+/// `p` is 0, and 0 where `p` is not a number, so that every product but by 0 counts as too large.
+pub const fn quotient(max: u64, p: Piece) -> Piece<'static> {
+    match value(p) {
+        Some(0) => Piece::Dec(max),
+        Some(v) => Piece::Dec(max / v),
+        None => Piece::Dec(0),
+    }
+}
+
 /// Whether every value of `x` is below every value of `y` (`or_equal`: at most); false where
 /// either is not known.
 pub const fn below(x: Bounds, y: Bounds, or_equal: bool) -> bool {
@@ -157,5 +168,8 @@ mod tests {
         assert!(multiple_of_difference(Some(3), Some(u64::MAX - 12), 16), "modulo 2^64");
         assert!(!multiple_of_difference(None, Some(0), 4));
         assert!(matches!(outcome(true), Piece::Dec(1)) && matches!(outcome(false), Piece::Dec(0)));
+        assert!(matches!(quotient(u64::MAX, tile), Piece::Dec(v) if v == u64::MAX / 16));
+        assert!(matches!(quotient(u32::MAX as u64, Piece::Dec(0)), Piece::Dec(v) if v == u32::MAX as u64));
+        assert!(matches!(quotient(u64::MAX, Piece::Str("x")), Piece::Dec(0)));
     }
 }

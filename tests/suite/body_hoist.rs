@@ -52,6 +52,27 @@ pub fn strided(x: &[u32], out: &mut [u32], m: usize, c: usize, n: usize) {
     out[0] = s;
 }
 
+pub const M3: usize = 3;
+pub const M_MAX: usize = usize::MAX;
+
+/// `k * M + c` with `M` a `const` item (a piece rustc writes): the product's overflow test is
+/// `n - 1 > usize::MAX / M`, the quotient a piece too, which ptxas folds with the rest where
+/// the operands are constants; no `mul.hi`.
+macro_rules! strided_by {
+    ($($name:ident: $m:ident);*) => {$(
+        #[kernel]
+        pub fn $name(x: &[u32], out: &mut [u32], c: usize, n: usize) {
+            let mut s = 0u32;
+            for k in 0..n {
+                s = s.wrapping_add(x[k.wrapping_mul($m).wrapping_add(c)]);
+            }
+            out[0] = s;
+        }
+    )*};
+}
+
+strided_by!(strided_by_3: M3; strided_by_max: M_MAX);
+
 /// A `u32` index widened after a 32-bit addition that may wrap: tested before the loop at the
 /// last trip (no carry), and where it carries the check stays in the loop and decides.
 #[kernel]
@@ -195,6 +216,31 @@ fn an_index_that_may_wrap_is_checked_before_the_loop_only_where_it_does_not() {
     assert_eq!(ob.to_vec().unwrap(), [x[5] + x[4] + x[3] + x[2]]);
     // 2, 1, 0, then 2^64 - 1: the check in the loop stops it.
     expect_bounds_failure(strided::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut ob, usize::MAX, 2usize, 4usize), at);
+}
+
+#[test]
+fn a_product_by_a_const_item_is_tested_against_its_quotient() {
+    // The overflow test compares with `MAX / M`, a piece rustc wrote (6148914691236517205 for
+    // 3, 1 for `usize::MAX`), not a `mul.hi`.
+    for (name, ptx, q) in [("strided_by_3", strided_by_3::PTX, u64::MAX / 3), ("strided_by_max", strided_by_max::PTX, 1)] {
+        assert!(assemble(name, ptx), "{name}");
+        assert!(!ptx.contains("mul.hi"), "{name}: {ptx}");
+        assert!(ptx.lines().any(|l| l.contains("setp.gt.u64") && l.trim_end().ends_with(&format!(", {q};"))), "{name}: {ptx}");
+    }
+    let stream = cpu_stream();
+    let x: Vec<u32> = (0..13u32).map(|k| 1 << k).collect();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 1).unwrap();
+    // A kernel made by `macro_rules!` reports the line of the macro's invocation.
+    let at = "strided_by!(strided_by_3: M3; strided_by_max: M_MAX);";
+    strided_by_3::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut ob, 1usize, 4usize).unwrap();
+    assert_eq!(ob.to_vec().unwrap(), [x[1] + x[4] + x[7] + x[10]]);
+    expect_bounds_failure(strided_by_3::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut ob, 1usize, 5usize), at);
+    // By `usize::MAX` the product wraps from the second trip (`4 > 1`): the checks stay in the
+    // loop and decide. 5, 4, 3, 2 are in bounds; 2, 1, 0, 2^64 - 1 is not.
+    strided_by_max::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut ob, 5usize, 4usize).unwrap();
+    assert_eq!(ob.to_vec().unwrap(), [x[5] + x[4] + x[3] + x[2]]);
+    expect_bounds_failure(strided_by_max::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut ob, 2usize, 4usize), at);
 }
 
 #[test]

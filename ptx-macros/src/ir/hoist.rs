@@ -483,11 +483,10 @@ fn affine_fails(func: &mut Func, out: &mut Vec<Inst>, m: &Move, at_first: &HashM
     };
     let n = func.fresh(RegClass::B64);
     out.push(Inst::op(Opcode::arith(Arith::Sub, Type::S64), 1, vec![Arg::Reg(n), last.clone(), start.clone()]));
-    let (hi, lo) = (func.fresh(RegClass::B64), func.fresh(RegClass::B64));
-    out.push(Inst::op(Opcode::Arith(Arith::Mul, Mode::Hi, Type::U64), 1, vec![Arg::Reg(hi), Arg::Reg(n), slope.clone()]));
+    let lo = func.fresh(RegClass::B64);
+    let big = high_product(func, out, Type::U64, Arg::Reg(n), slope.clone());
     out.push(Inst::op(Opcode::Arith(Arith::Mul, Mode::Lo, Type::S64), 1, vec![Arg::Reg(lo), Arg::Reg(n), slope]));
-    let (big, far) = (func.fresh(RegClass::Pred), func.fresh(RegClass::Pred));
-    out.push(Inst::op(Opcode::Setp(Cmp::Ne, Type::U64), 1, vec![Arg::Reg(big), Arg::Reg(hi), Arg::imm(0)]));
+    let far = func.fresh(RegClass::Pred);
     out.push(Inst::op(Opcode::Setp(Cmp::Lt, Type::S64), 1, vec![Arg::Reg(far), Arg::Reg(lo), Arg::imm(0)]));
     let first_fails = check(func, out, m.setp.clone(), first, len);
     let a = or(func, out, Some(big), far);
@@ -528,11 +527,7 @@ fn step_fails(func: &mut Func, out: &mut Vec<Inst>, step: &Inst, test: StepTest,
         StepTest::Always => out.push(Inst::op(Opcode::Mov(Type::Pred), 1, vec![Arg::Reg(bad), Arg::imm(0)])),
         StepTest::NoCarryAtLast => out.push(setp(Cmp::Lt, at(at_last, &args[0]), at(at_last, &args[k]))),
         StepTest::NoBorrowAtFirst => out.push(setp(Cmp::Lt, at(at_first, &args[k]), at(at_first, &other))),
-        StepTest::NoHighAtLast => {
-            let hi = func.fresh(class);
-            out.push(Inst::op(Opcode::Arith(Arith::Mul, Mode::Hi, ty), 1, vec![Arg::Reg(hi), at(at_last, &args[k]), at(at_last, &other)]));
-            out.push(setp(Cmp::Ne, Arg::Reg(hi), Arg::imm(0)));
-        }
+        StepTest::NoHighAtLast => return high_product(func, out, ty, at(at_last, &args[k]), at(at_last, &other)),
         StepTest::NoShiftOutAtLast(0) => out.push(Inst::op(Opcode::Mov(Type::Pred), 1, vec![Arg::Reg(bad), Arg::imm(0)])),
         StepTest::NoShiftOutAtLast(s) => {
             let hi = func.fresh(class);
@@ -541,6 +536,39 @@ fn step_fails(func: &mut Func, out: &mut Vec<Inst>, step: &Inst, test: StepTest,
         }
     }
     bad
+}
+
+/// A predicate that holds when the unsigned product `a · b` does not fit in `ty`. By a
+/// constant `m` (the matmul's `TILE`, the slope of `k * TILE + tx`) it is `a > MAX / m`
+/// ([`quotient`]), a compare ptxas folds when `a` is a constant too, where it kept the 64-bit
+/// `mul.hi` of two constants as six uniform instructions and the test's other version alive.
+fn high_product(func: &mut Func, out: &mut Vec<Inst>, ty: Type, a: Arg, b: Arg) -> Reg {
+    let bad = func.fresh(RegClass::Pred);
+    match (quotient(ty, &b), quotient(ty, &a)) {
+        (Some(q), _) => out.push(Inst::op(Opcode::Setp(Cmp::Gt, ty), 1, vec![Arg::Reg(bad), a, q])),
+        (None, Some(q)) => out.push(Inst::op(Opcode::Setp(Cmp::Gt, ty), 1, vec![Arg::Reg(bad), b, q])),
+        (None, None) => {
+            let class = if ty.bits() >= 64 { RegClass::B64 } else if ty.bits() == 16 { RegClass::B16 } else { RegClass::B32 };
+            let hi = func.fresh(class);
+            out.push(Inst::op(Opcode::Arith(Arith::Mul, Mode::Hi, ty), 1, vec![Arg::Reg(hi), a, b]));
+            out.push(Inst::op(Opcode::Setp(Cmp::Ne, ty), 1, vec![Arg::Reg(bad), Arg::Reg(hi), Arg::imm(0)]));
+        }
+    }
+    bad
+}
+
+/// For a constant factor `m` (an immediate, or a piece rustc writes): `MAX / m` of the unsigned
+/// type `ty`, the largest value whose product with `m` fits (`MAX` for `m = 0`), as an operand.
+pub(super) fn quotient(ty: Type, m: &Arg) -> Option<Arg> {
+    let max = if ty.bits() >= 64 { u64::MAX } else { (1u64 << ty.bits()) - 1 };
+    match m {
+        Arg::Imm(super::Imm::Int(v)) => {
+            let v = *v as u64 & max;
+            Some(Arg::imm((if v == 0 { max } else { max / v }) as i64))
+        }
+        Arg::Sym(super::Sym::Piece(p)) => Some(Arg::Sym(super::Sym::Piece(quote::quote!(::ptx_runtime::__private::const_test::quotient(#max, #p))))),
+        _ => None,
+    }
 }
 
 fn reg_of(a: &Arg) -> Reg {

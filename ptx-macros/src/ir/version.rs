@@ -582,10 +582,15 @@ impl Derive<'_> {
                 // May wrap: tested.
                 let fits = match op {
                     Arith::Add => self.emit(RegClass::Pred, Opcode::Setp(Cmp::Ge, Type::u(bits)), vec![Arg::Reg(result), ua]),
-                    Arith::Mul => {
-                        let high = self.emit(class(bits), Opcode::Arith(Arith::Mul, Mode::Hi, Type::u(bits)), vec![ua, ub]);
-                        self.emit(RegClass::Pred, Opcode::Setp(Cmp::Eq, Type::u(bits)), vec![Arg::Reg(high), Arg::imm(0)])
-                    }
+                    // By a constant (`TILE`): compared with `MAX / TILE`, which ptxas folds.
+                    Arith::Mul => match (super::hoist::quotient(Type::u(bits), &ub), super::hoist::quotient(Type::u(bits), &ua)) {
+                        (Some(q), _) => self.emit(RegClass::Pred, Opcode::Setp(Cmp::Le, Type::u(bits)), vec![ua, q]),
+                        (None, Some(q)) => self.emit(RegClass::Pred, Opcode::Setp(Cmp::Le, Type::u(bits)), vec![ub, q]),
+                        (None, None) => {
+                            let high = self.emit(class(bits), Opcode::Arith(Arith::Mul, Mode::Hi, Type::u(bits)), vec![ua, ub]);
+                            self.emit(RegClass::Pred, Opcode::Setp(Cmp::Eq, Type::u(bits)), vec![Arg::Reg(high), Arg::imm(0)])
+                        }
+                    },
                     _ => {
                         let Arg::Imm(Imm::Int(s)) = ub else { return None };
                         if s == 0 {
