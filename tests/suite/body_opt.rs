@@ -563,3 +563,50 @@ fn loops_are_rotated_and_compute_the_same() {
     loop_shapes::launch(&stream, LaunchConfig::new(1, 32), &empty, &mut ob, 5).unwrap();
     assert_eq!(ob.to_vec().unwrap(), loop_shapes_on_host(&[], 8, 5));
 }
+
+/// An `if` whose arms the optimiser empties (`let t = ..;` with `t` never read), in a loop:
+/// the branch is a jump once nothing tells its two ways apart, and what only it read goes. The
+/// branch left in was the shape on which ptxas 13.5 crashed for sm_75 at -O1 and above
+/// (difftest seed 208851637, kernel 11).
+#[kernel]
+#[allow(unused_variables)]
+pub fn empty_arms(x: &[f32], out: &mut [u32], n: u16, m: u16) {
+    let (a, b) = (x[0], x[1]);
+    let mut c = 0u32;
+    for i in 3u16..n {
+        if a >= b {
+            if i < m {
+                let t = i.wrapping_mul(3);
+            }
+        } else {
+            let u = i.wrapping_add(1);
+        }
+        c += 2;
+    }
+    out[0] = c;
+}
+
+#[test]
+fn a_branch_whose_ways_meet_is_a_jump() {
+    let ptx = empty_arms::PTX;
+    assert!(assemble("empty_arms", ptx));
+    // The loop's counter test and the checks of `x[0]`, `x[1]` and `out[0]` are the only
+    // conditional branches: no compare of the two floats is left, nor `i < m`.
+    assert!(!ptx.contains("setp.ge.f32"), "{ptx}");
+    assert_eq!(ptx.lines().filter(|l| l.trim_start().starts_with("setp.lt.u16")).count(), 1, "{ptx}");
+    let lines: Vec<&str> = ptx.lines().map(str::trim).filter(|l| !l.starts_with(".loc")).collect();
+    for w in lines.windows(2) {
+        if let (Some(target), Some(label)) = (w[0].strip_prefix('@').and_then(|b| b.split("bra").nth(1)), w[1].strip_suffix(':')) {
+            assert_ne!(target.trim().trim_end_matches(';').trim(), label, "a branch to the next line: {ptx}");
+        }
+    }
+    let stream = cpu_stream();
+    let xb = DeviceBuffer::from_slice(&stream, &[2.0f32, 1.0, 9.0]).unwrap();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, 1).unwrap();
+    for n in [0u16, 3, 4, 10] {
+        empty_arms::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut ob, n, 6).unwrap();
+        let mut want = [0u32];
+        empty_arms(&[2.0, 1.0, 9.0], &mut want, n, 6);
+        assert_eq!(ob.to_vec().unwrap(), want, "n = {n}");
+    }
+}

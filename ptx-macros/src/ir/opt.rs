@@ -40,6 +40,9 @@
 //!   as nvcc's loops are.
 //! - **Move coalescing**: `op t, ...; mov x, t;` where `t` is used only by that `mov` becomes
 //!   `op x, ...;` (assignments to mutable locals, `if`/`loop` results).
+//! - **Merged branches**: a branch whose two ways meet before either does anything (an `if`
+//!   whose arms dead code emptied) becomes a jump, and what only it read goes (ptxas 13.5
+//!   crashed on such branches in loops for sm_75).
 //! - **Dead code**: instructions without side effects whose results nothing with an effect
 //!   reads, directly or through other such instructions, are removed (unused parameter loads,
 //!   address arithmetic of unused fields, `v /= 7` of a variable never read again).
@@ -77,6 +80,41 @@ pub fn run(func: &mut Func) {
     remove_dead(func);
     // Last: the passes above find loops by their tested headers.
     super::rotate::run(func);
+    // Then branches left with nothing to choose between, and what only they read (which may
+    // empty the arms of an enclosing `if`).
+    while merge_branches(func) {
+        remove_dead(func);
+    }
+}
+
+/// A branch whose two ways meet before either does anything (they reach one block through
+/// blocks that only jump: an `if` whose arms the passes above emptied) becomes a jump to its
+/// fall-through way. ptxas 13.5 segfaulted for sm_75 at -O1 and above on such branches in a
+/// loop (difftest seed 208851637, kernel 11: `if c { let t = ..; }` with nothing left of `t`).
+/// Whether any branch changed.
+fn merge_branches(func: &mut Func) -> bool {
+    let n = func.blocks.len();
+    // Where a block leads, followed through blocks that only jump (not round a cycle of them).
+    let lands = |func: &Func, b: usize| {
+        let mut at = b;
+        for _ in 0..n {
+            match func.blocks[at].term {
+                super::Term::Jump(t) if func.blocks[at].insts.is_empty() && t.0 as usize != at => at = t.0 as usize,
+                _ => break,
+            }
+        }
+        at
+    };
+    let mut changed = false;
+    for b in 0..n {
+        if let super::Term::Branch { if_true, if_false, .. } = func.blocks[b].term {
+            if lands(func, if_true.0 as usize) == lands(func, if_false.0 as usize) {
+                func.blocks[b].term = super::Term::Jump(if_false);
+                changed = true;
+            }
+        }
+    }
+    changed
 }
 
 /// How many times each register is read, by register number.
