@@ -19,7 +19,7 @@
 //! `k` at what the advance wrote, below `s`: in the range too.
 
 use super::range::{Range, Ranges};
-use super::{Arg, Arith, Func, Imm, InstKind, Mode, Opcode, Reg, Sym};
+use super::{Arg, Arith, Func, Imm, InstKind, Opcode, Reg, Sym};
 use proc_macro2::TokenStream;
 use quote::quote;
 use super::fast_hash::{HashMap, HashSet};
@@ -134,20 +134,13 @@ fn for_counters(func: &Func) -> Vec<(Reg, Arg, u32)> {
 fn counter_range(func: &Func, k: Reg, end: Range, defs: &[u32]) -> Option<Range> {
     let advancing: Vec<usize> = func.for_loops.iter().map(|f| f.next.0 as usize).collect();
     let (mut lo, mut hi, mut step) = (u64::MAX, 0u64, 0u64);
-    // `add d, k, s`, unguarded: the step `s`.
-    let adds = |inst: &super::Inst, d: Reg| match (&inst.kind, inst.guard) {
-        (InstKind::Op { opcode: Opcode::Arith(Arith::Add, Mode::None, t), defs: 1, args }, None) if !t.is_float() => match args[..] {
-            [Arg::Reg(x), Arg::Reg(y), Arg::Imm(Imm::Int(s))] if x == d && y == k && s > 0 => Some(s as u64),
-            _ => None,
-        },
-        _ => None,
-    };
     for (b, block) in func.blocks.iter().enumerate() {
         for (i, inst) in block.insts.iter().enumerate() {
             if !inst.defs().contains(&k) {
                 continue;
             }
-            if let Some(s) = adds(inst, k) {
+            // An advance by a constant step, only in the advancing block.
+            if let Some(s) = super::trips::advance(func, defs, b, i, k) {
                 if !advancing.contains(&b) {
                     return None;
                 }
@@ -159,11 +152,6 @@ fn counter_range(func: &Func, k: Reg, end: Range, defs: &[u32]) -> Option<Range>
                     Arg::Imm(Imm::Int(c)) => {
                         lo = lo.min(c as u64);
                         hi = hi.max(c as u64);
-                    }
-                    // `add t, k, s; mov k, t` in the advancing block.
-                    Arg::Reg(t) if advancing.contains(&b) && defs.get(t.0 as usize) == Some(&1) => {
-                        let s = block.insts[..i].iter().rev().find(|p| p.defs().contains(&t)).and_then(|p| adds(p, t))?;
-                        step = step.max(s);
                     }
                     _ => return None,
                 },

@@ -75,6 +75,7 @@ fn trip(func: &Func, cfg: &Cfg, l: &Loop, k: Reg, end: &Arg) -> Option<Trip> {
     if matches!(end, Arg::Reg(e) if writes(func, *e).any(|(b, _)| l.contains(b))) {
         return None;
     }
+    let defs = super::range::def_counts(func);
     let (mut starts, mut steps, mut first) = (Vec::new(), Vec::new(), None);
     let mut lattice = true;
     for (b, i) in writes(func, k) {
@@ -84,7 +85,7 @@ fn trip(func: &Func, cfg: &Cfg, l: &Loop, k: Reg, end: &Arg) -> Option<Trip> {
                 return None;
             }
             first = Some(first.map_or(i, |f: usize| f.min(i)));
-            match step(func, b, i, k) {
+            match advance(func, &defs, b, i, k) {
                 Some(s) => steps.push(s),
                 None => lattice = false,
             }
@@ -113,8 +114,9 @@ fn writes(func: &Func, r: Reg) -> impl Iterator<Item = (usize, usize)> + '_ {
 }
 
 /// The constant step of the write of `k` at instruction `i` of block `b`: `add k, k, s`, or
-/// `mov k, t` after `add t, k, s` in the same block.
-fn step(func: &Func, b: usize, i: usize, k: Reg) -> Option<u64> {
+/// `mov k, t` after `add t, k, s` in the same block with `t` written nowhere else (`defs`:
+/// each register's number of writes). `ir::const_range` reads counters' steps the same way.
+pub(super) fn advance(func: &Func, defs: &[u32], b: usize, i: usize, k: Reg) -> Option<u64> {
     let insts = &func.blocks[b].insts;
     let adds = |inst: &super::Inst, d: Reg| match (&inst.kind, inst.guard) {
         (InstKind::Op { opcode: Opcode::Arith(Arith::Add, Mode::None, t), defs: 1, args }, None) if !t.is_float() => match args[..] {
@@ -129,12 +131,7 @@ fn step(func: &Func, b: usize, i: usize, k: Reg) -> Option<u64> {
     }
     match (&inst.kind, inst.guard) {
         (InstKind::Op { opcode: Opcode::Mov(_), defs: 1, args }, None) => match args[1] {
-            Arg::Reg(t) => {
-                let def = insts[..i].iter().rev().find(|p| p.defs().contains(&t))?;
-                // `t` must not be written elsewhere (its value is the sum computed here).
-                (writes(func, t).count() == 1).then_some(())?;
-                adds(def, t)
-            }
+            Arg::Reg(t) if defs.get(t.0 as usize) == Some(&1) => adds(insts[..i].iter().rev().find(|p| p.defs().contains(&t))?, t),
             _ => None,
         },
         _ => None,
