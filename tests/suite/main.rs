@@ -10,6 +10,7 @@ mod atomics_oracle;
 mod body_calls;
 mod body_combine;
 mod body_strength;
+mod body_reassoc;
 mod body_subsume;
 mod body_compare;
 mod body_const_range;

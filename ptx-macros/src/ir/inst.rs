@@ -196,6 +196,41 @@ impl Inst {
     }
 }
 
+impl Inst {
+    /// Reads of the registers `map` names made reads of the registers it maps them to (the
+    /// guard, the read operands, and the bases of written memory operands).
+    pub fn rename_uses(&mut self, map: &super::fast_hash::HashMap<Reg, Reg>) {
+        fn arg(a: &mut Arg, map: &super::fast_hash::HashMap<Reg, Reg>) {
+            match a {
+                Arg::Reg(r) => {
+                    if let Some(n) = map.get(r) {
+                        *r = *n;
+                    }
+                }
+                Arg::Mem { base, .. } => arg(base, map),
+                Arg::Vec(v) | Arg::Index(v) => v.iter_mut().for_each(|a| arg(a, map)),
+                Arg::Imm(_) | Arg::Sym(_) => {}
+            }
+        }
+        if let Some((g, _)) = &mut self.guard {
+            if let Some(n) = map.get(g) {
+                *g = *n;
+            }
+        }
+        match &mut self.kind {
+            InstKind::Op { defs, args, .. } => {
+                for (i, a) in args.iter_mut().enumerate() {
+                    if i >= *defs || matches!(a, Arg::Mem { .. }) {
+                        arg(a, map);
+                    }
+                }
+            }
+            InstKind::Asm { operands, .. } => operands.iter_mut().for_each(|a| arg(a, map)),
+            _ => {}
+        }
+    }
+}
+
 /// How a block ends.
 #[derive(Clone, Debug)]
 pub enum Term {

@@ -24,6 +24,12 @@
 //! - **32-bit compares** ([`super::narrow_cmp`]): a 64-bit compare whose operands are below
 //!   2^32 when the outside constants (`T`, `TILE`) are small, or that they decide, made so
 //!   under a test of those constants that ptxas folds ([`super::const_range`]).
+//! - **Repeated arithmetic** ([`super::cse`]): integer arithmetic that a dominating
+//!   instruction already computed (an index written for its check and its access) is read
+//!   from there.
+//! - **Invariant parts of indices** ([`super::reassoc`]): in a `for` loop with a constant end,
+//!   which ptxas unrolls, an index becomes a base computed before the loop plus multiples of
+//!   the counter, which ptxas folds into immediate offsets.
 //! - **Pointer induction variables** ([`super::strength`]): an address that steps with a
 //!   `for` loop's 64-bit counter becomes a pointer advanced with it.
 //! - **Loop-invariant arithmetic** ([`super::licm`]): computed once before the loop (the
@@ -65,6 +71,8 @@ pub fn run(func: &mut Func) {
     super::licm::run(func);
     coalesce_moves(func);
     // After the moves are coalesced: an index is then the `add` that computes it.
+    super::cse::run(func);
+    super::reassoc::run(func);
     super::strength::run(func);
     // After every pass that reads `Func::for_loops` or counts a register's writes.
     super::version::run(func);
