@@ -22,6 +22,9 @@ use super::hoist::single_defs;
 use super::{Arg, Func, Imm, InstKind, Opcode, Reg, Term};
 use super::fast_hash::HashMap;
 
+/// What an instruction computes: its opcode and operands.
+type Key = (Opcode, Vec<Operand>);
+
 /// An operand of a merged instruction.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Operand {
@@ -44,9 +47,9 @@ pub fn run(func: &mut Func) {
     let counters = counters(func, &cfg);
     let mut rename: HashMap<Reg, Reg> = HashMap::default();
     let mut gone: Vec<(usize, usize)> = Vec::new();
-    let mut seen: HashMap<(Opcode, Vec<Operand>), (Reg, (usize, usize))> = HashMap::default();
+    let mut seen: HashMap<Key, (Reg, (usize, usize))> = HashMap::default();
     // (block, values it added): `Some` when the walk leaves the block and forgets them.
-    let mut stack: Vec<(usize, Option<Vec<(Opcode, Vec<Operand>)>>)> = vec![(0, None)];
+    let mut stack: Vec<(usize, Option<Vec<Key>>)> = vec![(0, None)];
     while let Some((b, added)) = stack.pop() {
         if let Some(keys) = added {
             for k in keys {
@@ -134,7 +137,7 @@ fn counters(func: &Func, cfg: &Cfg) -> HashMap<Reg, Counter> {
 }
 
 /// Operands already merged are read as what they were merged into.
-fn key(inst: &super::Inst, single: &super::hoist::DefSites, rename: &HashMap<Reg, Reg>, counters: &HashMap<Reg, Counter>) -> Option<((Opcode, Vec<Operand>), Reg)> {
+fn key(inst: &super::Inst, single: &super::hoist::DefSites, rename: &HashMap<Reg, Reg>, counters: &HashMap<Reg, Counter>) -> Option<(Key, Reg)> {
     let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { return None };
     let int = |t: &super::Type| !t.is_float() && *t != super::Type::Pred;
     let merged = match opcode {

@@ -150,7 +150,6 @@ impl Ctx<'_> {
 /// Walks an index from one instruction, collecting the instructions it follows.
 struct Walk<'a> {
     ctx: &'a Ctx<'a>,
-    at: (usize, usize),
     chain: Vec<(usize, usize)>,
     reads_counter: bool,
     /// A followed `mul.lo` multiplies a changing value other than the counter by an invariant
@@ -162,7 +161,7 @@ struct Walk<'a> {
 impl Walk<'_> {
     /// `a` as a sum at width `bits` (`low`: the low halves of a 64-bit chain under a
     /// `cvt.u32.u64`).
-    fn arg(&mut self, a: &Arg, bits: u32, low: bool, depth: usize) -> Option<Sum> {
+    fn arg(&mut self, a: &Arg, reader: (usize, usize), bits: u32, low: bool, depth: usize) -> Option<Sum> {
         let ctx = self.ctx;
         match a {
             Arg::Imm(Imm::Int(v)) => Some(vec![Product { coef: *v as u64, inv: vec![], var: None }]),
@@ -175,7 +174,8 @@ impl Walk<'_> {
                     return var;
                 }
                 let &(db, di) = ctx.single.get(r)?;
-                let (b, i) = self.at;
+                // Written before the instruction that reads it, in the same trip.
+                let (b, i) = reader;
                 let before = if db == b { di < i } else { ctx.l.contains(db) && ctx.cfg.dominates(db, b) };
                 if !before {
                     return None;
@@ -197,16 +197,16 @@ impl Walk<'_> {
         let int = |t: &Type| !t.is_float() && t.bits() == bits && *t != Type::Pred;
         let sum = match (opcode, &args[..]) {
             (Opcode::Arith(Arith::Add, Mode::None, t), [_, x, y]) if int(t) => {
-                let x = self.arg(x, bits, low, depth + 1)?;
-                add(x, self.arg(y, bits, low, depth + 1)?, 1)?
+                let x = self.arg(x, site, bits, low, depth + 1)?;
+                add(x, self.arg(y, site, bits, low, depth + 1)?, 1)?
             }
             (Opcode::Arith(Arith::Sub, Mode::None, t), [_, x, y]) if int(t) => {
-                let x = self.arg(x, bits, low, depth + 1)?;
-                add(x, self.arg(y, bits, low, depth + 1)?, u64::MAX)?
+                let x = self.arg(x, site, bits, low, depth + 1)?;
+                add(x, self.arg(y, site, bits, low, depth + 1)?, u64::MAX)?
             }
             (Opcode::Arith(Arith::Mul, Mode::Lo, t), [_, x, y]) if int(t) => {
-                let x = self.arg(x, bits, low, depth + 1)?;
-                let y = self.arg(y, bits, low, depth + 1)?;
+                let x = self.arg(x, site, bits, low, depth + 1)?;
+                let y = self.arg(y, site, bits, low, depth + 1)?;
                 // `a · b` with `b` an invariant register, and `a` something other than a
                 // multiple of the counter (`(y0 + j) · w`).
                 let by_value = |a: &Sum, b: &Sum| {
@@ -218,13 +218,13 @@ impl Walk<'_> {
                 mul(&x, &y)?
             }
             (Opcode::Arith(Arith::Shl, Mode::None, t), [_, x, Arg::Imm(Imm::Int(s))]) if int(t) && (0..bits as i64).contains(s) => {
-                let x = self.arg(x, bits, low, depth + 1)?;
+                let x = self.arg(x, site, bits, low, depth + 1)?;
                 add(vec![], x, 1u64 << s)?
             }
-            (Opcode::Mov(t), [_, x @ Arg::Reg(_)]) if int(t) => self.arg(x, bits, low, depth + 1)?,
+            (Opcode::Mov(t), [_, x @ Arg::Reg(_)]) if int(t) => self.arg(x, site, bits, low, depth + 1)?,
             // The low half of a 64-bit chain, followed where it holds more than one value.
             (Opcode::Cvt(Mode::None, to, from), [_, x @ Arg::Reg(_)]) if bits == 32 && !low && to.bits() == 32 && from.bits() == 64 && !to.is_float() && !from.is_float() => {
-                let sum = self.arg(x, 64, true, depth + 1)?;
+                let sum = self.arg(x, site, 64, true, depth + 1)?;
                 if sum.len() < 2 {
                     return None;
                 }
@@ -237,9 +237,19 @@ impl Walk<'_> {
     }
 }
 
+/// An index to rewrite: the block entering the loop, the index's instruction, its sum, width
+/// and register.
+struct Found {
+    pre: usize,
+    at: (usize, usize),
+    sum: Sum,
+    bits: u32,
+    dest: Reg,
+}
+
 /// Rewrites the first index in the loop at `header` that gains; whether one did.
 fn rewrite_one(func: &mut Func, header: usize, counter: Reg, done: &mut HashSet<Reg>) -> bool {
-    let Some((pre, (b, i), sum, bits, dest)) = find(func, header, counter, done) else { return false };
+    let Some(Found { pre, at: (b, i), sum, bits, dest }) = find(func, header, counter, done) else { return false };
     done.insert(dest);
     let loc = func.blocks[b].insts[i].loc;
     let Some((before_loop, in_loop)) = emit(func, &sum, bits, dest, loc) else { return false };
@@ -248,9 +258,8 @@ fn rewrite_one(func: &mut Func, header: usize, counter: Reg, done: &mut HashSet<
     true
 }
 
-/// The first index in the loop at `header` whose rewrite gains: the block entering the loop,
-/// the index's instruction, its sum, width and register.
-fn find(func: &Func, header: usize, counter: Reg, done: &HashSet<Reg>) -> Option<(usize, (usize, usize), Sum, u32, Reg)> {
+/// The first index in the loop at `header` whose rewrite gains.
+fn find(func: &Func, header: usize, counter: Reg, done: &HashSet<Reg>) -> Option<Found> {
     let cfg = Cfg::new(func);
     let loops = cfg.loops();
     let l = loops.iter().find(|l| l.header == header)?;
@@ -285,14 +294,14 @@ fn find(func: &Func, header: usize, counter: Reg, done: &HashSet<Reg>) -> Option
             if bits == 0 || done.contains(d) || inst.guard.is_some() || single.get(d) != Some(&(b, i)) || !ctx.roots.contains(d) {
                 continue;
             }
-            let mut walk = Walk { ctx: &ctx, at: (b, i), chain: Vec::new(), reads_counter: false, multiplies_value: false };
+            let mut walk = Walk { ctx: &ctx, chain: Vec::new(), reads_counter: false, multiplies_value: false };
             let Some(sum) = walk.def(inst, (b, i), bits, false, 0) else { continue };
             // The counter is read at the root: where its advance has not run in the trip.
             if walk.reads_counter && b == advance.0 && i > advance.1 {
                 continue;
             }
             if gains(&ctx, &readers, &walk, (b, i), &sum) {
-                return Some((pre, (b, i), sum, bits, *d));
+                return Some(Found { pre, at: (b, i), sum, bits, dest: *d });
             }
         }
     }
@@ -448,4 +457,38 @@ fn emit(func: &mut Func, sum: &Sum, bits: u32, dest: Reg, loc: Option<super::loc
     };
     body.push(Inst::op(Opcode::arith(Arith::Add, add_ty), 1, vec![Arg::Reg(dest), x, y]).at(loc));
     Some((pre, body))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn term(coef: u64, inv: &[u32], var: Option<u32>) -> Product {
+        Product { coef, inv: inv.iter().map(|&r| leaf(Arg::Reg(Reg(r)), false)).collect(), var: var.map(|r| leaf(Arg::Reg(Reg(r)), false)) }
+    }
+
+    fn shape(sum: &Sum) -> Vec<(u64, Vec<String>, Option<String>)> {
+        let mut out: Vec<_> = sum.iter().map(|t| (t.coef, t.key().0, t.key().1)).collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn like_products_are_added_and_cancelled_ones_dropped() {
+        // (a + 2k) + (3a - 2k) = 4a
+        let x = vec![term(1, &[1], None), term(2, &[], Some(9))];
+        let y = vec![term(3, &[1], None), term(2u64.wrapping_neg(), &[], Some(9))];
+        assert_eq!(shape(&add(x, y, 1).unwrap()), vec![(4, vec!["r1".to_owned()], None)]);
+    }
+
+    #[test]
+    fn a_product_distributes_and_two_changing_sums_do_not_multiply() {
+        // (ty + j) · c + 4 → ty·c + j·c + 4
+        let s = add(mul(&vec![term(1, &[2], None), term(1, &[], Some(9))], &vec![term(1, &[3], None)]).unwrap(), vec![term(4, &[], None)], 1).unwrap();
+        assert_eq!(shape(&s), vec![(1, vec!["r2".to_owned(), "r3".to_owned()], None), (1, vec!["r3".to_owned()], Some("r9".to_owned())), (4, vec![], None)]);
+        // (a + j) · (b + j) is not affine in j.
+        assert!(mul(&vec![term(1, &[1], None), term(1, &[], Some(9))], &vec![term(1, &[2], None), term(1, &[], Some(9))]).is_none());
+        // Modulo 2^64: 2^63 · 2 is 0, and the product is dropped.
+        assert!(mul(&vec![term(1 << 63, &[], Some(9))], &vec![term(2, &[], None)]).unwrap().is_empty());
+    }
 }
