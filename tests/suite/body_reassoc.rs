@@ -183,3 +183,46 @@ fn a_row_index_is_computed_once_and_split() {
         expect_bounds_failure(rows_of::launch(&stream, LaunchConfig::new(grid, (32, 8)), &short, &mut ob, w, h), "out[y * w + x] = input[y * w + x] * 2.0; // rows");
     }
 }
+
+/// Taps read backwards (`sub`), beside an index that a mutable local moves (written on every
+/// trip: not split, and read where the trip left it).
+#[kernel]
+pub fn reversed(x: &[f32], y: &mut [f32], shift: u32) {
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i < y.len() {
+        let mut acc = 0.0f32;
+        let mut skew = shift as usize;
+        for k in 0..4 {
+            acc += x[i + 3 - k] * (k as f32 + 1.0) + x[i + skew]; // reversed
+            skew += 2;
+        }
+        y[i] = acc;
+    }
+}
+
+#[test]
+fn backward_taps_and_a_moving_index_read_what_the_host_reads() {
+    assert!(assemble("reversed", reversed::PTX));
+    let stream = cpu_stream();
+    for (n, shift) in [(1usize, 0u32), (37, 1), (130, 3)] {
+        let x: Vec<f32> = (0..n + shift as usize + 6).map(|k| (k as f32 * 0.61).cos()).collect();
+        let want: Vec<f32> = (0..n)
+            .map(|i| {
+                let mut acc = 0.0f32;
+                let mut skew = shift as usize;
+                for k in 0..4 {
+                    acc += x[i + 3 - k] * (k as f32 + 1.0) + x[i + skew];
+                    skew += 2;
+                }
+                acc
+            })
+            .collect();
+        let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+        let mut yb = DeviceBuffer::<f32>::zeroed(&stream, n).unwrap();
+        reversed::launch(&stream, LaunchConfig::new(n.div_ceil(64) as u32, 64), &xb, &mut yb, shift).unwrap();
+        assert_eq!(yb.to_vec().unwrap(), want, "{n} outputs, shift {shift}");
+        // The last thread's last `x[i + skew]` one past the end.
+        let xs = DeviceBuffer::from_slice(&stream, &x[..x.len() - 1]).unwrap();
+        expect_bounds_failure(reversed::launch(&stream, LaunchConfig::new(n.div_ceil(64) as u32, 64), &xs, &mut yb, shift), "acc += x[i + 3 - k] * (k as f32 + 1.0) + x[i + skew]; // reversed");
+    }
+}
