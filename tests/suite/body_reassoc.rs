@@ -6,7 +6,7 @@
 //! line, and ptxas's SASS shows one base register where each trip had its own.
 
 use crate::body_exec::cpu_stream;
-use crate::tools::{assemble, sass};
+use crate::tools::{assemble, ptx_loops as loops, sass};
 use ptx_runtime::device::*;
 use ptx_runtime::{kernel, DeviceBuffer, Error, LaunchConfig};
 
@@ -89,22 +89,6 @@ fn bases(sass: &[String], op: &str) -> Vec<String> {
         .collect();
     out.sort();
     out.dedup();
-    out
-}
-
-/// The PTX lines of the loops (a label to the last branch back to it).
-fn loops(ptx: &str) -> Vec<Vec<&str>> {
-    let lines: Vec<&str> = ptx.lines().map(str::trim).collect();
-    let mut out = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
-        let Some(label) = l.strip_suffix(':') else { continue };
-        if let Some(end) = lines[i..].iter().rposition(|b| b.contains("bra") && b.ends_with(&format!("{label};"))) {
-            let body = lines[i..=i + end].to_vec();
-            if !body.iter().any(|l| *l == "trap;" || *l == "ret;") {
-                out.push(body);
-            }
-        }
-    }
     out
 }
 
@@ -225,4 +209,32 @@ fn backward_taps_and_a_moving_index_read_what_the_host_reads() {
         let xs = DeviceBuffer::from_slice(&stream, &x[..x.len() - 1]).unwrap();
         expect_bounds_failure(reversed::launch(&stream, LaunchConfig::new(n.div_ceil(64) as u32, 64), &xs, &mut yb, shift), "acc += x[i + 3 - k] * (k as f32 + 1.0) + x[i + skew]; // reversed");
     }
+}
+
+/// A float's bits plus a constant (`to_bits` is a `.b32` move of an `f32` register): not an
+/// index the rewrite takes apart (difftest seed 20261302, kernel 494: `add.s32` of an `f32`
+/// register, which ptxas refused).
+#[kernel]
+pub fn float_bits(x: &[f32], out: &mut [u32]) {
+    let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    if i < out.len() {
+        let mut acc = 0u32;
+        for k in 0..4 {
+            acc ^= x[i + k].to_bits().wrapping_add(0xc0c0_0000); // bits
+        }
+        out[i] = acc;
+    }
+}
+
+#[test]
+fn a_floats_bits_plus_a_constant_stay_an_integer_operand() {
+    assert!(assemble("float_bits", float_bits::PTX));
+    let stream = cpu_stream();
+    let n = 50;
+    let x: Vec<f32> = (0..n + 3).map(|k| k as f32 * -1.75 + 0.5).collect();
+    let want: Vec<u32> = (0..n).map(|i| (0..4).fold(0u32, |acc, k| acc ^ x[i + k].to_bits().wrapping_add(0xc0c0_0000))).collect();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut ob = DeviceBuffer::<u32>::zeroed(&stream, n).unwrap();
+    float_bits::launch(&stream, LaunchConfig::new(1, 64), &xb, &mut ob).unwrap();
+    assert_eq!(ob.to_vec().unwrap(), want);
 }

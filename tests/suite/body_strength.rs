@@ -8,7 +8,7 @@
 //! (ptxas unrolls it as well with indices) unless its index is multiplied (struct elements).
 
 use crate::body_exec::cpu_stream;
-use crate::tools::{assemble, sass};
+use crate::tools::{assemble, ptx_loops as loops, sass};
 use ptx_runtime::device::*;
 use ptx_runtime::{kernel, DeviceBuffer, DeviceRepr, Error, LaunchConfig};
 
@@ -93,23 +93,6 @@ fn expect_bounds_failure(r: ptx_runtime::Result<()>, at: &str) {
         }
         other => panic!("expected a failed bounds check at `{at}`, got {other:?}"),
     }
-}
-
-/// The lines of each loop (a label and the last branch back to it) in the PTX.
-fn loops(ptx: &str) -> Vec<Vec<&str>> {
-    let lines: Vec<&str> = ptx.lines().map(str::trim).collect();
-    let mut out = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
-        let Some(label) = l.strip_suffix(':') else { continue };
-        if let Some(end) = lines[i..].iter().rposition(|b| b.contains("bra") && b.ends_with(&format!("{label};"))) {
-            // A branch back, not the jump of a failure's stub to the shared call block.
-            let body = lines[i..=i + end].to_vec();
-            if !body.iter().any(|l| *l == "trap;" || *l == "ret;") {
-                out.push(body);
-            }
-        }
-    }
-    out
 }
 
 fn host_affine(x: &[f32], g: &[f32], b: &[f32], rows: usize, cols: usize, m: f32) -> Vec<f32> {

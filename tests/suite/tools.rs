@@ -236,3 +236,20 @@ pub fn sass_loops(sass: &[String]) -> Vec<std::ops::RangeInclusive<usize>> {
     }
     out
 }
+
+/// The lines of each loop of a PTX function (a label and the last branch back to it), trimmed.
+pub fn ptx_loops(ptx: &str) -> Vec<Vec<&str>> {
+    let lines: Vec<&str> = ptx.lines().map(str::trim).collect();
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let Some(label) = l.strip_suffix(':') else { continue };
+        if let Some(end) = lines[i..].iter().rposition(|b| b.contains("bra") && b.ends_with(&format!("{label};"))) {
+            // A branch back, not the jump of a failure's stub to the shared call block.
+            let body = lines[i..=i + end].to_vec();
+            if !body.iter().any(|l| *l == "trap;" || *l == "ret;") {
+                out.push(body);
+            }
+        }
+    }
+    out
+}

@@ -19,11 +19,12 @@
 
 use super::dom::Cfg;
 use super::hoist::single_defs;
-use super::{Arg, Func, Imm, InstKind, Opcode, Reg, Term};
+use super::{Arg, Func, Imm, InstKind, Opcode, Reg, RegClass, Term};
 use super::fast_hash::HashMap;
 
-/// What an instruction computes: its opcode and operands.
-type Key = (Opcode, Vec<Operand>);
+/// What an instruction computes: its opcode and operands, and the class of the register it
+/// writes (a `.b32` instruction may write an `f32` register).
+type Key = (Opcode, Vec<Operand>, RegClass);
 
 /// An operand of a merged instruction.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -59,7 +60,7 @@ pub fn run(func: &mut Func) {
         }
         let mut keys = Vec::new();
         for (i, inst) in func.blocks[b].insts.iter().enumerate() {
-            let Some((key, dest)) = key(inst, &single, &rename, &counters) else { continue };
+            let Some((key, dest)) = key(inst, &func.regs, &single, &rename, &counters) else { continue };
             // Each counter read at both sites in one trip of its loop.
             let in_trip = |at: (usize, usize)| {
                 key.1.iter().all(|o| match o {
@@ -137,7 +138,7 @@ fn counters(func: &Func, cfg: &Cfg) -> HashMap<Reg, Counter> {
 }
 
 /// Operands already merged are read as what they were merged into.
-fn key(inst: &super::Inst, single: &super::hoist::DefSites, rename: &HashMap<Reg, Reg>, counters: &HashMap<Reg, Counter>) -> Option<(Key, Reg)> {
+fn key(inst: &super::Inst, classes: &[RegClass], single: &super::hoist::DefSites, rename: &HashMap<Reg, Reg>, counters: &HashMap<Reg, Counter>) -> Option<(Key, Reg)> {
     let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { return None };
     let int = |t: &super::Type| !t.is_float() && *t != super::Type::Pred;
     let merged = match opcode {
@@ -161,5 +162,5 @@ fn key(inst: &super::Inst, single: &super::hoist::DefSites, rename: &HashMap<Reg
             _ => None,
         })
         .collect::<Option<Vec<_>>>()?;
-    Some(((*opcode, operands), *dest))
+    Some(((*opcode, operands, classes[dest.0 as usize]), *dest))
 }

@@ -163,6 +163,12 @@ impl Walk<'_> {
     /// `cvt.u32.u64`).
     fn arg(&mut self, a: &Arg, reader: (usize, usize), bits: u32, low: bool, depth: usize) -> Option<Sum> {
         let ctx = self.ctx;
+        // A register of the width's integer class only: a `.b32` move also copies an `f32`
+        // register's bits, and the rewrite's `add.s32` does not take one.
+        let class = if bits == 64 { RegClass::B64 } else { RegClass::B32 };
+        if matches!(a, Arg::Reg(r) if ctx.func.class(*r) != class) {
+            return None;
+        }
         match a {
             Arg::Imm(Imm::Int(v)) => Some(vec![Product { coef: *v as u64, inv: vec![], var: None }]),
             Arg::Sym(Sym::Piece(_)) if !low => Some(vec![Product { coef: 1, inv: vec![leaf(a.clone(), false)], var: None }]),
