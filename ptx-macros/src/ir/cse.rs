@@ -126,11 +126,7 @@ fn counters(func: &Func, cfg: &Cfg) -> HashMap<Reg, Counter> {
     let mut out = HashMap::default();
     for f in &func.entry_facts {
         let Some(l) = loops.iter().find(|l| l.header == f.block.0 as usize) else { continue };
-        let writes: Vec<(usize, usize)> = (0..func.blocks.len())
-            .filter(|&b| l.contains(b))
-            .flat_map(|b| func.blocks[b].insts.iter().enumerate().filter(|(_, i)| i.defs().contains(&f.reg)).map(move |(i, _)| (b, i)))
-            .collect();
-        if let [advance] = writes[..] {
+        if let [advance] = l.writes(func, f.reg)[..] {
             out.insert(f.reg, Counter { body: l.body.clone(), advance });
         }
     }

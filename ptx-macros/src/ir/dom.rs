@@ -1,7 +1,7 @@
 //! The control-flow graph's shape: predecessors, dominators and natural loops, for the passes
 //! that reason about what holds where (`ir::bce`) and what runs on every trip (`ir::hoist`).
 
-use super::Func;
+use super::{Func, Reg};
 
 /// Predecessors and immediate dominators of the blocks reachable from the entry.
 pub struct Cfg {
@@ -130,6 +130,14 @@ pub struct Loop {
 impl Loop {
     pub fn contains(&self, b: usize) -> bool {
         self.body[b]
+    }
+
+    /// Where the loop writes `r`: (block, instruction), blocks in index order.
+    pub fn writes(&self, func: &Func, r: Reg) -> Vec<(usize, usize)> {
+        (0..func.blocks.len())
+            .filter(|&b| self.contains(b))
+            .flat_map(|b| func.blocks[b].insts.iter().enumerate().filter(move |(_, i)| i.defs().contains(&r)).map(move |(i, _)| (b, i)))
+            .collect()
     }
 
     /// The header's predecessors outside the loop.

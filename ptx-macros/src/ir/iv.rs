@@ -252,8 +252,7 @@ fn reduce(func: &mut Func, cfg: &Cfg, l: &Loop, k: Reg) {
         return;
     }
     let blocks: Vec<usize> = cfg.order.iter().copied().filter(|&b| l.contains(b)).collect();
-    let writes: Vec<(usize, usize)> = blocks.iter().flat_map(|&b| func.blocks[b].insts.iter().enumerate().filter(|(_, i)| i.defs().contains(&k)).map(move |(i, _)| (b, i))).collect();
-    let [(wb, wi)] = writes[..] else { return };
+    let [(wb, wi)] = l.writes(func, k)[..] else { return };
     if wb != latch {
         return;
     }

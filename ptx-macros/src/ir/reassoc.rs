@@ -286,8 +286,7 @@ fn find(func: &Func, header: usize, counter: Reg, done: &HashSet<Reg>) -> Option
     let (_, single) = single_defs(func);
     let blocks: Vec<usize> = cfg.order.iter().copied().filter(|&b| l.contains(b)).collect();
     let written: HashSet<Reg> = blocks.iter().flat_map(|&b| func.blocks[b].insts.iter().flat_map(|i| i.defs())).collect();
-    let advances: Vec<(usize, usize)> = blocks.iter().flat_map(|&b| func.blocks[b].insts.iter().enumerate().filter(|(_, i)| i.defs().contains(&counter)).map(move |(i, _)| (b, i))).collect();
-    let [advance] = advances[..] else { return None };
+    let [advance] = l.writes(func, counter)[..] else { return None };
     let readers = readers(func);
     let roots = written.iter().copied().filter(|d| readers.get(d).is_some_and(|r| r.iter().any(|&(rb, ri)| !is_step(func, rb, ri, bits_of(func, *d))))).collect();
     let ctx = Ctx { func, cfg: &cfg, l, single: &single, written: &written, counter, roots };

@@ -89,8 +89,7 @@ fn reduce(func: &mut Func, header: usize, k: Reg) {
     let [latch] = l.latches[..] else { return };
     let blocks: Vec<usize> = (0..func.blocks.len()).filter(|&b| l.contains(b)).collect();
     // The counter's one write, and its step.
-    let writes: Vec<(usize, usize)> = blocks.iter().flat_map(|&b| func.blocks[b].insts.iter().enumerate().filter(|(_, i)| i.defs().contains(&k)).map(move |(i, _)| (b, i))).collect();
-    let [(wb, wi)] = writes[..] else { return };
+    let [(wb, wi)] = l.writes(func, k)[..] else { return };
     if wb != latch {
         return;
     }
