@@ -66,6 +66,7 @@ mod body_cuda_math;
 mod body_methods;
 mod body_narrow;
 mod body_iv;
+mod body_layout;
 mod body_narrow_reg;
 mod body_tree_reduce;
 mod body_memory;

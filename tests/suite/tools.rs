@@ -80,6 +80,8 @@ pub fn target_sm(ptx: &str) -> u32 {
 /// rejected. Returns `false` when ptxas is unavailable (and the skip was announced).
 pub fn assemble(name: &str, ptx: &str) -> bool {
     dump(name, ptx);
+    let above = blocks_above_all_predecessors(ptx);
+    assert!(above.is_empty(), "`{name}`: blocks {above:?} laid out above every block that goes to them:\n{}", numbered(ptx));
     let Some(ptxas) = tool("PTXAS", "ptxas", name) else { return false };
     let dir = scratch_dir("ptxas");
     let file = dir.join(format!("{}.ptx", sanitize(name)));
@@ -105,6 +107,73 @@ pub fn assemble(name: &str, ptx: &str) -> bool {
     }
     let _ = std::fs::remove_dir_all(&dir);
     true
+}
+
+/// One block of a PTX function (its label to the next label) and where it can go.
+struct Block<'a> {
+    label: Option<&'a str>,
+    targets: Vec<&'a str>,
+    falls_through: bool,
+    traps: bool,
+}
+
+/// The blocks of each function body of `ptx` (the lines between a `{` and a `}` at the start of
+/// a line; a call's braces are indented).
+fn function_blocks(ptx: &str) -> Vec<Vec<Block<'_>>> {
+    let mut funcs = Vec::new();
+    let mut current: Option<Vec<Block>> = None;
+    for raw in ptx.lines() {
+        match raw {
+            "{" => current = Some(vec![Block { label: None, targets: Vec::new(), falls_through: true, traps: false }]),
+            "}" => funcs.extend(current.take()),
+            _ => {}
+        }
+        let Some(blocks) = current.as_mut() else { continue };
+        let line = raw.trim();
+        if let Some(label) = line.strip_suffix(':') {
+            blocks.push(Block { label: Some(label), targets: Vec::new(), falls_through: true, traps: false });
+            continue;
+        }
+        let Some(b) = blocks.last_mut() else { continue };
+        // `@%p bra L;` or `bra.uni L;`
+        let (unguarded, op) = match line.strip_prefix('@') {
+            Some(guarded) => (false, guarded.split_once(char::is_whitespace).map_or("", |(_, op)| op.trim())),
+            None => (true, line),
+        };
+        if op.starts_with("bra") {
+            b.targets.push(op.rsplit(char::is_whitespace).next().unwrap_or("").trim_end_matches(';'));
+            b.falls_through &= !unguarded;
+        } else if unguarded && ["ret", "trap", "exit"].iter().any(|t| op.starts_with(t)) {
+            b.falls_through = false;
+            b.traps |= op.starts_with("trap");
+        }
+    }
+    funcs
+}
+
+/// The labels of blocks laid out above every block that goes to them (reached only by backward
+/// jumps), up to each function's cold blocks at the end (a failed check's report, laid out
+/// above the stubs that jump to it). The PTX writer lays every block out after one of its
+/// predecessors: ptxas 13.5 crashed on a kernel whose loop was laid out above the code leading
+/// to it.
+pub fn blocks_above_all_predecessors(ptx: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for bs in function_blocks(ptx) {
+        for (i, b) in bs.iter().enumerate().skip(1) {
+            if b.traps {
+                break;
+            }
+            let Some(label) = b.label else { continue };
+            let mut preds: Vec<usize> = bs.iter().enumerate().filter(|(_, p)| p.targets.contains(&label)).map(|(j, _)| j).collect();
+            if bs[i - 1].falls_through {
+                preds.push(i - 1);
+            }
+            if !preds.is_empty() && preds.iter().all(|&j| j > i) {
+                out.push(label.to_owned());
+            }
+        }
+    }
+    out
 }
 
 /// Under `PTX_DUMP_DIR`, writes the module there as `<name>.<hash of the text>.ptx`: two runs'

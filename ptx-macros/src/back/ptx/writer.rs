@@ -305,23 +305,39 @@ fn is_cold(func: &Func, b: usize) -> bool {
 /// (the `then` of an `if`, the body of a loop, the code after a passed check), and cold blocks
 /// (those that end in `trap` — a failed check's report, a `panic!` — and those
 /// that only jump to one) last.
+///
+/// A new trace starts at the first successor not placed yet of the blocks laid out so far, in
+/// their order, so that every block comes after one of its predecessors. Started instead at the
+/// earliest-created block left, a loop's exit created before the code leading to it was laid
+/// out above that code, reached by a backward jump; ptxas 13.5 crashed on such a layout
+/// (difftest seed 20261304, kernel 289: two rotated `while` loops, the second laid out first).
 fn layout(func: &Func, reachable: &[bool]) -> Vec<usize> {
     let n = func.blocks.len();
     let cold = |b: usize| is_cold(func, b);
     let mut placed = vec![false; n];
-    let mut order = Vec::new();
+    let mut order: Vec<usize> = Vec::new();
+    // The first successor of `b` not placed yet, by creation.
+    let next = |placed: &[bool], b: usize| func.blocks[b].term.successors().into_iter().map(|s| s.0 as usize).filter(|&s| !placed[s] && !cold(s)).min();
+    // Blocks of `order` before `scan` have every successor placed (or cold).
+    let mut scan = 0;
     let mut start = Some(0);
     while let Some(mut b) = start {
         loop {
             placed[b] = true;
             order.push(b);
-            let next = func.blocks[b].term.successors().into_iter().map(|s| s.0 as usize).filter(|&s| !placed[s] && !cold(s)).min();
-            match next {
+            match next(&placed, b) {
                 Some(s) => b = s,
                 None => break,
             }
         }
-        start = (0..n).find(|&b| reachable[b] && !placed[b] && !cold(b));
+        start = None;
+        while start.is_none() && scan < order.len() {
+            start = next(&placed, order[scan]);
+            if start.is_none() {
+                scan += 1;
+            }
+        }
+        start = start.or_else(|| (0..n).find(|&b| reachable[b] && !placed[b] && !cold(b)));
     }
     order.extend((0..n).filter(|&b| reachable[b] && cold(b)));
     order
