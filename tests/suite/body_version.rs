@@ -55,6 +55,24 @@ pub fn two_lines(x: &[u32], y: &[u32], out: &mut [u32], n: u32, m: u32) {
     out[i] = s;
 }
 
+/// Barriers in a loop only the first warp enters: a replay decided for the whole block, where no
+/// thread of the second warp could vote. Two guarded loads on two lines, as `two_lines`.
+#[kernel]
+pub fn first_warp(x: &[u32], y: &[u32], out: &mut [u32], n: u32, m: u32) {
+    let t = thread_idx_x() as usize;
+    let mut s = 0u32;
+    if t < 32 {
+        for k in 0..m as usize {
+            if k < n as usize {
+                s = s.wrapping_mul(5).wrapping_add(x[k * 32 + t]); // first warp
+                s ^= y[k * 32 + t]; // first warp y
+            }
+            sync_threads();
+        }
+    }
+    out[t] = s;
+}
+
 fn line_of(text: &str) -> u32 {
     include_str!("body_version.rs").lines().position(|l| l.contains(text)).unwrap() as u32 + 1
 }
@@ -87,10 +105,12 @@ fn tiles_host(a: &[f32], b: &[f32], n: usize, block: [u32; 3]) -> Vec<f32> {
 fn a_tile_loop_with_guarded_loads_gets_an_unchecked_copy_and_keeps_rusts_reports() {
     assert!(assemble("tiles", tiles::PTX));
     let ptx = tiles::PTX;
-    // Two copies of the tile loop: two guarded loads each; the checked one's inner loop is
-    // not unrolled.
-    assert_eq!(ptx.matches("ld.global").count(), 4, "{ptx}");
-    assert!(ptx.contains(".pragma \"nounroll\";"), "{ptx}");
+    // The tile loop once, with its two guarded loads; where the block's test fails (one
+    // `bar.red.and`), a replay of its checks and barriers before it, without loads or stores.
+    assert_eq!(ptx.matches("ld.global").count(), 2, "{ptx}");
+    assert_eq!(ptx.matches("st.shared").count(), 2, "{ptx}");
+    assert_eq!(ptx.matches("bar.sync").count(), 4, "{ptx}");
+    assert_eq!(ptx.matches("bar.red.and.pred").count(), 1, "{ptx}");
     if let Some(sass) = crate::tools::sass("tiles_sm80", ptx, 80) {
         // The unchecked copy: its loads predicated, no branch in a trip but the loop's own.
         let loops = crate::tools::sass_loops(&sass);
@@ -142,6 +162,9 @@ fn a_tile_loop_with_guarded_loads_gets_an_unchecked_copy_and_keeps_rusts_reports
 #[test]
 fn the_checked_copy_runs_where_the_test_fails_and_no_check_does() {
     assert!(assemble("two_lines", two_lines::PTX));
+    // The loop once, and a replay of its checks decided per warp.
+    assert_eq!(two_lines::PTX.matches("ld.global").count(), 2, "{}", two_lines::PTX);
+    assert!(two_lines::PTX.contains("vote.sync.all.pred"), "{}", two_lines::PTX);
     let stream = cpu_stream();
     let threads = 4u32;
     let run = |x: &[u32], y: &[u32], n: u32, m: u32| {
@@ -172,4 +195,36 @@ fn the_checked_copy_runs_where_the_test_fails_and_no_check_does() {
         host(&x[..41], &y[..41], 100, 11);
     }));
     expect_bounds_failure(run(&x[..41], &y[..41], 100, 11).map(|_| ()), "// line x");
+}
+
+#[test]
+fn a_replay_with_barriers_is_decided_where_every_thread_entering_the_loop_is() {
+    assert!(assemble("first_warp", first_warp::PTX));
+    assert!(first_warp::PTX.contains("bar.red.and.pred"), "{}", first_warp::PTX);
+    let stream = cpu_stream();
+    let x: Vec<u32> = (0..96u32).map(|k| k.wrapping_mul(2654435761)).collect();
+    let y: Vec<u32> = (0..96u32).map(|k| k ^ 0x5a5a).collect();
+    let run = |x: &[u32], threads: u32, n: u32, m: u32| {
+        let (xb, yb) = (DeviceBuffer::from_slice(&stream, x).unwrap(), DeviceBuffer::from_slice(&stream, &y).unwrap());
+        let mut ob = DeviceBuffer::<u32>::zeroed(&stream, threads as usize).unwrap();
+        first_warp::launch(&stream, LaunchConfig::new(1, threads), &xb, &yb, &mut ob, n, m).map(|()| ob.to_vec().unwrap())
+    };
+    let host = |x: &[u32], threads: u32, n: u32, m: u32| {
+        let mut out = vec![0u32; threads as usize];
+        let o = host::Disjoint::new(&mut out);
+        // SAFETY: each thread writes its own element.
+        host::run([1, 1, 1], [threads, 1, 1], 0, || first_warp(x, &y, unsafe { o.get() }, n, m));
+        out
+    };
+    // Two warps, no trip: the second warp never reaches a barrier, and neither does the first.
+    assert_eq!(run(&x, 64, 3, 0).unwrap(), vec![0; 64]);
+    // One warp: the test passes (3 trips of 32 within 96), or fails (n larger than the trips
+    // read, so the replay runs and finds nothing); a slice one short fails at the line.
+    for (len, n, m) in [(96, 3, 3), (96, 9, 3), (64, 2, 5)] {
+        assert_eq!(run(&x[..len], 32, n, m).unwrap(), host(&x[..len], 32, n, m), "len {len}, n {n}, m {m}");
+    }
+    assert!(host_panics(|| {
+        host(&x[..95], 32, 3, 3);
+    }));
+    expect_bounds_failure(run(&x[..95], 32, 3, 3).map(|_| ()), "// first warp");
 }
