@@ -161,7 +161,8 @@ fn version(func: &mut Func, cfg: &Cfg, loops: &[Loop], l: &Loop) -> Option<Vec<u
     // One copy per warp: the threads of a warp must not split between the copies, whose
     // barriers are different instructions (`bar.sync` is aligned: a warp's threads reach the
     // same one) and whose warp-wide operations would see half a warp. A warp with a thread
-    // that might fail runs the checked copy, which is exact for every thread.
+    // that might fail runs the replay of the checks (or the checked loop), which is exact for
+    // every thread. A replay with barriers is decided for the block instead, below.
     let every = all;
     let mask = func.fresh(RegClass::B32);
     out.push(Inst::op(Opcode::Activemask, 1, vec![Arg::Reg(mask)]));
@@ -267,70 +268,44 @@ fn version(func: &mut Func, cfg: &Cfg, loops: &[Loop], l: &Loop) -> Option<Vec<u
 /// while the others wait at the barrier). Otherwise `None`, and the checked loop stays as it
 /// is. What the replay writes and was written before the loop (the counter) is saved before it
 /// and restored after, for the copy. Returns the block that enters the replay.
-fn replay(
-    func: &mut Func,
-    l: &Loop,
-    body: &[usize],
-    copied: std::ops::Range<usize>,
-    fast: BlockId,
-) -> Option<BlockId> {
+fn replay(func: &mut Func, l: &Loop, body: &[usize], copied: std::ops::Range<usize>, fast: BlockId) -> Option<BlockId> {
     let inside = |b: usize| l.body.get(b).copied().unwrap_or(false);
     // What decides: the body's branches, and what the failure blocks they reach read.
+    let decides = |term: &Term| match term {
+        Term::Branch { pred, .. } => Some(*pred),
+        _ => None,
+    };
     let mut needed: super::fast_hash::HashSet<Reg> = Default::default();
     let mut chain: Vec<usize> = Vec::new();
     for &b in body {
-        let targets: Vec<usize> = match func.blocks[b].term {
-            Term::Branch {
-                pred,
-                if_true,
-                if_false,
-                ..
-            } => {
-                needed.insert(pred);
-                vec![if_true.0 as usize, if_false.0 as usize]
-            }
-            Term::Jump(t) => vec![t.0 as usize],
-            Term::Ret | Term::Trap => Vec::new(),
-            _ => return None,
-        };
-        for t in targets {
+        let term = &func.blocks[b].term;
+        if !matches!(term, Term::Branch { .. } | Term::Jump(_) | Term::Ret | Term::Trap) {
+            return None;
+        }
+        needed.extend(decides(term));
+        for t in term.successors().into_iter().map(|t| t.0 as usize) {
             if !inside(t) && doomed(func, l, t, 0) && !chain.contains(&t) {
                 chain.push(t);
             }
         }
     }
     let mut k = 0;
-    while k < chain.len() {
-        let c = chain[k];
+    while let Some(&c) = chain.get(k) {
         k += 1;
         if chain.len() > 64 {
             return None;
         }
         needed.extend(func.blocks[c].insts.iter().flat_map(|i| i.uses()));
-        match func.blocks[c].term {
-            Term::Branch {
-                pred,
-                if_true,
-                if_false,
-                ..
-            } => {
-                needed.insert(pred);
-                for t in [if_true.0 as usize, if_false.0 as usize] {
-                    if !chain.contains(&t) {
-                        chain.push(t);
-                    }
-                }
+        needed.extend(decides(&func.blocks[c].term));
+        for t in func.blocks[c].term.successors().into_iter().map(|t| t.0 as usize) {
+            if !chain.contains(&t) {
+                chain.push(t);
             }
-            Term::Jump(t) if !chain.contains(&(t.0 as usize)) => chain.push(t.0 as usize),
-            _ => {}
         }
     }
     // Kept: what writes a needed register, and what that reads, to a fixed point (the loop
     // carries values round).
-    let mut keep: Vec<Vec<bool>> = body
-        .iter()
-        .map(|&b| vec![false; func.blocks[b].insts.len()])
-        .collect();
+    let mut keep: Vec<Vec<bool>> = body.iter().map(|&b| vec![false; func.blocks[b].insts.len()]).collect();
     loop {
         let mut changed = false;
         for (k, &b) in body.iter().enumerate() {
@@ -414,11 +389,7 @@ fn replay(
     }
     let loc = func.blocks[l.header].term_loc;
     let leave = BlockId(func.blocks.len() as u32);
-    func.blocks.push(Block {
-        insts: restore,
-        term: Term::Jump(fast),
-        term_loc: loc,
-    });
+    func.blocks.push(Block { insts: restore, term: Term::Jump(fast), term_loc: loc });
     let stays = |t: BlockId| inside(t.0 as usize) || chain.contains(&(t.0 as usize));
     for (k, &b) in body.iter().enumerate() {
         let block = &mut func.blocks[b];
@@ -427,29 +398,16 @@ fn replay(
             i += 1;
             keep[k][i - 1]
         });
+        let to = |t: BlockId| if stays(t) { t } else { leave };
         block.term = match block.term.clone() {
-            Term::Jump(t) => Term::Jump(if stays(t) { t } else { leave }),
-            Term::Branch {
-                pred,
-                negate,
-                if_true,
-                if_false,
-            } => Term::Branch {
-                pred,
-                negate,
-                if_true: if stays(if_true) { if_true } else { leave },
-                if_false: if stays(if_false) { if_false } else { leave },
-            },
+            Term::Jump(t) => Term::Jump(to(t)),
+            Term::Branch { pred, negate, if_true, if_false } => Term::Branch { pred, negate, if_true: to(if_true), if_false: to(if_false) },
             Term::Ret => Term::Jump(leave),
             t => t,
         };
     }
     let enter = BlockId(func.blocks.len() as u32);
-    func.blocks.push(Block {
-        insts: save,
-        term: Term::Jump(BlockId(l.header as u32)),
-        term_loc: loc,
-    });
+    func.blocks.push(Block { insts: save, term: Term::Jump(BlockId(l.header as u32)), term_loc: loc });
     Some(enter)
 }
 
