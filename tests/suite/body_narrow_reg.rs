@@ -4,7 +4,9 @@
 //! runs on the CPU backend against the host run of the same body, including a launch whose
 //! block is wider than the tile (the check of `red[tid + s]` fails at Rust's line, as the
 //! host panics); a register that grows past 2^32 in a loop stays 64-bit and gives the host's
-//! values; ptxas assembles both.
+//! values; a `for` loop over the tiles of a `u32`-sized range counts, indexes and compares in
+//! 32 bits (its counter bounded on its trips), with the host's results and failure; ptxas
+//! assembles each.
 
 use crate::body_exec::cpu_stream;
 use crate::tools::assemble;
@@ -70,6 +72,25 @@ pub fn float_bits(x: &[f64], out: &mut [u64]) {
         out[0] = (b as u32) as u64 + f.is_nan() as u64 + (b < 7) as u64;
         out[1] = (x[0] + f).to_bits();
     }
+}
+
+/// A `for` loop over the 16-wide tiles of a `u32`-sized range: `tiles <= 2^28`, so on the
+/// loop's trips `t <= 2^28 - 1` and `t * 16 + lane <= 2^32 - 1`. The counter, its test and the
+/// index are computed and compared in 32 bits; the counter's last value (`tiles`, up to 2^28)
+/// would make `t * 16` reach 2^32, so the range that decides is the one on the trips.
+#[kernel]
+pub fn tile_sums(x: &[u32], out: &mut [u32], n: u32) {
+    let lane = (thread_idx_x() % 16) as usize;
+    let n = n as usize;
+    let tiles = (n + 15) / 16;
+    let mut acc = 0u32;
+    for t in 0..tiles {
+        let k = t * 16 + lane;
+        if k < n {
+            acc = acc.wrapping_add(x[k].rotate_left(t as u32)); // tile read
+        }
+    }
+    out[thread_idx_x() as usize] = acc;
 }
 
 fn line_of(text: &str) -> u32 {
@@ -159,4 +180,43 @@ fn bits_of_a_float_register_are_not_read_as_a_low_half() {
     let mut ob = DeviceBuffer::<u64>::zeroed(&stream, 2).unwrap();
     float_bits::launch(&stream, LaunchConfig::new(1, 1), &xb, &mut ob).unwrap();
     assert_eq!(ob.to_vec().unwrap(), want);
+}
+
+fn tile_sums_host(x: &[u32], n: u32, threads: u32) -> Vec<u32> {
+    let mut out = vec![0u32; threads as usize];
+    let o = host::Disjoint::new(&mut out);
+    // SAFETY: each thread writes its own element.
+    host::run([1, 1, 1], [threads, 1, 1], 0, || tile_sums(x, unsafe { o.get() }, n));
+    out
+}
+
+#[test]
+fn a_for_loops_counter_below_a_u32_end_is_32_bit_on_its_trips() {
+    assert!(assemble("tile_sums", tile_sums::PTX));
+    let ptx = tile_sums::PTX;
+    // The counter steps and is tested in 32 bits, and `k < n` is a 32-bit compare: no 64-bit
+    // add of an immediate (the step) nor 64-bit compare is left in the loop.
+    let code: Vec<&str> = ptx.lines().map(str::trim).collect();
+    assert!(!code.iter().any(|l| l.starts_with("add.s64") && l.ends_with(", 1;")), "{ptx}");
+    assert!(code.iter().any(|l| l.starts_with("add.u32") && l.ends_with(", 1;")), "{ptx}");
+    assert!(!code.iter().any(|l| l.starts_with("setp.lt.u64")), "{ptx}");
+    let stream = cpu_stream();
+    let x: Vec<u32> = (0..200u32).map(|k| k.wrapping_mul(2_654_435_761)).collect();
+    let run = |x: &[u32], n: u32, threads: u32| {
+        let xb = DeviceBuffer::from_slice(&stream, x).unwrap();
+        let mut ob = DeviceBuffer::<u32>::zeroed(&stream, threads as usize).unwrap();
+        tile_sums::launch(&stream, LaunchConfig::new(1, threads), &xb, &mut ob, n).map(|()| ob.to_vec().unwrap())
+    };
+    for (n, threads) in [(200u32, 32u32), (197, 16), (16, 20), (1, 8), (0, 4)] {
+        assert_eq!(run(&x, n, threads).unwrap(), tile_sums_host(&x, n, threads), "n = {n}, {threads} threads");
+    }
+    // `n` past the slice's end: the tile read fails at Rust's line, as the host panics.
+    assert!(std::panic::catch_unwind(|| tile_sums_host(&x, 230, 16)).is_err());
+    match run(&x, 230, 16) {
+        Err(Error::Assert { message, line, .. }) => {
+            assert_eq!(message, "index out of bounds");
+            assert_eq!(line, line_of("// tile read"));
+        }
+        other => panic!("expected the tile read's check to fail, got {other:?}"),
+    }
 }

@@ -148,11 +148,13 @@ fn a_row_index_is_computed_once_and_split() {
     let body = loops(ptx);
     assert_eq!(body.len(), 1, "{ptx}");
     // One multiply in the loop (the check's and the access's index are one), and it is of
-    // the counter, `j · w`: `y0 · w + x` is computed before the loop.
-    let counter = body[0].iter().find_map(|l| l.strip_prefix("add.s64").and_then(|r| r.trim().strip_suffix(", 8;")).and_then(|r| r.split(", ").next())).expect("the counter's step");
+    // the counter, `j · w`: `y0 · w + x` is computed before the loop. The counter is 32-bit
+    // (`j <= 32`), the multiply reads its widening.
+    let counter = body[0].iter().find_map(|l| l.strip_prefix("add.u32").and_then(|r| r.trim().strip_suffix(", 8;")).and_then(|r| r.split(", ").next())).expect("the counter's step");
+    let widened = body[0].iter().find_map(|l| l.strip_prefix("cvt.u64.u32").and_then(|r| r.trim().strip_suffix(&format!(", {counter};")))).expect("the counter widened");
     let muls: Vec<&&str> = body[0].iter().filter(|l| l.starts_with("mul.lo.s64")).collect();
     assert_eq!(muls.len(), 1, "{ptx}");
-    assert!(muls[0].contains(&format!(", {counter},")), "{ptx}");
+    assert!(muls[0].contains(&format!(", {widened},")), "{ptx}");
     let stream = cpu_stream();
     for (w, h) in [(32u32, 32u32), (45, 29), (70, 8), (5, 64)] {
         let n = (w * h) as usize;

@@ -209,7 +209,7 @@ pub fn run(func: &mut Func) {
 /// `x = a + b` where `a < b` is known is below `2·b`: a tree reduction's `red[tid + s]` under
 /// `if tid < s`, with `s` at most half the block (`block_dim_x() / 2`, halved on each step:
 /// a register written more than once, whose range is the union of what its writes produce,
-/// `narrow_reg::multi_def_ranges`). Under `launch_bounds(max_threads = 256)`, `s <= 128`, so
+/// `narrow_reg::loop_ranges`). Under `launch_bounds(max_threads = 256)`, `s <= 128`, so
 /// `tid + s < 256` indexes a 256-element tile. The fact is recorded where the sum is computed,
 /// about the operands' values there; the sum is written once, so it holds wherever it is read.
 struct Halves {
@@ -230,7 +230,7 @@ impl Halves {
             }
         }
         let pair = |(a, b): &(Reg, Reg)| compared.iter().any(|&(x, y)| (x, y) == (*a, *b) || (x, y) == (*b, *a));
-        let ranges = added.iter().any(pair).then(|| Ranges::compute_from(func, super::narrow_reg::multi_def_ranges(func)));
+        let ranges = added.iter().any(pair).then(|| super::narrow_reg::loop_ranges(func));
         Halves { ranges }
     }
 

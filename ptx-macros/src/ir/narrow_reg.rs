@@ -15,26 +15,34 @@
 //! - **Below 2^32.** The register's range ([`super::range`]) says so. A register written more
 //!   than once (the halving `s`) gets the union of what its writes can produce, found by
 //!   iterating from nothing until it is stable ([`multi_def_ranges`]); one that keeps growing
-//!   (a grid-stride counter) gets none.
+//!   (a grid-stride counter) gets none. A `for` loop's counter, where it holds a trip's value
+//!   (`ir::trips`: in the loop, up to its advance), is below the end there ([`trip_ranges`]):
+//!   its advance `k + 1` is at most the end, and what the loop computes from it is bounded by
+//!   the trip's values, not by the last value (`t * 16` with `t < tiles <= 2^28` is below
+//!   2^32, though `tiles * 16` is not).
 //! - **Writes.** `cvt.u64.u32 r, x` (the twin is `x` itself, and `r` stays for any other
 //!   reader); moves and `selp`; `add`, `sub`, `mul.lo`, `shl`, `and`, `or`, `xor`, `not`,
 //!   `mul.wide.u32`, whose low 32 bits depend only on the operands' low halves, so with the
 //!   result below 2^32 the 32-bit instruction computes the value itself; `shr`, `div`, `rem`,
 //!   `min`, `max` when their operands are such registers too (then their values, not only
-//!   their low halves, are what the 32-bit instruction reads).
+//!   their low halves, are what the 32-bit instruction reads). Any other unguarded write
+//!   (`(n + 15) >> 4` of a sum that may reach 2^32) stays, and the twin is its truncation,
+//!   written after it, where something other than a truncation reads the twin.
 //! - **Reads.** By those writes; by an integer `setp` whose other operand is such a register
 //!   or an immediate below 2^32 (two values below 2^32 compare as their low halves do, signed
 //!   or not); by a truncation to 32 bits, which becomes a move; by a conversion to a float.
 //!   Any other reader (an address, a compare with a 64-bit length) reads a 64-bit form: a
-//!   widened `u32` keeps its own; a register written once, unguarded, gets a widening of its
-//!   twin right after its write (dead code where no such reader is); a register written more
-//!   than once with such a reader stays 64-bit.
+//!   widened `u32` keeps its own; a register whose writes are unguarded gets a widening of its
+//!   twin after each of them (dead code where no such reader is); one with a guarded write
+//!   and such a reader stays 64-bit.
 //!
 //! Runs after `version` (the passes before it match 64-bit compares and counters) and before
 //! `rotate`. Functions with full debug information are left alone (their variables' locations
 //! name registers).
 
+use super::dom::Cfg;
 use super::range::{def_counts, Range, Ranges};
+use super::trips::Trips;
 use super::fast_hash::{HashMap, HashSet};
 use super::{Arg, Arith, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, RegClass, Type};
 
@@ -52,7 +60,7 @@ pub fn run(func: &mut Func) {
     if !widened {
         return;
     }
-    let ranges = Ranges::compute_from(func, multi_def_ranges(func));
+    let ranges = loop_ranges(func);
     let below = |r: Reg| ranges.of(&Arg::Reg(r), 64).is_some_and(|g| g.hi <= u32::MAX as u64);
     // Each 64-bit register's writes and reads.
     let mut writes: HashMap<Reg, Vec<(usize, usize)>> = HashMap::default();
@@ -88,14 +96,18 @@ pub fn run(func: &mut Func) {
             }
         })
         .collect();
-    // Written once, unguarded: other readers can read a widening of the twin, written after it.
-    let shadowed = |r: &Reg| writes.get(r).is_some_and(|w| matches!(w.as_slice(), [(b, i)] if func.blocks[*b].insts[*i].guard.is_none()));
+    // Written unguarded: other readers can read a widening of the twin, written after each write.
+    let shadowed = |r: &Reg| writes.get(r).is_some_and(|w| w.iter().all(|&(b, i)| func.blocks[b].insts[i].guard.is_none()));
     loop {
         let drop: Vec<Reg> = set
             .iter()
             .copied()
             .filter(|r| {
-                let wrote = aliases.contains_key(r) || writes.get(r).is_some_and(|w| w.iter().all(|&(b, i)| write_rule(&func.blocks[b].insts[i], &set, &func.regs).is_some()));
+                // A write with no 32-bit form (`shr.u64` of a value that may reach 2^32) is
+                // kept, and the twin is its truncation, exact below 2^32: where something
+                // other than a truncation reads the twin (`t < tiles` compared in 32 bits).
+                let truncated = |&(b, i): &(usize, usize)| func.blocks[b].insts[i].guard.is_none() && reads.get(r).is_some_and(|u| u.iter().any(|&(b, i)| !truncation(&func.blocks[b].insts[i])));
+                let wrote = aliases.contains_key(r) || writes.get(r).is_some_and(|w| w.iter().all(|at| write_rule(&func.blocks[at.0].insts[at.1], &set, &func.regs).is_some() || truncated(at)));
                 let read = aliases.contains_key(r) || shadowed(r) || reads.get(r).is_none_or(|u| u.iter().all(|&(b, i)| read_ok(&func.blocks[b].insts[i], *r, &set, &func.regs)));
                 !(wrote && read)
             })
@@ -180,6 +192,11 @@ fn narrow_op(op: Opcode) -> Option<(Opcode, bool)> {
     })
 }
 
+/// Whether `inst` is `cvt.u32.u64`: it reads a low half whatever the register holds.
+fn truncation(inst: &Inst) -> bool {
+    matches!(&inst.kind, InstKind::Op { opcode: Opcode::Cvt(Mode::None, Type::U32 | Type::S32 | Type::B32, Type::U64 | Type::S64 | Type::B64), .. })
+}
+
 /// Whether `inst`'s reads of `r` can read its twin.
 fn read_ok(inst: &Inst, r: Reg, set: &HashSet<Reg>, regs: &[RegClass]) -> bool {
     let InstKind::Op { opcode, defs, args } = &inst.kind else { return false };
@@ -225,10 +242,14 @@ fn rewrite(func: &mut Func, inst: Inst, set: &HashSet<Reg>, twin: &HashMap<Reg, 
     // A write of a register in the set (not a widening that its twin aliases).
     if let (1, Some(Arg::Reg(d))) = (*defs, args.first()) {
         if set.contains(d) && !aliases.contains_key(d) {
-            // The analysis accepted this write with the same rule; the fallbacks keep the
-            // instruction whole (nothing half-written) should the two ever disagree.
+            // A write without a 32-bit form stays whole, and its twin is its truncation (the
+            // analysis accepted it unguarded, its value below 2^32).
             let (Some(op32), Some(&t)) = (write_rule(&inst, set, &func.regs), twin.get(d)) else {
+                let d = *d;
                 out.push(inst);
+                if let (Some(&t), None) = (twin.get(&d), guard) {
+                    out.push(Inst { guard, kind: InstKind::Op { opcode: Opcode::Cvt(Mode::None, Type::U32, Type::U64), defs: 1, args: vec![Arg::Reg(t), Arg::Reg(d)] }, loc });
+                }
                 return;
             };
             let mut pre = Vec::new();
@@ -286,24 +307,48 @@ fn rewrite(func: &mut Func, inst: Inst, set: &HashSet<Reg>, twin: &HashMap<Reg, 
     }
 }
 
+/// The ranges of the function's integer registers, those written more than once included
+/// ([`multi_def_ranges`]), with a `for` loop's counter read on the loop's trips taken as
+/// below the loop's end there ([`trip_ranges`]).
+pub(super) fn loop_ranges(func: &Func) -> Ranges {
+    let trips = trip_ranges(func);
+    let at = |r: Reg, b: usize, i: usize| trips(r, b, i);
+    Ranges::compute_at(func, multi_def_ranges(func, &at), &at)
+}
+
+/// Where a `for` loop's counter holds a trip's value (`ir::trips`: in the loop, before its
+/// advance writes it), it is below the loop's end: at most the end's largest value less one.
+/// The counter's own range also holds its last value, the end: `for t in 0..tiles` with
+/// `tiles <= 2^28` has `t <= 2^28`, but `t * 16` in the loop is below 2^32.
+fn trip_ranges(func: &Func) -> impl Fn(Reg, usize, usize) -> Option<Range> + '_ {
+    let cfg = Cfg::new(func);
+    let loops = cfg.loops();
+    let trips = Trips::find(func, &cfg, &loops);
+    let base = Ranges::compute(func);
+    move |r: Reg, b: usize, i: usize| {
+        let t = trips.at(r, b, i)?;
+        let end = base.of(&t.end, 64)?;
+        (end.hi > 0).then(|| Range { lo: 0, hi: end.hi - 1 })
+    }
+}
+
 /// Ranges of 64-bit integer registers written more than once: the union of what their
 /// writes produce, from an empty range upwards until no register's range grows (a write
 /// that reads a register with nothing yet is skipped in that round). A register still growing
 /// after [`ROUNDS`] rounds, or written by something without an exact range, has none, and the
-/// iteration starts again without it, since others may have used its partial range.
-pub(super) fn multi_def_ranges(func: &Func) -> HashMap<Reg, Range> {
+/// iteration starts again without it, since others may have used its partial range. A write
+/// reads its operands as `at` has them where it is (a counter's advance reads a trip's value).
+fn multi_def_ranges(func: &Func, at: &dyn Fn(Reg, usize, usize) -> Option<Range>) -> HashMap<Reg, Range> {
     let defs = def_counts(func);
-    let base = Ranges::compute(func);
+    let base = Ranges::compute_at(func, HashMap::default(), at);
     let multi = |r: &Reg| defs.get(r.0 as usize).is_some_and(|n| *n > 1) && func.regs[r.0 as usize] == RegClass::B64;
     // A write `mov r, t` of a value `t` written once, unguarded (`s /= 2` before moves are
     // coalesced: `shr t, s, 1; mov s, t`), counts as the instruction that computes `t`: `t`
     // holds what that instruction made of its operands, each within its range or estimate.
-    let once: HashMap<Reg, &Inst> = func
-        .blocks
-        .iter()
-        .flat_map(|b| &b.insts)
-        .filter(|i| i.guard.is_none() && matches!(i.kind, InstKind::Op { defs: 1, .. }))
-        .flat_map(|i| i.defs().into_iter().filter(|t| defs.get(t.0 as usize) == Some(&1)).map(move |t| (t, i)))
+    let positioned = || func.blocks.iter().enumerate().flat_map(|(b, block)| block.insts.iter().enumerate().map(move |(i, inst)| (inst, (b, i))));
+    let once: HashMap<Reg, (&Inst, (usize, usize))> = positioned()
+        .filter(|(i, _)| i.guard.is_none() && matches!(i.kind, InstKind::Op { defs: 1, .. }))
+        .flat_map(|(i, at)| i.defs().into_iter().filter(|t| defs.get(t.0 as usize) == Some(&1)).map(move |t| (t, (i, at))))
         .collect();
     let source = |i: &'_ Inst| -> Option<Reg> {
         match (&i.kind, i.guard) {
@@ -314,12 +359,12 @@ pub(super) fn multi_def_ranges(func: &Func) -> HashMap<Reg, Range> {
             _ => None,
         }
     };
-    let sites: Vec<(Reg, &Inst)> = func
-        .blocks
-        .iter()
-        .flat_map(|b| &b.insts)
-        .flat_map(|i| i.defs().into_iter().filter(multi).map(move |r| (r, i)))
-        .map(|(r, i)| (r, source(i).and_then(|t| once.get(&t).copied()).unwrap_or(i)))
+    let sites: Vec<(Reg, &Inst, (usize, usize))> = positioned()
+        .flat_map(|(i, at)| i.defs().into_iter().filter(multi).map(move |r| (r, i, at)))
+        .map(|(r, i, at)| match source(i).and_then(|t| once.get(&t).copied()) {
+            Some((def, def_at)) => (r, def, def_at),
+            None => (r, i, at),
+        })
         .collect();
     if sites.is_empty() {
         return HashMap::default();
@@ -332,7 +377,7 @@ pub(super) fn multi_def_ranges(func: &Func) -> HashMap<Reg, Range> {
         let mut grew: HashSet<Reg> = HashSet::default();
         for _ in 0..ROUNDS {
             grew.clear();
-            for &(r, inst) in &sites {
+            for &(r, inst, (b, i)) in &sites {
                 if none.contains(&r) {
                     continue;
                 }
@@ -344,7 +389,9 @@ pub(super) fn multi_def_ranges(func: &Func) -> HashMap<Reg, Range> {
                 let mut pending = false;
                 for a in src {
                     if let Arg::Reg(x) = a {
-                        if multi(x) && none.contains(x) {
+                        if at(*x, b, i).is_some() {
+                            // Read as a trip's value: known whatever the estimate.
+                        } else if multi(x) && none.contains(x) {
                             none.insert(r);
                         } else if multi(x) && !est.contains_key(x) {
                             pending = true;
@@ -354,7 +401,7 @@ pub(super) fn multi_def_ranges(func: &Func) -> HashMap<Reg, Range> {
                 if none.contains(&r) || pending {
                     continue;
                 }
-                let Some(g) = work.of_op(*opcode, src, &func.launch) else {
+                let Some(g) = work.of_op_at(*opcode, src, &func.launch, |x| at(x, b, i)) else {
                     none.insert(r);
                     continue;
                 };
@@ -378,7 +425,7 @@ pub(super) fn multi_def_ranges(func: &Func) -> HashMap<Reg, Range> {
             // A register some write of which never contributed (it read one with nothing)
             // gets no range, nor does one that read its partial range, and so on.
             loop {
-                let incomplete: Vec<Reg> = est.keys().copied().filter(|r| !sites.iter().filter(|(s, _)| s == r).all(|(_, i)| contributes(i, &est, &multi))).collect();
+                let incomplete: Vec<Reg> = est.keys().copied().filter(|r| !sites.iter().filter(|(s, ..)| s == r).all(|(_, i, (b, k))| contributes(i, &est, &multi, &|x| at(x, *b, *k).is_some()))).collect();
                 if incomplete.is_empty() {
                     return est;
                 }
@@ -392,7 +439,7 @@ pub(super) fn multi_def_ranges(func: &Func) -> HashMap<Reg, Range> {
     HashMap::default()
 }
 
-fn contributes(inst: &Inst, est: &HashMap<Reg, Range>, multi: &impl Fn(&Reg) -> bool) -> bool {
+fn contributes(inst: &Inst, est: &HashMap<Reg, Range>, multi: &impl Fn(&Reg) -> bool, trip: &dyn Fn(Reg) -> bool) -> bool {
     let InstKind::Op { args, .. } = &inst.kind else { return false };
-    args.get(1..).unwrap_or_default().iter().all(|a| !matches!(a, Arg::Reg(x) if multi(x) && !est.contains_key(x)))
+    args.get(1..).unwrap_or_default().iter().all(|a| !matches!(a, Arg::Reg(x) if multi(x) && !est.contains_key(x) && !trip(*x)))
 }

@@ -41,6 +41,14 @@ impl Ranges {
     /// The ranges with `seeds` taken as known first (narrower ranges that hold at some point of
     /// the function, `ir::path_range`), and what follows from them.
     pub fn compute_from(func: &Func, seeds: HashMap<Reg, Range>) -> Ranges {
+        Ranges::compute_at(func, seeds, &|_, _, _| None)
+    }
+
+    /// As [`Ranges::compute_from`], with `at(r, b, i)` the range of register `r` where
+    /// instruction `i` of block `b` reads it, where that is narrower than `r`'s own (a loop
+    /// counter on the loop's trips, `ir::narrow_reg`): a register written once holds what its
+    /// one write made of the values it read there.
+    pub fn compute_at(func: &Func, seeds: HashMap<Reg, Range>, at: &dyn Fn(Reg, usize, usize) -> Option<Range>) -> Ranges {
         let defs = def_counts(func);
         let mut ranges = Ranges::default();
         for (r, range) in seeds {
@@ -50,20 +58,45 @@ impl Ranges {
         // gains one at most once).
         loop {
             let before = ranges.known;
-            for inst in func.blocks.iter().flat_map(|b| &b.insts) {
-                let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { continue };
-                let Some(Arg::Reg(d)) = args.first() else { continue };
-                if inst.guard.is_some() || defs.get(d.0 as usize) != Some(&1) || ranges.get(*d).is_some() {
-                    continue;
-                }
-                if let Some(r) = ranges.of_op(*opcode, &args[1..], &func.launch) {
-                    ranges.set(*d, r);
+            for (b, block) in func.blocks.iter().enumerate() {
+                for (i, inst) in block.insts.iter().enumerate() {
+                    let InstKind::Op { opcode, defs: 1, args } = &inst.kind else { continue };
+                    let Some(Arg::Reg(d)) = args.first() else { continue };
+                    if inst.guard.is_some() || defs.get(d.0 as usize) != Some(&1) || ranges.get(*d).is_some() {
+                        continue;
+                    }
+                    if let Some(r) = ranges.of_op_at(*opcode, &args[1..], &func.launch, |r| at(r, b, i)) {
+                        ranges.set(*d, r);
+                    }
                 }
             }
             if ranges.known == before {
                 return ranges;
             }
         }
+    }
+
+    /// [`Ranges::of_op`] with the registers `at` gives a range for read as that range.
+    pub fn of_op_at(&mut self, opcode: Opcode, src: &[Arg], launch: &LaunchFacts, at: impl Fn(Reg) -> Option<Range>) -> Option<Range> {
+        let over: Vec<(Reg, Range)> = src.iter().filter_map(|a| if let Arg::Reg(r) = a { at(*r).map(|g| (*r, g)) } else { None }).collect();
+        if over.is_empty() {
+            return self.of_op(opcode, src, launch);
+        }
+        let saved: Vec<(Reg, Option<Range>)> = over.iter().map(|(r, _)| (*r, self.get(*r))).collect();
+        // In place of what is known of the register (in `ir::narrow_reg`'s iteration, an
+        // estimate still growing).
+        for &(r, g) in &over {
+            self.set(r, g);
+        }
+        let out = self.of_op(opcode, src, launch);
+        // Restored in reverse: a register read twice was saved twice, the first time as it was.
+        for &(r, old) in saved.iter().rev() {
+            match old {
+                Some(g) => self.set(r, g),
+                None => self.forget(r),
+            }
+        }
+        out
     }
 
     fn get(&self, r: Reg) -> Option<Range> {

@@ -59,11 +59,11 @@ impl Trips {
     }
 
     /// The trip of counter `r` when it is read by instruction `i` of block `b`, if the counter
-    /// holds a trip's value there.
+    /// holds a trip's value there (the advance's first write, `add k, k, s`, reads it too).
     pub fn at(&self, r: Reg, b: usize, i: usize) -> Option<&Trip> {
         let t = self.by_counter.get(&r)?;
         let (next, first) = t.advance;
-        (t.body.get(b).copied().unwrap_or(false) && (b != next || i < first)).then_some(t)
+        (t.body.get(b).copied().unwrap_or(false) && (b != next || i <= first)).then_some(t)
     }
 }
 
