@@ -64,9 +64,10 @@ pub fn rows_twice(y: &mut [f32], cols: u32) {
     }
 }
 
-/// layernorm's row loops: a `for` loop over a runtime range (from 1: the first trip's guard
-/// compares the start), one row per thread, with the checks of three slices on one line (one
-/// report: no test after the loop tells them apart).
+/// layernorm's row loops, its checks on two lines: a `for` loop over a runtime range (from 1:
+/// the first trip's guard compares the start), one row per thread. `ir::hoist` takes a loop
+/// whose failures all report one line (layernorm's own); this one folds, and the test after
+/// the loop tells the two lines apart.
 #[kernel]
 pub fn row_affine(x: &[f32], g: &[f32], y: &mut [f32], rows: u32, cols: u32) {
     let row = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
@@ -74,7 +75,8 @@ pub fn row_affine(x: &[f32], g: &[f32], y: &mut [f32], rows: u32, cols: u32) {
     if row < rows as usize {
         let base = row * n;
         for j in 1..n {
-            y[base + j] = x[base + j] * g[j] - 1.0; // affine
+            let v = x[base + j] * g[j]; // affine load
+            y[base + j] = v - 1.0; // affine store
         }
     }
 }
@@ -166,13 +168,14 @@ pub fn rows_u32(x: &[f32], y: &mut [f32], cols: u32) {
 }
 
 /// A `for` loop over a `u32` range, one chunk per thread: the first trip's guard compares
-/// 32 bits too.
+/// 32 bits too. Two lines, so that it folds (one would be hoisted).
 #[kernel]
 pub fn chunks_u32(x: &[f32], y: &mut [f32], n: u32, chunk: u32) {
     let lo = (block_idx_x() * block_dim_x() + thread_idx_x()) * chunk;
     let hi = (lo + chunk).min(n);
     for i in lo..hi {
-        y[i as usize] = x[i as usize] * 2.0 + 1.0; // chunk u32
+        let v = x[i as usize] * 2.0; // chunk u32 load
+        y[i as usize] = v + 1.0; // chunk u32 store
     }
 }
 
@@ -383,12 +386,13 @@ fn a_for_loop_over_a_u32_range_folds_its_checks() {
     for (n, chunk) in [(200, 4), (150, 3), (200, 7), (0, 5), (200, 0)] {
         assert_eq!(device(&x, 200, n, chunk).unwrap(), host(&x, 200, n, chunk), "n {n}, chunk {chunk}");
     }
-    // `x` or `y` shorter than `n`: the thread whose chunk crosses the end fails at the line.
-    for (nx, ny) in [(199, 200), (200, 150), (10, 200)] {
+    // `x` or `y` shorter than `n`: the thread whose chunk crosses the end fails at the line
+    // of the slice it crosses.
+    for (nx, ny, at) in [(199, 200, "// chunk u32 load"), (200, 150, "// chunk u32 store"), (10, 200, "// chunk u32 load")] {
         assert!(host_panics(|| {
             host(&x[..nx], ny, 200, 4);
         }));
-        expect_bounds_failure(device(&x[..nx], ny, 200, 4).map(|_| ()), "// chunk u32");
+        expect_bounds_failure(device(&x[..nx], ny, 200, 4).map(|_| ()), at);
     }
 }
 
@@ -558,9 +562,9 @@ fn a_for_loop_over_a_runtime_range_folds_its_checks() {
         }
         // Each slice one short (the last row's last element, or every row's for `g`), and `x`
         // shorter than a whole first row (every trip of every row fails, the first one too):
-        // the host run panics, the device reports the loop's line.
-        let at = "y[base + j] = x[base + j] * g[j] - 1.0; // affine";
-        for (xl, gl, yl) in [(rows * cols - 1, cols, rows * cols), (rows * cols, cols - 1, rows * cols), (rows * cols, cols, rows * cols - 1), (1, cols, rows * cols)] {
+        // the host run panics, the device reports the line of the slice that is short.
+        let (load, store) = ("// affine load", "// affine store");
+        for (xl, gl, yl, at) in [(rows * cols - 1, cols, rows * cols, load), (rows * cols, cols - 1, rows * cols, load), (rows * cols, cols, rows * cols - 1, store), (1, cols, rows * cols, load)] {
             assert!(host_panics(|| {
                 row_affine_host(&x[..xl], &g[..gl], &y0[..yl], rows, cols);
             }));
@@ -573,10 +577,14 @@ fn a_for_loop_over_a_runtime_range_folds_its_checks() {
 
 #[test]
 fn layernorm_s_loops_keep_the_memory_descriptor_in_uniform_registers_on_sm_90() {
-    // With a failure branch before each loop (the checks hoisted there), ptxas moved sm_90's
-    // global memory descriptor into uniform registers (`R2UR`) before every load of the
-    // loops: 66 times. Folded, the failure is after each loop and there is none.
+    // With a failure branch before each loop (the checks hoisted there), ptxas 13.5 once moved
+    // sm_90's global memory descriptor into uniform registers (`R2UR`) before every load of
+    // the loops: 66 times, and the loops were folded instead. Hoisted again (each loop's
+    // checks report one line, `ir::hoist` runs first), the loops count to the uniform `n`
+    // and there is none.
     let ptx = crate::corpus::layernorm::layernorm::PTX;
+    assert_eq!(checks_in_loops(ptx), 0, "{ptx}");
+    assert!(!ptx.contains("min.u64"), "{ptx}");
     let Some(sass) = crate::tools::sass("layernorm_sm90", ptx, 90) else { return };
     assert_eq!(sass.iter().filter(|i| i.starts_with("R2UR")).count(), 0, "{sass:#?}");
 }

@@ -5,14 +5,16 @@
 //! true, the trip Rust would have run fails its check, and the code after the loop branches to
 //! that check's failure (same message, same line).
 //!
-//! A `for` loop over a runtime range folds the same way (layernorm's `x[base + j]`): the
-//! lowering writes it rotated, with the test `i < A` in the latch after the increment and a
-//! guard before the loop that tests the first trip (`start < A`, `i` set to `start`); both
-//! compare with `M` instead, and both exits go to the test after the loop. It runs before
-//! `ir::hoist`, which would otherwise check the last trip's index before the loop: with the
-//! failure branch after the loop instead, ptxas keeps sm_90's global memory descriptor in
-//! uniform registers (layernorm had 66 `R2UR` copies of it, its third loop 62 instructions
-//! against nvcc's 49; now none, and 46), and the trips before the failing one run as in Rust.
+//! A `for` loop over a runtime range folds the same way (`x[base + j]` and `y[base + j]` on
+//! two lines): the lowering writes it rotated, with the test `i < A` in the latch after the
+//! increment and a guard before the loop that tests the first trip (`start < A`, `i` set to
+//! `start`); both compare with `M` instead, and both exits go to the test after the loop. It
+//! runs after `ir::hoist`, which checks the last trip's index before the loop where every
+//! failure in the loop reports one line (layernorm's row loops): the loop then counts to its
+//! own bound, the same for the whole warp, where `M` is each thread's (docs/performance.md,
+//! "Hoisted again"). Such a loop was folded before, when the branch before it made ptxas copy
+//! sm_90's global memory descriptor to uniform registers before each load (66 `R2UR`s in
+//! layernorm); with 32-bit counters and stepped pointers there are none.
 //!
 //! An unsigned `for i in (a..b).step_by(s)` loop is written the same way, its latch testing
 //! `i < b && i >= s` after `i += s` (the second test fails when the sum wraps, where Rust's

@@ -5,12 +5,12 @@
 //!   constant comparisons folded.
 //! - **Redundant comparisons** ([`super::bce`]): a bounds check that a dominating loop
 //!   condition already decided.
-//! - **Folded checks** ([`super::fold`]): a bounds check on every trip of a `while` loop
-//!   (saxpy's grid-stride loop) or of a `for` loop over a runtime range (layernorm's rows) made
-//!   part of the loop's bound, tested again after the loop. Before hoisting, which would
-//!   otherwise take the `for` loops' checks.
 //! - **Hoisted checks** ([`super::hoist`]): a bounds check on an index that grows with a `for`
-//!   loop's counter, made once before the loop for the last trip's index.
+//!   loop's counter, made once before the loop for the last trip's index, where every failure
+//!   in the loop reports one line (layernorm's row loops).
+//! - **Folded checks** ([`super::fold`]): a bounds check on every trip of a `while` loop
+//!   (saxpy's grid-stride loop), or of a `for` loop over a runtime range that hoisting left
+//!   (its failures on two lines), made part of the loop's bound, tested again after the loop.
 //! - **Combined checks** ([`super::combine`]): bounds checks in a row on one line of source
 //!   compared at the first and branched on once.
 //! - **Deferred checks** ([`super::defer`]): in a short `for` loop, a failed check skips the
@@ -58,8 +58,8 @@ use super::{Arg, Func, Inst, InstKind, Opcode, Reg};
 pub fn run(func: &mut Func) {
     super::constprop::run(func);
     super::bce::run(func);
-    super::fold::run(func);
     super::hoist::run(func);
+    super::fold::run(func);
     super::combine::run(func);
     super::defer::run(func);
     super::unroll::run(func);
