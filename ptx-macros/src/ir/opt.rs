@@ -51,7 +51,9 @@
 //!   crashed on such branches in loops for sm_75).
 //! - **Dead code**: instructions without side effects whose results nothing with an effect
 //!   reads, directly or through other such instructions, are removed (unused parameter loads,
-//!   address arithmetic of unused fields, `v /= 7` of a variable never read again).
+//!   address arithmetic of unused fields, `v /= 7` of a variable never read again); last, by
+//!   liveness, writes that every path overwrites before a read (the widening of a counter
+//!   `narrow_reg` left after its advance, read only before the loop).
 
 use super::{Arg, Func, Inst, InstKind, Opcode, Reg};
 
@@ -93,6 +95,85 @@ pub fn run(func: &mut Func) {
     while merge_branches(func) {
         remove_dead(func);
     }
+    while remove_overwritten(func) {
+        remove_dead(func);
+    }
+}
+
+/// A pure instruction none of whose results any read sees: each is written again, on every
+/// path, before it is read (`narrow_reg`'s widening of a loop counter after its advance, where
+/// only the index computed before the loop reads the 64-bit form). `remove_dead` keeps every
+/// write of a register that something reads; this asks, by backward liveness over the blocks,
+/// whether this write is the one read. A guarded write does not end a register's liveness (the
+/// value before it may be the one read). Whether any instruction went.
+fn remove_overwritten(func: &mut Func) -> bool {
+    let words = func.regs.len().div_ceil(64);
+    let n = func.blocks.len();
+    let set = |v: &mut [u64], r: Reg| {
+        if let Some(w) = v.get_mut(r.0 as usize / 64) {
+            *w |= 1 << (r.0 % 64);
+        }
+    };
+    let clear = |v: &mut [u64], r: Reg| {
+        if let Some(w) = v.get_mut(r.0 as usize / 64) {
+            *w &= !(1 << (r.0 % 64));
+        }
+    };
+    let has = |v: &[u64], r: Reg| v.get(r.0 as usize / 64).is_some_and(|w| w >> (r.0 % 64) & 1 == 1);
+    // What a block reads before writing it, and what it writes unguarded: the live registers
+    // at its start are `reads | (live at its end & !writes)`.
+    let step = |live: &mut Vec<u64>, inst: &Inst| {
+        if inst.guard.is_none() {
+            inst.defs().into_iter().for_each(|r| clear(live, r));
+        }
+        inst.uses().into_iter().for_each(|r| set(live, r));
+    };
+    let at_end = |b: &super::Block, live_in: &[Vec<u64>]| {
+        let mut live = vec![0u64; words];
+        for s in b.term.successors() {
+            for (w, x) in live.iter_mut().zip(&live_in[s.0 as usize]) {
+                *w |= x;
+            }
+        }
+        if let super::Term::Branch { pred, .. } = b.term {
+            set(&mut live, pred);
+        }
+        live
+    };
+    let mut live_in = vec![vec![0u64; words]; n];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in (0..n).rev() {
+            let block = &func.blocks[b];
+            let mut live = at_end(block, &live_in);
+            for inst in block.insts.iter().rev() {
+                step(&mut live, inst);
+            }
+            if live != live_in[b] {
+                live_in[b] = live;
+                changed = true;
+            }
+        }
+    }
+    let removable = |inst: &Inst| matches!(&inst.kind, InstKind::Op { opcode, defs, args } if *defs > 0 && opcode.is_pure() && !reads_clock(args));
+    let mut removed = false;
+    for b in 0..n {
+        let mut live = at_end(&func.blocks[b], &live_in);
+        let insts = std::mem::take(&mut func.blocks[b].insts);
+        let mut kept = Vec::with_capacity(insts.len());
+        for inst in insts.into_iter().rev() {
+            if removable(&inst) && !inst.defs().into_iter().any(|r| has(&live, r)) {
+                removed = true;
+                continue;
+            }
+            step(&mut live, &inst);
+            kept.push(inst);
+        }
+        kept.reverse();
+        func.blocks[b].insts = kept;
+    }
+    removed
 }
 
 /// A branch whose two ways meet before either does anything (they reach one block through
