@@ -221,19 +221,6 @@ fn a_for_loops_counter_below_a_u32_end_is_32_bit_on_its_trips() {
     }
 }
 
-/// The instructions of each loop of `ptx` (between a label and the last branch back to it).
-fn loop_lines(ptx: &str) -> Vec<&str> {
-    let lines: Vec<&str> = ptx.lines().map(str::trim).collect();
-    let mut out = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
-        let Some(label) = l.strip_suffix(':') else { continue };
-        if let Some(end) = lines[i..].iter().rposition(|b| b.contains("bra") && b.ends_with(&format!("{label};"))) {
-            out.extend(&lines[i..i + end]);
-        }
-    }
-    out
-}
-
 #[test]
 fn a_counters_widening_that_no_read_sees_is_removed() {
     // layernorm's row loops count in 32 bits; the 64-bit counter is read once, before each
@@ -242,7 +229,8 @@ fn a_counters_widening_that_no_read_sees_is_removed() {
     // liveness removes it, where the removal of unread registers kept every write of a
     // register read somewhere.
     let ptx = crate::corpus::layernorm::layernorm::PTX;
-    let body = loop_lines(ptx);
+    let body = crate::tools::ptx_loops(ptx).concat();
+    assert_eq!(crate::tools::ptx_loops(ptx).len(), 3, "{ptx}");
     assert!(body.iter().any(|l| l.starts_with("add.u32")), "{ptx}");
     assert!(!body.iter().any(|l| l.starts_with("cvt.u64.u32")), "{ptx}");
 }
