@@ -89,7 +89,7 @@ impl Ranges {
             self.set(r, g);
         }
         let out = self.of_op(opcode, src, launch);
-        // Restored in reverse: a register read twice was saved twice, the first time as it was.
+        // Saved before any was set: a register read twice has both saves hold what it was.
         for &(r, old) in saved.iter().rev() {
             match old {
                 Some(g) => self.set(r, g),
