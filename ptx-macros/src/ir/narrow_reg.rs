@@ -311,8 +311,7 @@ fn rewrite(func: &mut Func, inst: Inst, set: &HashSet<Reg>, twin: &HashMap<Reg, 
 /// ([`multi_def_ranges`]), with a `for` loop's counter read on the loop's trips taken as
 /// below the loop's end there ([`trip_ranges`]).
 pub(super) fn loop_ranges(func: &Func) -> Ranges {
-    let trips = trip_ranges(func);
-    let at = |r: Reg, b: usize, i: usize| trips(r, b, i);
+    let at = trip_ranges(func);
     Ranges::compute_at(func, multi_def_ranges(func, &at), &at)
 }
 
@@ -387,15 +386,13 @@ fn multi_def_ranges(func: &Func, at: &dyn Fn(Reg, usize, usize) -> Option<Range>
                 };
                 let src = args.get(1..).unwrap_or_default();
                 let mut pending = false;
-                for a in src {
-                    if let Arg::Reg(x) = a {
-                        if at(*x, b, i).is_some() {
-                            // Read as a trip's value: known whatever the estimate.
-                        } else if multi(x) && none.contains(x) {
-                            none.insert(r);
-                        } else if multi(x) && !est.contains_key(x) {
-                            pending = true;
-                        }
+                // A counter read as a trip's value is known whatever its estimate.
+                let estimated = src.iter().filter_map(|a| if let Arg::Reg(x) = a { Some(x) } else { None }).filter(|x| multi(x) && at(**x, b, i).is_none());
+                for x in estimated {
+                    if none.contains(x) {
+                        none.insert(r);
+                    } else if !est.contains_key(x) {
+                        pending = true;
                     }
                 }
                 if none.contains(&r) || pending {
