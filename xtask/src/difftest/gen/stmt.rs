@@ -36,32 +36,33 @@ pub const STMTS: &[(&str, u32, Maker)] = &[
     ("early-return", 1, early_return),
 ];
 
-/// Math-library functions (docs/body-compiler.md, "Float functions and their accuracy") with
-/// their argument count and the ulps allowed against the host's `std`: for `f32` the
-/// documented bound against the exact value (the `f32` algorithms', not the via-`f64`
-/// `math::precise` ones) rounded up, plus one for `std`'s own error; for `f64` the documented
-/// bound (measured against `std`). `f32` `exp` and `exp2` are nvcc's inline `expf` / `exp2f`:
-/// CUDA's 2 ulp, plus one.
+/// Math-library functions (docs/body-compiler.md, "f32 methods as CUDA's functions" and
+/// "Float functions and their accuracy") with their argument count and the ulps allowed against
+/// the host's `std`: for `f32`, whose methods are CUDA's functions (`x.tanh()` is `tanhf`),
+/// CUDA's bound against the exact value plus one for `std`'s own error; for `f64` the
+/// documented bound (measured against `std`). (The `f32` column held the bounds of the
+/// library's own functions, now called by name, until seed 20261314 kernel 2805 found
+/// `tanh` 1.33 ulp from the exact value on our side and 1.67 on the host's: 3 apart.)
 pub const MATH: &[(&str, usize, u32, u32)] = &[
     ("exp", 1, 3, 1),
     ("exp2", 1, 3, 1),
     ("exp_m1", 1, 2, 2),
-    ("ln", 1, 1, 1),
-    ("log2", 1, 1, 1),
-    ("log10", 1, 1, 1),
-    ("ln_1p", 1, 1, 2),
-    ("sin", 1, 2, 1),
-    ("cos", 1, 2, 1),
-    ("tan", 1, 3, 2),
-    ("asin", 1, 2, 3),
-    ("acos", 1, 2, 3),
-    ("atan", 1, 2, 1),
-    ("atan2", 2, 2, 2),
-    ("sinh", 1, 3, 2),
+    ("ln", 1, 2, 1),
+    ("log2", 1, 2, 1),
+    ("log10", 1, 3, 1),
+    ("ln_1p", 1, 2, 2),
+    ("sin", 1, 3, 1),
+    ("cos", 1, 3, 1),
+    ("tan", 1, 5, 2),
+    ("asin", 1, 3, 3),
+    ("acos", 1, 3, 3),
+    ("atan", 1, 3, 1),
+    ("atan2", 2, 4, 2),
+    ("sinh", 1, 4, 2),
     ("cosh", 1, 3, 2),
-    ("tanh", 1, 2, 2),
-    ("powf", 2, 2, 1),
-    ("hypot", 2, 2, 1),
+    ("tanh", 1, 3, 2),
+    ("powf", 2, 5, 1),
+    ("hypot", 2, 4, 1),
 ];
 
 const DEPTH: u32 = 3;
