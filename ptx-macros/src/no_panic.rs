@@ -93,6 +93,9 @@ fn mangled_token_streams() {
 
 /// Statements of every kind the body compiler meets, well-formed or not.
 const STATEMENTS: &[&str] = &[
+    // `matches!` of a struct literal with `..` for a pattern: desugared to a `match` that did not
+    // parse, a panic (fuzz seed 1795980482129614270).
+    "let m = matches!(c {}, ..);",
     "let i = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;",
     "let mut acc = 0.0f32;",
     "let v: u8 = 300;",

@@ -92,7 +92,12 @@ impl<'a> Checker<'a> {
             Err(err) => return self.error(err.span(), format!("write `matches!(value, pattern)`: {err}")),
         };
         let guard = guard.map(|g| quote::quote!(if #g));
-        let desugared: syn::ExprMatch = syn::parse_quote_spanned!(span=> match #e { #pat #guard => true, _ => false });
-        self.match_expr(&desugared)
+        // The value in parentheses: a struct literal (`matches!(S {}, _)`) is no scrutinee
+        // otherwise. What still does not parse as a `match` (a pattern only `matches!` takes
+        // apart, `..`) is an error, not a panic (fuzz seed 1795980482129614270).
+        match syn::parse2::<syn::ExprMatch>(quote::quote_spanned!(span=> match (#e) { #pat #guard => true, _ => false })) {
+            Ok(desugared) => self.match_expr(&desugared),
+            Err(err) => self.error(span, format!("write `matches!(value, pattern)` with a pattern a `match` arm takes: {err}")),
+        }
     }
 }
