@@ -69,6 +69,7 @@ mod body_iv;
 mod body_layout;
 mod body_narrow_reg;
 mod body_tree_reduce;
+mod body_unroll_full;
 mod body_memory;
 mod body_opt;
 mod body_enum_data;

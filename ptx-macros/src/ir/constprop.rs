@@ -160,7 +160,7 @@ fn count_bits(func: &mut Func) {
 }
 
 /// `setp.<cmp>.<type> x, y` on integer constants, or `None` for types it does not evaluate.
-fn compare(cmp: Cmp, ty: Type, x: i64, y: i64) -> Option<bool> {
+pub(super) fn compare(cmp: Cmp, ty: Type, x: i64, y: i64) -> Option<bool> {
     let ord = match ty {
         Type::S64 => x.cmp(&y),
         Type::S32 => (x as i32).cmp(&(y as i32)),

@@ -35,6 +35,7 @@ mod subsume;
 mod sym_bound;
 mod trips;
 mod unroll;
+mod unroll_full;
 mod vectorize;
 mod version;
 mod wide_index;

@@ -59,6 +59,10 @@ use super::{Arg, Func, Inst, InstKind, Opcode, Reg};
 
 pub fn run(func: &mut Func) {
     super::constprop::run(func);
+    // Each unrolled trip's counter is an immediate: propagated, and its tests folded, again.
+    if super::unroll_full::run(func) {
+        super::constprop::run(func);
+    }
     super::bce::run(func);
     super::hoist::run(func);
     super::fold::run(func);

@@ -43,6 +43,7 @@ pub const EXPRS: &[(&str, u32, Maker)] = &[
     ("call", 3, call),
     ("float-bits", 3, float_bits),
     ("float-class", 2, float_class),
+    ("warp", 2, warp),
 ];
 
 /// An expression of type `t`, at most `depth` levels deep.
@@ -58,6 +59,18 @@ pub fn expr(g: &mut Gen, t: Ty, depth: u32) -> String {
         }
     }
     literal(g, t, 0).expect("literal")
+}
+
+/// A warp collective of the launch's one thread (`mask` 1, lane 0 reading itself): the value,
+/// the predicate, or its ballot's bit 0. In a loop with a known trip count it makes the loop
+/// one that `ir::unroll_full` unrolls (ptxas would not).
+fn warp(g: &mut Gen, t: Ty, d: u32) -> Option<String> {
+    match t {
+        Ty::Isize | Ty::Usize => None,
+        Ty::U32 if g.rng.chance(30) => Some(format!("ballot_sync(1, {})", expr(g, Ty::Bool, d))),
+        Ty::Bool if g.rng.chance(50) => Some(format!("{}_sync(1, {})", if g.rng.chance(50) { "all" } else { "any" }, expr(g, Ty::Bool, d))),
+        _ => Some(format!("shfl_sync(1, {}, 0)", expr(g, t, d))),
+    }
 }
 
 /// An operand in a context that fixes its type: sometimes an unsuffixed literal (typed by
