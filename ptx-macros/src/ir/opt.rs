@@ -3,6 +3,9 @@
 //!
 //! - **Constant propagation** ([`super::constprop`]): immediates into arithmetic, branches on
 //!   constant comparisons folded.
+//! - **Unrolled warp loops** ([`super::unroll_full`]): a loop holding `shfl.sync`, `vote.sync`
+//!   or `bar.warp.sync`, which ptxas keeps rolled, unrolled completely where its trips can be
+//!   counted here (a warp reduction's `offset /= 2` from 16), as nvcc's front end does.
 //! - **Redundant comparisons** ([`super::bce`]): a bounds check that a dominating loop
 //!   condition already decided.
 //! - **Hoisted checks** ([`super::hoist`]): a bounds check on an index that grows with a `for`
