@@ -122,6 +122,29 @@ pub fn two_lines(x: &[u32], y: &[u32], out: &mut [u32], n: usize) {
     out[0] = s;
 }
 
+/// Two loops over the same row, as layernorm's first two: the check hoisted before the second
+/// is the one hoisted before the first, which every path to it passed, so `ir/bce.rs` decides it
+/// by that test's key (`ir/test_key.rs`).
+#[kernel]
+pub fn two_passes(x: &[f32], out: &mut [f32], n: u32) {
+    let row = thread_idx_x() as usize;
+    let n = n as usize;
+    let base = row * n;
+    let mut sum = 0.0f32;
+    for j in 0..n {
+        sum += x[base + j]; // the first pass
+    }
+    let mean = sum / n as f32;
+    let mut sq = 0.0f32;
+    for j in 0..n {
+        let d = x[base + j] - mean;
+        sq += d * d;
+    }
+    if row < out.len() {
+        out[row] = sq;
+    }
+}
+
 /// The `setp.ge.u64` (bounds checks) between a label and a later branch back to it.
 fn checks_in_loops(ptx: &str) -> usize {
     let lines: Vec<&str> = ptx.lines().map(str::trim).collect();
@@ -292,4 +315,29 @@ fn checks_that_do_not_run_on_every_trip_stay_in_the_loop() {
     // In bounds, the sum of both.
     two_lines::launch(&stream, LaunchConfig::new(1, 1), &five, &long, &mut ob, 4usize).unwrap();
     assert_eq!(ob.to_vec().unwrap(), [1 + 2 + 3 + 4 + 1 + 2 + 3 + 4]);
+}
+
+#[test]
+fn a_second_loop_over_the_same_indices_is_not_checked_again() {
+    assert!(assemble("two_passes", two_passes::PTX));
+    let ptx = two_passes::PTX;
+    assert_eq!(checks_in_loops(ptx), 0, "{ptx}");
+    // `x.len()` is the parameter's second word; one compare reads it, before the first loop.
+    let len = ptx.lines().find(|l| l.contains("ld.param.u64") && l.contains("_param_0+8]")).and_then(|l| l.split_whitespace().nth(1)).map(|r| r.trim_end_matches(',')).expect("x.len()");
+    let reads = |l: &&str| l.trim_start().starts_with("setp") && l.split(|c: char| c == ',' || c == ';' || c.is_whitespace()).any(|t| t == len);
+    assert_eq!(ptx.lines().filter(reads).count(), 1, "{ptx}");
+    let (rows, n) = (8usize, 13usize);
+    let x: Vec<f32> = (0..rows * n).map(|k| (k as f32 * 0.61).cos()).collect();
+    let mut want = vec![0.0f32; rows];
+    let o = host::Disjoint::new(&mut want);
+    // SAFETY: each thread writes its own row's element.
+    host::run([1, 1, 1], [rows as u32, 1, 1], 0, || two_passes(&x, unsafe { o.get() }, n as u32));
+    let stream = cpu_stream();
+    let xb = DeviceBuffer::from_slice(&stream, &x).unwrap();
+    let mut ob = DeviceBuffer::<f32>::zeroed(&stream, rows).unwrap();
+    two_passes::launch(&stream, LaunchConfig::new(1, rows as u32), &xb, &mut ob, n as u32).unwrap();
+    assert_eq!(ob.to_vec().unwrap().iter().map(|v| v.to_bits()).collect::<Vec<_>>(), want.iter().map(|v| v.to_bits()).collect::<Vec<_>>());
+    // The last row one element short: the first pass fails, at its line.
+    let short = DeviceBuffer::from_slice(&stream, &x[..rows * n - 1]).unwrap();
+    expect_bounds_failure(two_passes::launch(&stream, LaunchConfig::new(1, rows as u32), &short, &mut ob, n as u32), "// the first pass");
 }

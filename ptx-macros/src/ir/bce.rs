@@ -16,9 +16,17 @@
 //! is how `if i < y.len() { for k in 0..9 { ... } y[i] = acc; }` needs no check of `y[i]` after
 //! the loop. A fact names registers, so writing one of them (a mutable local's update) forgets
 //! it. Only integer comparisons are used: with floats, `!(a < b)` is not `a >= b`.
+//!
+//! A check's branch also tells the outcome of its whole test, as a key (`ir::test_key`): the
+//! `and`/`or`/`not` of comparisons of registers written once. A later check whose test has the
+//! same key is decided by it: layernorm's first two loops each get the check `base + n - 1 <
+//! x.len()` (with the zero-trip test `0 < n`) hoisted before them, and the second is the first
+//! (`again`, after `ir::cse` has made the repeated index one register; 557 → 547 SASS
+//! instructions on sm_80).
 
 use super::dom::Cfg;
 use super::range::Ranges;
+use super::test_key::{self, Key};
 use super::{Arg, Cmp, Func, Imm, InstKind, Mode, Opcode, Reg, Term, Type};
 use super::fast_hash::HashMap;
 
@@ -62,14 +70,36 @@ impl Fact {
     }
 }
 
-/// What a block's instructions establish and which predicates hold which comparison.
+/// What a block's instructions establish and which predicates hold which comparison; and the
+/// outcomes of the tests that branches on every path here took (`ir::test_key`).
 #[derive(Clone, Default)]
 struct Known {
     facts: Vec<Fact>,
     preds: HashMap<Reg, Fact>,
+    tests: Vec<(Key, bool)>,
 }
 
 impl Known {
+    /// What a branch on `k` tells: `k` is `v`, and so is what follows (`!k` is `!v`; every
+    /// part of an `and` that holds, every part of an `or` that does not).
+    fn learn(&mut self, k: Key, v: bool) {
+        match (&k, v) {
+            (Key::All(parts), true) | (Key::Any(parts), false) => {
+                for p in parts.clone() {
+                    self.tests.push((p.negated(), !v));
+                    self.tests.push((p, v));
+                }
+            }
+            _ => {}
+        }
+        self.tests.push((k.negated(), !v));
+        self.tests.push((k, v));
+    }
+
+    fn test(&self, k: &Key) -> Option<bool> {
+        self.tests.iter().find(|(t, _)| t == k).map(|(_, v)| *v)
+    }
+
     fn holds(&self, f: &Fact, ranges: &Ranges) -> Option<bool> {
         let swapped = f.swapped();
         if self.facts.iter().any(|k| *k == *f || *k == swapped) {
@@ -112,9 +142,20 @@ impl Known {
 }
 
 pub fn run(func: &mut Func) {
-    let cfg = Cfg::new(func);
     let ranges = Ranges::compute(func);
     let halves = Halves::find(func);
+    walk(func, &ranges, &halves);
+}
+
+/// Again, later, with the facts and the tests alone (the ranges would cost another pass over
+/// the function): the checks hoisted before two loops may be one test (layernorm's first
+/// two), once a repeated index is one register (`ir::cse`).
+pub fn again(func: &mut Func) {
+    walk(func, &Ranges::default(), &Halves { ranges: None });
+}
+
+fn walk(func: &mut Func, ranges: &Ranges, halves: &Halves) {
+    let cfg = Cfg::new(func);
     let mut defs = vec![0usize; func.regs.len()];
     for r in func.blocks.iter().flat_map(|b| &b.insts).flat_map(|i| i.defs()) {
         defs[r.0 as usize] += 1;
@@ -123,9 +164,12 @@ pub fn run(func: &mut Func) {
         Operand::Reg(r) => defs[r.0 as usize] == 1,
         Operand::Int(_) => true,
     };
+    let counts: Vec<u32> = defs.iter().map(|&n| n as u32).collect();
+    let (_, sites) = super::hoist::single_defs(func);
     // What holds at the end of each block processed, and the fact its branch adds on each edge.
     let mut out: Vec<Option<Known>> = vec![None; func.blocks.len()];
     let mut edge_fact: HashMap<(usize, usize), Fact> = HashMap::default();
+    let mut edge_test: HashMap<(usize, usize), (Key, bool)> = HashMap::default();
     // Each block after its immediate dominator.
     for &b in &cfg.order {
         let mut known = match cfg.idom[b] {
@@ -135,13 +179,18 @@ pub fn run(func: &mut Func) {
                     // Entered only from its dominator: all it knew, and its branch's outcome.
                     let mut k = from;
                     k.facts.extend(edge_fact.get(&(d, b)).copied());
+                    if let Some((t, v)) = edge_test.get(&(d, b)) {
+                        k.learn(t.clone(), *v);
+                    }
                     k
                 } else {
                     // A join or a loop header: what its dominator knew of registers written
                     // once (their values cannot change on the way here); see the module doc.
+                    // Tests name only such registers.
                     Known {
                         facts: from.facts.into_iter().filter(|f| single_def(f.a) && single_def(f.b)).collect(),
                         preds: from.preds.into_iter().filter(|(p, f)| defs[p.0 as usize] == 1 && single_def(f.a) && single_def(f.b)).collect(),
+                        tests: from.tests,
                     }
                 }
             }
@@ -190,15 +239,25 @@ pub fn run(func: &mut Func) {
             }
         }
         if let Term::Branch { pred, negate, if_true, if_false } = func.blocks[b].term {
-            if let Some(f) = known.preds.get(&pred).cloned() {
-                if let Some(v) = known.holds(&f, &ranges) {
-                    // The other successor may lose its only predecessor; what it is told
-                    // stays true of the paths that remain.
-                    func.blocks[b].term = Term::Jump(if v != negate { if_true } else { if_false });
-                } else {
+            let fact = known.preds.get(&pred).cloned();
+            // A check's test as a whole, where it is more than one comparison (a hoisted check
+            // and its loop's zero-trip test) or that comparison is not a fact's.
+            let check = super::hoist::failure(func, if_true.0 as usize) || super::hoist::failure(func, if_false.0 as usize);
+            let key = check.then(|| test_key::of(func, &counts, &sites, pred)).flatten();
+            let decided = fact.as_ref().and_then(|f| known.holds(f, ranges)).or_else(|| key.as_ref().and_then(|k| known.test(k)));
+            if let Some(v) = decided {
+                // The other successor may lose its only predecessor; what it is told
+                // stays true of the paths that remain.
+                func.blocks[b].term = Term::Jump(if v != negate { if_true } else { if_false });
+            } else {
+                if let Some(f) = fact {
                     let (t, e) = if negate { (f.negated(), f) } else { (f, f.negated()) };
                     edge_fact.insert((b, if_true.0 as usize), t);
                     edge_fact.insert((b, if_false.0 as usize), e);
+                }
+                if let Some(k) = key {
+                    edge_test.insert((b, if_true.0 as usize), (k.clone(), !negate));
+                    edge_test.insert((b, if_false.0 as usize), (k, negate));
                 }
             }
         }

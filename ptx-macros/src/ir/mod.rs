@@ -33,6 +33,7 @@ mod space;
 mod strength;
 mod subsume;
 mod sym_bound;
+mod test_key;
 mod trips;
 mod unroll;
 mod unroll_full;

@@ -81,6 +81,7 @@ pub fn run(func: &mut Func) {
     coalesce_moves(func);
     // After the moves are coalesced: an index is then the `add` that computes it.
     super::cse::run(func);
+    super::bce::again(func);
     super::reassoc::run(func);
     super::strength::run(func);
     // After every pass that reads `Func::for_loops` or counts a register's writes.
