@@ -27,6 +27,7 @@ mod opcode;
 mod path_range;
 pub mod opt;
 mod range;
+mod raise;
 mod reassoc;
 mod rotate;
 mod space;

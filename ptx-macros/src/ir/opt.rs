@@ -47,6 +47,9 @@
 //!   all its writes and reads can be.
 //! - **Rotated loops** ([`super::rotate`]): the test of a loop's header copied to its bottom,
 //!   as nvcc's loops are.
+//! - **Raised checks** ([`super::raise`]): a check joined to the one before it where the code
+//!   between has no effect and always reaches it (layernorm's third loop's check, made with
+//!   its first's), reporting them in the source's order.
 //! - **Move coalescing**: `op t, ...; mov x, t;` where `t` is used only by that `mov` becomes
 //!   `op x, ...;` (assignments to mutable locals, `if`/`loop` results).
 //! - **Merged branches**: a branch whose two ways meet before either does anything (an `if`
@@ -103,6 +106,9 @@ pub fn run(func: &mut Func) {
     while merge_branches(func) {
         remove_dead(func);
     }
+    // On the branches as they now stand (an iterator's slice checks are one by now).
+    super::raise::run(func);
+    remove_dead(func);
     while remove_overwritten(func) {
         remove_dead(func);
     }
