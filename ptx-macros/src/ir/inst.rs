@@ -197,6 +197,25 @@ impl Inst {
 }
 
 impl Inst {
+    /// Writes of the registers `map` names made writes of the registers it maps them to (a
+    /// vector's elements too: `mov.b64 {lo, hi}, x`; a store's address is read, not written).
+    pub fn rename_defs(&mut self, map: &super::fast_hash::HashMap<Reg, Reg>) {
+        fn written(a: &mut Arg, map: &super::fast_hash::HashMap<Reg, Reg>) {
+            match a {
+                Arg::Reg(r) => {
+                    if let Some(n) = map.get(r) {
+                        *r = *n;
+                    }
+                }
+                Arg::Vec(v) => v.iter_mut().for_each(|a| written(a, map)),
+                _ => {}
+            }
+        }
+        if let InstKind::Op { defs, args, .. } = &mut self.kind {
+            args.iter_mut().take(*defs).for_each(|a| written(a, map));
+        }
+    }
+
     /// Reads of the registers `map` names made reads of the registers it maps them to (the
     /// guard, the read operands, and the bases of written memory operands).
     pub fn rename_uses(&mut self, map: &super::fast_hash::HashMap<Reg, Reg>) {

@@ -297,7 +297,7 @@ fn apply(func: &mut Func, plan: Plan) {
                     continue;
                 }
                 let mut inst = inst.clone();
-                rename_defs(&mut inst, &renamed);
+                inst.rename_defs(&renamed);
                 let later = stepped || after_step.contains(&b);
                 inst.rename_uses(if later { &reads_after } else { &reads_before });
                 new.push(inst);
@@ -373,25 +373,5 @@ fn merge_chains(func: &mut Func, blocks: &[usize]) {
         block.insts.extend(taken);
         block.term = term;
         block.term_loc = term_loc;
-    }
-}
-
-/// Writes of the registers `map` names made writes of the registers it maps them to (a
-/// vector's elements too: `mov.b64 {lo, hi}, x`).
-fn rename_defs(inst: &mut Inst, map: &HashMap<Reg, Reg>) {
-    fn written(a: &mut Arg, map: &HashMap<Reg, Reg>) {
-        match a {
-            Arg::Reg(r) => {
-                if let Some(n) = map.get(r) {
-                    *r = *n;
-                }
-            }
-            Arg::Vec(v) => v.iter_mut().for_each(|a| written(a, map)),
-            // A store's address is read, not written (`rename_uses` has it).
-            _ => {}
-        }
-    }
-    if let InstKind::Op { defs, args, .. } = &mut inst.kind {
-        args.iter_mut().take(*defs).for_each(|a| written(a, map));
     }
 }
