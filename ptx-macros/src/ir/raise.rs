@@ -258,13 +258,11 @@ fn join(func: &mut Func, c1: Check, c2: Check, test: Vec<(usize, usize)>) {
     for (b, i) in test {
         let mut inst = func.blocks[b].insts[i].clone();
         inst.rename_uses(&renamed);
-        if let InstKind::Op { args, .. } = &mut inst.kind {
-            if let Some(super::Arg::Reg(d)) = args.first_mut() {
-                let fresh = func.fresh(func.class(*d));
-                renamed.insert(*d, fresh);
-                *d = fresh;
-            }
+        for d in inst.defs() {
+            let fresh = func.fresh(func.class(d));
+            renamed.insert(d, fresh);
         }
+        inst.rename_defs(&renamed);
         copied.push(inst);
     }
     let p2 = renamed.get(&c2.pred).copied().unwrap_or(c2.pred);
