@@ -14,8 +14,11 @@ use std::process::Command;
 const T: usize = 32;
 
 /// The corpus transpose's loads: four rows of a 32-wide tile per 8-row block, each under a
-/// test of the matrix's edge, then the tile written out.
-#[kernel]
+/// test of the matrix's edge, then the tile written out. Its block declared, as the corpus
+/// declares it: the tile index then needs no check (`ty < 8`, `j <= 24`). (Without it, the
+/// tile index's check stays in the loop, and ptxas 13 keeps the loop rolled now that `T` is a
+/// number the macro reads: docs/performance.md, "Constants read from the source".)
+#[kernel(block = (32, 8))]
 pub fn rows(input: &[f32], output: &mut [f32], width: u32, height: u32) {
     let mut tile = unsafe { shared_array::<f32, 1056>() };
     let tx = thread_idx_x() as usize;
@@ -71,15 +74,27 @@ fn sass(name: &str, ptx: &str) -> Option<Vec<String>> {
 }
 
 /// ptxas unrolls the loop that loads the tile (four global loads), with no branch between the
-/// first load and the last (the trips if-converted), and the second load is issued before the
-/// first shared store (two or more loads in flight); the second loop is unrolled too.
+/// first load and the last (the trips if-converted), and the four loads take two round trips
+/// to memory at most, not four (nvcc's unchecked twin takes one); the second loop is unrolled
+/// too.
 fn unrolled_and_if_converted(name: &str, ptx: &str) {
     let Some(sass) = sass(name, ptx) else { return };
     let at = |what: &str| -> Vec<usize> { sass.iter().enumerate().filter(|(_, i)| i.contains(what)).map(|(k, _)| k).collect() };
-    let (loads, stores) = (at("LDG"), at("STS"));
+    let loads = at("LDG");
     assert_eq!(loads.len(), 4, "{name}: {sass:#?}");
     assert!(!sass[loads[0]..loads[3]].iter().any(|i| i.contains("BRA")), "{name}: {sass:#?}");
-    assert!(loads[1] < stores[0], "{name}: {sass:#?}");
+    // The round trips to memory, issuing in order: each shared store waits for its trip's
+    // load (the oldest not yet stored), unless a wait since that load was issued has already
+    // brought it back.
+    let (mut waits, mut issued) = (0, std::collections::VecDeque::new());
+    for i in sass.iter().filter(|i| i.contains("LDG") || i.contains("STS")) {
+        if i.contains("LDG") {
+            issued.push_back(waits);
+        } else if issued.pop_front() == Some(waits) {
+            waits += 1;
+        }
+    }
+    assert!(waits <= 2, "{name}: {waits} round trips: {sass:#?}");
     assert_eq!(at("LDS").len(), 4, "{name}: {sass:#?}");
 }
 
@@ -87,8 +102,8 @@ fn unrolled_and_if_converted(name: &str, ptx: &str) {
 fn the_trips_of_a_short_loop_with_checks_load_together() {
     assert!(assemble("rows", rows::PTX));
     let ptx = rows::PTX;
-    // The failure is recorded in the loop and tested after it.
-    assert!(ptx.contains("or.pred"), "{ptx}");
+    // The failure is recorded in the loop (a flag or-ed on each trip) and tested after it.
+    assert!(ptx.contains("or.b32"), "{ptx}");
     unrolled_and_if_converted("rows", ptx);
     unrolled_and_if_converted("transpose", crate::corpus::transpose::transpose::PTX);
     let (w, h) = (70usize, 45usize);

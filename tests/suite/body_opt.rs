@@ -11,10 +11,17 @@ use crate::tools::assemble;
 use ptx_runtime::device::*;
 use ptx_runtime::{kernel, DeviceBuffer, LaunchConfig};
 
-const POW2: usize = 16;
-const ODD: u32 = 7;
-const POW2_U32: u32 = 8;
-const ONE: u64 = 1;
+/// A `const fn`'s value, which the macro does not read from the source (`front::source_const`
+/// evaluates literals and operators only): rustc writes the number into the PTX, as it does
+/// for a constant of another crate, and the passes for such constants are what runs.
+const fn unread<V>(v: V) -> V {
+    v
+}
+
+const POW2: usize = unread(16);
+const ODD: u32 = unread(7);
+const POW2_U32: u32 = unread(8);
+const ONE: u64 = unread(1);
 
 /// Division and remainder by constants from outside the body: a power of two becomes a shift or
 /// a mask (rustc knows the value; the macro only the name), any other stays a division.

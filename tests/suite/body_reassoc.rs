@@ -23,7 +23,14 @@ pub fn taps(x: &[f32], w: &[f32], y: &mut [f32]) {
     }
 }
 
-const T: usize = 32;
+/// A `const fn`'s value, which the macro does not read from the source (`front::source_const`
+/// evaluates literals and operators only): rustc writes the number into the PTX, as it does
+/// for a constant of another crate, and the passes for such constants are what runs.
+const fn unread<V>(v: V) -> V {
+    v
+}
+
+const T: usize = unread(32);
 
 /// The transpose of a 32 × `h` block (`h` ≤ 32) through a padded tile, its sizes a `const`
 /// item's (a number rustc writes into the PTX, unknown to the macro).

@@ -78,6 +78,7 @@ mod body_option_closures;
 mod body_parallel;
 mod body_quality;
 mod body_raise;
+mod body_source_const;
 mod body_subset;
 mod body_texture;
 mod body_texture_vec;

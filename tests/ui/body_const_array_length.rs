@@ -1,8 +1,12 @@
 use ptx_runtime::kernel;
 
-const N: usize = 4;
+// A constant the macro cannot read from the source (a `const fn`'s value): rustc evaluates it.
+const fn four() -> usize {
+    4
+}
+const N: usize = four();
 
-// An array of an outside constant's length works when indexed; a copy of it as a whole does not.
+// An array of such a constant's length works when indexed; a copy of it as a whole does not.
 #[kernel]
 pub fn k(out: &mut [f32]) {
     let mut a = [0.0f32; N];

@@ -1,8 +1,12 @@
 use ptx_runtime::kernel;
 
-const BIG: i64 = 1 << 40;
-const REPS: usize = 3;
-const SMALL: i32 = 7;
+// Constants the macro cannot read from the source (a `const fn`'s values): rustc evaluates them.
+const fn unread<V>(v: V) -> V {
+    v
+}
+const BIG: i64 = unread(1 << 40);
+const REPS: usize = unread(3);
+const SMALL: i32 = unread(7);
 
 // Nothing in the body fixes the type of `x * BIG` or of the loop's range: rustc knows the
 // constants' types, the device compiler only has Rust's fallback `i32`. A wrong guess must be an

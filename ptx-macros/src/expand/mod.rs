@@ -286,6 +286,7 @@ fn round_inner(kind: FnKind, args: TokenStream, (item_tokens, parsed): Item, fou
     };
     let mut errors = Errors::new();
     front::plain_call::set_item_body(item.block.brace_token.span.join());
+    front::source_const::set_item(method.is_none() && item.sig.generics.params.is_empty());
     crate::ir::loc::forget_replayed();
     let parsed_args = attrs::parse_args(args.clone(), kind, &mut errors);
     let no_mangle = attrs::take_no_mangle(&mut item.attrs);

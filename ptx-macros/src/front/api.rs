@@ -3,7 +3,7 @@
 
 use super::hir::{Callee, Expr, ExprKind};
 use super::intrinsic::{FastOp, Intrinsic, RedOp, ShflMode, VoteMode};
-use super::ty::{Len, Ty};
+use super::ty::Ty;
 use super::Checker;
 use proc_macro2::Span;
 use ptx_abi::atomic::Scope;
@@ -136,7 +136,11 @@ impl<'a> Checker<'a> {
         let mut len = None;
         for a in &g.args {
             match a {
-                syn::GenericArgument::Type(syn::Type::Path(p)) if elem.is_some() => len = Some(Len::Const(quote::ToTokens::to_token_stream(p))),
+                syn::GenericArgument::Type(syn::Type::Path(p)) if elem.is_some() => {
+                    // `shared_array::<f32, TILE>`: a constant's path, which parses as a type.
+                    let as_expr = syn::Expr::Path(syn::ExprPath { attrs: Vec::new(), qself: p.qself.clone(), path: p.path.clone() });
+                    len = Some(self.array_len(&as_expr));
+                }
                 syn::GenericArgument::Type(t) => elem = Some(self.resolve_type(t, super::Position::Body)),
                 syn::GenericArgument::Const(e) => len = Some(self.array_len(e)),
                 other => {

@@ -297,6 +297,9 @@ impl<'a> Checker<'a> {
         if let Some(e) = self.variant_expr(p) {
             return e;
         }
+        if let Some(e) = self.source_const(p) {
+            return e;
+        }
         // A constant defined outside the body: its value is rustc's, its type comes from the
         // context (`N as T` where the context does not fix it).
         let ty = self.var(VarKind::General);
@@ -306,7 +309,7 @@ impl<'a> Checker<'a> {
 
     /// `N as T` for a constant `N` defined outside the body.
     pub fn const_cast(&mut self, p: &syn::ExprPath, to: &Ty, span: Span) -> Option<Expr> {
-        if self.known_const(&p.path).is_some() || self.known_float_const(&p.path, span).is_some() {
+        if self.known_const(&p.path).is_some() || self.known_float_const(&p.path, span).is_some() || self.source_const(p).is_some() {
             return None;
         }
         let Ty::Scalar(s) = to else { return None };

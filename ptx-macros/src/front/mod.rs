@@ -61,6 +61,7 @@ pub mod printf;
 pub mod receiver;
 pub mod resolve;
 pub mod round;
+pub mod source_const;
 pub mod trait_call;
 pub mod traits;
 pub mod statics;
@@ -161,6 +162,8 @@ pub struct Checker<'a> {
     /// The methods whose bodies are being inlined, innermost last: one that calls itself is
     /// compiled as a call there (`inline_method`).
     pub inlining: Vec<String>,
+    /// The outside constants read from the source so far, as written (see `source_const`).
+    pub assumed: std::collections::HashSet<String>,
 }
 
 /// Which calls a body inlines where it qualifies.
@@ -222,6 +225,7 @@ pub fn check(
         inline_device_fns: inline.device_fns,
         inline_methods: inline.methods,
         inlining: Vec::new(),
+        assumed: Default::default(),
     };
     let before = c.errors.len();
     // A type the signature check refused (`syntax::signature`, reported there) is not

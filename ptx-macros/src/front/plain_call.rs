@@ -244,7 +244,7 @@ pub fn set_item_body(braces: Span) {
 
 /// Whether `span` is in the body of the item being compiled (not in a generic function's
 /// instance, whose body is written in another item, maybe in another module).
-fn in_item_body(span: Span) -> bool {
+pub(super) fn in_item_body(span: Span) -> bool {
     let (Some(file), at) = (span.local_file(), span.start()) else { return false };
     ITEM_BODY.with(|b| {
         b.borrow().as_ref().is_some_and(|(f, start, end)| *f == file && (start.line, start.column) <= (at.line, at.column) && (at.line, at.column) < (end.line, end.column))

@@ -222,7 +222,10 @@ impl<'a> Checker<'a> {
                 syn::Stmt::Expr(inner, None) => self.array_len(inner),
                 _ => Len::Const(e.to_token_stream()),
             },
-            _ => Len::Const(e.to_token_stream()),
+            _ => match self.source_len(e) {
+                Some(n) => Len::Known(n),
+                None => Len::Const(e.to_token_stream()),
+            },
         }
     }
 

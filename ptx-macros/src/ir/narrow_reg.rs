@@ -40,9 +40,7 @@
 //! `rotate`. Functions with full debug information are left alone (their variables' locations
 //! name registers).
 
-use super::dom::Cfg;
 use super::range::{def_counts, Range, Ranges};
-use super::trips::Trips;
 use super::fast_hash::{HashMap, HashSet};
 use super::{Arg, Arith, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, RegClass, Type};
 
@@ -311,24 +309,8 @@ fn rewrite(func: &mut Func, inst: Inst, set: &HashSet<Reg>, twin: &HashMap<Reg, 
 /// ([`multi_def_ranges`]), with a `for` loop's counter read on the loop's trips taken as
 /// below the loop's end there ([`trip_ranges`]).
 pub(super) fn loop_ranges(func: &Func) -> Ranges {
-    let at = trip_ranges(func);
+    let at = super::trips::ranges_on_trips(func);
     Ranges::compute_at(func, multi_def_ranges(func, &at), &at)
-}
-
-/// Where a `for` loop's counter holds a trip's value (`ir::trips`: in the loop, before its
-/// advance writes it), it is below the loop's end: at most the end's largest value less one.
-/// The counter's own range also holds its last value, the end: `for t in 0..tiles` with
-/// `tiles <= 2^28` has `t <= 2^28`, but `t * 16` in the loop is below 2^32.
-fn trip_ranges(func: &Func) -> impl Fn(Reg, usize, usize) -> Option<Range> + '_ {
-    let cfg = Cfg::new(func);
-    let loops = cfg.loops();
-    let trips = Trips::find(func, &cfg, &loops);
-    let base = Ranges::compute(func);
-    move |r: Reg, b: usize, i: usize| {
-        let t = trips.at(r, b, i)?;
-        let end = base.of(&t.end, 64)?;
-        (end.hi > 0).then(|| Range { lo: 0, hi: end.hi - 1 })
-    }
 }
 
 /// Ranges of 64-bit integer registers written more than once: the union of what their

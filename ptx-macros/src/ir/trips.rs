@@ -22,6 +22,7 @@
 
 use super::dom::{Cfg, Loop};
 use super::fast_hash::HashMap;
+use super::range::{Range, Ranges};
 use super::{Arg, Arith, Func, Imm, InstKind, Mode, Opcode, Reg};
 
 /// What the counter holds on a trip: `start + i·step`, below `end`.
@@ -56,6 +57,15 @@ impl Trips {
             }
         }
         Trips { by_counter }
+    }
+
+    /// The greatest value counter `r` takes on its trips, when its loop's end is a constant:
+    /// `start + (end - 1 - start) / step · step`.
+    pub fn last(&self, r: Reg) -> Option<u64> {
+        let t = self.by_counter.get(&r)?;
+        let Arg::Imm(Imm::Int(end)) = t.end else { return None };
+        let end = u64::try_from(end).ok()?;
+        (end > t.start).then(|| t.start + (end - 1 - t.start) / t.step * t.step)
     }
 
     /// The trip of counter `r` when it is read by instruction `i` of block `b`, if the counter
@@ -106,6 +116,27 @@ fn trip(func: &Func, cfg: &Cfg, l: &Loop, k: Reg, end: &Arg) -> Option<Trip> {
         _ => (0, 1),
     };
     Some(Trip { start, step, end: end.clone(), body: l.body.clone(), advance: (next, first) })
+}
+
+/// Where a `for` loop's counter holds a trip's value (in the loop, before its advance writes
+/// it), the range of its trips' values: below the loop's end, at most the end's largest value
+/// less one, and on a constant end at most [`Trips::last`] (`j` of `(0..32).step_by(8)`: 24).
+/// The counter's own range also holds its last value, the end: `for t in 0..tiles` with
+/// `tiles <= 2^28` has `t <= 2^28`, but `t * 16` in the loop is below 2^32. For
+/// [`Ranges::compute_at`].
+pub fn ranges_on_trips(func: &Func) -> impl Fn(Reg, usize, usize) -> Option<Range> + '_ {
+    let cfg = Cfg::new(func);
+    let loops = cfg.loops();
+    let trips = Trips::find(func, &cfg, &loops);
+    let base = Ranges::compute(func);
+    move |r: Reg, b: usize, i: usize| {
+        let t = trips.at(r, b, i)?;
+        if let Some(last) = trips.last(r) {
+            return Some(Range { lo: t.start, hi: last });
+        }
+        let end = base.of(&t.end, 64)?;
+        (end.hi > 0).then(|| Range { lo: 0, hi: end.hi - 1 })
+    }
 }
 
 /// Where `r` is written: (block, instruction).

@@ -92,8 +92,23 @@ enum Def {
     Type { line: usize, plain: bool },
     /// A trait; `plain` when it carries no attribute but the inert ones.
     Trait { line: usize, plain: bool },
+    /// `const NAME: T = expr;` of a primitive integer or `bool` type `T`, with no attribute but
+    /// the inert ones and no `#[cfg]` (one that may not be there could leave the name to a glob).
+    Const(ConstDef),
     /// Anything else with that name: the lookup stops (it would only be a guess).
     Other,
+}
+
+/// A module-level constant this index can evaluate (see [`Def::Const`]).
+#[derive(Clone)]
+#[cfg_attr(test, derive(Debug, PartialEq))]
+struct ConstDef {
+    line: usize,
+    ty: ptx_abi::Scalar,
+    /// The type as written (`usize`, where `ty` is `U64`).
+    ty_name: String,
+    expr: syn::Expr,
+    public: bool,
 }
 
 /// Attributes that do not make a function a device function (built-in, inert). Any other
@@ -191,6 +206,13 @@ impl Module {
             }
             syn::Item::Trait(t) => self.define(t.ident.to_string(), Def::Trait { line: t.ident.span().start().line, plain: is_plain(&t.attrs) }),
             syn::Item::Macro(m) if m.ident.is_none() => self.has_item_macro = true,
+            syn::Item::Const(c) if c.generics.params.is_empty() && is_plain(&c.attrs) && !c.attrs.iter().any(|a| a.path().is_ident("cfg")) => {
+                let def = match super::const_eval::scalar_of(&c.ty) {
+                    Some(ty) => Def::Const(ConstDef { line: c.ident.span().start().line, ty, ty_name: quote::ToTokens::to_token_stream(&c.ty).to_string(), expr: (*c.expr).clone(), public: !matches!(c.vis, syn::Visibility::Inherited) }),
+                    None => Def::Other,
+                };
+                self.define(c.ident.to_string(), def);
+            }
             other => {
                 if let Some(name) = item_name(other) {
                     self.define(name, Def::Other);
@@ -367,6 +389,8 @@ enum Target {
     Type(Place, Option<Found>),
     /// A trait without `#[device_fn]`.
     PlainTrait(Found),
+    /// A constant this index can evaluate, and the module that defines it.
+    Const(Place, ConstDef),
 }
 
 impl Place {
@@ -459,8 +483,9 @@ impl Place {
             // cannot follow (another crate's) may have it too: that is the same error.
             return module.globs.iter().find_map(|g| match self.resolve(g, Ns::Type, w)? {
                 Target::Module(p) => match p.lookup(name, ns, w)? {
-                    // A private function is not imported, except by a descendant (`super::*`).
+                    // A private item is not imported, except by a descendant (`super::*`).
                     Target::Fn(f) if !f.public && !g.iter().all(|s| s == "super" || s == "self") => None,
+                    Target::Const(_, c) if !c.public && !g.iter().all(|s| s == "super" || s == "self") => None,
                     t => Some(t),
                 },
                 _ => None,
@@ -474,6 +499,7 @@ impl Place {
                     // A `use` alone is followed; with anything else the name is ambiguous here.
                     return match (fns.as_slice(), others.as_slice()) {
                         ([], [Def::Use(path)]) => Some(self.resolve(path, Ns::Value, w).unwrap_or(Target::Other)),
+                        ([], [Def::Const(c)]) => Some(Target::Const(self.clone(), c.clone())),
                         _ => Some(Target::Other),
                     };
                 }
@@ -644,6 +670,51 @@ fn place_at(file: &Path, pos: LineColumn) -> Option<Place> {
         m = &m.mods[i].1;
     }
     Some(place)
+}
+
+/// A module-level constant's value (see [`const_value`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConstValue {
+    pub value: i128,
+    pub ty: ptx_abi::Scalar,
+    /// The type as its definition writes it (`usize`).
+    pub ty_name: String,
+    /// Where it is defined: the file and the 1-based line of its name.
+    pub file: PathBuf,
+    pub line: usize,
+}
+
+/// The value of the constant a body names by `path` at `at`, when this lookup finds its
+/// definition (`const TILE: usize = 16;` in the module, a `use` or glob of this crate, or a
+/// file a `mod m;` declares) and [`const_eval`](super::const_eval) can evaluate its
+/// initializer, the constants it names included; `None` for everything else.
+pub fn const_value(at: Span, path: &[String]) -> Option<ConstValue> {
+    let (file, pos) = located(at)?;
+    const_value_at(&file, pos, path)
+}
+
+fn const_value_at(file: &Path, pos: LineColumn, path: &[String]) -> Option<ConstValue> {
+    let mut w = Walk::default();
+    let Target::Const(place, def) = place_at(file, pos)?.resolve(path, Ns::Value, &mut w)? else { return None };
+    let value = place.evaluate(&def, &mut w)?;
+    Some(ConstValue { value, ty: def.ty, ty_name: def.ty_name, file: place.file.clone(), line: def.line })
+}
+
+impl Place {
+    /// The value of a constant this module defines; the constants its initializer names are
+    /// looked up from here.
+    fn evaluate(&self, def: &ConstDef, w: &mut Walk) -> Option<i128> {
+        w.steps += 1;
+        if w.steps > MAX_STEPS {
+            return None;
+        }
+        let mut named = |path: &[String]| {
+            let Target::Const(place, d) = self.resolve(path, Ns::Value, w)? else { return None };
+            Some((place.evaluate(&d, w)?, d.ty))
+        };
+        let (v, ty) = super::const_eval::eval(&def.expr, Some(def.ty), &mut named)?;
+        (ty == def.ty).then_some(v)
+    }
 }
 
 /// A method without a device replay: `name` of an impl without `#[device_fn]`.
@@ -1307,5 +1378,50 @@ mod far { use super::geo::V; impl V { pub fn far(self) {} } impl crate::geo::W {
             ("src/a/b.rs", "pub fn f() {}\n"),
         ]);
         assert_eq!(t.find("src/a.rs", at(2, 10), "b::f"), Some(("src/a/b.rs".into(), 1)));
+    }
+
+    const CONSTS: &str = "\
+pub const TILE: usize = 16;
+const AREA: usize = TILE * TILE + sizes::PAD as usize;
+#[cfg(feature = \"big\")]
+const CFG: u32 = 8;
+const TWICE: u8 = 1;
+const TWICE: u8 = 2;
+const F: f32 = 0.5;
+const CALL: usize = compute();
+const NEG: i32 = -(sizes::PAD as i32) * 2;
+mod sizes {
+    pub const PAD: u32 = 3;
+    const HIDDEN: u32 = 7;
+}
+mod user {
+    use super::TILE as T;
+    use super::sizes::*;
+    fn k() { let x = T + PAD; let y = HIDDEN; }
+}
+fn k() { let x = TILE; }
+";
+
+    #[test]
+    fn constants_are_evaluated_where_they_are_defined() {
+        let t = Tree::new("consts", &[("src/lib.rs", CONSTS), ("src/other.rs", "const OWN: u16 = 5;\n")]);
+        let f = t.0.join("src/lib.rs");
+        let value = |pos, path: &str| const_value_at(&f, pos, &segs(path)).map(|c| (c.value, c.ty_name, c.line));
+        let body = at(19, 10);
+        assert_eq!(value(body, "TILE"), Some((16, "usize".to_owned(), 1)));
+        assert_eq!(value(body, "AREA"), Some((259, "usize".to_owned(), 2)));
+        assert_eq!(value(body, "NEG"), Some((-6, "i32".to_owned(), 9)));
+        assert_eq!(value(body, "sizes::PAD"), Some((3, "u32".to_owned(), 11)));
+        // Through a `use` with a rename and a glob.
+        let user = at(17, 15);
+        assert_eq!(value(user, "T"), Some((16, "usize".to_owned(), 1)));
+        assert_eq!(value(user, "PAD"), Some((3, "u32".to_owned(), 11)));
+        // Not certain, not evaluable, not there: a `#[cfg]`, two definitions, a float, a call,
+        // a private item of a glob, a name another file defines.
+        for path in ["CFG", "TWICE", "F", "CALL", "nowhere"] {
+            assert_eq!(value(body, path), None, "{path}");
+        }
+        assert_eq!(value(user, "HIDDEN"), None);
+        assert_eq!(value(body, "OWN"), None);
     }
 }
