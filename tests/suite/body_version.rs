@@ -228,3 +228,20 @@ fn a_replay_with_barriers_is_decided_where_every_thread_entering_the_loop_is() {
     }));
     expect_bounds_failure(run(&x[..95], 32, 3, 3).map(|_| ()), "// first warp");
 }
+
+/// The corpus matmul's tile loop, versioned with a replay: its copy carries the original's
+/// `for` facts and the replay sets the counter back to the constant it starts from, so the
+/// counter has a range on both loops and is counted in 32 bits (`ir::narrow_reg`), as nvcc
+/// counts it: no 64-bit step of a counter is left.
+#[test]
+fn the_copy_and_the_replay_count_in_32_bits() {
+    let ptx = crate::corpus::matmul::matmul::PTX;
+    assert!(assemble("matmul", ptx));
+    assert!(ptx.contains("bar.red.and.pred"), "{ptx}");
+    let steps = |width: &str| ptx.lines().filter(|l| l.trim_start().starts_with(width) && l.trim_end().ends_with(", 1;")).filter(|l| {
+        let ops: Vec<&str> = l.split_whitespace().skip(1).collect();
+        ops.len() == 3 && ops[0].trim_end_matches(',') == ops[1].trim_end_matches(',')
+    }).count();
+    assert_eq!(steps("add.s64"), 0, "{ptx}");
+    assert!(steps("add.u32") >= 2, "{ptx}");
+}

@@ -207,7 +207,7 @@ fn walk(func: &mut Func, ranges: &Ranges, halves: &Halves) {
             // A counter stepped by a constant to a constant end takes fewer values: `j` of
             // `(0..32).step_by(8)` is at most 24 on its trips (`ir::trips`), until its advance
             // writes it (which forgets the fact).
-            if let Some(last) = trips.last(f.reg).and_then(|v| i64::try_from(v).ok()?.checked_add(1)) {
+            if let Some(last) = trips.at(f.reg, b, 0).and_then(super::trips::Trip::last).and_then(|v| i64::try_from(v).ok()?.checked_add(1)) {
                 known.facts.push(Fact { cmp: Cmp::Lt, ty: f.ty, a: Operand::Reg(f.reg), b: Operand::Int(last) });
             }
         }

@@ -37,43 +37,40 @@ pub struct Trip {
     advance: (usize, usize),
 }
 
-/// The counters of the function's `for` loops, by register.
+/// The counters of the function's `for` loops, by register: one register may count two
+/// loops (the matmul's tile loop and its replay, `ir::version`), each with its trip.
 #[derive(Default)]
 pub struct Trips {
-    by_counter: HashMap<Reg, Trip>,
+    by_counter: HashMap<Reg, Vec<Trip>>,
 }
 
 impl Trips {
     pub fn find(func: &Func, cfg: &Cfg, loops: &[Loop]) -> Trips {
         let mut by_counter = HashMap::default();
         for f in &func.entry_facts {
-            if f.ty.is_signed() || f.ty.is_float() || by_counter.contains_key(&f.reg) {
+            if f.ty.is_signed() || f.ty.is_float() {
                 continue;
             }
             let h = f.block.0 as usize;
             let Some(l) = loops.iter().find(|l| l.header == h) else { continue };
+            let trips: &mut Vec<Trip> = by_counter.entry(f.reg).or_default();
+            if trips.iter().any(|t| t.body.get(h).copied().unwrap_or(false)) {
+                continue;
+            }
             if let Some(t) = trip(func, cfg, l, f.reg, &f.bound) {
-                by_counter.insert(f.reg, t);
+                trips.push(t);
             }
         }
         Trips { by_counter }
     }
 
-    /// The greatest value counter `r` takes on its trips, when its loop's end is a constant:
-    /// `start + (end - 1 - start) / step · step`.
-    pub fn last(&self, r: Reg) -> Option<u64> {
-        let t = self.by_counter.get(&r)?;
-        let Arg::Imm(Imm::Int(end)) = t.end else { return None };
-        let end = u64::try_from(end).ok()?;
-        (end > t.start).then(|| t.start + (end - 1 - t.start) / t.step * t.step)
-    }
-
     /// The trip of counter `r` when it is read by instruction `i` of block `b`, if the counter
     /// holds a trip's value there (the advance's first write, `add k, k, s`, reads it too).
     pub fn at(&self, r: Reg, b: usize, i: usize) -> Option<&Trip> {
-        let t = self.by_counter.get(&r)?;
-        let (next, first) = t.advance;
-        (t.body.get(b).copied().unwrap_or(false) && (b != next || i <= first)).then_some(t)
+        self.by_counter.get(&r)?.iter().find(|t| {
+            let (next, first) = t.advance;
+            t.body.get(b).copied().unwrap_or(false) && (b != next || i <= first)
+        })
     }
 }
 
@@ -118,9 +115,19 @@ fn trip(func: &Func, cfg: &Cfg, l: &Loop, k: Reg, end: &Arg) -> Option<Trip> {
     Some(Trip { start, step, end: end.clone(), body: l.body.clone(), advance: (next, first) })
 }
 
+impl Trip {
+    /// The greatest value the counter takes on its trips, when the loop's end is a constant:
+    /// `start + (end - 1 - start) / step · step`.
+    pub fn last(&self) -> Option<u64> {
+        let Arg::Imm(Imm::Int(end)) = self.end else { return None };
+        let end = u64::try_from(end).ok()?;
+        (end > self.start).then(|| self.start + (end - 1 - self.start) / self.step * self.step)
+    }
+}
+
 /// Where a `for` loop's counter holds a trip's value (in the loop, before its advance writes
 /// it), the range of its trips' values: below the loop's end, at most the end's largest value
-/// less one, and on a constant end at most [`Trips::last`] (`j` of `(0..32).step_by(8)`: 24).
+/// less one, and on a constant end at most [`Trip::last`] (`j` of `(0..32).step_by(8)`: 24).
 /// The counter's own range also holds its last value, the end: `for t in 0..tiles` with
 /// `tiles <= 2^28` has `t <= 2^28`, but `t * 16` in the loop is below 2^32. For
 /// [`Ranges::compute_at`].
@@ -131,7 +138,7 @@ pub fn ranges_on_trips(func: &Func) -> impl Fn(Reg, usize, usize) -> Option<Rang
     let base = Ranges::compute(func);
     move |r: Reg, b: usize, i: usize| {
         let t = trips.at(r, b, i)?;
-        if let Some(last) = trips.last(r) {
+        if let Some(last) = t.last() {
             return Some(Range { lo: t.start, hi: last });
         }
         let end = base.of(&t.end, 64)?;

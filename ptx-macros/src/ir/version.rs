@@ -40,8 +40,9 @@
 //! repeat).
 //!
 //! This runs after the other passes (before `rotate`): the copy shares the original's
-//! registers, so a register the loop writes once is written twice after it, and
-//! `Func::for_loops` and `Func::entry_facts` describe the original only.
+//! registers, so a register the loop writes once is written twice after it;
+//! `Func::for_loops` and `Func::entry_facts` describe the copy's loops as they do the
+//! original's.
 
 use super::dom::{Cfg, Loop};
 use super::hoist::{failure, single_defs, DefSites};
@@ -188,6 +189,13 @@ fn version(func: &mut Func, cfg: &Cfg, loops: &[Loop], l: &Loop) -> Option<Vec<u
         let copy = Block { insts: old.insts.clone(), term, term_loc: old.term_loc };
         func.blocks.push(copy);
     }
+    // The copy's `for` loops count as the original's do: the same facts at its headers, the
+    // same advances (`ir::trips` bounds a counter the two loops share on both, so that
+    // `ir::narrow_reg` counts the matmul's tile counter in 32 bits).
+    let facts: Vec<super::EntryFact> = func.entry_facts.iter().filter(|f| map.contains_key(&(f.block.0 as usize))).map(|f| super::EntryFact { block: remap(f.block), bound: f.bound.clone(), ..*f }).collect();
+    let fors: Vec<super::ForLoop> = func.for_loops.iter().filter(|f| map.contains_key(&(f.next.0 as usize))).map(|f| super::ForLoop { next: remap(f.next), exit: remap(f.exit) }).collect();
+    func.entry_facts.extend(facts);
+    func.for_loops.extend(fors);
     let header = BlockId(l.header as u32);
     // A replay with barriers is run by the whole block or none of it, decided once its first
     // trip is certain (see `replay`).
@@ -381,8 +389,28 @@ fn replay(func: &mut Func, l: &Loop, body: &[usize], copied: std::ops::Range<usi
     };
     let mut save = Vec::new();
     let mut restore = Vec::new();
+    let cfg = super::dom::Cfg::new(func);
+    let loops = cfg.loops();
     for &r in &saved {
         let class = func.regs[r.0 as usize];
+        // A register set to one constant wherever it is set outside the loop (a `for` loop's
+        // counter, `mov t, 0`) holds that constant when the replay starts: restored as the
+        // constant, so that it keeps a range (`ir::narrow_reg` counts the matmul's tile
+        // counter in 32 bits) where a copy of a copy had none.
+        // The one write outside must dominate the loop and be in every loop around it (set
+        // again on each trip of an enclosing loop, not once before it).
+        let writes: Vec<(usize, &Inst)> = (0..func.blocks.len()).filter(|&b| outside(b)).flat_map(|b| func.blocks[b].insts.iter().filter(move |i| i.defs().contains(&r)).map(move |i| (b, i))).collect();
+        let constant = match writes.as_slice() {
+            [(b, Inst { guard: None, kind: InstKind::Op { opcode: Opcode::Mov(_), defs: 1, args }, .. })] if cfg.dominates(*b, l.header) && loops.iter().filter(|o| o.header != l.header).all(|o| !o.contains(l.header) || o.contains(*b)) => match args[1] {
+                Arg::Imm(Imm::Int(c)) => Some(c),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(c) = constant {
+            restore.push(Inst::op(mov(class), 1, vec![Arg::Reg(r), Arg::imm(c)]));
+            continue;
+        }
         let s = func.fresh(class);
         save.push(Inst::op(mov(class), 1, vec![Arg::Reg(s), Arg::Reg(r)]));
         restore.push(Inst::op(mov(class), 1, vec![Arg::Reg(r), Arg::Reg(s)]));
