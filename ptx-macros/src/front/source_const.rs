@@ -64,13 +64,14 @@ impl Checker<'_> {
         }
         let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
         let c = source_index::const_value(span, &segs)?;
+        // The value as a literal of the constant's type, for rustc's check (no check, no read).
+        let value: proc_macro2::TokenStream = match c.ty {
+            Scalar::Bool => (c.value != 0).to_string().parse().ok()?,
+            _ => format!("{}{}", c.value, c.ty_name).parse().ok()?,
+        };
         let written = path.to_token_stream().to_string();
         if self.assumed.insert(written.clone()) {
             let rewritten = crate::syntax::rewrite::for_inner_module(&syn::Type::Path(syn::TypePath { qself: None, path: path.clone() }));
-            let value: proc_macro2::TokenStream = match c.ty {
-                Scalar::Bool => (c.value != 0).to_string().parse().ok()?,
-                _ => format!("{}{}", c.value, c.ty_name).parse().ok()?,
-            };
             let message = format!(
                 "`{written}` is not the constant defined at {}:{} that the device code was compiled with (`{}: {} = {}`): the kernel's macro read that definition from the source. Define the kernel in the module that defines the constant, or the constant inside the kernel's body",
                 source_index::display(&c.file),
