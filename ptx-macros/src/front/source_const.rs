@@ -84,9 +84,7 @@ impl Checker<'_> {
         }
         Some(c)
     }
-}
 
-impl Checker<'_> {
     /// `const_eval` over an expression of the body, its paths read from the source.
     fn eval_source(&mut self, e: &syn::Expr, want: Option<Scalar>) -> Option<(i128, Scalar)> {
         let mut paths = Vec::new();
