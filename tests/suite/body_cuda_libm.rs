@@ -4,7 +4,8 @@
 //! - a kernel calling all of them holds no call and no `.func` (each is inlined, as nvcc inlines
 //!   CUDA's), and ptxas assembles it;
 //! - on the CPU backend its results are, bit for bit, those of nvcc's PTX for the same CUDA C
-//!   run on the CPU backend, over random bit patterns, moderate values and the special values;
+//!   run on the CPU backend, over random bit patterns, moderate values and the special values
+//!   (up to the known differences of older releases, `nvcc_releases::LIBM_DRIFT`);
 //! - those results are within CUDA's documented bound of `f64`'s function (CUDA C++
 //!   Programming Guide, "Mathematical Functions": ulps from the correctly rounded result, so
 //!   half an ulp more from the exact one);
@@ -147,8 +148,9 @@ fn methods_compute_nvccs_bits_within_cudas_bounds() {
     let mut out = DeviceBuffer::<f32>::zeroed(&stream, n * k).unwrap();
     libm_methods::launch(&stream, LaunchConfig::new(n.div_ceil(128) as u32, 128), &x, &y, &mut out).unwrap();
     let ours = out.to_vec().unwrap();
-    let theirs = nvcc_ptx_with("cuda_libm_twin", &twin(), &["-O3", "-fmad=false"]).map(|ptx| {
-        let mut h = crate::cpu_harness::Harness::new(&ptx);
+    let twin_ptx = nvcc_ptx_with("cuda_libm_twin", &twin(), &["-O3", "-fmad=false"]);
+    let theirs = twin_ptx.as_ref().map(|ptx| {
+        let mut h = crate::cpu_harness::Harness::new(ptx);
         let (bx, by, bo) = (h.upload(&xs), h.upload(&ys), h.zeroed::<f32>(n * k));
         h.launch("libm", [n.div_ceil(128) as u32, 1, 1], [128, 1, 1], 0, &[bx.ptr(), by.ptr(), bo.ptr(), crate::cpu_harness::arg(n as u32)]).unwrap();
         h.download::<f32>(bo)
@@ -158,8 +160,10 @@ fn methods_compute_nvccs_bits_within_cudas_bounds() {
         let mut worst = (0.0f64, 0.0f32);
         for i in 0..n {
             let (v, w, got) = (xs[i], ys[i], ours[i * k + c]);
-            if let Some(theirs) = &theirs {
-                assert!(same(got, theirs[i * k + c]), "{}({v:e}, {w:e}): ours {got:e}, nvcc's {:e}", case.method, theirs[i * k + c]);
+            if let (Some(theirs), Some(ptx)) = (&theirs, &twin_ptx) {
+                let t = theirs[i * k + c];
+                let known = || crate::nvcc_releases::libm_drift(case.cuda, ulps(got, t as f64), ptx);
+                assert!(same(got, t) || known(), "{}({v:e}, {w:e}): ours {got:e}, nvcc's {t:e}", case.method);
             }
             if let Some(host) = case.host {
                 let h = host(v, w);
@@ -171,6 +175,8 @@ fn methods_compute_nvccs_bits_within_cudas_bounds() {
             }
         }
         eprintln!("{}: worst {:.3} ulp at {:e} (CUDA: {})", case.method, worst.0, worst.1, case.bound);
+
         assert!(worst.0 <= case.bound + 0.5, "{}: {:.3} ulp at {:e}, CUDA's bound is {} ulp", case.method, worst.0, worst.1, case.bound);
     }
 }
+

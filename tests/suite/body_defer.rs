@@ -74,10 +74,10 @@ fn sass(name: &str, ptx: &str) -> Option<Vec<String>> {
 }
 
 /// ptxas unrolls the loop that loads the tile (four global loads), with no branch between the
-/// first load and the last (the trips if-converted), and the four loads take two round trips
-/// to memory at most, not four (nvcc's unchecked twin takes one); the second loop is unrolled
-/// too.
-fn unrolled_and_if_converted(name: &str, ptx: &str) {
+/// first load and the last (the trips if-converted), and the four loads take at most
+/// `round_trips` round trips to memory (nvcc's unchecked twin of the transpose takes one: all
+/// four issued before the first shared store); the second loop is unrolled too.
+fn unrolled_and_if_converted(name: &str, ptx: &str, round_trips: usize) {
     let Some(sass) = sass(name, ptx) else { return };
     let at = |what: &str| -> Vec<usize> { sass.iter().enumerate().filter(|(_, i)| i.contains(what)).map(|(k, _)| k).collect() };
     let loads = at("LDG");
@@ -94,7 +94,7 @@ fn unrolled_and_if_converted(name: &str, ptx: &str) {
             waits += 1;
         }
     }
-    assert!(waits <= 2, "{name}: {waits} round trips: {sass:#?}");
+    assert!(waits <= round_trips, "{name}: {waits} round trips: {sass:#?}");
     assert_eq!(at("LDS").len(), 4, "{name}: {sass:#?}");
 }
 
@@ -102,10 +102,18 @@ fn unrolled_and_if_converted(name: &str, ptx: &str) {
 fn the_trips_of_a_short_loop_with_checks_load_together() {
     assert!(assemble("rows", rows::PTX));
     let ptx = rows::PTX;
-    // The failure is recorded in the loop (a flag or-ed on each trip) and tested after it.
-    assert!(ptx.contains("or.b32"), "{ptx}");
-    unrolled_and_if_converted("rows", ptx);
-    unrolled_and_if_converted("transpose", crate::corpus::transpose::transpose::PTX);
+    // The failure is recorded in the loop (a flag set on each trip that fails: `selp` of 1 or
+    // the flag itself) and tested after it.
+    let flag_set = ptx.lines().filter_map(|l| l.trim().strip_prefix("selp.u32")).any(|l| {
+        let ops: Vec<&str> = l.split(',').map(str::trim).collect();
+        ops.len() == 4 && ops[1] == "1" && ops[2] == ops[0]
+    });
+    assert!(flag_set, "{ptx}");
+    // ptxas 13 issues this copy's first load and store before its other three loads (two
+    // round trips; whether the flag is set by `selp` or not at all), the corpus transpose's four
+    // loads together (one; two when the flag was or-ed: docs/performance.md).
+    unrolled_and_if_converted("rows", ptx, 2);
+    unrolled_and_if_converted("transpose", crate::corpus::transpose::transpose::PTX, 1);
     let (w, h) = (70usize, 45usize);
     let input: Vec<f32> = (0..w * h).map(|k| k as f32 * 0.25 - 3.0).collect();
     let grid = (w.div_ceil(T) as u32, h.div_ceil(T) as u32, 1);

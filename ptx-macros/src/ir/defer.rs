@@ -152,15 +152,13 @@ fn self_contained(func: &Func, stub: usize) -> bool {
     blocks.iter().all(|&b| func.blocks[b].insts.iter().all(|i| i.uses().iter().all(|r| defs.contains(r))))
 }
 
-/// `acc |= failed`, at the end of `block`.
+/// `acc = failed ? 1 : acc`, at the end of `block`. One `selp` of the flag itself, not a
+/// `selp` of 0 or 1 that an `or` joins to it: with the `or`, ptxas 13 issues the transpose's
+/// first load and its shared store before the other three loads (two round trips to memory);
+/// with the `selp`, the four loads together, as in nvcc's build (measured, docs/performance.md).
 fn record(func: &mut Func, block: usize, acc: Reg, failed: Reg, at: Option<super::loc::Loc>) {
-    func.regs.push(RegClass::B32);
-    let one = Reg(func.regs.len() as u32 - 1);
-    let insts = [
-        Inst::op(Opcode::Selp(Type::U32), 1, vec![Arg::Reg(one), Arg::imm(1), Arg::imm(0), Arg::Reg(failed)]).at(at),
-        Inst::op(Opcode::arith(Arith::Or, Type::B32), 1, vec![Arg::Reg(acc), Arg::Reg(acc), Arg::Reg(one)]).at(at),
-    ];
-    func.blocks[block].insts.extend(insts);
+    let set = Inst::op(Opcode::Selp(Type::U32), 1, vec![Arg::Reg(acc), Arg::imm(1), Arg::Reg(acc), Arg::Reg(failed)]).at(at);
+    func.blocks[block].insts.push(set);
 }
 
 
