@@ -153,6 +153,8 @@ impl<'l> Block<'l> {
             self.release_barriers(warps)?;
         }
         if self.live == 0 || self.l.stopped(self.l.index(self.ctaid)) {
+            // Its last stores, as any round's, for blocks parked on the memory they change.
+            self.detector.finish(self.progress, self.events.get());
             return Ok(true);
         }
         if let Some(d) = self.l.deadline {

@@ -175,9 +175,7 @@ impl Detector {
     pub fn watch(&mut self, r: Round) -> Verdict {
         let progress = r.progress;
         if r.events != self.seen {
-            if progress.slots.len() > 1 {
-                progress.epoch.fetch_add(1, Ordering::AcqRel);
-            }
+            publish(progress);
             if self.parked.is_some() {
                 progress.running(r.worker);
             }
@@ -221,6 +219,28 @@ impl Detector {
     }
 }
 
+impl Detector {
+    /// Called when the block ends, in place of the round's [`watch`](Self::watch): the events
+    /// of its last round (the stores that end a wait elsewhere) are published as any round's
+    /// are. Without this, a block parked on a counter that another worker's block raised in
+    /// its last round stayed parked at the old epoch; once that worker ran out of blocks, the
+    /// launch was called deadlocked while the parked block could go on.
+    pub fn finish(&mut self, progress: &Progress, events: u64) {
+        if events != self.seen {
+            publish(progress);
+            self.seen = events;
+        }
+    }
+}
+
+/// A round changed memory: every parked block looks again (before the round's worker can be
+/// marked done or parked, so that whoever sees that also sees the new epoch).
+fn publish(progress: &Progress) {
+    if progress.slots.len() > 1 {
+        progress.epoch.fetch_add(1, Ordering::AcqRel);
+    }
+}
+
 fn snapshot(r: &Round, epoch: u64) -> Snapshot {
     Snapshot { warps: r.warps.iter().map(WarpState::of).collect(), bars: r.bars.to_vec(), live: r.live, epoch }
 }
@@ -236,5 +256,37 @@ fn verdict(progress: &Progress, epoch: u64) -> Verdict {
         Verdict::Deadlock { unstarted: progress.total - started }
     } else {
         Verdict::Running
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Worker 0's block is parked waiting on memory that worker 1's block changes in the round
+    /// it ends in; worker 1 then runs out of blocks. The launch is not deadlocked: the parked
+    /// block has something new to read.
+    #[test]
+    fn a_block_that_ends_with_a_store_wakes_the_parked() {
+        let host = AtomicU64::new(0);
+        let progress = Progress::new(2, 2, &host);
+        progress.next.store(2, Ordering::Release);
+        let parked_at = progress.now();
+        progress.slots[0].store(parked_at + 1, Ordering::Release);
+        let mut ending = Detector::default();
+        ending.reset(10);
+        ending.finish(&progress, 11);
+        progress.done(1);
+        assert!(matches!(verdict(&progress, parked_at), Verdict::Running));
+        // Without a store in its last round, a parked block with no one left to wake it is.
+        let progress = Progress::new(2, 2, &host);
+        progress.next.store(2, Ordering::Release);
+        let parked_at = progress.now();
+        progress.slots[0].store(parked_at + 1, Ordering::Release);
+        let mut quiet = Detector::default();
+        quiet.reset(10);
+        quiet.finish(&progress, 10);
+        progress.done(1);
+        assert!(matches!(verdict(&progress, parked_at), Verdict::Deadlock { unstarted: 0 }));
     }
 }
