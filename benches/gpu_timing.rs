@@ -77,7 +77,10 @@ struct Setup {
 }
 
 struct Case {
-    /// The kernel's name (nvcc's entry is the same, `extern "C"`).
+    /// The table's row.
+    row: &'static str,
+    /// The kernel's name in nvcc's build (`extern "C"`, the Rust function's name but for
+    /// `transpose_any_block`, timed against the transpose's twin).
     name: &'static str,
     /// `benches/cuda/<twin>.cu`.
     twin: &'static str,
@@ -88,14 +91,16 @@ struct Case {
 fn cases() -> Vec<Case> {
     use corpus::{dot, matmul, nbody, saxpy, softmax, stencil, tensor_gemm, transpose};
     vec![
-        Case { name: "saxpy", twin: "saxpy", ours: &saxpy::saxpy::KERNEL, setup: saxpy_setup },
-        Case { name: "dot", twin: "dot", ours: &dot::dot::KERNEL, setup: dot_setup },
-        Case { name: "matmul", twin: "matmul", ours: &matmul::matmul::KERNEL, setup: matmul_setup },
-        Case { name: "stencil", twin: "stencil", ours: &stencil::stencil::KERNEL, setup: stencil_setup },
-        Case { name: "transpose", twin: "transpose", ours: &transpose::transpose::KERNEL, setup: transpose_setup },
-        Case { name: "softmax", twin: "softmax", ours: &softmax::softmax::KERNEL, setup: softmax_setup },
-        Case { name: "nbody_step", twin: "nbody", ours: &nbody::nbody_step::KERNEL, setup: nbody_setup },
-        Case { name: "tensor_gemm", twin: "tensor_gemm", ours: &tensor_gemm::tensor_gemm::KERNEL, setup: tensor_gemm_setup },
+        Case { row: "saxpy", name: "saxpy", twin: "saxpy", ours: &saxpy::saxpy::KERNEL, setup: saxpy_setup },
+        Case { row: "dot", name: "dot", twin: "dot", ours: &dot::dot::KERNEL, setup: dot_setup },
+        Case { row: "matmul", name: "matmul", twin: "matmul", ours: &matmul::matmul::KERNEL, setup: matmul_setup },
+        Case { row: "stencil", name: "stencil", twin: "stencil", ours: &stencil::stencil::KERNEL, setup: stencil_setup },
+        Case { row: "transpose", name: "transpose", twin: "transpose", ours: &transpose::transpose::KERNEL, setup: transpose_setup },
+        // Ours with no block declared, as the twin declares none.
+        Case { row: "transpose (no block declared)", name: "transpose", twin: "transpose", ours: &transpose::transpose_any_block::KERNEL, setup: transpose_setup },
+        Case { row: "softmax", name: "softmax", twin: "softmax", ours: &softmax::softmax::KERNEL, setup: softmax_setup },
+        Case { row: "nbody_step", name: "nbody_step", twin: "nbody", ours: &nbody::nbody_step::KERNEL, setup: nbody_setup },
+        Case { row: "tensor_gemm", name: "tensor_gemm", twin: "tensor_gemm", ours: &tensor_gemm::tensor_gemm::KERNEL, setup: tensor_gemm_setup },
     ]
 }
 
@@ -450,7 +455,7 @@ fn run() -> Res<()> {
     let peak = if small { None } else { dense_f16_peak(&device.name()) };
     for case in cases() {
         let setup = (case.setup)(small);
-        let (ours_out, ours_ms) = measure(&stream, case.ours, Abi::Ours, &setup, runs).map_err(|e| format!("{} (ours): {e}", case.name))?;
+        let (ours_out, ours_ms) = measure(&stream, case.ours, Abi::Ours, &setup, runs).map_err(|e| format!("{} (ours): {e}", case.row))?;
         let rate = |ms: f64| match setup.work {
             Work::Bytes(b) => format!("{:.2} GB/s", b as f64 / ms / 1e6),
             Work::Flops(f) => format!("{:.2} GFLOP/s", f as f64 / ms / 1e6),
@@ -477,7 +482,7 @@ fn run() -> Res<()> {
                         break;
                     }
                     Err(e) => {
-                        eprintln!("gpu_timing: {} (nvcc's {} PTX, {}): {e}", case.name, variant.0, if prebuilt { "pre-built" } else { "compiled here" });
+                        eprintln!("gpu_timing: {} (nvcc's {} PTX, {}): {e}", case.row, variant.0, if prebuilt { "pre-built" } else { "compiled here" });
                         why = "nvcc's PTX failed (see the log)".into();
                     }
                 }
@@ -485,7 +490,7 @@ fn run() -> Res<()> {
             if let (Work::TensorFlops(f), Some((p, source))) = (&setup.work, peak) {
                 let share = |ms: f64| 100.0 * (*f as f64 / ms / 1e9) / p;
                 let theirs_share = theirs.as_ref().map_or("–".to_owned(), |(_, ms)| format!("{:.1}%", share(*ms)));
-                let _ = writeln!(peaks, "- {} ({}): ours {:.1}%, nvcc's {} build {theirs_share} of the dense f16 tensor peak, {p} TFLOP/s ({source}).", case.name, setup.size, share(ours_ms), variant.0);
+                let _ = writeln!(peaks, "- {} ({}): ours {:.1}%, nvcc's {} build {theirs_share} of the dense f16 tensor peak, {p} TFLOP/s ({source}).", case.row, setup.size, share(ours_ms), variant.0);
             }
             let (nvcc_ms, ratio, nvcc_rate, agree) = match &theirs {
                 Some((out, ms)) => {
@@ -495,9 +500,9 @@ fn run() -> Res<()> {
                 }
                 None => ("–".into(), "–".into(), "–".into(), why),
             };
-            let _ = writeln!(table, "| {} | {} | {ours_ms:.3} | {nvcc_ms} | {ratio} | {} | {nvcc_rate} | {copy} | {of_copy} | {agree} |", case.name, setup.size, rate(ours_ms));
+            let _ = writeln!(table, "| {} | {} | {ours_ms:.3} | {nvcc_ms} | {ratio} | {} | {nvcc_rate} | {copy} | {of_copy} | {agree} |", case.row, setup.size, rate(ours_ms));
         }
-        eprintln!("gpu_timing: {} done", case.name);
+        eprintln!("gpu_timing: {} done", case.row);
     }
     let mut tables: String = VARIANTS.iter().zip(&tables).map(|((_, _, title), t)| format!("{title}:\n\n{t}\n")).collect();
     if !peaks.is_empty() {

@@ -41,6 +41,99 @@ pub fn rows(input: &[f32], output: &mut [f32], width: u32, height: u32) {
     }
 }
 
+/// The same loads in a kernel that declares no block, as CUDA C declares none: the tile index
+/// `(ty + j) * 33 + tx` is then checked in the loop too (`ty` is not known below 8). ptxas 13
+/// kept this loop rolled, one load a trip; it is unrolled here (`ir/unroll_full.rs`).
+#[kernel]
+pub fn rows_any_block(input: &[f32], output: &mut [f32], width: u32, height: u32) {
+    let mut tile = unsafe { shared_array::<f32, 1056>() };
+    let tx = thread_idx_x() as usize;
+    let ty = thread_idx_y() as usize;
+    let x = block_idx_x() as usize * T + tx;
+    let by = block_idx_y() as usize * T;
+    let (w, h) = (width as usize, height as usize);
+    for j in (0..T).step_by(8) {
+        let y = by + ty + j;
+        if x < w && y < h {
+            tile[(ty + j) * (T + 1) + tx] = input[y * w + x]; // any block
+        }
+    }
+    sync_threads();
+    for j in (0..T).step_by(8) {
+        let y = by + ty + j;
+        if x < w && y < h {
+            output[y * w + x] = tile[(ty + j) * (T + 1) + tx] * 2.0;
+        }
+    }
+}
+
+/// The same loop with 64 trips (`step_by(4)` over 256 rows of a taller tile): past what is
+/// unrolled here (32 trips), left to ptxas.
+#[kernel]
+pub fn many_rows(input: &[f32], output: &mut [f32], width: u32, height: u32) {
+    let mut tile = unsafe { shared_array::<f32, 8448>() };
+    let tx = thread_idx_x() as usize;
+    let ty = thread_idx_y() as usize;
+    let x = block_idx_x() as usize * T + tx;
+    let by = block_idx_y() as usize * 256;
+    let (w, h) = (width as usize, height as usize);
+    for j in (0..256).step_by(4) {
+        let y = by + ty + j;
+        if x < w && y < h {
+            tile[(ty + j) * (T + 1) + tx] = input[y * w + x]; // many rows
+        }
+    }
+    sync_threads();
+    for j in (0..256).step_by(4) {
+        let y = by + ty + j;
+        if x < w && y < h {
+            output[y * w + x] = tile[(ty + j) * (T + 1) + tx] * 2.0;
+        }
+    }
+}
+
+/// Whether the PTX's control flow has a cycle: its blocks split at labels, an edge for each
+/// branch and each fall-through (not after `bra.uni`, `ret` or `trap`), searched depth first.
+fn has_loop(ptx: &str) -> bool {
+    let mut blocks: Vec<(Option<String>, Vec<&str>)> = vec![(None, Vec::new())];
+    for l in ptx.lines().map(str::trim) {
+        match l.strip_suffix(':') {
+            Some(label) if label.starts_with('$') => blocks.push((Some(label.to_owned()), Vec::new())),
+            _ => blocks.last_mut().unwrap().1.push(l),
+        }
+    }
+    let index = |label: &str| blocks.iter().position(|(n, _)| n.as_deref() == Some(label));
+    let edges: Vec<Vec<usize>> = (0..blocks.len())
+        .map(|b| {
+            let mut out = Vec::new();
+            let mut falls = true;
+            for l in &blocks[b].1 {
+                if let Some(target) = l.contains("bra").then(|| l.split_whitespace().last()).flatten() {
+                    out.extend(index(target.trim_end_matches(';')));
+                    falls &= !l.starts_with("bra");
+                }
+                falls &= !(l.starts_with("ret") || l.starts_with("trap"));
+            }
+            if falls && b + 1 < blocks.len() {
+                out.push(b + 1);
+            }
+            out
+        })
+        .collect();
+    // 0: unseen, 1: on the path, 2: done.
+    fn back_edge(b: usize, edges: &[Vec<usize>], state: &mut [u8]) -> bool {
+        state[b] = 1;
+        for &s in &edges[b] {
+            if state[s] == 1 || state[s] == 0 && back_edge(s, edges, state) {
+                return true;
+            }
+        }
+        state[b] = 2;
+        false
+    }
+    back_edge(0, &edges, &mut vec![0; blocks.len()])
+}
+
 /// A range stepped past its type's end: from `u32::MAX - 10` by 7, the third value wraps and
 /// the loop ends.
 #[kernel]
@@ -133,6 +226,57 @@ fn the_trips_of_a_short_loop_with_checks_load_together() {
         }
         other => panic!("expected a failed bounds check, got {other:?}"),
     }
+}
+
+#[test]
+fn without_a_declared_block_the_short_loop_is_unrolled_here() {
+    assert!(assemble("rows_any_block", rows_any_block::PTX));
+    let ptx = rows_any_block::PTX;
+    assert!(!has_loop(ptx), "{ptx}");
+    // Rolled, its loads took four round trips, one a trip. Unrolled, ptxas 13 issues three,
+    // stores two, then issues the fourth: two (the corpus transpose without its declared block
+    // gets one; docs/performance.md, "Short loops unrolled here").
+    unrolled_and_if_converted("rows_any_block", ptx, 2);
+    let (w, h) = (70usize, 45usize);
+    let input: Vec<f32> = (0..w * h).map(|k| k as f32 * 0.25 - 3.0).collect();
+    let grid = (w.div_ceil(T) as u32, h.div_ceil(T) as u32, 1);
+    let stream = cpu_stream();
+    let ib = DeviceBuffer::from_slice(&stream, &input).unwrap();
+    let mut ob = DeviceBuffer::<f32>::zeroed(&stream, w * h).unwrap();
+    rows_any_block::launch(&stream, LaunchConfig::new(grid, (32, 8, 1)), &ib, &mut ob, w as u32, h as u32).unwrap();
+    let want: Vec<f32> = input.iter().map(|v| v * 2.0).collect();
+    assert_eq!(ob.to_vec().unwrap(), want);
+    // A taller block makes the tile index fail (`ty + j` reaches 33 rows at `ty = 9`, `j = 24`):
+    // the launch fails at the tile's line, as the loop did rolled.
+    match rows_any_block::launch(&stream, LaunchConfig::new(grid, (32, 10, 1)), &ib, &mut ob, w as u32, h as u32) {
+        Err(Error::Assert { message, line, .. }) => {
+            assert_eq!(message, "index out of bounds");
+            assert_eq!(line, line_of("input[y * w + x]; // any block"));
+        }
+        other => panic!("expected a failed bounds check, got {other:?}"),
+    }
+    // One element short: the thread that reads the last element fails, on the same line.
+    let short = DeviceBuffer::from_slice(&stream, &input[..w * h - 1]).unwrap();
+    match rows_any_block::launch(&stream, LaunchConfig::new(grid, (32, 8, 1)), &short, &mut ob, w as u32, h as u32) {
+        Err(Error::Assert { line, .. }) => assert_eq!(line, line_of("input[y * w + x]; // any block")),
+        other => panic!("expected a failed bounds check, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_loop_of_many_trips_is_left_to_ptxas() {
+    assert!(assemble("many_rows", many_rows::PTX));
+    let ptx = many_rows::PTX;
+    assert!(has_loop(ptx), "{ptx}");
+    let (w, h) = (40usize, 300usize);
+    let input: Vec<f32> = (0..w * h).map(|k| k as f32 * 0.5).collect();
+    let grid = (w.div_ceil(T) as u32, h.div_ceil(256) as u32, 1);
+    let stream = cpu_stream();
+    let ib = DeviceBuffer::from_slice(&stream, &input).unwrap();
+    let mut ob = DeviceBuffer::<f32>::zeroed(&stream, w * h).unwrap();
+    many_rows::launch(&stream, LaunchConfig::new(grid, (32, 4, 1)), &ib, &mut ob, w as u32, h as u32).unwrap();
+    let want: Vec<f32> = input.iter().map(|v| v * 2.0).collect();
+    assert_eq!(ob.to_vec().unwrap(), want);
 }
 
 #[test]

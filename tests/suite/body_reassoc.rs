@@ -152,16 +152,20 @@ fn a_tile_row_loop_stores_at_offsets_of_one_index() {
 fn a_row_index_is_computed_once_and_split() {
     assert!(assemble("rows_of", rows_of::PTX));
     let ptx = rows_of::PTX;
-    let body = loops(ptx);
-    assert_eq!(body.len(), 1, "{ptx}");
-    // One multiply in the loop (the check's and the access's index are one), and it is of
-    // the counter, `j · w`: `y0 · w + x` is computed before the loop. The counter is 32-bit
-    // (`j <= 32`), the multiply reads its widening.
-    let counter = body[0].iter().find_map(|l| l.strip_prefix("add.u32").and_then(|r| r.trim().strip_suffix(", 8;")).and_then(|r| r.split(", ").next())).expect("the counter's step");
-    let widened = body[0].iter().find_map(|l| l.strip_prefix("cvt.u64.u32").and_then(|r| r.trim().strip_suffix(&format!(", {counter};")))).expect("the counter widened");
-    let muls: Vec<&&str> = body[0].iter().filter(|l| l.starts_with("mul.lo.s64")).collect();
-    assert_eq!(muls.len(), 1, "{ptx}");
-    assert!(muls[0].contains(&format!(", {widened},")), "{ptx}");
+    // The loop is unrolled here (its checks deferred, its trips four: `ir/unroll_full.rs`).
+    // Each trip computes its index once (the check's and the access's are one), as the base
+    // `y0 · w + x`, computed once, plus the trip's `j · w`: one 64-bit multiply a trip, each
+    // added to the same base.
+    assert!(loops(ptx).is_empty(), "{ptx}");
+    let operands = |l: &str, op: &str| -> Option<Vec<String>> { Some(l.trim().strip_prefix(op)?.trim().trim_end_matches(';').split(", ").map(str::to_owned).collect()) };
+    let muls: Vec<String> = ptx.lines().filter_map(|l| operands(l, "mul.lo.s64")).map(|o| o[0].clone()).collect();
+    assert_eq!(muls.len(), 4, "{ptx}");
+    let bases: std::collections::BTreeSet<String> = ptx
+        .lines()
+        .filter_map(|l| operands(l, "add.s64"))
+        .filter_map(|o| if muls.contains(&o[2]) { Some(o[1].clone()) } else if muls.contains(&o[1]) { Some(o[2].clone()) } else { None })
+        .collect();
+    assert_eq!(bases.len(), 1, "{ptx}");
     let stream = cpu_stream();
     for (w, h) in [(32u32, 32u32), (45, 29), (70, 8), (5, 64)] {
         let n = (w * h) as usize;

@@ -25,33 +25,38 @@ use super::dom::Cfg;
 use super::hoist::{failure, same_failure, single_defs};
 use super::{Arg, Arith, Block, BlockId, Cmp, Func, Inst, InstKind, Opcode, Reg, RegClass, Term, Type};
 
-pub fn run(func: &mut Func) {
+/// Defers the checks of every loop that qualifies; the headers of those loops (for
+/// `unroll_full`, which unrolls the short ones).
+pub fn run(func: &mut Func) -> Vec<usize> {
+    let mut deferred = Vec::new();
     for fl in func.for_loops.clone() {
-        defer_loop(func, fl.next.0 as usize, fl.exit.0 as usize);
+        deferred.extend(defer_loop(func, fl.next.0 as usize, fl.exit.0 as usize));
     }
+    deferred
 }
 
-fn defer_loop(func: &mut Func, next: usize, exit: usize) {
+/// The loop's header, where its checks were deferred.
+fn defer_loop(func: &mut Func, next: usize, exit: usize) -> Option<usize> {
     let cfg = Cfg::new(func);
     if cfg.idom.get(next).is_none_or(|d| d.is_none()) {
-        return;
+        return None;
     }
     let loops = cfg.loops();
-    let Some(l) = loops.iter().filter(|l| l.contains(next)).min_by_key(|l| l.body.iter().filter(|&&x| x).count()) else { return };
+    let Some(l) = loops.iter().filter(|l| l.contains(next)).min_by_key(|l| l.body.iter().filter(|&&x| x).count()) else { return None };
     // The loop closes at `next` (or at the block it advances the counter in).
     let advances = func.blocks[next].term.successors();
     if l.latches.iter().any(|&b| b != next && !advances.contains(&BlockId(b as u32))) {
-        return;
+        return None;
     }
     if loops.iter().any(|o| o.header != l.header && l.contains(o.header)) {
-        return;
+        return None;
     }
     let in_loop: Vec<usize> = (0..func.blocks.len()).filter(|&b| l.contains(b)).collect();
     let mut failures = Vec::new();
     for &b in &in_loop {
         let block = &func.blocks[b];
         if block.insts.iter().any(|i| matches!(i.kind, InstKind::Call { .. } | InstKind::Asm { .. } | InstKind::Raw(_))) {
-            return;
+            return None;
         }
         for s in block.term.successors() {
             let s = s.0 as usize;
@@ -59,14 +64,14 @@ fn defer_loop(func: &mut Func, next: usize, exit: usize) {
                 continue;
             }
             if !failure(func, s) {
-                return;
+                return None;
             }
             failures.push(s);
         }
     }
-    let Some(&report) = failures.first() else { return };
+    let Some(&report) = failures.first() else { return None };
     if failures.iter().any(|&f| !same_failure(func, report, f)) || !self_contained(func, report) {
-        return;
+        return None;
     }
     // The checks: a branch to a failure block, anywhere in the trip before `next`.
     let checks: Vec<usize> = in_loop
@@ -78,11 +83,11 @@ fn defer_loop(func: &mut Func, next: usize, exit: usize) {
         .filter(|&b| matches!(func.blocks[b].term, Term::Branch { negate: false, if_true, .. } if failures.contains(&(if_true.0 as usize))))
         .collect();
     if checks.is_empty() {
-        return;
+        return None;
     }
     let entries = l.entries(&cfg);
     if entries.is_empty() {
-        return;
+        return None;
     }
     // The record is a 32-bit register, not a predicate: with one more predicate live across
     // the loop, ptxas no longer unrolled the transpose's second loop.
@@ -139,6 +144,7 @@ fn defer_loop(func: &mut Func, next: usize, exit: usize) {
             _ => {}
         }
     }
+    Some(l.header)
 }
 
 /// The failure block (and the block it jumps to) reads only registers they write themselves

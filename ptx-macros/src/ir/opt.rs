@@ -18,7 +18,8 @@
 //!   compared at the first and branched on once.
 //! - **Deferred checks** ([`super::defer`]): in a short `for` loop, a failed check skips the
 //!   rest of the trip and is reported when the loop ends, so that no branch to the failure
-//!   call separates the trips ptxas unrolls.
+//!   call separates the trips ptxas unrolls. Such a loop with a known, small number of trips
+//!   is then unrolled here ([`super::unroll_full`]): ptxas does not always.
 //! - **Unrolled loops, vector shared loads** ([`super::unroll`], [`super::vectorize`]): a
 //!   short `for` loop whose body reads adjacent shared words on adjacent trips unrolled by 4,
 //!   under a guard ptxas folds, and each four such loads made one `ld.shared.v4`.
@@ -73,7 +74,7 @@ pub fn run(func: &mut Func) {
     super::hoist::run(func);
     super::fold::run(func);
     super::combine::run(func);
-    super::defer::run(func);
+    let deferred = super::defer::run(func);
     super::unroll::run(func);
     // The checks decided above leave comparisons nothing reads: gone before `narrow` counts
     // who reads a 64-bit index.
@@ -99,6 +100,12 @@ pub fn run(func: &mut Func) {
     super::wide_index::run(func);
     super::space::run(func);
     remove_dead(func);
+    // The short loops whose checks `defer` made branch-free, unrolled once the passes above
+    // have made their indices bases and offsets (the counters' values then propagated).
+    if super::unroll_full::run_deferred(func, &deferred) {
+        super::constprop::run(func);
+        remove_dead(func);
+    }
     // Last: the passes above find loops by their tested headers.
     super::rotate::run(func);
     // Then branches left with nothing to choose between, and what only they read (which may

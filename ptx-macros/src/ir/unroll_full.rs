@@ -27,7 +27,7 @@
 use super::dom::{Cfg, Loop};
 use super::fast_hash::{HashMap, HashSet};
 use super::hoist::{failure, single_defs};
-use super::{Arg, Arith, Block, BlockId, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, Term, Type};
+use super::{Arg, Arith, Block, BlockId, Cmp, Func, Imm, Inst, InstKind, Mode, Opcode, Reg, Term, Type};
 
 /// The most trips a loop unrolled here makes.
 const MAX_TRIPS: usize = 32;
@@ -35,18 +35,33 @@ const MAX_TRIPS: usize = 32;
 /// The most instructions the unrolled trips hold together.
 const MAX_INSTS: usize = 512;
 
-/// Unrolls every loop that qualifies; whether any did.
+/// Unrolls every loop of warp collectives that qualifies; whether any did.
 pub fn run(func: &mut Func) -> bool {
     let collective = |i: &Inst| matches!(i.kind, InstKind::Op { opcode: Opcode::Shfl(_) | Opcode::Vote(..) | Opcode::BarWarpSync, .. });
     if !func.blocks.iter().flat_map(|b| &b.insts).any(collective) {
         return false;
     }
+    unroll(func, &|func: &Func, body: &[usize], _| body.iter().flat_map(|&b| &func.blocks[b].insts).any(collective))
+}
+
+/// Unrolls the loops whose headers are `headers` (the loops `defer` made branch-free to the
+/// failure block) where they qualify; whether any did. ptxas unrolls such a loop itself when
+/// its trips are few, but not always: the transpose's tile loop without a declared block,
+/// whose tile index is checked in the loop, stays rolled, one load per trip, where unrolled
+/// here its four loads are issued together (measured, ptxas 13; docs/performance.md, "Short
+/// loops unrolled here"). nvcc's front end unrolls such loops before ptxas sees them.
+pub fn run_deferred(func: &mut Func, headers: &[usize]) -> bool {
+    !headers.is_empty() && unroll(func, &|_: &Func, _: &[usize], header: usize| headers.contains(&header))
+}
+
+/// Unrolls, one at a time (the graph changes with each), the loops `wanted` picks (from the
+/// function, the loop's blocks and its header) that qualify.
+fn unroll(func: &mut Func, wanted: &dyn Fn(&Func, &[usize], usize) -> bool) -> bool {
     let mut any = false;
-    // One loop at a time: the graph changes with each.
     loop {
         let cfg = Cfg::new(func);
         let loops = cfg.loops();
-        let Some(plan) = loops.iter().find_map(|l| plan(func, &cfg, &loops, l, &collective)) else { return any };
+        let Some(plan) = loops.iter().find_map(|l| plan(func, &cfg, &loops, l, wanted)) else { return any };
         apply(func, plan);
         any = true;
     }
@@ -73,10 +88,10 @@ struct Plan {
     temps: HashSet<Reg>,
 }
 
-fn plan(func: &Func, cfg: &Cfg, loops: &[Loop], l: &Loop, collective: &dyn Fn(&Inst) -> bool) -> Option<Plan> {
+fn plan(func: &Func, cfg: &Cfg, loops: &[Loop], l: &Loop, wanted: &dyn Fn(&Func, &[usize], usize) -> bool) -> Option<Plan> {
     let body: Vec<usize> = (0..func.blocks.len()).filter(|&b| l.contains(b)).collect();
     let insts = || body.iter().flat_map(|&b| &func.blocks[b].insts);
-    if !insts().any(collective) || !insts().all(|i| matches!(i.kind, InstKind::Op { .. })) {
+    if !wanted(func, &body, l.header) || !insts().all(|i| matches!(i.kind, InstKind::Op { .. })) {
         return None;
     }
     if loops.iter().any(|o| o.header != l.header && l.contains(o.header)) {
@@ -94,17 +109,12 @@ fn plan(func: &Func, cfg: &Cfg, loops: &[Loop], l: &Loop, collective: &dyn Fn(&I
     if !l.contains(stay.0 as usize) {
         return None;
     }
-    // The test: `setp.<cmp> p, k, c` (or `c, k`) in the leaving block.
-    let (test_at, test) = func.blocks[exit_block].insts.iter().enumerate().rev().find(|(_, i)| i.defs().contains(&pred))?;
-    let InstKind::Op { opcode: Opcode::Setp(cmp, ty), args, .. } = &test.kind else { return None };
-    if test.guard.is_some() || ty.is_float() {
-        return None;
-    }
-    let (counter, bound, counter_first) = match &args[1..] {
-        [Arg::Reg(k), Arg::Imm(Imm::Int(c))] => (*k, *c, true),
-        [Arg::Imm(Imm::Int(c)), Arg::Reg(k)] => (*k, *c, false),
-        _ => return None,
-    };
+    // The test: `setp.<cmp> p, k, c` (or `c, k`) in the leaving block, or `and`, `or` and
+    // `not` of such tests (a `step_by` loop's `k < end && k >= step`).
+    let block = &func.blocks[exit_block];
+    let mut counter = None;
+    let test = exit_test(block, block.insts.len(), pred, &mut counter, 0)?;
+    let counter = counter?;
     // The step: written once in the loop, unguarded, on every trip.
     let [step] = l.writes(func, counter)[..] else { return None };
     let step_inst = &func.blocks[step.0].insts[step.1];
@@ -115,7 +125,6 @@ fn plan(func: &Func, cfg: &Cfg, loops: &[Loop], l: &Loop, collective: &dyn Fn(&I
     let (op, op_ty, amount) = stepping(func, cfg, l, &single, step, counter)?;
     let start = start(func, cfg, pre, counter)?;
     let after_step = |b: usize, i: usize| if b == step.0 { i > step.1 } else { cfg.dominates(step.0, b) };
-    let test_reads_stepped = after_step(exit_block, test_at);
 
     // The trips, simulated.
     let mut values = vec![start];
@@ -125,9 +134,7 @@ fn plan(func: &Func, cfg: &Cfg, loops: &[Loop], l: &Loop, collective: &dyn Fn(&I
         }
         let v = *values.last()?;
         let next = apply_step(op, op_ty, v, amount)?;
-        let seen = if test_reads_stepped { next } else { v };
-        let (x, y) = if counter_first { (seen, bound) } else { (bound, seen) };
-        let holds = super::constprop::compare(*cmp, *ty, x, y)?;
+        let holds = test.holds(&|at: usize| if after_step(exit_block, at) { next } else { v })?;
         let goes = if holds != negate { if_true } else { if_false };
         values.push(next);
         if goes == out {
@@ -141,6 +148,66 @@ fn plan(func: &Func, cfg: &Cfg, loops: &[Loop], l: &Loop, collective: &dyn Fn(&I
     let temps = renamable(func, cfg, l, &body, &single);
     let after_step = body.iter().copied().filter(|&b| b != step.0 && cfg.dominates(step.0, b)).collect();
     Some(Plan { body, header: l.header, counter, step, exit_block, out, stay, values, after_step, temps })
+}
+
+/// A loop's exit test, as a function of its counter.
+enum Test {
+    /// `setp.<cmp>.<ty>` of the counter (read at instruction `at` of the leaving block) and
+    /// `bound`, in that order when `counter_first`.
+    Cmp { cmp: Cmp, ty: Type, bound: i64, counter_first: bool, at: usize },
+    And(Box<Test>, Box<Test>),
+    Or(Box<Test>, Box<Test>),
+    Not(Box<Test>),
+}
+
+impl Test {
+    /// Whether the test holds, `value(at)` being the counter as the instruction at `at` reads it.
+    fn holds(&self, value: &dyn Fn(usize) -> i64) -> Option<bool> {
+        Some(match self {
+            Test::Cmp { cmp, ty, bound, counter_first, at } => {
+                let v = value(*at);
+                let (x, y) = if *counter_first { (v, *bound) } else { (*bound, v) };
+                super::constprop::compare(*cmp, *ty, x, y)?
+            }
+            Test::And(a, b) => a.holds(value)? && b.holds(value)?,
+            Test::Or(a, b) => a.holds(value)? || b.holds(value)?,
+            Test::Not(a) => !a.holds(value)?,
+        })
+    }
+}
+
+/// The test that writes `pred` last before instruction `before` of `block`, unguarded, over
+/// one counter (`counter`, set by the first comparison found).
+fn exit_test(block: &Block, before: usize, pred: Reg, counter: &mut Option<Reg>, depth: usize) -> Option<Test> {
+    if depth > 4 {
+        return None;
+    }
+    let (at, inst) = block.insts[..before].iter().enumerate().rev().find(|(_, i)| i.defs().contains(&pred))?;
+    let InstKind::Op { opcode, args, .. } = &inst.kind else { return None };
+    if inst.guard.is_some() {
+        return None;
+    }
+    let mut sub = |p: &Arg| match p {
+        Arg::Reg(p) => exit_test(block, at, *p, counter, depth + 1).map(Box::new),
+        _ => None,
+    };
+    match (opcode, &args[1..]) {
+        (Opcode::Setp(cmp, ty), operands) if !ty.is_float() => {
+            let (k, bound, counter_first) = match operands {
+                [Arg::Reg(k), Arg::Imm(Imm::Int(c))] => (*k, *c, true),
+                [Arg::Imm(Imm::Int(c)), Arg::Reg(k)] => (*k, *c, false),
+                _ => return None,
+            };
+            if *counter.get_or_insert(k) != k {
+                return None;
+            }
+            Some(Test::Cmp { cmp: *cmp, ty: *ty, bound, counter_first, at })
+        }
+        (Opcode::Arith(Arith::And, _, Type::Pred), [a, b]) => Some(Test::And(sub(a)?, sub(b)?)),
+        (Opcode::Arith(Arith::Or, _, Type::Pred), [a, b]) => Some(Test::Or(sub(a)?, sub(b)?)),
+        (Opcode::Arith(Arith::Not, _, Type::Pred), [a]) => Some(Test::Not(sub(a)?)),
+        _ => None,
+    }
 }
 
 /// The operation that steps the counter (at `at`): `op k, k, c`, or `mov k, t` of `op t, k, c`
