@@ -4,13 +4,16 @@
 //! is one with `bar.sync`), while nvcc's front end unrolls them before ptxas sees them: a warp reduction
 //! (`offset = 16; while offset > 0 { sum += shfl_down_sync(!0, sum, offset); offset /= 2 }`)
 //! is five shuffles in a row in nvcc's SASS, and was a loop of seven instructions a trip in
-//! ours (the `warp_reduce` corpus kernel). So such a loop is unrolled here, where:
+//! ours (the `warp_reduce` corpus kernel). The loops whose checks `defer` made branch-free
+//! are unrolled here too ([`run_deferred`], late in the pipeline), since ptxas keeps some of
+//! them rolled. Such a loop is unrolled where:
 //!
 //! - its counter `k` is written before the loop by `mov k, c` of an immediate (on the one
 //!   path into it), and once in the loop, in a block every trip passes, by an operation of `k`
 //!   and an immediate (`k + 1`, `k / 2`, `k << 1`; directly or through a register);
 //! - it leaves from one block, which every trip passes, on a comparison of `k` with an
-//!   immediate; any other way out is a failed check's report;
+//!   immediate, or `and`, `or` and `not` of such comparisons (a `step_by` loop's
+//!   `k < end && k >= step`); any other way out is a failed check's report;
 //! - it holds no other loop, no call and no inline PTX, and unrolled it makes at most
 //!   [`MAX_TRIPS`] trips and [`MAX_INSTS`] instructions.
 //!
