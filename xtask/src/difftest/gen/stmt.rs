@@ -32,6 +32,7 @@ pub const STMTS: &[(&str, u32, Maker)] = &[
     ("late-typed-index", 2, late_typed),
     ("slice-u32-loop", 1, slice_u32_loop),
     ("slice-get", 1, slice_get),
+    ("guarded-loop", 1, guarded_loop),
     ("trap", 1, trap),
     ("early-return", 1, early_return),
 ];
@@ -416,6 +417,30 @@ fn slice_u32_loop(g: &mut Gen) -> Option<Stmt> {
     };
     g.declare(acc.clone(), Kind::Scalar(st), true);
     let inner = Stmt::Block { head, parts: vec![(body, "}".into())], keep: true };
+    Some(Stmt::Block { head: format!("let mut {acc}: {} = 0; {{", st.name()), parts: vec![(vec![inner], "}".into())], keep: true })
+}
+
+/// A short loop over a constant range whose one checked read sits under an edge test, as the
+/// transpose's tile loads: `let b = ..; for j in (0usize..n).step_by(s) { if c && b + j < xs.len()
+/// { v = v.wrapping_add(xs[b + j]); } }`, the edge test one past the end now and then (a failed
+/// check, reported at the read's line). `ir::defer` reports such a loop's failures after it and
+/// `ir::unroll_full` unrolls it (docs/performance.md, "Short loops unrolled here").
+fn guarded_loop(g: &mut Gen) -> Option<Stmt> {
+    if g.nesting >= 3 {
+        return None;
+    }
+    let st = g.slice_ty;
+    let (acc, b, j) = (g.fresh("v"), g.fresh("b"), g.fresh("j"));
+    let base = format!("(({}) as usize % 8)", expr(g, Ty::Usize, 1));
+    let (n, step) = (g.rng.range(1, 13), 1 + g.rng.below(4));
+    let over = if g.rng.chance(12) { 1 } else { 0 };
+    g.push_scope();
+    g.declare(j.clone(), Kind::Scalar(Ty::Usize), false);
+    let c = expr(g, Ty::Bool, 1);
+    g.pop_scope();
+    let read = format!("if {c} && {b} + {j} < xs.len() + {over} {{ {acc} = {acc}.wrapping_add(xs[{b} + {j}]); }}");
+    let inner = Stmt::Block { head: format!("let {b} = {base}; for {j} in (0usize..{n}).step_by({step}) {{"), parts: vec![(vec![kept(read)], "}".into())], keep: true };
+    g.declare(acc.clone(), Kind::Scalar(st), true);
     Some(Stmt::Block { head: format!("let mut {acc}: {} = 0; {{", st.name()), parts: vec![(vec![inner], "}".into())], keep: true })
 }
 
