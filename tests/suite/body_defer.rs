@@ -41,55 +41,18 @@ pub fn rows(input: &[f32], output: &mut [f32], width: u32, height: u32) {
     }
 }
 
-/// The same loads in a kernel that declares no block, as CUDA C declares none: the tile index
-/// `(ty + j) * 33 + tx` is then checked in the loop too (`ty` is not known below 8). ptxas 13
-/// kept this loop rolled, one load a trip; it is unrolled here (`ir/unroll_full.rs`).
+/// A guarded loop of 64 trips (`step_by(4)` to 256): past what is unrolled here (32 trips),
+/// left to ptxas.
 #[kernel]
-pub fn rows_any_block(input: &[f32], output: &mut [f32], width: u32, height: u32) {
-    let mut tile = unsafe { shared_array::<f32, 1056>() };
-    let tx = thread_idx_x() as usize;
-    let ty = thread_idx_y() as usize;
-    let x = block_idx_x() as usize * T + tx;
-    let by = block_idx_y() as usize * T;
-    let (w, h) = (width as usize, height as usize);
-    for j in (0..T).step_by(8) {
-        let y = by + ty + j;
-        if x < w && y < h {
-            tile[(ty + j) * (T + 1) + tx] = input[y * w + x]; // any block
-        }
-    }
-    sync_threads();
-    for j in (0..T).step_by(8) {
-        let y = by + ty + j;
-        if x < w && y < h {
-            output[y * w + x] = tile[(ty + j) * (T + 1) + tx] * 2.0;
-        }
-    }
-}
-
-/// The same loop with 64 trips (`step_by(4)` over 256 rows of a taller tile): past what is
-/// unrolled here (32 trips), left to ptxas.
-#[kernel]
-pub fn many_rows(input: &[f32], output: &mut [f32], width: u32, height: u32) {
-    let mut tile = unsafe { shared_array::<f32, 8448>() };
-    let tx = thread_idx_x() as usize;
-    let ty = thread_idx_y() as usize;
-    let x = block_idx_x() as usize * T + tx;
-    let by = block_idx_y() as usize * 256;
-    let (w, h) = (width as usize, height as usize);
+pub fn many_rows(input: &[f32], output: &mut [f32], height: u32) {
+    let x = (block_idx_x() * block_dim_x() + thread_idx_x()) as usize;
+    let mut sum = 0.0f32;
     for j in (0..256).step_by(4) {
-        let y = by + ty + j;
-        if x < w && y < h {
-            tile[(ty + j) * (T + 1) + tx] = input[y * w + x]; // many rows
+        if j < height as usize {
+            sum += input[j * 64 + x]; // many rows
         }
     }
-    sync_threads();
-    for j in (0..256).step_by(4) {
-        let y = by + ty + j;
-        if x < w && y < h {
-            output[y * w + x] = tile[(ty + j) * (T + 1) + tx] * 2.0;
-        }
-    }
+    output[x] = sum;
 }
 
 /// Whether the PTX's control flow has a cycle: its blocks split at labels, an edge for each
@@ -228,38 +191,38 @@ fn the_trips_of_a_short_loop_with_checks_load_together() {
     }
 }
 
+/// The corpus transpose with no block declared, as CUDA C declares none: its tile index
+/// `(ty + j) * 33 + tx` is then checked in the loop too (`ty` is not known below 8), and ptxas
+/// 13 kept that loop rolled, one load a trip (four round trips to memory). It is unrolled here
+/// (`ir/unroll_full.rs`): its four loads are issued together.
 #[test]
 fn without_a_declared_block_the_short_loop_is_unrolled_here() {
-    assert!(assemble("rows_any_block", rows_any_block::PTX));
-    let ptx = rows_any_block::PTX;
-    assert!(!has_loop(ptx), "{ptx}");
-    // Rolled, its loads took four round trips, one a trip. Unrolled, ptxas 13 issues three,
-    // stores two, then issues the fourth: two (the corpus transpose without its declared block
-    // gets one; docs/performance.md, "Short loops unrolled here").
-    unrolled_and_if_converted("rows_any_block", ptx, 2);
+    use crate::corpus::transpose::transpose_any_block;
+    let ptx = transpose_any_block::PTX;
+    assert!(!has_loop(&ptx[..ptx.find("bar.sync").expect("the barrier")]), "{ptx}");
+    unrolled_and_if_converted("transpose_any_block", ptx, 1);
     let (w, h) = (70usize, 45usize);
     let input: Vec<f32> = (0..w * h).map(|k| k as f32 * 0.25 - 3.0).collect();
+    let want: Vec<f32> = (0..w * h).map(|k| input[(k % h) * w + k / h]).collect();
     let grid = (w.div_ceil(T) as u32, h.div_ceil(T) as u32, 1);
     let stream = cpu_stream();
     let ib = DeviceBuffer::from_slice(&stream, &input).unwrap();
     let mut ob = DeviceBuffer::<f32>::zeroed(&stream, w * h).unwrap();
-    rows_any_block::launch(&stream, LaunchConfig::new(grid, (32, 8, 1)), &ib, &mut ob, w as u32, h as u32).unwrap();
-    let want: Vec<f32> = input.iter().map(|v| v * 2.0).collect();
+    transpose_any_block::launch(&stream, LaunchConfig::new(grid, (32, 8, 1)), &ib, &mut ob, w as u32, h as u32).unwrap();
     assert_eq!(ob.to_vec().unwrap(), want);
-    // A taller block makes the tile index fail (`ty + j` reaches 33 rows at `ty = 9`, `j = 24`):
-    // the launch fails at the tile's line, as the loop did rolled.
-    match rows_any_block::launch(&stream, LaunchConfig::new(grid, (32, 10, 1)), &ib, &mut ob, w as u32, h as u32) {
-        Err(Error::Assert { message, line, .. }) => {
-            assert_eq!(message, "index out of bounds");
-            assert_eq!(line, line_of("input[y * w + x]; // any block"));
+    let load_line = include_str!("corpus/transpose.rs").lines().enumerate().skip_while(|(_, l)| !l.contains("fn transpose_any_block")).find(|(_, l)| l.contains("= input[y * w + x]")).map(|(k, _)| k as u32 + 1).unwrap();
+    // A taller block makes the tile index fail (`(ty + j) * 33 + tx` past 1056 at `ty = 9`,
+    // `j = 24`), one element short the input's: both at the load's line, as the loop rolled.
+    for (block, len) in [((32, 10, 1), w * h), ((32, 8, 1), w * h - 1)] {
+        let ib = DeviceBuffer::from_slice(&stream, &input[..len]).unwrap();
+        match transpose_any_block::launch(&stream, LaunchConfig::new(grid, block), &ib, &mut ob, w as u32, h as u32) {
+            Err(Error::Assert { message, file, line, .. }) => {
+                assert_eq!(message, "index out of bounds");
+                assert!(file.ends_with("transpose.rs"), "{file}");
+                assert_eq!(line, load_line, "block {block:?}, {len} elements");
+            }
+            other => panic!("expected a failed bounds check, got {other:?}"),
         }
-        other => panic!("expected a failed bounds check, got {other:?}"),
-    }
-    // One element short: the thread that reads the last element fails, on the same line.
-    let short = DeviceBuffer::from_slice(&stream, &input[..w * h - 1]).unwrap();
-    match rows_any_block::launch(&stream, LaunchConfig::new(grid, (32, 8, 1)), &short, &mut ob, w as u32, h as u32) {
-        Err(Error::Assert { line, .. }) => assert_eq!(line, line_of("input[y * w + x]; // any block")),
-        other => panic!("expected a failed bounds check, got {other:?}"),
     }
 }
 
@@ -268,15 +231,21 @@ fn a_loop_of_many_trips_is_left_to_ptxas() {
     assert!(assemble("many_rows", many_rows::PTX));
     let ptx = many_rows::PTX;
     assert!(has_loop(ptx), "{ptx}");
-    let (w, h) = (40usize, 300usize);
-    let input: Vec<f32> = (0..w * h).map(|k| k as f32 * 0.5).collect();
-    let grid = (w.div_ceil(T) as u32, h.div_ceil(256) as u32, 1);
+    let input: Vec<f32> = (0..64 * 256).map(|k| k as f32 * 0.5).collect();
     let stream = cpu_stream();
     let ib = DeviceBuffer::from_slice(&stream, &input).unwrap();
-    let mut ob = DeviceBuffer::<f32>::zeroed(&stream, w * h).unwrap();
-    many_rows::launch(&stream, LaunchConfig::new(grid, (32, 4, 1)), &ib, &mut ob, w as u32, h as u32).unwrap();
-    let want: Vec<f32> = input.iter().map(|v| v * 2.0).collect();
-    assert_eq!(ob.to_vec().unwrap(), want);
+    let mut ob = DeviceBuffer::<f32>::zeroed(&stream, 64).unwrap();
+    for height in [0u32, 7, 256] {
+        many_rows::launch(&stream, LaunchConfig::new(1, 64), &ib, &mut ob, height).unwrap();
+        let want: Vec<f32> = (0..64).map(|x| (0..256).step_by(4).filter(|&j| j < height as usize).fold(0.0f32, |s, j| s + input[j * 64 + x])).collect();
+        assert_eq!(ob.to_vec().unwrap(), want, "height {height}");
+    }
+    // One row short: the thread that reads past the end fails at the read's line.
+    let short = DeviceBuffer::from_slice(&stream, &input[..64 * 252]).unwrap();
+    match many_rows::launch(&stream, LaunchConfig::new(1, 64), &short, &mut ob, 256) {
+        Err(Error::Assert { line, .. }) => assert_eq!(line, line_of("input[j * 64 + x]; // many rows")),
+        other => panic!("expected a failed bounds check, got {other:?}"),
+    }
 }
 
 #[test]
