@@ -269,24 +269,22 @@ mod tests {
     #[test]
     fn a_block_that_ends_with_a_store_wakes_the_parked() {
         let host = AtomicU64::new(0);
-        let progress = Progress::new(2, 2, &host);
-        progress.next.store(2, Ordering::Release);
-        let parked_at = progress.now();
-        progress.slots[0].store(parked_at + 1, Ordering::Release);
-        let mut ending = Detector::default();
-        ending.reset(10);
-        ending.finish(&progress, 11);
-        progress.done(1);
-        assert!(matches!(verdict(&progress, parked_at), Verdict::Running));
-        // Without a store in its last round, a parked block with no one left to wake it is.
-        let progress = Progress::new(2, 2, &host);
-        progress.next.store(2, Ordering::Release);
-        let parked_at = progress.now();
-        progress.slots[0].store(parked_at + 1, Ordering::Release);
-        let mut quiet = Detector::default();
-        quiet.reset(10);
-        quiet.finish(&progress, 10);
-        progress.done(1);
-        assert!(matches!(verdict(&progress, parked_at), Verdict::Deadlock { unstarted: 0 }));
+        // Worker 0 parked, worker 1's last block ending with `last_events` (10 before it), then
+        // worker 1 out of blocks: the verdict of worker 0's next round.
+        let after = |last_events: u64| {
+            let progress = Progress::new(2, 2, &host);
+            progress.next.store(2, Ordering::Release);
+            let parked_at = progress.now();
+            progress.slots[0].store(parked_at + 1, Ordering::Release);
+            let mut ending = Detector::default();
+            ending.reset(10);
+            ending.finish(&progress, last_events);
+            progress.done(1);
+            verdict(&progress, parked_at)
+        };
+        // A store in its last round: the parked block has something new to read.
+        assert!(matches!(after(11), Verdict::Running));
+        // None: nobody is left to wake it.
+        assert!(matches!(after(10), Verdict::Deadlock { unstarted: 0 }));
     }
 }
