@@ -26,6 +26,7 @@
 
 use super::dom::Cfg;
 use super::range::Ranges;
+use super::trips::Trips;
 use super::test_key::{self, Key};
 use super::{Arg, Cmp, Func, Imm, InstKind, Mode, Opcode, Reg, Term, Type};
 use super::fast_hash::HashMap;
@@ -145,21 +146,24 @@ pub fn run(func: &mut Func) {
     // A loop counter read on its trips has their values' range (`ir::trips`): the transpose's
     // `(ty + j) * 33 + tx` with `j` of `(0..32).step_by(8)` is below 1056 under its declared
     // block.
-    let ranges = Ranges::compute_at(func, Default::default(), &super::trips::ranges_on_trips(func));
+    let cfg = Cfg::new(func);
+    let trips = Trips::find(func, &cfg, &cfg.loops());
+    let ranges = Ranges::compute_at(func, Default::default(), &super::trips::ranges_on_trips(func, &trips));
     let halves = Halves::find(func);
-    walk(func, &ranges, &halves);
+    walk(func, &ranges, &halves, &cfg, &trips);
 }
 
 /// Again, later, with the facts and the tests alone (the ranges would cost another pass over
 /// the function): the checks hoisted before two loops may be one test (layernorm's first
 /// two), once a repeated index is one register (`ir::cse`).
 pub fn again(func: &mut Func) {
-    walk(func, &Ranges::default(), &Halves { ranges: None });
+    let cfg = Cfg::new(func);
+    let trips = Trips::find(func, &cfg, &cfg.loops());
+    walk(func, &Ranges::default(), &Halves { ranges: None }, &cfg, &trips);
 }
 
-fn walk(func: &mut Func, ranges: &Ranges, halves: &Halves) {
-    let cfg = Cfg::new(func);
-    let trips = super::trips::Trips::find(func, &cfg, &cfg.loops());
+/// `cfg` and `trips` are the function's as it is on entry.
+fn walk(func: &mut Func, ranges: &Ranges, halves: &Halves, cfg: &Cfg, trips: &Trips) {
     let mut defs = vec![0usize; func.regs.len()];
     for r in func.blocks.iter().flat_map(|b| &b.insts).flat_map(|i| i.defs()) {
         defs[r.0 as usize] += 1;

@@ -309,7 +309,9 @@ fn rewrite(func: &mut Func, inst: Inst, set: &HashSet<Reg>, twin: &HashMap<Reg, 
 /// ([`multi_def_ranges`]), with a `for` loop's counter read on the loop's trips taken as
 /// below the loop's end there ([`trip_ranges`]).
 pub(super) fn loop_ranges(func: &Func) -> Ranges {
-    let at = super::trips::ranges_on_trips(func);
+    let cfg = super::dom::Cfg::new(func);
+    let trips = super::trips::Trips::find(func, &cfg, &cfg.loops());
+    let at = super::trips::ranges_on_trips(func, &trips);
     Ranges::compute_at(func, multi_def_ranges(func, &at), &at)
 }
 

@@ -130,11 +130,8 @@ impl Trip {
 /// less one, and on a constant end at most [`Trip::last`] (`j` of `(0..32).step_by(8)`: 24).
 /// The counter's own range also holds its last value, the end: `for t in 0..tiles` with
 /// `tiles <= 2^28` has `t <= 2^28`, but `t * 16` in the loop is below 2^32. For
-/// [`Ranges::compute_at`].
-pub fn ranges_on_trips(func: &Func) -> impl Fn(Reg, usize, usize) -> Option<Range> + '_ {
-    let cfg = Cfg::new(func);
-    let loops = cfg.loops();
-    let trips = Trips::find(func, &cfg, &loops);
+/// [`Ranges::compute_at`]; `trips` are the function's ([`Trips::find`]).
+pub fn ranges_on_trips<'a>(func: &'a Func, trips: &'a Trips) -> impl Fn(Reg, usize, usize) -> Option<Range> + 'a {
     let base = Ranges::compute(func);
     move |r: Reg, b: usize, i: usize| {
         let t = trips.at(r, b, i)?;
