@@ -89,7 +89,7 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    use corpus::{dot, matmul, nbody, saxpy, softmax, stencil, tensor_gemm, transpose};
+    use corpus::{conv1d, dot, layernorm, matmul, nbody, saxpy, shared_histogram, softmax, stencil, tensor_gemm, transpose, warp_reduce};
     vec![
         Case { row: "saxpy", name: "saxpy", twin: "saxpy", ours: &saxpy::saxpy::KERNEL, setup: saxpy_setup },
         Case { row: "dot", name: "dot", twin: "dot", ours: &dot::dot::KERNEL, setup: dot_setup },
@@ -101,6 +101,10 @@ fn cases() -> Vec<Case> {
         Case { row: "softmax", name: "softmax", twin: "softmax", ours: &softmax::softmax::KERNEL, setup: softmax_setup },
         Case { row: "nbody_step", name: "nbody_step", twin: "nbody", ours: &nbody::nbody_step::KERNEL, setup: nbody_setup },
         Case { row: "tensor_gemm", name: "tensor_gemm", twin: "tensor_gemm", ours: &tensor_gemm::tensor_gemm::KERNEL, setup: tensor_gemm_setup },
+        Case { row: "conv1d", name: "conv1d", twin: "conv1d", ours: &conv1d::conv1d::KERNEL, setup: conv1d_setup },
+        Case { row: "layernorm", name: "layernorm", twin: "layernorm", ours: &layernorm::layernorm::KERNEL, setup: layernorm_setup },
+        Case { row: "warp_reduce", name: "warp_reduce", twin: "warp_reduce", ours: &warp_reduce::warp_reduce::KERNEL, setup: warp_reduce_setup },
+        Case { row: "shared_histogram", name: "shared_histogram", twin: "shared_histogram", ours: &shared_histogram::shared_histogram::KERNEL, setup: histogram_setup },
     ]
 }
 
@@ -207,6 +211,65 @@ fn nbody_setup(small: bool) -> Setup {
         // multiply and a division, a multiply by the mass, and 3 multiply-adds: 20 flops, the
         // customary count.
         work: Work::Flops(20 * (n as u64).pow(2)),
+        tolerance: 0.0,
+    }
+}
+
+fn conv1d_setup(small: bool) -> Setup {
+    let n = if small { 1 << 12 } else { 1 << 24 };
+    let taps: Vec<f32> = random(9, 12).iter().map(|w| w * 0.5).collect();
+    Setup {
+        size: format!("n = {n}, 9 taps"),
+        buffers: vec![random(n + 8, 11), taps, vec![0.0; n]],
+        params: vec![Param::Slice(0, n as u64 + 8), Param::Slice(1, 9), Param::Slice(2, n as u64)],
+        config: LaunchConfig::new((n / 256) as u32, 256),
+        outputs: vec![2],
+        work: Work::Bytes(8 * n as u64 + 68),
+        tolerance: 0.0,
+    }
+}
+
+fn layernorm_setup(small: bool) -> Setup {
+    let (rows, cols): (usize, usize) = if small { (256, 48) } else { (65536, 256) };
+    Setup {
+        size: format!("{rows} rows × {cols}"),
+        buffers: vec![random(rows * cols, 13), random(cols, 14), random(cols, 15), vec![0.0; rows * cols]],
+        params: vec![Param::Slice(0, (rows * cols) as u64), Param::Slice(1, cols as u64), Param::Slice(2, cols as u64), Param::Slice(3, (rows * cols) as u64), Param::U32(rows as u32), Param::U32(cols as u32)],
+        // One thread per row, as the kernel is written.
+        config: LaunchConfig::new((rows / 128) as u32, 128),
+        outputs: vec![3],
+        work: Work::Bytes(8 * (rows * cols) as u64),
+        tolerance: 0.0,
+    }
+}
+
+fn warp_reduce_setup(small: bool) -> Setup {
+    let n = if small { 1 << 12 } else { 1 << 24 };
+    let warps = n / 32;
+    Setup {
+        size: format!("n = {n}"),
+        buffers: vec![random(n, 16), vec![0.0; warps], vec![0.0; warps], vec![0.0; warps]],
+        params: vec![Param::Slice(0, n as u64), Param::Slice(1, warps as u64), Param::Slice(2, warps as u64), Param::Slice(3, warps as u64)],
+        config: LaunchConfig::new((n / 256) as u32, 256),
+        // The ballots (`u32`) travel as the bits of `f32`s.
+        outputs: vec![1, 2, 3],
+        work: Work::Bytes(4 * n as u64 + 12 * warps as u64),
+        tolerance: 0.0,
+    }
+}
+
+fn histogram_setup(small: bool) -> Setup {
+    let n = if small { 1 << 14 } else { 1 << 24 };
+    let blocks: u32 = if small { 16 } else { 1024 };
+    // `u32` values (the kernel reads their low byte) as the bits of `f32`s.
+    let data = (0..n as u32).map(|k| f32::from_bits(k.wrapping_mul(2_654_435_761) >> 7)).collect();
+    Setup {
+        size: format!("n = {n}, 256 bins"),
+        buffers: vec![data, vec![0.0; 256]],
+        params: vec![Param::Slice(0, n as u64), Param::Slice(1, 256)],
+        config: LaunchConfig::new(blocks, 256),
+        outputs: vec![1],
+        work: Work::Bytes(4 * n as u64),
         tolerance: 0.0,
     }
 }
