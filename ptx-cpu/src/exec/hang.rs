@@ -217,9 +217,7 @@ impl Detector {
         }
         Verdict::Running
     }
-}
 
-impl Detector {
     /// Called when the block ends, in place of the round's [`watch`](Self::watch): the events
     /// of its last round (the stores that end a wait elsewhere) are published as any round's
     /// are. Without this, a block parked on a counter that another worker's block raised in
